@@ -1,0 +1,98 @@
+/**
+ * Development aid behind the answer rows of docs/retrieval.md: builds a SQuAD paragraph index once
+ * with the service's chunker and index adapter (no HTTP, no database), caches each sampled question's
+ * passages, then scores the extractive answerer on them in seconds. The benchmark of record is
+ * bench/answers.ts, through the running service.
+ *
+ * node bench/run.mjs answers-tune --dir /tmp/squad-index [--questions 400]
+ */
+import { existsSync } from 'node:fs';
+import { LanceSearchIndex } from '../packages/service/src/adapters/index/lancedb.js';
+import { composeExtractiveAnswer, DEFAULT_EXTRACTIVE } from '../packages/service/src/answers/extractive.js';
+import { chunkText } from '../packages/service/src/processing/chunker.js';
+import { indexRowsOf } from '../packages/service/src/search/indexing.js';
+import { searchWorkspace } from '../packages/service/src/search/search.js';
+import { dataDir, loadSquad, sample, squadFile } from './lib/data.js';
+import { containsGold, unresolvedMarkers } from './lib/metrics.js';
+import { parseBenchArgs } from './lib/results.js';
+
+const { opts } = parseBenchArgs(process.argv.slice(2));
+const dir = opts.dir ?? '/tmp/squad-index';
+const ws = 'ws_squad';
+const { paragraphs, questions } = loadSquad(dataDir());
+const asked = sample(questions, Number(opts.questions ?? 400), 20240611);
+
+if (!existsSync(dir)) {
+  const index = new LanceSearchIndex(dir);
+  let n = 0;
+  for (const p of paragraphs) {
+    const file = squadFile(p);
+    const id = `doc_${p.id.replace('-', '_')}`;
+    const rows = indexRowsOf(
+      { id, filename: file.name, sourceUrl: null },
+      { mediaType: 'text/markdown', title: null },
+      chunkText(file.content, id),
+    );
+    await index.replaceDocument(ws, id, rows);
+    if (++n % 250 === 0) await index.optimize(ws);
+  }
+  await index.optimize(ws);
+  await index.close();
+}
+
+const index = new LanceSearchIndex(dir);
+const principal = {
+  accountId: 'a',
+  scopes: new Set(['search'] as const),
+  keyId: undefined,
+  userId: undefined,
+};
+const store = {
+  getWorkspace: async () => ({ id: ws, accountId: 'a', name: null, createdAt: new Date() }),
+  liveDocumentIds: async (_w: string, ids: string[]) => new Set(ids),
+  // biome-ignore lint/suspicious/noExplicitAny: only the two methods above are used by search.
+} as any;
+const cases = [];
+for (const q of asked) {
+  const hits = await searchWorkspace({ store, index }, principal, {
+    workspaceId: ws,
+    q: q.question,
+    topK: 8,
+    maxChunksPerDocument: 3,
+  });
+  cases.push({ q, hits });
+}
+await index.close();
+const top1 = cases.filter((c) => c.hits[0]?.citation.filename === `squad-${c.q.paragraphId}.md`).length;
+const top3 = cases.filter((c) =>
+  c.hits.slice(0, 3).some((h) => h.citation.filename === `squad-${c.q.paragraphId}.md`),
+).length;
+process.stdout.write(
+  `retrieval: gold paragraph first ${(top1 / cases.length).toFixed(3)}, in top 3 ${(top3 / cases.length).toFixed(3)}\n`,
+);
+const grid = (name: string, def: number) => (opts[name] ?? String(def)).split(',').map(Number);
+for (const minCoverage of grid('min-coverage', DEFAULT_EXTRACTIVE.minCoverage))
+  for (const companionCoverage of grid('companion', DEFAULT_EXTRACTIVE.companionCoverage))
+    for (const perPassage of grid('per-passage', DEFAULT_EXTRACTIVE.perPassage)) {
+      const options = { ...DEFAULT_EXTRACTIVE, minCoverage, companionCoverage, perPassage };
+      let gold = 0;
+      let cited = 0;
+      let bad = 0;
+      let declined = 0;
+      let length = 0;
+      for (const { q, hits } of cases) {
+        const a = composeExtractiveAnswer(q.question, hits, options);
+        if (containsGold(a.answer, q.answers)) gold++;
+        if (a.citations.some((c) => c.filename === `squad-${q.paragraphId}.md`)) cited++;
+        bad += unresolvedMarkers(
+          a.answer,
+          a.citations.map((c) => c.n),
+        ).length;
+        if (a.citations.length === 0) declined++;
+        length += a.answer.length;
+      }
+      const n = cases.length;
+      process.stdout.write(
+        `min ${minCoverage} companion ${companionCoverage} per-passage ${perPassage}: contains gold ${(gold / n).toFixed(3)}, cites gold ${(cited / n).toFixed(3)}, unresolved ${bad}, declined ${declined}, mean length ${Math.round(length / n)}\n`,
+      );
+    }

@@ -1,0 +1,79 @@
+/**
+ * npm run bench:answers — SQuAD v1.1 dev through the service's own pipeline: every paragraph uploaded
+ * as one document (under its article's title) into a running service, then a fixed seeded sample of
+ * questions asked through POST /v1/search/chat. Scores: the answer contains a gold answer, a citation
+ * points at the gold paragraph, every [n] marker resolves to a returned citation.
+ *
+ * Options: --label NAME, --env KEY=VALUE (repeatable), --questions N (default 400), --articles N
+ * (only the first N articles' paragraphs and questions: a smaller run).
+ */
+import { dataDir, loadSquad, sample, squadFile } from './lib/data.js';
+import { ServiceClient } from './lib/driver.js';
+import { evaluateAnswers } from './lib/evaluate.js';
+import { fixed, parseBenchArgs, writeResults } from './lib/results.js';
+import { describeMachine, startServiceProcess } from './lib/service-process.js';
+
+const { env, opts } = parseBenchArgs(process.argv.slice(2));
+const label = opts.label ?? 'default';
+const questionCount = Number(opts.questions ?? 400);
+const adminUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+let { paragraphs, questions } = loadSquad(dataDir());
+if (opts.articles) {
+  const keep = new Set(
+    paragraphs
+      .map((p) => p.article)
+      .filter((a, i, all) => all.indexOf(a) === i)
+      .slice(0, Number(opts.articles)),
+  );
+  paragraphs = paragraphs.filter((p) => keep.has(p.article));
+  const ids = new Set(paragraphs.map((p) => p.id));
+  questions = questions.filter((q) => ids.has(q.paragraphId));
+}
+const asked = sample(questions, questionCount, 20240611);
+
+const log = (s: string) => process.stdout.write(`${s}\n`);
+log(
+  `SQuAD: ${paragraphs.length} paragraphs, ${asked.length} of ${questions.length} questions; service env ${JSON.stringify(env)}`,
+);
+const svc = await startServiceProcess(adminUrl, env, (l) => log(`  [service] ${l}`));
+try {
+  const client = new ServiceClient(svc.url, svc.key);
+  const t0 = performance.now();
+  const { workspaceId } = await client.ingest(paragraphs.map(squadFile), { log });
+  const ingestSeconds = (performance.now() - t0) / 1000;
+  log(`ingested in ${ingestSeconds.toFixed(1)} s`);
+  const scores = await evaluateAnswers(client, workspaceId, asked);
+  const { samples, ...summary } = scores;
+  log(
+    `answer contains gold ${fixed(summary.answerContainsGold)}  citation at gold ${fixed(summary.citationAtGold)}  unresolved markers ${summary.unresolvedMarkers}  declined ${summary.declined}`,
+  );
+  const result = {
+    benchmark: 'squad-answers',
+    label,
+    date: new Date().toISOString(),
+    machine: describeMachine(),
+    serviceEnv: env,
+    paragraphs: paragraphs.length,
+    sampleSeed: 20240611,
+    ingest: { seconds: ingestSeconds },
+    ...summary,
+    failures: samples.filter((s) => !s.containsGold || !s.citedGold).slice(0, 60),
+  };
+  const md = [
+    `# SQuAD v1.1 dev answers (${label})`,
+    '',
+    `${result.date}; ${result.machine.cpu}, ${result.machine.cores} cores, Node ${result.machine.node}.`,
+    `${paragraphs.length} paragraphs uploaded over HTTP into \`docslurp serve\`, one document each; ${asked.length} questions (seeded sample) through \`POST /v1/search/chat\`.`,
+    `Service environment: \`${JSON.stringify(env)}\`.`,
+    '',
+    '| answer contains gold | citation at gold paragraph | answers with unresolved markers | declined | p50 ms | p99 ms |',
+    '| --- | --- | --- | --- | --- | --- |',
+    `| ${fixed(summary.answerContainsGold)} | ${fixed(summary.citationAtGold)} | ${summary.answersWithUnresolvedMarkers} | ${summary.declined} | ${fixed(summary.latencyMs.p50, 1)} | ${fixed(summary.latencyMs.p99, 1)} |`,
+    '',
+    'Targets (default configuration): answer contains gold ≥ 0.70, citation at gold ≥ 0.85, unresolved markers 0.',
+  ].join('\n');
+  log(`wrote ${writeResults(`answers-${label}`, result, md).join(', ')}`);
+} finally {
+  await svc.stop();
+}

@@ -1,0 +1,98 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { repoRoot } from './data.js';
+
+export interface ServiceProcess {
+  url: string;
+  key: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+function withDatabase(url: string, db: string): string {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
+  return u.toString();
+}
+
+/**
+ * Starts the built service (`docslurp serve`: server and worker in one process, as `npm start` runs
+ * it) on a loopback port, against fresh databases in the PostgreSQL at `adminUrl`, with `env` on top.
+ * Needs `npm run build` first.
+ */
+export async function startServiceProcess(
+  adminUrl: string,
+  env: Record<string, string> = {},
+  log: (line: string) => void = () => {},
+): Promise<ServiceProcess> {
+  const db = `bench_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${db}"`);
+  await admin.query(`CREATE DATABASE "${db}_workflow"`);
+  await admin.end();
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'docslurp-bench-'));
+  const key = `dsk_${randomBytes(16).toString('hex')}`;
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [path.join(repoRoot, 'packages/service/dist/cli.js'), 'serve'],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATA_DIR: dataDir,
+        DATABASE_URL: withDatabase(adminUrl, db),
+        SERVER_PORT: '0',
+        SERVICE_BOOTSTRAP_API_KEY: key,
+        RATE_LIMIT_PER_MINUTE: '0',
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /running at (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (c: Buffer) => log(c.toString().trimEnd()));
+    child.once('exit', (code) =>
+      reject(new Error(`service exited with ${code} before it was ready: ${out}`)),
+    );
+  });
+  return {
+    url,
+    key,
+    pid: child.pid!,
+    async stop() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${db}" WITH (FORCE)`);
+      await c.query(`DROP DATABASE IF EXISTS "${db}_workflow" WITH (FORCE)`);
+      await c.end();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** What the numbers were measured on. */
+export function describeMachine() {
+  const cpus = os.cpus();
+  return {
+    node: process.version,
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    cpu: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+  };
+}

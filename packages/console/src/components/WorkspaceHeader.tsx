@@ -1,0 +1,38 @@
+import { Link } from '../router';
+
+/** The workspace's title and its three views. */
+export function WorkspaceHeader({
+  id,
+  name,
+  current,
+}: {
+  id: string;
+  name?: string | null;
+  current: 'documents' | 'search' | 'chat';
+}) {
+  const tabs = [
+    ['documents', `/workspaces/${id}`, 'Documents'],
+    ['search', `/workspaces/${id}/search`, 'Search'],
+    ['chat', `/workspaces/${id}/chat`, 'Chat'],
+  ] as const;
+  return (
+    <header className="ws-header">
+      <p className="crumbs">
+        <Link to="/workspaces">Workspaces</Link> /
+      </p>
+      <h1>{name ?? id}</h1>
+      <nav className="tabs" aria-label="Workspace">
+        {tabs.map(([key, to, label]) => (
+          <Link
+            key={key}
+            to={to}
+            className={key === current ? 'tab current' : 'tab'}
+            aria-current={key === current ? 'page' : undefined}
+          >
+            {label}
+          </Link>
+        ))}
+      </nav>
+    </header>
+  );
+}

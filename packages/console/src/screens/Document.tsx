@@ -1,0 +1,214 @@
+import { ConflictError, type Document } from '@service/sdk';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react';
+import { isNotFound, sdk } from '../api';
+import { ConfirmButton } from '../components/ConfirmButton';
+import { ErrorNote, Loading, Status, When } from '../components/common';
+import { useLoad } from '../lib/hooks';
+import { contentHref, isPdf } from '../lib/links';
+import { formatBytes } from '../lib/progress';
+import { scrollWithin } from '../lib/scroll';
+import { pageAt, passageWordsOnPage, segmentText } from '../lib/text';
+import { Link, navigate, useLocation } from '../router';
+
+// pdf.js is most of the console's weight: it is fetched only when a PDF is opened.
+const loadPdfView = () => import('../pdf/PdfView');
+const PdfView = lazy(loadPdfView);
+
+const busy = (d: Document) => d.status === 'queued' || d.status === 'processing';
+
+/** The extracted text, page by page, with the cited characters marked and scrolled into view. */
+function TextView({
+  text,
+  mark,
+  page,
+}: {
+  text: string;
+  mark: { start: number; end: number } | undefined;
+  page: number | undefined;
+}) {
+  const root = useRef<HTMLDivElement>(null);
+  const pages = useMemo(() => segmentText(text, mark), [text, mark]);
+  useEffect(() => {
+    const box = root.current;
+    // Runs again whenever the marked passage is rendered anew (new text or new offsets).
+    if (!box || pages.length === 0) return;
+    const marked = box.querySelector('mark');
+    const pageStart = page ? box.querySelector(`[data-page="${page}"]`) : null;
+    if (marked) scrollWithin(box, marked);
+    else if (pageStart) scrollWithin(box, pageStart, 'start');
+  }, [pages, page]);
+  return (
+    <div className="text-view" ref={root} data-testid="text-view">
+      {pages.map((p) => (
+        <section key={p.start} data-page={p.page ?? undefined}>
+          {p.page !== null ? <h3 className="page-marker">Page {p.page}</h3> : null}
+          <pre>{p.parts.map((part) => (part.marked ? <mark key="mark">{part.text}</mark> : part.text))}</pre>
+        </section>
+      ))}
+    </div>
+  );
+}
+
+export function DocumentScreen({ id }: { id: string }) {
+  const { params } = useLocation();
+  const start = params.get('start');
+  const end = params.get('end');
+  const mark = useMemo(
+    () => (start !== null && end !== null ? { start: Number(start), end: Number(end) } : undefined),
+    [start, end],
+  );
+  const requestedPage = Number(params.get('page')) || undefined;
+  const pdfHinted = params.get('view') === 'pdf';
+
+  // Record, text and (for a PDF) the original bytes and the renderer all load at the same time.
+  const { data, error, reload } = useLoad(
+    (signal) =>
+      Promise.all([
+        sdk.getDocument(id, { signal }),
+        sdk.getDocumentText(id, { signal }).catch((err: unknown) => {
+          if (err instanceof ConflictError) return null; // not parsed yet
+          throw err;
+        }),
+      ]),
+    [id],
+    ([d]) => (busy(d) ? 2000 : undefined),
+  );
+  const doc = data?.[0];
+  const wantsPdf = pdfHinted || isPdf(doc?.mediaType);
+  const bytes = useMemo(() => {
+    if (!wantsPdf) return undefined;
+    const p = sdk.getDocumentContent(id).then((b) => b.arrayBuffer());
+    // The viewer reports a failure; the text view, if shown instead, does not need the bytes.
+    p.catch(() => {});
+    return p;
+  }, [id, wantsPdf]);
+  useEffect(() => {
+    if (wantsPdf) void loadPdfView();
+  }, [wantsPdf]);
+  const [tab, setTab] = useState<'original' | 'text'>();
+  const [deleteError, setDeleteError] = useState<unknown>();
+
+  if (error && isNotFound(error)) {
+    return (
+      <section>
+        <h1>Document not found</h1>
+        <p>
+          There is no document <code>{id}</code> in your account (or it was deleted).
+        </p>
+      </section>
+    );
+  }
+  if (error && !data) return <ErrorNote error={error} />;
+  if (!data || !doc) return <Loading />;
+  const text = data[1];
+  const view = tab ?? (wantsPdf && isPdf(doc.mediaType) ? 'original' : 'text');
+  const page = requestedPage ?? (text && mark ? (pageAt(text, mark.start) ?? undefined) : undefined);
+  const highlights = new Map<number, string[]>();
+  if (text && mark && page) {
+    const last = pageAt(text, Math.max(mark.start, mark.end - 1)) ?? page;
+    for (let p = page; p <= last; p++) highlights.set(p, passageWordsOnPage(text, mark.start, mark.end, p));
+  }
+
+  const remove = async () => {
+    setDeleteError(undefined);
+    try {
+      await sdk.deleteDocument(id);
+      navigate(`/workspaces/${doc.workspaceId}`);
+    } catch (err) {
+      setDeleteError(err);
+    }
+  };
+
+  return (
+    <section>
+      <p className="crumbs">
+        <Link to={`/workspaces/${doc.workspaceId}`}>Workspace {doc.workspaceId}</Link> /
+      </p>
+      <h1>
+        {doc.filename} <Status value={doc.status} />
+      </h1>
+      <dl className="facts">
+        <dt>Stage</dt>
+        <dd>{doc.stage}</dd>
+        <dt>Format</dt>
+        <dd>{doc.mediaType ?? 'unknown'}</dd>
+        <dt>Size</dt>
+        <dd>{formatBytes(doc.sizeBytes)}</dd>
+        <dt>Pages</dt>
+        <dd>{doc.pageCount ?? '–'}</dd>
+        <dt>Passages</dt>
+        <dd>{doc.chunkCount ?? '–'}</dd>
+        <dt>Added</dt>
+        <dd>
+          <When iso={doc.createdAt} />
+        </dd>
+        <dt>Run</dt>
+        <dd>
+          <Link to={`/runs/${doc.runId}`}>{doc.runId}</Link>
+        </dd>
+      </dl>
+      {doc.error ? (
+        <p className="error">
+          <strong>Failed:</strong> <code>{doc.error.code}</code> {doc.error.message}
+        </p>
+      ) : null}
+      <div className="row">
+        <a className="button" href={contentHref(id)} download={doc.filename}>
+          Download original
+        </a>
+        {doc.status !== 'deleted' ? (
+          <ConfirmButton label="Delete" confirmLabel="Delete for good" onConfirm={remove} />
+        ) : null}
+      </div>
+      {deleteError ? <ErrorNote error={deleteError} title="Could not delete" /> : null}
+
+      {mark && text ? (
+        <p className="cited-note" data-testid="cited-passage">
+          Cited passage{page ? ` on page ${page}` : ''}:{' '}
+          <q>
+            {text
+              .slice(mark.start, mark.end)
+              .replace(/<!-- page \d+ -->\s*/g, '')
+              .trim()}
+          </q>
+        </p>
+      ) : null}
+
+      <nav className="tabs" aria-label="View">
+        {isPdf(doc.mediaType) ? (
+          <button
+            type="button"
+            className={view === 'original' ? 'tab current' : 'tab'}
+            onClick={() => setTab('original')}
+          >
+            Original PDF
+          </button>
+        ) : null}
+        <button
+          type="button"
+          className={view === 'text' ? 'tab current' : 'tab'}
+          onClick={() => setTab('text')}
+        >
+          Extracted text
+        </button>
+      </nav>
+      {view === 'original' && bytes ? (
+        <Suspense fallback={<Loading />}>
+          <PdfView bytes={bytes} page={page} highlights={highlights} />
+        </Suspense>
+      ) : null}
+      {view === 'text' ? (
+        text === null ? (
+          <p className="muted">
+            The text is not extracted yet.{' '}
+            <button type="button" className="link" onClick={reload}>
+              Check again
+            </button>
+          </p>
+        ) : (
+          <TextView text={text} mark={mark} page={page} />
+        )
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,120 @@
+import { consoleApi, sdk } from '../api';
+import { ErrorNote, Loading, ProgressBar, Status, When } from '../components/common';
+import { useLoad } from '../lib/hooks';
+import { Link } from '../router';
+
+const STATES = ['ready', 'queued', 'processing', 'needs_ocr', 'failed', 'cancelled'] as const;
+
+export function OverviewScreen() {
+  // Both in parallel: the screen needs them together.
+  const { data, error } = useLoad(
+    (signal) => Promise.all([consoleApi.overview(), sdk.listWorkspaces({ signal })]),
+    [],
+    ([o]) => (o.runsProcessing > 0 ? 2000 : undefined),
+  );
+  if (error) return <ErrorNote error={error} />;
+  if (!data) return <Loading />;
+  const [overview, { workspaces }] = data;
+  const docs = overview.documents;
+  return (
+    <section>
+      <h1>Overview</h1>
+      <div className="cards">
+        <article className="card" aria-labelledby="docs-title">
+          <h2 id="docs-title">Documents by state</h2>
+          <p className="big">{docs.total}</p>
+          <ul className="counts" data-testid="document-counts">
+            {STATES.map((s) => (
+              <li key={s}>
+                <Status value={s} /> <strong>{docs[s] ?? 0}</strong>
+              </li>
+            ))}
+          </ul>
+        </article>
+        <article className="card" aria-labelledby="wip-title">
+          <h2 id="wip-title">Work in progress</h2>
+          <p className="big">{overview.runsProcessing}</p>
+          <p className="muted small">
+            {overview.runsProcessing === 1 ? 'run' : 'runs'} processing · {docs.queued ?? 0} documents waiting
+            in the queue
+          </p>
+          {overview.activeRuns.length === 0 ? (
+            <p className="muted">Nothing is being processed.</p>
+          ) : (
+            <ul className="plain">
+              {overview.activeRuns.map((r) => (
+                <li key={r.id}>
+                  <Link to={`/runs/${r.id}`}>{r.id}</Link> <Status value={r.status} />
+                  <ProgressBar
+                    value={r.documents === 0 ? 1 : r.finished / r.documents}
+                    label={`Progress of ${r.id}`}
+                  />
+                  <span className="muted small">
+                    {r.finished} of {r.documents} documents done
+                  </span>
+                </li>
+              ))}
+            </ul>
+          )}
+        </article>
+      </div>
+
+      <h2>Recent failures</h2>
+      {overview.recentFailures.length === 0 ? (
+        <p className="muted">No document has failed.</p>
+      ) : (
+        <table data-testid="recent-failures">
+          <thead>
+            <tr>
+              <th>Document</th>
+              <th>Reason</th>
+              <th>Run</th>
+              <th>When</th>
+            </tr>
+          </thead>
+          <tbody>
+            {overview.recentFailures.map((f) => (
+              <tr key={f.documentId}>
+                <td>
+                  <Link to={`/documents/${f.documentId}`}>{f.filename}</Link>
+                </td>
+                <td>
+                  <code>{f.code}</code> {f.message}
+                </td>
+                <td>
+                  <Link to={`/runs/${f.runId}`}>{f.runId}</Link>
+                </td>
+                <td>
+                  <When iso={f.failedAt} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+
+      <h2>Workspaces</h2>
+      {workspaces.length === 0 ? (
+        <p>
+          No workspace yet. <Link to="/workspaces">Upload your first documents</Link>.
+        </p>
+      ) : (
+        <ul className="plain">
+          {workspaces.slice(0, 5).map((w) => (
+            <li key={w.id}>
+              <Link to={`/workspaces/${w.id}`}>{w.name ?? w.id}</Link>{' '}
+              <span className="muted small">
+                {w.counts.total} documents · <When iso={w.createdAt} />
+              </span>
+            </li>
+          ))}
+          {workspaces.length > 5 ? (
+            <li>
+              <Link to="/workspaces">All {workspaces.length} workspaces</Link>
+            </li>
+          ) : null}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,86 @@
+import { type FormEvent, useState } from 'react';
+import { sdk } from '../api';
+import { ErrorNote, Loading } from '../components/common';
+import { WorkspaceHeader } from '../components/WorkspaceHeader';
+import { useLoad } from '../lib/hooks';
+import { documentHref } from '../lib/links';
+import { highlightTerms } from '../lib/text';
+import { Link, navigate, useLocation } from '../router';
+
+export function SearchScreen({ workspaceId }: { workspaceId: string }) {
+  const { params } = useLocation();
+  const q = params.get('q') ?? '';
+  const [draft, setDraft] = useState(q);
+  // The query lives in the URL, so a search can be bookmarked and the back button returns to it.
+  const { data, error, loading } = useLoad(
+    (signal) => (q ? sdk.search({ workspaceId, q, topK: 10 }, { signal }) : Promise.resolve(undefined)),
+    [workspaceId, q],
+  );
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    const text = draft.trim();
+    if (text) navigate(`/workspaces/${workspaceId}/search?q=${encodeURIComponent(text)}`);
+  };
+
+  return (
+    <section>
+      <WorkspaceHeader id={workspaceId} current="search" />
+      <form className="ask" onSubmit={submit}>
+        <input
+          type="search"
+          name="q"
+          aria-label="Search the workspace"
+          placeholder="What are you looking for?"
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+        />
+        <button type="submit" className="primary">
+          Search
+        </button>
+      </form>
+      {error ? <ErrorNote error={error} title="Search failed" /> : null}
+      {q && loading && !data ? <Loading /> : null}
+      {data && data.results.length === 0 ? <p className="muted">No passage matches “{q}”.</p> : null}
+      {data && data.results.length > 0 ? (
+        <ol className="results" data-testid="search-results">
+          {data.results.map((hit) => {
+            const c = hit.citation;
+            const href = documentHref(c.documentId, {
+              mediaType: c.mediaType,
+              page: c.page,
+              start: c.charStart,
+              end: c.charEnd,
+            });
+            return (
+              <li key={c.chunkId} className="result">
+                <div className="result-head">
+                  <Link to={href} className="citation-link">
+                    {c.filename}
+                    {c.page
+                      ? `, page ${c.page}${c.pageEnd && c.pageEnd !== c.page ? `–${c.pageEnd}` : ''}`
+                      : ''}
+                  </Link>
+                  {c.headingPath.length > 0 ? (
+                    <span className="muted small"> · {c.headingPath.join(' › ')}</span>
+                  ) : null}
+                  <span className="muted small score"> score {hit.score.toFixed(2)}</span>
+                </div>
+                <p className="passage">
+                  {highlightTerms(hit.text, q).map((part, i) =>
+                    part.marked ? (
+                      // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one passage never reorder.
+                      <mark key={i}>{part.text}</mark>
+                    ) : (
+                      part.text
+                    ),
+                  )}
+                </p>
+              </li>
+            );
+          })}
+        </ol>
+      ) : null}
+    </section>
+  );
+}

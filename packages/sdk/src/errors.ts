@@ -1,0 +1,192 @@
+import type { RunProgress } from './types.js';
+
+interface ErrorInit {
+  status?: number | undefined;
+  code: string;
+  requestId?: string | undefined;
+  cause?: unknown;
+}
+
+/**
+ * The base of every error the SDK throws on purpose. `code` is stable (branch on it), `message` is for
+ * people, and `requestId` finds the request in the server's logs.
+ */
+export class DocSlurpError extends Error {
+  /** The HTTP status, for errors the server answered; undefined otherwise. */
+  readonly status: number | undefined;
+  readonly code: string;
+  readonly requestId: string | undefined;
+
+  constructor(message: string, init: ErrorInit) {
+    super(message, init.cause === undefined ? undefined : { cause: init.cause });
+    this.name = new.target.name;
+    this.status = init.status;
+    this.code = init.code;
+    this.requestId = init.requestId;
+  }
+}
+
+/** The server answered with an error status. Subclasses name the status family. */
+export class APIError extends DocSlurpError {
+  declare readonly status: number;
+  readonly headers: Headers;
+
+  constructor(message: string, init: ErrorInit & { status: number; headers: Headers }) {
+    super(message, init);
+    this.headers = init.headers;
+  }
+}
+
+/** 400: the request is malformed (`invalid_request`, `invalid_json`, `no_files`, `query_too_long`). */
+export class BadRequestError extends APIError {}
+/** 401: no API key, or one that is unknown or revoked. */
+export class AuthenticationError extends APIError {}
+/** 403: the API key lacks the scope this call needs (`insufficient_scope`). */
+export class PermissionDeniedError extends APIError {}
+/** 404: no such workspace, run or document for this key's account. */
+export class NotFoundError extends APIError {}
+/** 409: `idempotency_conflict`, `invalid_run_state` or `text_not_available`. */
+export class ConflictError extends APIError {}
+/** 413: a file or the whole upload is over the server's limits. */
+export class PayloadTooLargeError extends APIError {}
+
+/** 429: too many requests. `retryAfterMs` is how long the server asked to wait, when it said. */
+export class RateLimitError extends APIError {
+  readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, init: ErrorInit & { status: number; headers: Headers }) {
+    super(message, init);
+    this.retryAfterMs = parseRetryAfter(init.headers.get('retry-after'));
+  }
+}
+
+/** 5xx: the server failed or is unavailable. */
+export class ServerError extends APIError {}
+
+/** The request never got an answer: DNS, refused or dropped connection, TLS, CORS in a browser. */
+export class ConnectionError extends DocSlurpError {
+  constructor(message: string, init: Omit<ErrorInit, 'code' | 'status'> & { code?: string }) {
+    super(message, { ...init, code: init.code ?? 'connection_error' });
+  }
+}
+
+/** No answer within the request's `timeoutMs`. */
+export class TimeoutError extends ConnectionError {
+  constructor(message: string, init: Omit<ErrorInit, 'code' | 'status'>) {
+    super(message, { ...init, code: 'timeout' });
+  }
+}
+
+/** An `error` event in a streamed answer: the failure happened after the answer had started. */
+export class StreamError extends DocSlurpError {}
+
+/** `waitForRun` ended without the run completing. `run` is the last progress record seen. */
+export class RunWaitError extends DocSlurpError {
+  readonly runId: string;
+  readonly run: RunProgress | undefined;
+
+  constructor(message: string, code: string, runId: string, run: RunProgress | undefined) {
+    super(message, { code });
+    this.runId = runId;
+    this.run = run;
+  }
+}
+
+/** Every document of the run failed; `run.failures` says why. */
+export class RunFailedError extends RunWaitError {
+  declare readonly run: RunProgress;
+  constructor(run: RunProgress) {
+    const reasons = run.failures.map((f) => `${f.filename}: ${f.code}`).join(', ');
+    super(`Run "${run.id}" failed${reasons ? ` (${reasons})` : ''}.`, 'run_failed', run.id, run);
+  }
+}
+
+/** The run was paused; documents not yet started wait until it is resumed. */
+export class RunPausedError extends RunWaitError {
+  declare readonly run: RunProgress;
+  constructor(run: RunProgress) {
+    super(`Run "${run.id}" is paused; resume it to finish processing.`, 'run_paused', run.id, run);
+  }
+}
+
+/** The run was cancelled; documents that had not been processed will not be. */
+export class RunCancelledError extends RunWaitError {
+  declare readonly run: RunProgress;
+  constructor(run: RunProgress) {
+    super(`Run "${run.id}" was cancelled.`, 'run_cancelled', run.id, run);
+  }
+}
+
+/** The run was still processing when the wait's `timeoutMs` ran out; the run itself carries on. */
+export class RunTimeoutError extends RunWaitError {
+  readonly timeoutMs: number;
+  constructor(runId: string, timeoutMs: number, run: RunProgress | undefined) {
+    super(
+      `Run "${runId}" was still ${run?.status ?? 'unfinished'} after ${timeoutMs} ms; it carries on, wait again or raise timeoutMs.`,
+      'run_wait_timeout',
+      runId,
+      run,
+    );
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * `Retry-After` in milliseconds: either delay-seconds or an HTTP date (RFC 9110 §10.2.3).
+ * A date in the past means "now"; anything unreadable means the server did not say.
+ */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (value === null) return undefined;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  // An HTTP date names its weekday and month; without letters, Date.parse would read "-3" as a year.
+  const date = /[a-z]/i.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now);
+}
+
+type APIErrorClass = new (
+  message: string,
+  init: ErrorInit & { status: number; headers: Headers },
+) => APIError;
+
+const byStatus: Record<number, APIErrorClass> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  409: ConflictError,
+  413: PayloadTooLargeError,
+  429: RateLimitError,
+};
+
+/** The typed error for an error response, from the API's body `{"error": {code, message, requestId}}`. */
+export function errorFromResponse(
+  status: number,
+  headers: Headers,
+  bodyText: string,
+  sentRequestId: string,
+): APIError {
+  let body: { code?: unknown; message?: unknown; requestId?: unknown } | undefined;
+  try {
+    const parsed: unknown = JSON.parse(bodyText);
+    if (typeof parsed === 'object' && parsed !== null && 'error' in parsed) {
+      const inner = (parsed as { error: unknown }).error;
+      if (typeof inner === 'object' && inner !== null) body = inner;
+    }
+  } catch {
+    // Not our JSON: a proxy or load balancer answered. Keep the status, describe what came back.
+  }
+  const code = typeof body?.code === 'string' ? body.code : `http_${status}`;
+  const snippet = bodyText.trim().replace(/\s+/g, ' ').slice(0, 200);
+  const message =
+    typeof body?.message === 'string'
+      ? body.message
+      : `The server answered ${status}${snippet ? `: ${snippet}` : ' with no body'}.`;
+  const requestId =
+    (typeof body?.requestId === 'string' ? body.requestId : undefined) ??
+    headers.get('x-request-id') ??
+    sentRequestId;
+  const ErrorClass = byStatus[status] ?? (status >= 500 ? ServerError : APIError);
+  return new ErrorClass(message, { status, code, requestId, headers });
+}

@@ -1,0 +1,143 @@
+/** The API's records as the SDK returns them (docs/api.md of the service is the contract). */
+
+export type RunStatus = 'processing' | 'completed' | 'failed' | 'paused' | 'cancelled';
+
+export type DocumentStatus =
+  | 'queued'
+  | 'processing'
+  | 'ready'
+  | 'needs_ocr'
+  | 'failed'
+  | 'cancelled'
+  | 'deleted';
+
+export type DocumentStage = 'queued' | 'parsing' | 'chunking' | 'indexing' | 'done';
+
+export interface Workspace {
+  id: string;
+  name: string | null;
+  createdAt: string;
+}
+
+/** Number of documents in each state, plus the total. */
+export type DocumentCounts = { total: number } & Record<DocumentStatus, number>;
+
+export interface WorkspaceSummary extends Workspace {
+  counts: DocumentCounts;
+}
+
+export interface RunFailure {
+  documentId: string;
+  filename: string;
+  code: string;
+  message: string;
+}
+
+export interface Run {
+  id: string;
+  workspaceId: string;
+  status: RunStatus;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+  counts: DocumentCounts;
+  failures: RunFailure[];
+}
+
+export interface DocumentError {
+  code: string;
+  message: string;
+}
+
+export interface RunProgressDocument {
+  id: string;
+  filename: string;
+  status: DocumentStatus;
+  stage: DocumentStage;
+  error: DocumentError | null;
+}
+
+export interface RunProgress extends Run {
+  /** Share of the run's documents that have finished, with any outcome (0 to 1). */
+  progress: number;
+  /** True once the run will not change any more (completed, failed or cancelled). */
+  done: boolean;
+  documents: RunProgressDocument[];
+}
+
+export interface Document {
+  id: string;
+  workspaceId: string;
+  runId: string;
+  filename: string;
+  sourceUrl: string | null;
+  /** Detected from the content. */
+  mediaType: string | null;
+  /** As sent by the client. */
+  declaredMediaType: string | null;
+  sizeBytes: number;
+  sha256: string;
+  status: DocumentStatus;
+  stage: DocumentStage;
+  error: DocumentError | null;
+  pageCount: number | null;
+  chunkCount: number | null;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+}
+
+export interface UploadResult {
+  workspace: Workspace;
+  run: Run;
+  documents: Document[];
+}
+
+export interface Citation {
+  documentId: string;
+  filename: string;
+  sourceUrl: string | null;
+  mediaType: string | null;
+  /** First page of the passage, for paged formats such as PDF; null otherwise. */
+  page: number | null;
+  pageEnd: number | null;
+  /** Offsets into the document's extracted text (`getDocumentText`), in UTF-16 code units. */
+  charStart: number;
+  charEnd: number;
+  chunkId: string;
+  headingPath: string[];
+  score: number;
+}
+
+export interface SearchHit {
+  text: string;
+  score: number;
+  citation: Citation;
+}
+
+export interface SearchResponse {
+  results: SearchHit[];
+}
+
+export interface AnswerCitation extends Citation {
+  /** The number used by the answer's `[n]` markers. */
+  n: number;
+  /** The cited words. */
+  text: string;
+}
+
+export interface ChatAnswer {
+  answer: string;
+  citations: AnswerCitation[];
+}
+
+export interface Availability {
+  workspaceId: string;
+  /** True when no document is waiting to be indexed. */
+  complete: boolean;
+  searchable: { documentId: string; filename: string }[];
+  pending: { documentId: string; filename: string; status: string; stage: string }[];
+  unavailable: { documentId: string; filename: string; status: string; code: string | null }[];
+  counts: DocumentCounts;
+}

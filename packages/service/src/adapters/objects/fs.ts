@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ObjectStore } from '../../domain/ports.js';
+
+/** Objects as files under one folder (embedded mode). Keys are `/`-separated relative paths. */
+export class FsObjectStore implements ObjectStore {
+  constructor(private readonly root: string) {}
+
+  private pathOf(key: string): string {
+    if (!/^[\w.-]+(\/[\w.-]+)*$/.test(key) || key.split('/').some((p) => p === '..' || p === '.')) {
+      throw new Error(`invalid object key: ${key}`);
+    }
+    return path.join(this.root, ...key.split('/'));
+  }
+
+  async put(key: string, body: Readable | Buffer | string): Promise<void> {
+    const target = this.pathOf(key);
+    await mkdir(path.dirname(target), { recursive: true });
+    // Write beside the target and rename, so a reader never sees a half-written object.
+    const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      if (body instanceof Readable) await pipeline(body, createWriteStream(tmp));
+      else await writeFile(tmp, body);
+      await rename(tmp, target);
+    } catch (err) {
+      await rm(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  async get(key: string): Promise<Readable | undefined> {
+    const p = this.pathOf(key);
+    try {
+      await stat(p);
+    } catch {
+      return undefined;
+    }
+    return createReadStream(p);
+  }
+
+  async getBuffer(key: string): Promise<Buffer | undefined> {
+    try {
+      return await readFile(this.pathOf(key));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  async delete(keys: string[]): Promise<void> {
+    await Promise.all(keys.map((k) => rm(this.pathOf(k), { force: true })));
+  }
+
+  async check(): Promise<void> {
+    await mkdir(this.root, { recursive: true });
+    const probe = this.pathOf(`_health/${randomBytes(4).toString('hex')}`);
+    await mkdir(path.dirname(probe), { recursive: true });
+    await writeFile(probe, 'ok');
+    await rm(probe, { force: true });
+  }
+}

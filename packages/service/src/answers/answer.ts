@@ -1,0 +1,82 @@
+import type { ChatMessage, ChatModel, ChatUsage } from '../domain/ports.js';
+import type { Principal } from '../domain/types.js';
+import { errors } from '../errors.js';
+import { type SearchDeps, type SearchFilters, searchWorkspace } from '../search/search.js';
+import { type Answer, composeExtractiveAnswer } from './extractive.js';
+import { composeLlmAnswer, streamLlmAnswer } from './llm.js';
+
+export interface AnswerRequest {
+  workspaceId: string;
+  q: string;
+  topK: number;
+  filters?: SearchFilters | undefined;
+  /** Earlier turns of the conversation (used by the chat model; the extractive answerer ignores them). */
+  history?: ChatMessage[] | undefined;
+}
+
+export interface AnswerDeps extends SearchDeps {
+  chatModel?: ChatModel | undefined;
+}
+
+export interface AnswerResult extends Answer {
+  usage: ChatUsage | undefined;
+}
+
+async function retrieve(deps: AnswerDeps, principal: Principal, req: AnswerRequest) {
+  return searchWorkspace(deps, principal, {
+    workspaceId: req.workspaceId,
+    q: req.q,
+    topK: req.topK,
+    filters: req.filters,
+    maxChunksPerDocument: 3,
+  });
+}
+
+function modelFailure(err: unknown): never {
+  throw errors.modelUnavailable(`The answer model failed: ${(err as Error).message}`);
+}
+
+/**
+ * A grounded answer: retrieve passages, then answer only from them, citing each statement. With a
+ * chat model configured it writes the answer; otherwise the extractive answerer quotes sentences.
+ */
+export async function answerQuestion(
+  deps: AnswerDeps,
+  principal: Principal,
+  req: AnswerRequest,
+): Promise<AnswerResult> {
+  const hits = await retrieve(deps, principal, req);
+  if (!deps.chatModel) return { ...composeExtractiveAnswer(req.q, hits), usage: undefined };
+  return composeLlmAnswer(deps.chatModel, req.q, hits, req.history ?? []).catch(modelFailure);
+}
+
+/**
+ * The same answer as a stream of text deltas, then the whole answer. Retrieval (and its errors:
+ * unknown workspace, bad filters) happens before the first delta, so callers can still answer
+ * those with a normal error response.
+ */
+export async function answerStream(
+  deps: AnswerDeps,
+  principal: Principal,
+  req: AnswerRequest,
+  signal?: AbortSignal,
+): Promise<AsyncGenerator<{ delta: string }, AnswerResult>> {
+  const hits = await retrieve(deps, principal, req);
+  const model = deps.chatModel;
+  if (!model) {
+    const answer = composeExtractiveAnswer(req.q, hits);
+    return (async function* () {
+      // One delta per cited sentence; concatenated, the deltas are exactly the answer.
+      for (const piece of answer.answer.match(/.*?\[\d+\]\s*|.+$/gs) ?? [answer.answer])
+        yield { delta: piece };
+      return { ...answer, usage: undefined };
+    })();
+  }
+  return (async function* () {
+    try {
+      return yield* streamLlmAnswer(model, req.q, hits, req.history ?? [], signal);
+    } catch (err) {
+      modelFailure(err);
+    }
+  })();
+}

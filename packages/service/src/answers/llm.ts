@@ -1,0 +1,158 @@
+import type { ChatMessage, ChatModel, ChatUsage } from '../domain/ports.js';
+import type { SearchHit } from '../domain/types.js';
+import type { Answer, AnswerCitation } from './extractive.js';
+import { NOT_FOUND_ANSWER } from './extractive.js';
+
+/** What the model is told to reply, exactly, when the sources lack the answer. */
+export const NOT_IN_SOURCES = 'NOT_IN_WORKSPACE';
+
+const SYSTEM_PROMPT = `You answer questions about a user's documents using only the numbered sources you are given.
+Rules:
+- Use only facts stated in the sources. Do not use outside knowledge.
+- After every sentence that uses a source, cite it with its number in square brackets, e.g. [2] or [1][3].
+- Cite only numbers that appear in the list of sources.
+- Be brief: a few sentences.
+- If the sources do not contain the answer, reply with exactly ${NOT_IN_SOURCES} and nothing else.`;
+
+function describe(hit: SearchHit, n: number): string {
+  const c = hit.citation;
+  const where = [c.filename, c.page !== null ? `page ${c.page}` : null, c.headingPath.join(' > ') || null]
+    .filter(Boolean)
+    .join(', ');
+  return `[${n}] (${where})\n${hit.text.trim()}`;
+}
+
+/** The prompt: the rules, earlier turns of the conversation, then the sources and the question. */
+export function buildMessages(
+  question: string,
+  hits: SearchHit[],
+  history: ChatMessage[] = [],
+): ChatMessage[] {
+  const sources = hits.map((h, i) => describe(h, i + 1)).join('\n\n');
+  return [
+    { role: 'system', content: SYSTEM_PROMPT },
+    ...history.filter((m) => m.role !== 'system'),
+    { role: 'user', content: `Sources:\n\n${sources}\n\nQuestion: ${question}` },
+  ];
+}
+
+/**
+ * Keeps the markers that name a source (1…count) and removes the others; "[1, 2]" becomes "[1][2]".
+ * Returns the cleaned text and the numbers it cites.
+ */
+export function checkMarkers(text: string, count: number): { text: string; cited: number[] } {
+  const cited = new Set<number>();
+  const cleaned = text
+    .replace(/\s*(?:\[\d+(?:\s*[,;]\s*\d+)*\])+/g, (run) => {
+      const ok = [...run.matchAll(/\d+/g)]
+        .map((m) => Number(m[0]))
+        .filter((n) => Number.isInteger(n) && n >= 1 && n <= count);
+      for (const n of ok) cited.add(n);
+      const lead = /^\s/.test(run) ? ' ' : '';
+      return ok.length ? lead + [...new Set(ok)].map((n) => `[${n}]`).join('') : '';
+    })
+    .replace(/[ \t]+([.,;:!?])/g, '$1');
+  return { text: cleaned.trim(), cited: [...cited].sort((a, b) => a - b) };
+}
+
+function citationsFor(hits: SearchHit[], cited: number[]): AnswerCitation[] {
+  return cited.map((n) => {
+    const hit = hits[n - 1]!;
+    return { ...hit.citation, n, text: hit.text };
+  });
+}
+
+function declined(text: string): boolean {
+  return (
+    text
+      .trim()
+      .replace(/[.\s]+$/, '')
+      .toUpperCase() === NOT_IN_SOURCES || text.trim().startsWith(NOT_IN_SOURCES)
+  );
+}
+
+/** The model's answer with checked markers, or the "not in the workspace" answer. */
+export function finishAnswer(raw: string, hits: SearchHit[]): Answer {
+  if (declined(raw)) return { answer: NOT_FOUND_ANSWER, citations: [] };
+  const { text, cited } = checkMarkers(raw, hits.length);
+  if (!text) return { answer: NOT_FOUND_ANSWER, citations: [] };
+  return { answer: text, citations: citationsFor(hits, cited) };
+}
+
+export interface LlmAnswer extends Answer {
+  usage: ChatUsage | undefined;
+}
+
+export async function composeLlmAnswer(
+  model: ChatModel,
+  question: string,
+  hits: SearchHit[],
+  history: ChatMessage[],
+  signal?: AbortSignal,
+): Promise<LlmAnswer> {
+  if (hits.length === 0) return { answer: NOT_FOUND_ANSWER, citations: [], usage: undefined };
+  const { text, usage } = await model.complete({ messages: buildMessages(question, hits, history), signal });
+  return { ...finishAnswer(text, hits), usage };
+}
+
+/**
+ * Streams the model's answer with markers checked on the fly: text is held back only while it may
+ * still be the start of a marker (or of the "not in the workspace" reply), so every delta sent is
+ * final. The deltas concatenated equal the finished answer.
+ */
+export async function* streamLlmAnswer(
+  model: ChatModel,
+  question: string,
+  hits: SearchHit[],
+  history: ChatMessage[],
+  signal?: AbortSignal,
+): AsyncGenerator<{ delta: string }, LlmAnswer> {
+  if (hits.length === 0) {
+    yield { delta: NOT_FOUND_ANSWER };
+    return { answer: NOT_FOUND_ANSWER, citations: [], usage: undefined };
+  }
+  let raw = '';
+  let sent = 0;
+  let usage: ChatUsage | undefined;
+  let declinedAnswer = false;
+  let out = '';
+  const emit = (final: boolean) => {
+    if (
+      !final &&
+      raw.trimStart().length < NOT_IN_SOURCES.length &&
+      NOT_IN_SOURCES.startsWith(raw.trimStart())
+    ) {
+      return '';
+    }
+    if (declined(raw)) {
+      declinedAnswer = true;
+      return '';
+    }
+    // Everything up to a possible unfinished marker (an open "[" with digits, commas or spaces) is final.
+    const open = final ? -1 : raw.search(/\s*\[[\d,; ]*$/);
+    const upTo = open === -1 ? raw.length : open;
+    if (upTo <= sent) return '';
+    const cleanedAll = checkMarkers(raw.slice(0, upTo), hits.length).text;
+    const piece = cleanedAll.slice(out.length);
+    sent = upTo;
+    out = cleanedAll;
+    return piece;
+  };
+  for await (const item of model.stream({ messages: buildMessages(question, hits, history), signal })) {
+    if ('usage' in item) {
+      usage = item.usage;
+      continue;
+    }
+    raw += item.delta;
+    const piece = emit(false);
+    if (piece) yield { delta: piece };
+  }
+  const last = emit(true);
+  if (declinedAnswer || (!out && !last)) {
+    yield { delta: NOT_FOUND_ANSWER };
+    return { answer: NOT_FOUND_ANSWER, citations: [], usage };
+  }
+  if (last) yield { delta: last };
+  const finished = finishAnswer(raw, hits);
+  return { answer: out, citations: finished.citations, usage };
+}

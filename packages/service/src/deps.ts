@@ -1,0 +1,202 @@
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { MemoryRateLimiter } from './adapters/cache/memory.js';
+import { RedisRateLimiter } from './adapters/cache/redis.js';
+import { LanceSearchIndex } from './adapters/index/lancedb.js';
+import { OnnxEmbedder } from './adapters/models/onnx-embedder.js';
+import { OpenAiChatModel } from './adapters/models/openai-chat.js';
+import { OpenAiEmbedder } from './adapters/models/openai-embedder.js';
+import { FsObjectStore } from './adapters/objects/fs.js';
+import { S3ObjectStore } from './adapters/objects/s3.js';
+import { createPool, type Pool } from './adapters/postgres/db.js';
+import { PgDocumentFilter } from './adapters/postgres/document-filter.js';
+import { PgEmbeddingStateStore } from './adapters/postgres/embedding-state.js';
+import { PgStore } from './adapters/postgres/store.js';
+import { PgBossQueue } from './adapters/queue/pgboss.js';
+import { AllowList } from './adapters/web/address-policy.js';
+import { GuardedFetcher } from './adapters/web/fetcher.js';
+import type { Config } from './config.js';
+import { Authenticator } from './domain/keys.js';
+import type { ChatModel, ObjectStore, RateLimiter, UrlFetcher } from './domain/ports.js';
+import { SecretBox } from './domain/secrets.js';
+import type { AppDeps } from './http/context.js';
+import { Metrics } from './ops/metrics.js';
+import { packageRoot } from './paths.js';
+import { sandboxLayout } from './sandbox/bwrap.js';
+import { SandboxedParser } from './sandbox/parser.js';
+import { EmbeddingService, type Embeddings } from './search/embeddings.js';
+
+export interface Deps extends AppDeps {
+  store: PgStore;
+  pool: Pool;
+  jobs: PgBossQueue;
+  parser: SandboxedParser;
+  fetcher: UrlFetcher;
+  tmpDir: string;
+  close(): Promise<void>;
+}
+
+export interface DatabaseUrls {
+  service: string;
+  workflow: string;
+}
+
+function createObjectStore(config: Config): ObjectStore & { close?(): Promise<void> } {
+  if (config.objects.kind === 'fs') return new FsObjectStore(config.objects.dir);
+  return new S3ObjectStore(config.objects);
+}
+
+/**
+ * LanceDB reaches S3 through its own client, configured with object_store's option names; the
+ * index shares the object store's bucket, endpoint and keys unless INDEX_URI points elsewhere.
+ */
+export function lanceStorageOptions(config: Config): Record<string, string> {
+  if (config.objects.kind !== 's3' || !config.index.uri.startsWith('s3://')) return {};
+  const o = config.objects;
+  return {
+    aws_region: o.region,
+    aws_virtual_hosted_style_request: String(!o.forcePathStyle),
+    ...(o.endpoint ? { aws_endpoint: o.endpoint, allow_http: String(o.endpoint.startsWith('http://')) } : {}),
+    ...(o.accessKeyId && o.secretAccessKey
+      ? { aws_access_key_id: o.accessKeyId, aws_secret_access_key: o.secretAccessKey }
+      : {}),
+  };
+}
+
+/** In Redis when configured (one count shared by every server process), else in this process. */
+function createRateLimiter(config: Config, perMinute: number, keyPrefix: string): RateLimiter {
+  if (config.cache.kind === 'redis')
+    return new RedisRateLimiter({ url: config.cache.url, perMinute, keyPrefix });
+  return new MemoryRateLimiter(perMinute);
+}
+
+/**
+ * The encryption key for stored credentials: ENCRYPTION_KEY, or in embedded mode a key generated once
+ * under DATA_DIR (mode 600). In the stack without a key, storing credentials is refused.
+ */
+async function loadSecretBox(config: Config): Promise<SecretBox | undefined> {
+  let key = config.encryption.key;
+  if (!key && config.mode === 'embedded') {
+    const file = path.join(config.dataDir, 'encryption.key');
+    key = await readFile(file, 'utf8')
+      .then((k) => k.trim())
+      .catch(async () => {
+        const generated = SecretBox.generateKey();
+        await mkdir(config.dataDir, { recursive: true });
+        await writeFile(file, `${generated}\n`, { mode: 0o600, flag: 'wx' }).catch(() => {});
+        return (await readFile(file, 'utf8')).trim();
+      });
+  }
+  return key ? new SecretBox(key, config.encryption.previousKey) : undefined;
+}
+
+const MODEL_RETRY = { baseDelayMs: 500, maxDelayMs: 20_000 };
+
+async function createEmbeddings(config: Config): Promise<Embeddings | undefined> {
+  const c = config.embeddings;
+  if (c.provider === 'openai') {
+    const current = new OpenAiEmbedder({ ...c, retry: { ...MODEL_RETRY, maxRetries: c.maxRetries } });
+    // The same endpoint still embeds queries for vectors of the previous model while a rebuild runs.
+    return {
+      current,
+      forModel: (model) => (model.startsWith('openai:') ? current.withModel(model) : undefined),
+    };
+  }
+  if (c.provider === 'local') {
+    const current = await OnnxEmbedder.load(c);
+    return { current, forModel: (model) => (model === current.model ? current : undefined) };
+  }
+  return undefined;
+}
+
+function createChatModel(config: Config): ChatModel | undefined {
+  const c = config.llm;
+  if (!c) return undefined;
+  return new OpenAiChatModel({ ...c, retry: { ...MODEL_RETRY, maxRetries: c.maxRetries } });
+}
+
+/** The one place where adapters are chosen from the configuration. */
+export async function createDeps(config: Config, log: Logger, urls: DatabaseUrls): Promise<Deps> {
+  const pool = createPool(urls.service, config.database.poolSize, 'docslurp');
+  const store = new PgStore(pool);
+  const objects = createObjectStore(config);
+  const index = new LanceSearchIndex(config.index.uri, lanceStorageOptions(config));
+  const embedders = await createEmbeddings(config);
+  const embeddings = embedders
+    ? new EmbeddingService({ embeddings: embedders, index, state: new PgEmbeddingStateStore(pool), log })
+    : undefined;
+  const jobs = new PgBossQueue({
+    url: urls.workflow,
+    namespace: config.database.workflowNamespace,
+    pollIntervalSeconds: config.worker.pollIntervalSeconds,
+    onError: (err) => log.warn({ err }, 'job engine error'),
+  });
+  const rateLimiter = createRateLimiter(config, config.limits.rateLimitPerMinute, 'docslurp:rl');
+  const loginLimits = {
+    email: createRateLimiter(config, config.console.loginAttemptsPerMinute, 'docslurp:login-email'),
+    address: createRateLimiter(config, config.console.loginAttemptsPerMinute * 5, 'docslurp:login-address'),
+  };
+  const metrics = new Metrics({
+    documentCounts: () => store.globalDocumentCounts(),
+    runCounts: () => store.globalRunCounts(),
+    queueDepth: () => jobs.depth(),
+  });
+  const tmpDir = path.join(os.tmpdir(), `docslurp-${process.pid}`);
+  await mkdir(tmpDir, { recursive: true });
+  return {
+    config,
+    log,
+    pool,
+    store,
+    objects,
+    index,
+    jobs,
+    rateLimiter,
+    loginLimits,
+    metrics,
+    parser: new SandboxedParser({
+      config: config.parser,
+      layout: sandboxLayout(packageRoot()),
+      tmpDir,
+      log,
+    }),
+    fetcher: new GuardedFetcher({
+      allowList: new AllowList(config.urlFetch.allowHosts),
+      maxBytes: config.urlFetch.maxBytes,
+      timeoutMs: config.urlFetch.timeoutMs,
+      maxRedirects: config.urlFetch.maxRedirects,
+      userAgent: 'DocSlurp/0.1 (document ingestion; +https://github.com/docslurp)',
+    }),
+    embeddings,
+    filters: new PgDocumentFilter(pool),
+    searchOptions: {
+      hybridVectorWeight: config.search.hybridVectorWeight,
+      rrfK: 60,
+      documentEvidence: config.search.documentEvidence,
+      proximityWeight: config.search.proximityWeight,
+      coverageWeight: config.search.coverageWeight,
+    },
+    chatModel: createChatModel(config),
+    authenticator: new Authenticator(store),
+    secrets: await loadSecretBox(config),
+    tmpDir,
+    readinessChecks: [
+      { name: 'database', critical: true, run: () => store.ping() },
+      { name: 'objectStore', critical: true, run: () => objects.check() },
+      { name: 'searchIndex', critical: true, run: () => index.check() },
+      { name: 'jobEngine', critical: true, run: () => jobs.check() },
+      { name: 'cache', critical: false, run: () => rateLimiter.check() },
+    ],
+    async close() {
+      await jobs.stop().catch((err: unknown) => log.warn({ err }, 'job engine did not stop cleanly'));
+      await index.close().catch(() => {});
+      for (const limiter of [rateLimiter, loginLimits.email, loginLimits.address])
+        await limiter.close().catch(() => {});
+      await objects.close?.().catch(() => {});
+      await pool.end().catch(() => {});
+      await rm(tmpDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,108 @@
+import type { Readable } from 'node:stream';
+import { artifactKeys } from '../domain/artifacts.js';
+import type { Log } from '../domain/log.js';
+import type { DocumentStore, ObjectStore, SearchIndex } from '../domain/ports.js';
+import type { DocumentCounts, DocumentRecord, Principal, Workspace } from '../domain/types.js';
+import { errors } from '../errors.js';
+
+export interface DocumentDeps {
+  store: DocumentStore;
+  objects: ObjectStore;
+  index: SearchIndex;
+  log: Log;
+}
+
+export async function getWorkspace(
+  store: DocumentStore,
+  principal: Principal,
+  workspaceId: string,
+): Promise<Workspace> {
+  const ws = await store.getWorkspace(principal.accountId, workspaceId);
+  if (!ws) throw errors.workspaceNotFound(workspaceId);
+  return ws;
+}
+
+export async function listDocuments(store: DocumentStore, principal: Principal, workspaceId: string) {
+  await getWorkspace(store, principal, workspaceId);
+  return store.listDocuments(principal.accountId, workspaceId);
+}
+
+export async function getDocument(store: DocumentStore, principal: Principal, documentId: string) {
+  const doc = await store.getDocument(principal.accountId, documentId);
+  if (!doc) throw errors.documentNotFound(documentId);
+  return doc;
+}
+
+/** The extracted Markdown (with page markers) that chunk offsets point into; absent until parsed. */
+export async function getDocumentText(
+  deps: Pick<DocumentDeps, 'store' | 'objects'>,
+  principal: Principal,
+  documentId: string,
+): Promise<{ document: DocumentRecord; text: string | undefined }> {
+  const document = await getDocument(deps.store, principal, documentId);
+  const buf = await deps.objects.getBuffer(artifactKeys.text(documentId));
+  return { document, text: buf?.toString('utf8') };
+}
+
+export async function getDocumentContent(
+  deps: Pick<DocumentDeps, 'store' | 'objects'>,
+  principal: Principal,
+  documentId: string,
+): Promise<{ document: DocumentRecord; body: Readable }> {
+  const document = await getDocument(deps.store, principal, documentId);
+  const body = await deps.objects.get(document.storageKey);
+  if (!body) throw errors.documentNotFound(documentId);
+  return { document, body };
+}
+
+/**
+ * Removes a document: it leaves search at once (marked deleted in the database, which search
+ * consults, then its index rows and artifacts are removed).
+ */
+export async function deleteDocument(
+  deps: DocumentDeps,
+  principal: Principal,
+  documentId: string,
+): Promise<DocumentRecord> {
+  const doc = await deps.store.markDeleted(principal.accountId, documentId);
+  if (!doc) throw errors.documentNotFound(documentId);
+  try {
+    await deps.index.deleteDocument(doc.workspaceId, doc.id);
+    await deps.objects.delete(artifactKeys.all(doc.id));
+  } catch (err) {
+    // Search already ignores the document (it is marked deleted); leftovers are only storage.
+    deps.log.warn({ err, documentId }, 'document deleted but its index rows or artifacts remain');
+  }
+  return doc;
+}
+
+export interface Availability {
+  workspaceId: string;
+  searchable: { documentId: string; filename: string }[];
+  pending: { documentId: string; filename: string; status: string; stage: string }[];
+  unavailable: { documentId: string; filename: string; status: string; code: string | null }[];
+  counts: DocumentCounts;
+  complete: boolean;
+}
+
+/** Which documents of a workspace search covers now, and which are still being indexed. */
+export async function getAvailability(
+  store: DocumentStore,
+  principal: Principal,
+  workspaceId: string,
+): Promise<Availability> {
+  const docs = await listDocuments(store, principal, workspaceId);
+  const counts = await store.countsByStatus(workspaceId);
+  const pick = (d: DocumentRecord) => ({ documentId: d.id, filename: d.filename });
+  const pending = docs.filter((d) => d.status === 'queued' || d.status === 'processing');
+  return {
+    workspaceId,
+    searchable: docs.filter((d) => d.status === 'ready').map(pick),
+    pending: pending.map((d) => ({ ...pick(d), status: d.status, stage: d.stage })),
+    unavailable: docs
+      .filter((d) => d.status === 'failed' || d.status === 'needs_ocr' || d.status === 'cancelled')
+      .map((d) => ({ ...pick(d), status: d.status, code: d.errorCode })),
+    counts,
+    complete: pending.length === 0,
+  };
+}

@@ -1,0 +1,148 @@
+/** The records the service works with, independent of HTTP and of how they are stored. */
+
+export const SCOPES = ['ingest', 'search', 'artifacts'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** Who is calling: resolved from an API key or from a console user's session. */
+export interface Principal {
+  accountId: string;
+  scopes: ReadonlySet<Scope>;
+  /** Set when the caller used an API key. */
+  keyId: string | undefined;
+  /** Set when the caller is a signed-in console user. */
+  userId: string | undefined;
+}
+
+/** A person who signs in to the web console; acts for one account with every scope. */
+export interface User {
+  id: string;
+  accountId: string;
+  email: string;
+  createdAt: Date;
+  lastLoginAt: Date | null;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  name: string | null;
+  prefix: string;
+  scopes: Scope[];
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export interface Workspace {
+  id: string;
+  accountId: string;
+  name: string | null;
+  createdAt: Date;
+}
+
+export const RUN_STATUSES = ['processing', 'completed', 'failed', 'paused', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export const DOCUMENT_STATUSES = [
+  'queued',
+  'processing',
+  'ready',
+  'needs_ocr',
+  'failed',
+  'cancelled',
+  'deleted',
+] as const;
+export type DocumentStatus = (typeof DOCUMENT_STATUSES)[number];
+export const TERMINAL_DOCUMENT_STATUSES: ReadonlySet<DocumentStatus> = new Set([
+  'ready',
+  'needs_ocr',
+  'failed',
+  'cancelled',
+  'deleted',
+]);
+
+export type DocumentStage = 'queued' | 'fetching' | 'parsing' | 'chunking' | 'indexing' | 'done';
+
+export interface Run {
+  id: string;
+  accountId: string;
+  workspaceId: string;
+  status: RunStatus;
+  createdAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
+}
+
+export interface DocumentRecord {
+  id: string;
+  accountId: string;
+  workspaceId: string;
+  runId: string;
+  filename: string;
+  sourceUrl: string | null;
+  declaredMediaType: string | null;
+  mediaType: string | null;
+  sizeBytes: number | null;
+  sha256: string | null;
+  storageKey: string;
+  status: DocumentStatus;
+  stage: DocumentStage;
+  errorCode: string | null;
+  errorMessage: string | null;
+  pageCount: number | null;
+  chunkCount: number | null;
+  metadata: Record<string, unknown>;
+  attempts: number;
+  createdAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
+}
+
+export type DocumentCounts = Record<DocumentStatus, number> & { total: number };
+
+export interface RunFailure {
+  documentId: string;
+  filename: string;
+  code: string;
+  message: string;
+}
+
+/** A run as clients see it: its state plus document counts and every failure with its reason. */
+export interface RunView extends Run {
+  counts: DocumentCounts;
+  failures: RunFailure[];
+}
+
+/** A passage of a document's extracted text, with where it came from. */
+export interface Chunk {
+  id: string;
+  documentId: string;
+  ordinal: number;
+  text: string;
+  /** Offsets into the document's extracted text: `text === documentText.slice(charStart, charEnd)`. */
+  charStart: number;
+  charEnd: number;
+  pageStart: number | null;
+  pageEnd: number | null;
+  headingPath: string[];
+}
+
+export interface Citation {
+  documentId: string;
+  filename: string;
+  sourceUrl: string | null;
+  mediaType: string | null;
+  page: number | null;
+  pageEnd: number | null;
+  charStart: number;
+  charEnd: number;
+  chunkId: string;
+  headingPath: string[];
+  score: number;
+}
+
+export interface SearchHit {
+  text: string;
+  score: number;
+  citation: Citation;
+}

@@ -1,0 +1,94 @@
+/**
+ * Errors are data with a code. Every error the API returns is built here, so the codes form one
+ * table that docs/api.md and the SDK mirror: `{"error": {"code", "message", "requestId"}}`.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export const errors = {
+  missingApiKey: () =>
+    new AppError(401, 'missing_api_key', 'Send an API key in the header "Authorization: Bearer <key>".'),
+  invalidApiKey: () => new AppError(401, 'invalid_api_key', 'The API key is not valid or has been revoked.'),
+  insufficientScope: (scope: string) =>
+    new AppError(403, 'insufficient_scope', `This API key lacks the "${scope}" scope required here.`),
+  workspaceNotFound: (id: string) => new AppError(404, 'workspace_not_found', `No workspace "${id}".`),
+  runNotFound: (id: string) => new AppError(404, 'run_not_found', `No run "${id}".`),
+  documentNotFound: (id: string) => new AppError(404, 'document_not_found', `No document "${id}".`),
+  routeNotFound: (method: string, url: string) =>
+    new AppError(404, 'route_not_found', `No route ${method} ${url.split('?')[0]}.`),
+  methodNotAllowed: (method: string) =>
+    new AppError(405, 'method_not_allowed', `Method ${method} is not allowed here.`),
+  invalidRequest: (message: string) => new AppError(400, 'invalid_request', message),
+  invalidJson: (message: string) =>
+    new AppError(400, 'invalid_json', `The request body is not valid JSON: ${message}`),
+  unsupportedContentType: (type: string, expected: string) =>
+    new AppError(
+      415,
+      'unsupported_content_type',
+      `Content type "${type}" is not accepted here; send ${expected}.`,
+    ),
+  noFiles: () =>
+    new AppError(400, 'no_files', 'The upload contains no files: send them in the multipart field "files".'),
+  tooManyFiles: (max: number) =>
+    new AppError(413, 'too_many_files', `An upload may contain at most ${max} files.`),
+  fileTooLarge: (filename: string, maxBytes: number) =>
+    new AppError(
+      413,
+      'file_too_large',
+      `File "${filename}" exceeds the limit of ${maxBytes} bytes per file.`,
+    ),
+  payloadTooLarge: (maxBytes: number) =>
+    new AppError(413, 'payload_too_large', `The request body exceeds the limit of ${maxBytes} bytes.`),
+  queryTooLong: (max: number) =>
+    new AppError(400, 'query_too_long', `The query is longer than ${max} characters.`),
+  idempotencyConflict: (key: string) =>
+    new AppError(
+      409,
+      'idempotency_conflict',
+      `The idempotency key "${key}" was already used with a different request; use a new key for new content.`,
+    ),
+  invalidRunState: (runId: string, status: string, action: string) =>
+    new AppError(409, 'invalid_run_state', `Run "${runId}" is ${status} and cannot be ${action}.`),
+  rateLimited: (retryAfterSeconds: number) =>
+    new AppError(429, 'rate_limited', `Too many requests; retry in ${retryAfterSeconds} s.`, {
+      'retry-after': String(retryAfterSeconds),
+    }),
+  vectorSearchUnavailable: (workspaceId: string) =>
+    new AppError(
+      400,
+      'vector_search_unavailable',
+      `Workspace "${workspaceId}" has no vectors this service can query (no embedding model configured, or its vectors are being rebuilt); use mode "lexical" or "hybrid".`,
+    ),
+  modelUnavailable: (message: string) => new AppError(502, 'model_unavailable', message),
+  unavailable: (what: string) =>
+    new AppError(503, 'service_unavailable', `${what} is unavailable; retry shortly.`),
+  internal: () =>
+    new AppError(
+      500,
+      'internal_error',
+      'An internal error occurred; the request id identifies it in the logs.',
+    ),
+};
+
+/**
+ * A document could not be processed for a reason that retrying will not change (corrupt file,
+ * unsupported format...). It fails that one document with a code; the run carries on.
+ */
+export class DocumentFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DocumentFailure';
+  }
+}

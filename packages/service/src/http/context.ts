@@ -1,0 +1,117 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { Authenticator } from '../domain/keys.js';
+import { requireScope } from '../domain/keys.js';
+import type {
+  ChatModel,
+  JobQueue,
+  ObjectStore,
+  RateLimiter,
+  SearchIndex,
+  ServiceStore,
+} from '../domain/ports.js';
+import type { SecretBox } from '../domain/secrets.js';
+import {
+  CSRF_HEADER,
+  resumeSession,
+  SESSION_COOKIE,
+  type SessionInfo,
+  sessionErrors,
+} from '../domain/sessions.js';
+import type { Principal, Scope } from '../domain/types.js';
+import { AppError, errors } from '../errors.js';
+import type { Metrics } from '../ops/metrics.js';
+import type { DependencyCheck } from '../ops/readiness.js';
+import type { EmbeddingService } from '../search/embeddings.js';
+import type { DocumentFilterStore, SearchOptions } from '../search/search.js';
+import { secretEquals } from './secrets.js';
+
+/** Everything the HTTP layer needs, built once by createDeps. */
+export interface AppDeps {
+  config: Config;
+  log: Logger;
+  store: ServiceStore;
+  objects: ObjectStore;
+  index: SearchIndex;
+  jobs: JobQueue;
+  rateLimiter: RateLimiter;
+  /** Failed sign-in attempts, per email and (with a larger budget) per client address. */
+  loginLimits: { email: RateLimiter; address: RateLimiter };
+  metrics: Metrics;
+  authenticator: Authenticator;
+  /** Encrypts stored credentials; undefined in the stack when ENCRYPTION_KEY is unset. */
+  secrets: SecretBox | undefined;
+  readinessChecks: DependencyCheck[];
+  /** Vectors for hybrid search, when an embedding model is configured. */
+  embeddings: EmbeddingService | undefined;
+  filters: DocumentFilterStore;
+  searchOptions: SearchOptions;
+  /** Answers from a chat model, when one is configured; extractive answers otherwise. */
+  chatModel: ChatModel | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | undefined;
+    session: SessionInfo | undefined;
+  }
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Who is calling: an API key in the Authorization header, or else a console session cookie. A
+ * session must also present its CSRF token on every state-changing request, because browsers attach
+ * cookies to requests that other sites start.
+ */
+export async function authenticate(deps: AppDeps, request: FastifyRequest): Promise<Principal> {
+  if (request.headers.authorization !== undefined)
+    return deps.authenticator.authenticate(request.headers.authorization);
+  const token = request.cookies[SESSION_COOKIE];
+  if (!token) throw errors.missingApiKey();
+  const resumed = await resumeSession(deps.store, token, deps.config.console.sessionTtlHours);
+  if (!resumed) throw new AppError(401, 'session_expired', 'The session has ended; sign in again.');
+  if (!SAFE_METHODS.has(request.method)) {
+    const sent = request.headers[CSRF_HEADER];
+    if (typeof sent !== 'string' || !secretEquals(sent, resumed.session.csrfToken))
+      throw sessionErrors.csrf();
+  }
+  request.session = resumed.session;
+  return resumed.principal;
+}
+
+async function limit(deps: AppDeps, principal: Principal, reply: FastifyReply): Promise<void> {
+  const result = await deps.rateLimiter.consume(
+    principal.keyId ? `key:${principal.keyId}` : `user:${principal.userId ?? principal.accountId}`,
+  );
+  if (!result.allowed) {
+    reply.header('retry-after', String(result.retryAfterSeconds));
+    throw errors.rateLimited(result.retryAfterSeconds);
+  }
+}
+
+/** A preHandler that authenticates the caller, applies the per-caller rate limit and checks one scope. */
+export function authorize(deps: AppDeps, scope: Scope) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const principal = await authenticate(deps, request);
+    await limit(deps, principal, reply);
+    requireScope(principal, scope);
+    request.principal = principal;
+  };
+}
+
+/** For what only a signed-in person may do (managing API keys): API keys are refused. */
+export function authorizeSession(deps: AppDeps) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const principal = await authenticate(deps, request);
+    await limit(deps, principal, reply);
+    if (!principal.userId) throw sessionErrors.sessionRequired();
+    request.principal = principal;
+  };
+}
+
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw errors.missingApiKey();
+  return request.principal;
+}

@@ -1,0 +1,57 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { AppError, errors } from '../../errors.js';
+import { checkReadiness, redactReadiness } from '../../ops/readiness.js';
+import type { AppDeps } from '../context.js';
+import { secretEquals } from '../secrets.js';
+import { UploadForm } from './ingest.js';
+
+function bearer(request: FastifyRequest): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
+}
+
+function isLoopback(ip: string): boolean {
+  return ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1';
+}
+
+export function opsRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const hide = { hide: true };
+
+  app.get('/health', { schema: { ...hide } }, async () => ({ ok: true }));
+
+  app.get('/ready', { schema: { ...hide } }, async (request, reply) => {
+    const readiness = await checkReadiness(deps.readinessChecks, () => deps.store.schemaVersion());
+    reply.code(readiness.status === 'unavailable' ? 503 : 200).header('cache-control', 'no-store');
+    // On a hosted platform the endpoint may be public: only loopback callers and holders of the
+    // metrics secret see latencies, versions and error texts.
+    const secret = deps.config.metricsSecret;
+    const trusted =
+      isLoopback(request.ip) || (secret !== undefined && secretEquals(bearer(request) ?? '', secret));
+    if (deps.config.hostedPlatformAppName && !trusted) return redactReadiness(readiness);
+    return readiness;
+  });
+
+  app.get('/metrics', { schema: { ...hide } }, async (request, reply) => {
+    const secret = deps.config.metricsSecret;
+    if (!secret) throw errors.routeNotFound('GET', '/metrics');
+    if (!secretEquals(bearer(request) ?? '', secret)) {
+      throw new AppError(401, 'invalid_metrics_secret', 'Send "Authorization: Bearer <METRICS_SECRET>".');
+    }
+    reply.type(deps.metrics.registry.contentType);
+    return deps.metrics.registry.metrics();
+  });
+
+  app.get('/openapi.json', { schema: { ...hide } }, async () => {
+    const doc = app.swagger() as unknown as {
+      paths?: Record<string, Record<string, Record<string, unknown>>>;
+    };
+    const upload = doc.paths?.['/v1/ingest/bulk']?.post;
+    if (upload) {
+      upload.requestBody = {
+        required: true,
+        content: { 'multipart/form-data': { schema: z.toJSONSchema(UploadForm, { target: 'openapi-3.0' }) } },
+      };
+    }
+    return doc;
+  });
+}

@@ -1,0 +1,58 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { RUN_STATUSES } from '../../domain/types.js';
+import { type AppDeps, authorize, principalOf } from '../context.js';
+import { DocumentCounts, errorResponses } from '../schemas.js';
+
+const Overview = z
+  .object({
+    documents: DocumentCounts,
+    runsProcessing: z.number().int(),
+    activeRuns: z
+      .array(
+        z.object({
+          id: z.string(),
+          workspaceId: z.string(),
+          status: z.enum(RUN_STATUSES),
+          createdAt: z.string(),
+          documents: z.number().int(),
+          finished: z.number().int(),
+        }),
+      )
+      .describe('Runs processing or paused, newest first (at most ten)'),
+    recentFailures: z.array(
+      z.object({
+        documentId: z.string(),
+        filename: z.string(),
+        code: z.string(),
+        message: z.string(),
+        workspaceId: z.string(),
+        runId: z.string(),
+        failedAt: z.string(),
+      }),
+    ),
+  })
+  .meta({ id: 'Overview' });
+
+export function overviewRoutes(app: FastifyInstance, deps: AppDeps): void {
+  app.withTypeProvider<ZodTypeProvider>().get(
+    '/v1/overview',
+    {
+      preHandler: authorize(deps, 'artifacts'),
+      schema: {
+        tags: ['workspaces'],
+        summary: 'The account at a glance: documents by state, runs in progress, recent failures',
+        response: { 200: Overview, ...errorResponses },
+      },
+    },
+    async (req) => {
+      const o = await deps.store.accountOverview(principalOf(req).accountId);
+      return {
+        ...o,
+        activeRuns: o.activeRuns.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })),
+        recentFailures: o.recentFailures.map((f) => ({ ...f, failedAt: f.failedAt.toISOString() })),
+      };
+    },
+  );
+}

@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { cancelRun, getRun, getRunProgress, pauseRun, resumeRun } from '../../runs/runs.js';
+import { type AppDeps, authorize, principalOf } from '../context.js';
+import { ErrorBody, errorResponses, Run, RunProgress } from '../schemas.js';
+import { progressView, runView } from '../views.js';
+
+const Params = z.object({ id: z.string().min(1).max(100) });
+
+export function runRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const common = { tags: ['runs'], security: [{ apiKey: [] }], params: Params };
+
+  api.get(
+    '/v1/runs/:id',
+    {
+      preHandler: authorize(deps, 'ingest'),
+      schema: {
+        ...common,
+        summary: 'A run and its document counts',
+        response: { 200: Run, ...errorResponses },
+      },
+    },
+    async (req) => runView(await getRun(deps.store, principalOf(req), req.params.id)),
+  );
+
+  api.get(
+    '/v1/runs/:id/progress',
+    {
+      preHandler: authorize(deps, 'ingest'),
+      schema: {
+        ...common,
+        summary: 'Progress of a run, per document with stage and error',
+        response: { 200: RunProgress, ...errorResponses },
+      },
+    },
+    async (req) => {
+      const { run, documents } = await getRunProgress(deps.store, principalOf(req), req.params.id);
+      return progressView(run, documents);
+    },
+  );
+
+  const actionSchema = (summary: string) => ({
+    ...common,
+    summary,
+    response: { 200: Run, ...errorResponses, 409: ErrorBody },
+  });
+  api.post(
+    '/v1/runs/:id/pause',
+    {
+      preHandler: authorize(deps, 'ingest'),
+      schema: actionSchema('Stop starting new documents; those in progress finish'),
+    },
+    async (req) => runView(await pauseRun(deps.store, principalOf(req), req.params.id)),
+  );
+  api.post(
+    '/v1/runs/:id/resume',
+    { preHandler: authorize(deps, 'ingest'), schema: actionSchema('Resume a paused run') },
+    async (req) => runView(await resumeRun(deps, principalOf(req), req.params.id)),
+  );
+  api.post(
+    '/v1/runs/:id/cancel',
+    {
+      preHandler: authorize(deps, 'ingest'),
+      schema: actionSchema('Cancel a run: waiting documents are not processed'),
+    },
+    async (req) => runView(await cancelRun(deps.store, principalOf(req), req.params.id)),
+  );
+}

@@ -1,0 +1,152 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { answerQuestion, answerStream } from '../../answers/answer.js';
+import { errors } from '../../errors.js';
+import { searchWorkspace } from '../../search/search.js';
+import { type AppDeps, authorize, principalOf } from '../context.js';
+import { ChatResponse, errorResponses, SearchResponse } from '../schemas.js';
+import { EventStream } from '../sse.js';
+
+export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { maxQueryChars, maxTopK } = deps.config.limits;
+
+  const Filters = z
+    .object({
+      documentIds: z.array(z.string().max(100)).max(1000).optional(),
+      filenames: z.array(z.string().max(1000)).max(1000).optional(),
+      mediaTypes: z
+        .array(z.string().max(200))
+        .max(100)
+        .optional()
+        .describe('Detected media types; "text/*" matches a family'),
+      metadata: z
+        .record(z.string().max(200), z.unknown())
+        .optional()
+        .describe('Upload metadata: every key must match; an array lists alternatives'),
+    })
+    .strict()
+    .optional()
+    .describe('Restrict the search to matching documents');
+  const Mode = z
+    .enum(['lexical', 'vector', 'hybrid'])
+    .optional()
+    .describe('Default: hybrid when the workspace has vectors, else lexical');
+  const SearchBody = z.object({
+    workspaceId: z.string().min(1).max(100),
+    q: z.string().min(1).describe(`Query text, at most ${maxQueryChars} characters`),
+    topK: z.number().int().min(1).max(maxTopK).default(10),
+    filters: Filters,
+    mode: Mode,
+    maxChunksPerDocument: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe('At most this many passages of one document'),
+  });
+  const SearchQuery = z.object({
+    workspaceId: z.string().min(1).max(100),
+    q: z.string().min(1),
+    topK: z.coerce.number().int().min(1).max(maxTopK).default(10),
+    mode: Mode,
+    maxChunksPerDocument: z.coerce.number().int().min(1).max(100).optional(),
+  });
+  const ChatBody = z.object({
+    workspaceId: z.string().min(1).max(100),
+    q: z.string().min(1).describe(`The question, at most ${maxQueryChars} characters`),
+    topK: z.number().int().min(1).max(maxTopK).default(8).describe('Passages to draw the answer from'),
+    filters: Filters,
+    history: z
+      .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string().max(20_000) }))
+      .max(50)
+      .optional()
+      .describe('Earlier turns of the conversation, oldest first (used by a configured chat model)'),
+    stream: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Answer as server-sent events: `delta` {text}…, then `citations` {citations}, then `done` {answer, citations}',
+      ),
+  });
+
+  const checkLength = (q: string) => {
+    if (q.length > maxQueryChars) throw errors.queryTooLong(maxQueryChars);
+  };
+  const common = { tags: ['search'], security: [{ apiKey: [] }] };
+
+  api.post(
+    '/v1/search',
+    {
+      preHandler: authorize(deps, 'search'),
+      schema: {
+        ...common,
+        summary: 'Relevant passages of a workspace, each with its citation',
+        body: SearchBody,
+        response: { 200: SearchResponse, ...errorResponses },
+      },
+    },
+    async (req) => {
+      checkLength(req.body.q);
+      return { results: await searchWorkspace(deps, principalOf(req), req.body) };
+    },
+  );
+
+  api.get(
+    '/v1/search',
+    {
+      preHandler: authorize(deps, 'search'),
+      schema: {
+        ...common,
+        summary: 'Search with query parameters',
+        querystring: SearchQuery,
+        response: { 200: SearchResponse, ...errorResponses },
+      },
+    },
+    async (req) => {
+      checkLength(req.query.q);
+      return { results: await searchWorkspace(deps, principalOf(req), req.query) };
+    },
+  );
+
+  api.post(
+    '/v1/search/chat',
+    {
+      preHandler: authorize(deps, 'search'),
+      schema: {
+        ...common,
+        summary: 'A grounded answer with citations',
+        body: ChatBody,
+        response: { 200: ChatResponse, ...errorResponses },
+      },
+    },
+    async (req, reply) => {
+      checkLength(req.body.q);
+      if (!req.body.stream) {
+        const { answer, citations } = await answerQuestion(deps, principalOf(req), req.body);
+        return { answer, citations };
+      }
+      const abort = new AbortController();
+      reply.raw.once('close', () => abort.abort());
+      const answer = await answerStream(deps, principalOf(req), req.body, abort.signal);
+      // The first piece is awaited before the stream opens, so that failures of retrieval or of the
+      // model's first response still get a normal JSON error.
+      let next = await answer.next();
+      const stream = EventStream.open(req, reply);
+      try {
+        while (!next.done) {
+          stream.send('delta', { text: next.value.delta });
+          next = await answer.next();
+        }
+        const { answer: text, citations } = next.value;
+        stream.send('citations', { citations });
+        stream.send('done', { answer: text, citations });
+      } catch (err) {
+        stream.fail(err);
+      }
+      stream.end();
+    },
+  );
+}

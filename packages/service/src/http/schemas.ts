@@ -1,0 +1,161 @@
+import { z } from 'zod';
+import { DOCUMENT_STATUSES, RUN_STATUSES } from '../domain/types.js';
+
+/** JSON shapes of the API. Routes declare them, so the OpenAPI document and the responses agree. */
+
+export const ErrorBody = z
+  .object({
+    error: z.object({
+      code: z.string().describe('Stable snake_case code; branch on this, not on the message'),
+      message: z.string(),
+      requestId: z.string(),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+export const Workspace = z
+  .object({ id: z.string(), name: z.string().nullable(), createdAt: z.string() })
+  .meta({ id: 'Workspace' });
+
+const countShape = Object.fromEntries(DOCUMENT_STATUSES.map((s) => [s, z.number().int()])) as Record<
+  (typeof DOCUMENT_STATUSES)[number],
+  z.ZodNumber
+>;
+export const DocumentCounts = z
+  .object({ total: z.number().int(), ...countShape })
+  .meta({ id: 'DocumentCounts' });
+
+export const RunFailure = z.object({
+  documentId: z.string(),
+  filename: z.string(),
+  code: z.string(),
+  message: z.string(),
+});
+
+export const Run = z
+  .object({
+    id: z.string(),
+    workspaceId: z.string(),
+    status: z.enum(RUN_STATUSES),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    finishedAt: z.string().nullable(),
+    counts: DocumentCounts,
+    failures: z.array(RunFailure),
+  })
+  .meta({ id: 'Run' });
+
+export const DocumentError = z.object({ code: z.string(), message: z.string() }).nullable();
+
+export const Document = z
+  .object({
+    id: z.string(),
+    workspaceId: z.string(),
+    runId: z.string(),
+    filename: z.string(),
+    sourceUrl: z.string().nullable(),
+    mediaType: z.string().nullable().describe('Detected from the content'),
+    declaredMediaType: z.string().nullable().describe('As sent by the client'),
+    sizeBytes: z.number().int().nullable().describe('Null for a URL until it has been fetched'),
+    sha256: z.string().nullable(),
+    status: z.enum(DOCUMENT_STATUSES),
+    stage: z.string().describe('queued, fetching (URLs), parsing, chunking, indexing, done'),
+    error: DocumentError,
+    pageCount: z.number().int().nullable(),
+    chunkCount: z.number().int().nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    finishedAt: z.string().nullable(),
+  })
+  .meta({ id: 'Document' });
+
+export const UploadResponse = z
+  .object({ workspace: Workspace, run: Run, documents: z.array(Document) })
+  .meta({ id: 'UploadResponse' });
+
+export const ProgressDocument = z.object({
+  id: z.string(),
+  filename: z.string(),
+  status: z.enum(DOCUMENT_STATUSES),
+  stage: z.string(),
+  error: DocumentError,
+});
+
+export const RunProgress = Run.extend({
+  progress: z.number().min(0).max(1).describe('Share of documents that have finished (any outcome)'),
+  done: z.boolean().describe('True once the run will not change any more'),
+  documents: z.array(ProgressDocument),
+}).meta({ id: 'RunProgress' });
+
+export const Citation = z
+  .object({
+    documentId: z.string(),
+    filename: z.string(),
+    sourceUrl: z.string().nullable(),
+    mediaType: z.string().nullable(),
+    page: z.number().int().nullable().describe('First page of the passage (paged formats)'),
+    pageEnd: z.number().int().nullable(),
+    charStart: z.number().int().describe('Offset into GET /v1/documents/{id}/text'),
+    charEnd: z.number().int(),
+    chunkId: z.string(),
+    headingPath: z.array(z.string()),
+    score: z.number(),
+  })
+  .meta({ id: 'Citation' });
+
+export const Snippet = z
+  .object({
+    text: z.string().describe("A short excerpt of the passage around the query's words"),
+    charStart: z.number().int().describe('Offset of the excerpt in GET /v1/documents/{id}/text'),
+    charEnd: z.number().int(),
+    highlights: z
+      .array(z.object({ start: z.number().int(), end: z.number().int() }))
+      .describe("The query's words in the excerpt, as offsets into snippet.text"),
+  })
+  .meta({ id: 'Snippet' });
+
+export const SearchHit = z
+  .object({ text: z.string(), score: z.number(), citation: Citation, snippet: Snippet })
+  .meta({ id: 'SearchHit' });
+export const SearchResponse = z.object({ results: z.array(SearchHit) }).meta({ id: 'SearchResponse' });
+
+export const AnswerCitation = Citation.extend({
+  n: z.number().int().describe("The number used in the answer's [n] markers"),
+  text: z.string().describe('The cited words'),
+}).meta({ id: 'AnswerCitation' });
+export const ChatResponse = z
+  .object({ answer: z.string(), citations: z.array(AnswerCitation) })
+  .meta({ id: 'ChatResponse' });
+
+export const Availability = z
+  .object({
+    workspaceId: z.string(),
+    complete: z.boolean().describe('True when no document is waiting to be indexed'),
+    searchable: z.array(z.object({ documentId: z.string(), filename: z.string() })),
+    pending: z.array(
+      z.object({ documentId: z.string(), filename: z.string(), status: z.string(), stage: z.string() }),
+    ),
+    unavailable: z.array(
+      z.object({
+        documentId: z.string(),
+        filename: z.string(),
+        status: z.string(),
+        code: z.string().nullable(),
+      }),
+    ),
+    counts: DocumentCounts,
+  })
+  .meta({ id: 'Availability' });
+
+export const WorkspaceWithCounts = Workspace.extend({ counts: DocumentCounts }).meta({
+  id: 'WorkspaceSummary',
+});
+
+export const errorResponses = {
+  400: ErrorBody,
+  401: ErrorBody,
+  403: ErrorBody,
+  404: ErrorBody,
+  429: ErrorBody,
+};

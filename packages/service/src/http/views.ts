@@ -1,0 +1,61 @@
+import type { DocumentRecord, RunView, Workspace } from '../domain/types.js';
+
+/** Domain records → API JSON (dates as ISO strings, internal fields left out). */
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+export function workspaceView(w: Workspace) {
+  return { id: w.id, name: w.name, createdAt: w.createdAt.toISOString() };
+}
+
+export function runView(r: RunView) {
+  return {
+    id: r.id,
+    workspaceId: r.workspaceId,
+    status: r.status,
+    createdAt: r.createdAt.toISOString(),
+    updatedAt: r.updatedAt.toISOString(),
+    finishedAt: iso(r.finishedAt),
+    counts: r.counts,
+    failures: r.failures,
+  };
+}
+
+export function documentView(d: DocumentRecord) {
+  return {
+    id: d.id,
+    workspaceId: d.workspaceId,
+    runId: d.runId,
+    filename: d.filename,
+    sourceUrl: d.sourceUrl,
+    mediaType: d.mediaType,
+    declaredMediaType: d.declaredMediaType,
+    sizeBytes: d.sizeBytes,
+    sha256: d.sha256,
+    status: d.status,
+    stage: d.stage,
+    error: d.errorCode ? { code: d.errorCode, message: d.errorMessage ?? '' } : null,
+    pageCount: d.pageCount,
+    chunkCount: d.chunkCount,
+    metadata: d.metadata,
+    createdAt: d.createdAt.toISOString(),
+    updatedAt: d.updatedAt.toISOString(),
+    finishedAt: iso(d.finishedAt),
+  };
+}
+
+export function progressView(run: RunView, documents: DocumentRecord[]) {
+  const finished = run.counts.total - run.counts.queued - run.counts.processing;
+  return {
+    ...runView(run),
+    progress: run.counts.total === 0 ? 1 : finished / run.counts.total,
+    done: run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled',
+    documents: documents.map((d) => ({
+      id: d.id,
+      filename: d.filename,
+      status: d.status,
+      stage: d.stage,
+      error: d.errorCode ? { code: d.errorCode, message: d.errorMessage ?? '' } : null,
+    })),
+  };
+}

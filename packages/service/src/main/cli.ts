@@ -1,0 +1,402 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { S3ObjectStore } from '../adapters/objects/s3.js';
+import { EmbeddedPostgresError } from '../adapters/postgres/embedded.js';
+import { buildApp } from '../app.js';
+import { type Config, ConfigError, loadConfig } from '../config.js';
+import { createDeps, type Deps } from '../deps.js';
+import { createApiKey, DEFAULT_ACCOUNT, ensureBootstrapKey, parseScopes } from '../domain/keys.js';
+import { rotateSecrets } from '../domain/secrets.js';
+import { createUser } from '../domain/sessions.js';
+import { createLogger } from '../logger.js';
+import { exportBucket, importBucket } from '../ops/bucket-transfer.js';
+import { type RunningWorker, startWorker } from '../processing/worker.js';
+import { ParserIsolationUnavailable } from '../sandbox/parser.js';
+import { type Databases, migrateAll, resolveDatabases } from './database.js';
+
+const USAGE = `Usage: docslurp <command> [options]
+
+Commands:
+  serve                  server and worker in one process; embedded PostgreSQL under DATA_DIR
+                         unless DATABASE_URL is set (migrations are applied first)
+  server                 the HTTP API only (needs DATABASE_URL)
+  worker                 the document worker only (needs DATABASE_URL)
+  migrate                apply database migrations and install the job engine's schema
+  keys create --scopes ingest,search,artifacts [--name NAME] [--account ACCOUNT] [--json]
+  keys list [--account ACCOUNT] [--json]
+  keys revoke <key id or prefix>
+  users create --email EMAIL (--password PASSWORD | --password-stdin) [--account ACCOUNT]
+  users list [--account ACCOUNT]
+  secrets rotate         re-encrypt stored credentials with ENCRYPTION_KEY (after moving the old key
+                         to ENCRYPTION_KEY_PREVIOUS; see docs/security.md)
+  bucket list            every object of the S3 bucket as JSON lines {"key","size"}
+  bucket export DIR      copy the whole bucket into the empty folder DIR (backups)
+  bucket import DIR      make the bucket an exact copy of DIR, creating it if missing (restores)
+
+Configuration comes from environment variables; see the README's configuration table.`;
+
+type Stopper = () => Promise<void>;
+
+/** Stops everything in reverse order on SIGINT/SIGTERM; a second signal exits at once. */
+function onShutdown(log: Logger, stoppers: Stopper[]): void {
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    for (const s of [...stoppers].reverse())
+      await s().catch((err: unknown) => log.warn({ err }, 'shutdown step failed'));
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+async function startServer(deps: Deps): Promise<FastifyInstance> {
+  if (deps.config.bootstrapApiKey) await ensureBootstrapKey(deps.store, deps.config.bootstrapApiKey);
+  const { adminEmail, adminPassword } = deps.config.console;
+  if (adminEmail && adminPassword && !(await deps.store.findUserByEmail(adminEmail))) {
+    const account = await deps.store.ensureAccount(DEFAULT_ACCOUNT);
+    await createUser(deps.store, { accountId: account.id, email: adminEmail, password: adminPassword });
+    deps.log.info({ email: adminEmail }, 'created the console user from CONSOLE_ADMIN_EMAIL');
+  }
+  const app = await buildApp(deps);
+  await app.listen({ host: deps.config.server.host, port: deps.config.server.port });
+  return app;
+}
+
+/** Starts the document worker once parsing is known to work as configured (sandbox checked once here). */
+async function runWorker(deps: Deps): Promise<RunningWorker> {
+  await deps.parser.start();
+  return startWorker({
+    ...deps,
+    concurrency: deps.config.worker.docConcurrency,
+    reconcileIntervalSeconds: deps.config.worker.reconcileIntervalSeconds,
+    leaseSeconds: deps.config.worker.leaseSeconds,
+    maxAttempts: deps.config.worker.maxAttempts,
+    observeStage: deps.metrics.observeStage,
+  });
+}
+
+function requireStack(config: Config, command: string): void {
+  if (!config.database.url) {
+    throw new ConfigError(
+      `"${command}" runs as a separate process of the stack and needs DATABASE_URL; to run everything locally use "docslurp serve" (npm start)`,
+    );
+  }
+}
+
+/** How a person reaches the console from this start: with the configured user, or by creating one. */
+function signInHint(config: Config, hasUsers: boolean): string {
+  if (config.console.adminEmail && config.console.adminPassword)
+    return `  sign in as ${config.console.adminEmail} with the password in CONSOLE_ADMIN_PASSWORD`;
+  if (hasUsers) return '  sign in with your console user (list them: npm run docslurp -- users list)';
+  return [
+    '  create a console user first (in another terminal, while this runs):',
+    "    npm run docslurp -- users create --email you@example.com --password '<at least 10 characters>'",
+  ].join('\n');
+}
+
+function printBanner(config: Config, url: string, hasUsers: boolean): void {
+  const consoleBuilt = existsSync(path.join(config.console.assetsDir, 'index.html'));
+  const lines = [
+    '',
+    `DocSlurp is running at ${url}`,
+    config.mode === 'embedded'
+      ? `  data folder: ${config.dataDir} (embedded PostgreSQL, files, search index)`
+      : '',
+    '',
+    consoleBuilt
+      ? `Web console: ${url}/\n${signInHint(config, hasUsers)}`
+      : 'Web console: not built (run "npm run build" and start again)',
+    '',
+    `API reference: ${url}/openapi.json`,
+    config.bootstrapApiKey
+      ? '  API key: the one in SERVICE_BOOTSTRAP_API_KEY'
+      : '  Get an API key (in another terminal, while this runs):\n    npm run keys -- create --scopes ingest,search,artifacts',
+    '',
+  ].filter((l, i, all) => l !== '' || all[i - 1] !== '');
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function serve(config: Config, log: Logger): Promise<void> {
+  const t0 = performance.now();
+  const dbs = await resolveDatabases(config, log, 'own');
+  const stoppers: Stopper[] = [async () => dbs.embedded?.stop()];
+  onShutdown(log, stoppers);
+  await migrateAll(config, dbs.urls, (line) => log.info(line));
+  const deps = await createDeps(config, log, dbs.urls);
+  stoppers.push(() => deps.close());
+  // One process owns the embedded database, so any lease in it belongs to a process that is gone.
+  if (dbs.embedded?.owned) await deps.store.releaseAllLeases();
+  // Refuse to start at all, rather than serve uploads nobody can parse, when isolation is impossible.
+  await deps.parser.start();
+  const app = await startServer(deps);
+  stoppers.push(() => app.close());
+  const worker = await runWorker(deps);
+  stoppers.push(() => worker.stop());
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.server.port;
+  const host = config.server.host === '0.0.0.0' ? '127.0.0.1' : config.server.host;
+  log.info({ ms: Math.round(performance.now() - t0), port }, 'ready');
+  const hasUsers = (await deps.store.listUsers(undefined)).length > 0;
+  printBanner(config, `http://${host.includes(':') ? `[${host}]` : host}:${port}`, hasUsers);
+}
+
+async function server(config: Config, log: Logger): Promise<void> {
+  requireStack(config, 'server');
+  const dbs = await resolveDatabases(config, log, 'attach');
+  const deps = await createDeps(config, log, dbs.urls);
+  const stoppers: Stopper[] = [() => deps.close()];
+  onShutdown(log, stoppers);
+  const app = await startServer(deps);
+  stoppers.push(() => app.close());
+}
+
+async function worker(config: Config, log: Logger): Promise<void> {
+  requireStack(config, 'worker');
+  const dbs = await resolveDatabases(config, log, 'attach');
+  const deps = await createDeps(config, log, dbs.urls);
+  const stoppers: Stopper[] = [() => deps.close()];
+  onShutdown(log, stoppers);
+  const w = await runWorker(deps);
+  stoppers.push(() => w.stop());
+}
+
+/** CLI commands that only need the database: attach to a running embedded server or start one briefly. */
+async function withDatabase<T>(
+  config: Config,
+  log: Logger,
+  fn: (deps: Deps, dbs: Databases) => Promise<T>,
+): Promise<T> {
+  const dbs = await resolveDatabases(config, log, 'attach');
+  try {
+    if (dbs.embedded?.owned) await migrateAll(config, dbs.urls, () => {});
+    const deps = await createDeps(config, log, dbs.urls);
+    try {
+      return await fn(deps, dbs);
+    } finally {
+      await deps.close();
+    }
+  } finally {
+    await dbs.embedded?.stop();
+  }
+}
+
+async function keys(config: Config, log: Logger, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      scopes: { type: 'string' },
+      name: { type: 'string' },
+      account: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const [action, target] = positionals;
+  await withDatabase(config, log, async (deps) => {
+    if (action === 'create') {
+      if (!values.scopes)
+        throw new ConfigError('keys create needs --scopes, e.g. --scopes ingest,search,artifacts');
+      const scopes = parseScopes(values.scopes);
+      const account = await deps.store.ensureAccount(values.account ?? DEFAULT_ACCOUNT);
+      const { key, secret } = await createApiKey(deps.store, {
+        accountId: account.id,
+        scopes,
+        name: values.name ?? null,
+      });
+      if (values.json) {
+        process.stdout.write(
+          `${JSON.stringify({ id: key.id, key: secret, scopes, account: account.name, accountId: account.id })}\n`,
+        );
+      } else {
+        process.stdout.write(
+          `Created key ${key.id} (${scopes.join(', ')}) for account "${account.name}".\n` +
+            'Store it now: it is shown only this once.\n\n' +
+            `${secret}\n`,
+        );
+      }
+    } else if (action === 'list') {
+      const account = values.account ? await deps.store.findAccount(values.account) : undefined;
+      if (values.account && !account) throw new ConfigError(`no account "${values.account}"`);
+      const list = await deps.store.listApiKeys(account?.id);
+      if (values.json) {
+        process.stdout.write(`${JSON.stringify(list)}\n`);
+        return;
+      }
+      if (list.length === 0) process.stdout.write('No API keys yet.\n');
+      for (const k of list) {
+        const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active';
+        const used = k.lastUsedAt ? `last used ${k.lastUsedAt.toISOString()}` : 'never used';
+        process.stdout.write(
+          `${k.id}  ${k.prefix}…  ${k.scopes.join(',')}  ${k.name ?? '-'}  ${state}, ${used}\n`,
+        );
+      }
+    } else if (action === 'revoke') {
+      if (!target) throw new ConfigError('keys revoke needs the key id or its prefix');
+      const k = await deps.store.revokeApiKey(target, undefined);
+      if (!k) throw new ConfigError(`no key with id or prefix "${target}"`);
+      process.stdout.write(`Revoked ${k.id} (${k.prefix}…).\n`);
+    } else {
+      throw new ConfigError(`unknown keys action "${action ?? ''}"; use create, list or revoke`);
+    }
+  });
+}
+
+async function readStdin(): Promise<string> {
+  let data = '';
+  for await (const chunk of process.stdin) data += chunk;
+  return data.replace(/\r?\n$/, '');
+}
+
+async function users(config: Config, log: Logger, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      'password-stdin': { type: 'boolean', default: false },
+      account: { type: 'string' },
+    },
+  });
+  const [action] = positionals;
+  const password = values['password-stdin'] ? await readStdin() : values.password;
+  await withDatabase(config, log, async (deps) => {
+    if (action === 'create') {
+      if (!values.email || !password) {
+        throw new ConfigError('users create needs --email and --password (or --password-stdin)');
+      }
+      const account = await deps.store.ensureAccount(values.account ?? DEFAULT_ACCOUNT);
+      const user = await createUser(deps.store, {
+        accountId: account.id,
+        email: values.email,
+        password,
+      }).catch((err: Error) => {
+        throw new ConfigError(err.message);
+      });
+      process.stdout.write(`Created console user ${user.email} (${user.id}) in account "${account.name}".\n`);
+    } else if (action === 'list') {
+      const account = values.account ? await deps.store.findAccount(values.account) : undefined;
+      for (const u of await deps.store.listUsers(account?.id)) {
+        process.stdout.write(
+          `${u.id}  ${u.email}  ${u.accountId}  last sign-in ${u.lastLoginAt?.toISOString() ?? 'never'}\n`,
+        );
+      }
+    } else {
+      throw new ConfigError(`unknown users action "${action ?? ''}"; use create or list`);
+    }
+  });
+}
+
+async function secrets(config: Config, log: Logger, args: string[]): Promise<void> {
+  if (args[0] !== 'rotate') throw new ConfigError('use: docslurp secrets rotate');
+  await withDatabase(config, log, async (deps) => {
+    if (!deps.secrets) throw new ConfigError('ENCRYPTION_KEY is not set');
+    const { total, rotated } = await rotateSecrets(deps.store, deps.secrets);
+    process.stdout.write(`Re-encrypted ${rotated} of ${total} stored credentials with the current key.\n`);
+  });
+}
+
+/** Bucket copies for the backup and restore scripts; progress goes to stderr, data to stdout. */
+async function bucket(config: Config, args: string[]): Promise<void> {
+  const [action, dir] = args;
+  if (config.objects.kind !== 's3') {
+    throw new ConfigError('bucket commands need the S3 object store (OBJECT_STORE=s3 and S3_* settings)');
+  }
+  const store = new S3ObjectStore(config.objects);
+  const note = (line: string) => process.stderr.write(`[bucket] ${line}\n`);
+  try {
+    if (action === 'list') {
+      for await (const o of store.list()) process.stdout.write(`${JSON.stringify(o)}\n`);
+    } else if ((action === 'export' || action === 'import') && dir) {
+      const report =
+        action === 'export' ? await exportBucket(store, dir, note) : await importBucket(store, dir, note);
+      note(
+        `${action === 'export' ? 'exported' : 'imported'} ${report.objects} objects (${report.bytes} bytes)` +
+          (report.vanished.length ? `; ${report.vanished.length} deleted while copying` : '') +
+          (report.skipped.length
+            ? `; ${action === 'export' ? 'skipped' : 'removed'} ${report.skipped.length}`
+            : ''),
+      );
+      process.stdout.write(`${JSON.stringify(report)}\n`);
+    } else {
+      throw new ConfigError('usage: docslurp bucket list | bucket export DIR | bucket import DIR');
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+async function migrate(config: Config, log: Logger): Promise<void> {
+  const line = (l: string) => process.stdout.write(`${l}\n`);
+  try {
+    const dbs = await resolveDatabases(config, log, 'attach');
+    try {
+      await migrateAll(config, dbs.urls, line);
+    } finally {
+      await dbs.embedded?.stop();
+    }
+  } catch (err) {
+    process.stderr.write(`[migrate] failed: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+}
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const [command, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  let config: Config;
+  try {
+    config = loadConfig(env);
+  } catch (err) {
+    if (command === 'migrate') process.stderr.write(`[migrate] failed: ${(err as Error).message}\n`);
+    else process.stderr.write(`docslurp: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+  // CLI commands keep their output readable: only warnings from the service's internals.
+  const interactive =
+    command === 'keys' || command === 'users' || command === 'secrets' || command === 'bucket';
+  const log = createLogger(interactive ? 'warn' : config.logLevel);
+  try {
+    switch (command) {
+      case 'serve':
+        return await serve(config, log);
+      case 'server':
+        return await server(config, log);
+      case 'worker':
+        return await worker(config, log);
+      case 'migrate':
+        return await migrate(config, log);
+      case 'keys':
+        return await keys(config, log, rest);
+      case 'users':
+        return await users(config, log, rest);
+      case 'secrets':
+        return await secrets(config, log, rest);
+      case 'bucket':
+        return await bucket(config, rest);
+      default:
+        process.stderr.write(`docslurp: unknown command "${command}"\n\n${USAGE}\n`);
+        process.exit(2);
+    }
+  } catch (err) {
+    if (
+      err instanceof ConfigError ||
+      err instanceof EmbeddedPostgresError ||
+      err instanceof ParserIsolationUnavailable
+    ) {
+      process.stderr.write(`docslurp: ${err.message}\n`);
+    } else {
+      log.fatal({ err }, `${command} failed`);
+    }
+    process.exit(1);
+  }
+}

@@ -1,0 +1,84 @@
+import { hostname } from 'node:os';
+import type { Log } from '../domain/log.js';
+import type { JobQueue, RunStore, SearchIndex, WorkStore } from '../domain/ports.js';
+import { randomToken } from '../ids.js';
+import { type PipelineDeps, processDocument } from './pipeline.js';
+
+export interface WorkerDeps extends PipelineDeps {
+  store: WorkStore & Pick<RunStore, 'settleRun'>;
+  jobs: JobQueue;
+  index: SearchIndex;
+  concurrency: number;
+  reconcileIntervalSeconds: number;
+  log: Log;
+}
+
+export interface RunningWorker {
+  id: string;
+  reconcile(): Promise<{ enqueued: number; settled: number }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The worker: consumes document jobs `concurrency` at a time and, on a timer, re-enqueues documents
+ * that no live worker holds (after a crash, a lost enqueue or a restore) and settles runs whose
+ * documents are all finished. The service database is the source of truth; jobs are only hints.
+ */
+export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
+  const id = `wrk_${hostname()
+    .replace(/[^\w-]/g, '')
+    .slice(0, 20)}_${process.pid}_${randomToken(4)}`;
+  const log = deps.log;
+
+  const reconcile = async () => {
+    let enqueued = 0;
+    let after: string | null = null;
+    for (;;) {
+      const ids = await deps.store.findOrphanedDocuments(500, after);
+      if (ids.length === 0) break;
+      await deps.jobs.enqueueDocuments(ids);
+      enqueued += ids.length;
+      after = ids[ids.length - 1]!;
+    }
+    const runs = await deps.store.findUnsettledRuns(100);
+    for (const runId of runs) await deps.store.settleRun(runId);
+    // After a change of embedding model, every workspace is re-embedded in the background.
+    for (const workspaceId of (await deps.embeddings?.pendingWorkspaces()) ?? []) {
+      await deps.jobs.enqueueWorkspaceMaintenance(workspaceId);
+    }
+    return { enqueued, settled: runs.length };
+  };
+
+  await deps.jobs.startWorkers(
+    {
+      processDocument: (documentId) => processDocument(deps, documentId, id),
+      maintainWorkspace: async (workspaceId) => {
+        await deps.index.optimize(workspaceId);
+        log.debug({ workspaceId }, 'index optimised');
+        await deps.embeddings?.maintain(workspaceId);
+      },
+    },
+    deps.concurrency,
+  );
+
+  let stopped = false;
+  let running: Promise<unknown> = Promise.resolve();
+  const tick = () => {
+    if (stopped) return;
+    running = reconcile().catch((err: unknown) => log.warn({ err }, 'reconcile pass failed'));
+  };
+  tick();
+  const timer = setInterval(tick, deps.reconcileIntervalSeconds * 1000);
+  timer.unref();
+  log.info({ workerId: id, concurrency: deps.concurrency }, 'worker started');
+
+  return {
+    id,
+    reconcile,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,119 @@
+import type { Log } from '../domain/log.js';
+import type { Embedder, EmbeddingStateStore, IndexRow, SearchIndex, VectorSpace } from '../domain/ports.js';
+
+/** The configured embedder, and how to reach the model of older vectors when it is still served. */
+export interface Embeddings {
+  current: Embedder;
+  /** An embedder for vectors of `model`, if this deployment can still make them. */
+  forModel(model: string): Embedder | undefined;
+}
+
+export interface EmbeddingDeps {
+  embeddings: Embeddings;
+  index: SearchIndex;
+  state: EmbeddingStateStore;
+  log: Log;
+}
+
+/** What a chunk's vector is made from: its title and headings give a short passage its context. */
+export function passageText(row: Pick<IndexRow, 'heading' | 'text'>): string {
+  return row.heading ? `${row.heading}\n\n${row.text}` : row.text;
+}
+
+const BACKFILL_PAGE = 256;
+
+/**
+ * Vectors of a workspace: written per document as it is indexed, rebuilt in the background when the
+ * configured model differs from the one the workspace recorded, and chosen for each search so that
+ * a query is only ever compared with vectors of its own model and dimension.
+ */
+export class EmbeddingService {
+  constructor(private readonly deps: EmbeddingDeps) {}
+
+  get model(): string {
+    return this.deps.embeddings.current.model;
+  }
+
+  /** Embeds a freshly indexed document's chunks with the configured model. */
+  async embedDocument(workspaceId: string, documentId: string, rows: IndexRow[], signal?: AbortSignal) {
+    if (rows.length === 0) return;
+    const embedder = this.deps.embeddings.current;
+    const vectors = await embedder.embedPassages(rows.map(passageText), signal);
+    const space: VectorSpace = { model: embedder.model, dimension: vectors[0]!.length };
+    await this.deps.index.replaceDocumentVectors(
+      workspaceId,
+      space,
+      documentId,
+      rows.map((r, i) => ({ id: r.id, documentId, vector: vectors[i]! })),
+    );
+    // The first document of a workspace fixes its model; documents that were indexed before without
+    // vectors (another model, or none) make the state incomplete until maintenance fills them in.
+    const others = await this.deps.state.countOtherReadyDocuments(workspaceId, documentId);
+    await this.deps.state.initEmbeddingState(workspaceId, { ...space, complete: others === 0 });
+  }
+
+  /**
+   * Brings a workspace's vectors to the configured model: embeds every chunk that lacks a vector in
+   * its space, a page at a time (safe to stop and run again), then records the model and drops the
+   * vectors of older spaces. Search keeps using the recorded model meanwhile.
+   */
+  async maintain(workspaceId: string, signal?: AbortSignal): Promise<{ embedded: number }> {
+    const embedder = this.deps.embeddings.current;
+    const recorded = await this.deps.state.getEmbeddingState(workspaceId);
+    if (recorded?.model === embedder.model && recorded.complete) return { embedded: 0 };
+    let space: VectorSpace | undefined =
+      recorded?.model === embedder.model
+        ? { model: recorded.model, dimension: recorded.dimension }
+        : undefined;
+    let have = space ? await this.deps.index.vectorIds(workspaceId, space) : new Set<string>();
+    let embedded = 0;
+    let after: string | null = null;
+    for (;;) {
+      signal?.throwIfAborted();
+      const page = await this.deps.index.listRows(workspaceId, after, BACKFILL_PAGE);
+      if (page.length === 0) break;
+      after = page[page.length - 1]!.id;
+      const missing = page.filter((r) => !have.has(r.id));
+      if (missing.length === 0) continue;
+      const vectors = await embedder.embedPassages(missing.map(passageText), signal);
+      if (!space) {
+        space = { model: embedder.model, dimension: vectors[0]!.length };
+        have = await this.deps.index.vectorIds(workspaceId, space);
+      }
+      await this.deps.index.upsertVectors(
+        workspaceId,
+        space,
+        missing.map((r, i) => ({ id: r.id, documentId: r.documentId, vector: vectors[i]! })),
+      );
+      embedded += missing.length;
+    }
+    if (!space) return { embedded };
+    await this.deps.state.setEmbeddingState(workspaceId, { ...space, complete: true });
+    await this.deps.index.dropVectorSpaces(workspaceId, space);
+    if (embedded > 0 || recorded?.model !== space.model) {
+      this.deps.log.info({ workspaceId, model: space.model, embedded }, 'workspace vectors complete');
+    }
+    return { embedded };
+  }
+
+  /** Workspaces whose vectors are not (yet) complete in the configured model. */
+  pendingWorkspaces(limit = 100): Promise<string[]> {
+    return this.deps.state.workspacesNeedingEmbeddings(this.model, limit);
+  }
+
+  /**
+   * The vector space to search a workspace with, and the embedder for its queries: the recorded
+   * model's, while it can still be reached; otherwise none (the search is lexical until the
+   * rebuild completes).
+   */
+  async spaceForSearch(workspaceId: string): Promise<{ space: VectorSpace; embedder: Embedder } | undefined> {
+    const recorded = await this.deps.state.getEmbeddingState(workspaceId);
+    if (!recorded) return undefined;
+    const embedder =
+      recorded.model === this.model
+        ? this.deps.embeddings.current
+        : this.deps.embeddings.forModel(recorded.model);
+    if (!embedder) return undefined;
+    return { space: { model: recorded.model, dimension: recorded.dimension }, embedder };
+  }
+}

@@ -1,0 +1,60 @@
+import type { IndexRow, SearchIndex } from '../domain/ports.js';
+import type { Chunk, DocumentRecord } from '../domain/types.js';
+import type { EmbeddingService } from './embeddings.js';
+
+export interface IndexingDeps {
+  index: SearchIndex;
+  embeddings?: EmbeddingService | undefined;
+}
+
+/** The heading field: the document's title, then the chunk's heading path, without repeats. */
+export function headingField(title: string | null, headingPath: string[]): string {
+  const parts: string[] = [];
+  for (const p of [title, ...headingPath]) {
+    const t = p?.trim();
+    if (t && !parts.some((x) => x.toLowerCase() === t.toLowerCase())) parts.push(t);
+  }
+  return parts.join(' / ');
+}
+
+export function indexRowsOf(
+  doc: Pick<DocumentRecord, 'id' | 'filename' | 'sourceUrl'>,
+  parsed: { mediaType: string; title: string | null },
+  chunks: Chunk[],
+): IndexRow[] {
+  return chunks.map((c) => ({
+    id: c.id,
+    documentId: doc.id,
+    ordinal: c.ordinal,
+    text: c.text,
+    headingPath: c.headingPath,
+    heading: headingField(parsed.title, c.headingPath),
+    filename: doc.filename,
+    sourceUrl: doc.sourceUrl,
+    mediaType: parsed.mediaType,
+    pageStart: c.pageStart,
+    pageEnd: c.pageEnd,
+    charStart: c.charStart,
+    charEnd: c.charEnd,
+  }));
+}
+
+/**
+ * Makes one document searchable: replaces its chunks in the index as one set, then its vectors when
+ * embeddings are configured. Safe to run twice.
+ */
+export async function indexDocument(
+  deps: IndexingDeps,
+  workspaceId: string,
+  documentId: string,
+  rows: IndexRow[],
+  signal?: AbortSignal,
+): Promise<void> {
+  await deps.index.replaceDocument(workspaceId, documentId, rows);
+  // A replace racing another writer of the same document could leave extra rows: check and repair.
+  if ((await deps.index.countDocumentRows(workspaceId, documentId)) !== rows.length) {
+    await deps.index.deleteDocument(workspaceId, documentId);
+    await deps.index.replaceDocument(workspaceId, documentId, rows);
+  }
+  await deps.embeddings?.embedDocument(workspaceId, documentId, rows, signal);
+}

@@ -1,0 +1,224 @@
+import type { Log } from '../domain/log.js';
+import type { DocumentStore, IndexHit, SearchIndex } from '../domain/ports.js';
+import type { Citation, Principal, SearchHit } from '../domain/types.js';
+import { errors } from '../errors.js';
+import type { EmbeddingService } from './embeddings.js';
+import { DuplicateFilter, proximity, queryStems, type Snippet, snippetOf, stemSequence } from './passages.js';
+
+export type SearchMode = 'lexical' | 'vector' | 'hybrid';
+
+export interface SearchFilters {
+  documentIds?: string[] | undefined;
+  filenames?: string[] | undefined;
+  /** Detected media types; `type/*` matches a whole family. */
+  mediaTypes?: string[] | undefined;
+  /** Upload metadata: every key must match; an array value lists alternatives. */
+  metadata?: Record<string, unknown> | undefined;
+}
+
+export interface SearchRequest {
+  workspaceId: string;
+  q: string;
+  topK: number;
+  /** Default: hybrid when the workspace has vectors the service can query, else lexical. */
+  mode?: SearchMode | undefined;
+  filters?: SearchFilters | undefined;
+  maxChunksPerDocument?: number | undefined;
+}
+
+/** Resolves filters other than document ids to the ready documents they allow. */
+export interface DocumentFilterStore {
+  documentIdsMatching(workspaceId: string, filters: SearchFilters): Promise<string[]>;
+}
+
+export interface SearchOptions {
+  /** Share of the vector ranking in hybrid fusion (0 = lexical only, 1 = vector only). */
+  hybridVectorWeight: number;
+  /** Reciprocal-rank constant of the fusion. */
+  rrfK: number;
+  /** Share of a document's other matching passages added to a passage's score. */
+  documentEvidence: number;
+  /** Lexical scores grow by this share times the passage's proximity to the query's word pairs. */
+  proximityWeight: number;
+  /** Lexical scores grow by this share times the share of the query's distinct words the passage has. */
+  coverageWeight: number;
+}
+
+export const DEFAULT_SEARCH: SearchOptions = {
+  hybridVectorWeight: 0.5,
+  rrfK: 60,
+  documentEvidence: 0,
+  proximityWeight: 0.2,
+  coverageWeight: 0,
+};
+
+export interface SearchDeps {
+  log?: Pick<Log, 'warn'> | undefined;
+  store: DocumentStore;
+  index: SearchIndex;
+  filters?: DocumentFilterStore | undefined;
+  embeddings?: EmbeddingService | undefined;
+  searchOptions?: SearchOptions | undefined;
+}
+
+export interface RankedHit extends SearchHit {
+  snippet: Snippet;
+}
+
+export function citationOf(hit: IndexHit): Citation {
+  const r = hit.row;
+  return {
+    documentId: r.documentId,
+    filename: r.filename,
+    sourceUrl: r.sourceUrl,
+    mediaType: r.mediaType,
+    page: r.pageStart,
+    pageEnd: r.pageEnd,
+    charStart: r.charStart,
+    charEnd: r.charEnd,
+    chunkId: r.id,
+    headingPath: r.headingPath,
+    score: hit.score,
+  };
+}
+
+/** Weighted reciprocal-rank fusion of two rankings of chunks. */
+export function fuse(lexical: IndexHit[], vector: IndexHit[], vectorWeight: number, k: number): IndexHit[] {
+  const byId = new Map<string, IndexHit>();
+  const add = (hits: IndexHit[], weight: number) => {
+    hits.forEach((h, rank) => {
+      const s = weight / (k + rank + 1);
+      const seen = byId.get(h.row.id);
+      if (seen) seen.score += s;
+      else byId.set(h.row.id, { row: h.row, score: s });
+    });
+  };
+  add(lexical, 1 - vectorWeight);
+  add(vector, vectorWeight);
+  return [...byId.values()].sort((a, b) => b.score - a.score);
+}
+
+/**
+ * Rescores lexical hits with two signals bag-of-words BM25 lacks: how closely the passage keeps the
+ * query's adjacent words together, and how many of the query's distinct words it has at all.
+ */
+export function rescoreLexical(
+  hits: IndexHit[],
+  q: string,
+  proximityWeight: number,
+  coverageWeight = 0,
+): IndexHit[] {
+  if ((proximityWeight <= 0 && coverageWeight <= 0) || hits.length === 0) return hits;
+  const terms = stemSequence(q);
+  const distinct = new Set(terms);
+  return hits
+    .map((h) => {
+      const text = `${h.row.heading}\n${h.row.text}`;
+      const has = coverageWeight > 0 ? new Set(stemSequence(text)) : undefined;
+      const coverage = has ? [...distinct].filter((t) => has.has(t)).length / Math.max(1, distinct.size) : 0;
+      const factor = 1 + proximityWeight * proximity(terms, text) + coverageWeight * coverage;
+      return { row: h.row, score: h.score * factor };
+    })
+    .sort((a, b) => b.score - a.score);
+}
+
+/** Adds to each passage a share of the scores of its document's other matching passages. */
+export function withDocumentEvidence(hits: IndexHit[], share: number): IndexHit[] {
+  if (share <= 0) return hits;
+  const total = new Map<string, number>();
+  for (const h of hits) total.set(h.row.documentId, (total.get(h.row.documentId) ?? 0) + h.score);
+  return hits
+    .map((h) => ({ row: h.row, score: h.score + share * ((total.get(h.row.documentId) ?? 0) - h.score) }))
+    .sort((a, b) => b.score - a.score);
+}
+
+/**
+ * The first `topK` hits that are neither near-duplicates of a better one nor over the per-document
+ * cap. Stops as soon as the page is full, so duplicate checks cost little on large candidate lists.
+ */
+function firstDistinct(hits: IndexHit[], topK: number, maxPerDocument: number | undefined): IndexHit[] {
+  const duplicates = new DuplicateFilter();
+  const perDocument = new Map<string, number>();
+  const out: IndexHit[] = [];
+  for (const h of hits) {
+    if (out.length >= topK) break;
+    const n = perDocument.get(h.row.documentId) ?? 0;
+    if (maxPerDocument && n >= maxPerDocument) continue;
+    if (!duplicates.accept(h.row.text)) continue;
+    perDocument.set(h.row.documentId, n + 1);
+    out.push(h);
+  }
+  return out;
+}
+
+const hasFilters = (f: SearchFilters | undefined) =>
+  !!f && (f.filenames !== undefined || f.mediaTypes !== undefined || f.metadata !== undefined);
+
+/**
+ * Ranked passages of a workspace for a query. Lexical (BM25 over text and headings) and, when the
+ * workspace has vectors, vector candidates are fused; duplicates are removed and each passage gets
+ * a snippet with the query's words marked. The index may briefly hold rows of a document that was
+ * just deleted or is being re-processed: results are kept only for documents the database says are
+ * ready, so a deletion takes effect at once.
+ */
+export async function searchWorkspace(
+  deps: SearchDeps,
+  principal: Principal,
+  req: SearchRequest,
+): Promise<RankedHit[]> {
+  if (!(await deps.store.getWorkspace(principal.accountId, req.workspaceId))) {
+    throw errors.workspaceNotFound(req.workspaceId);
+  }
+  const options = deps.searchOptions ?? DEFAULT_SEARCH;
+  const filters: SearchFilters = { ...req.filters };
+  let documentIds = filters.documentIds;
+  if (hasFilters(filters)) {
+    if (!deps.filters) throw errors.invalidRequest('Filters other than documentIds are not available here.');
+    documentIds = await deps.filters.documentIdsMatching(req.workspaceId, filters);
+    if (documentIds.length === 0) return [];
+  }
+
+  const vectors = req.mode === 'lexical' ? undefined : await deps.embeddings?.spaceForSearch(req.workspaceId);
+  if (req.mode === 'vector' && !vectors) throw errors.vectorSearchUnavailable(req.workspaceId);
+  const mode: SearchMode = req.mode ?? (vectors ? 'hybrid' : 'lexical');
+  // Ask for more than needed: stale rows, duplicates and the per-document cap all thin the list.
+  const limit = Math.max(60, req.topK * 2);
+  const [lexical, near] = await Promise.all([
+    mode === 'vector' ? [] : deps.index.search(req.workspaceId, { text: req.q, limit, documentIds }),
+    vectors && mode !== 'lexical'
+      ? vectors.embedder
+          .embedQuery(req.q)
+          .then((vector) =>
+            deps.index.vectorSearch(req.workspaceId, vectors.space, { vector, limit, documentIds }),
+          )
+          .catch((err: unknown) => {
+            // Asked for vectors explicitly: say so. By default, an unreachable model leaves BM25.
+            if (req.mode)
+              throw errors.modelUnavailable(`The embedding model failed: ${(err as Error).message}`);
+            deps.log?.warn({ err, workspaceId: req.workspaceId }, 'vector search skipped: embedding failed');
+            return [];
+          })
+      : [],
+  ]);
+  const rescored = rescoreLexical(lexical, req.q, options.proximityWeight, options.coverageWeight);
+  let hits =
+    mode === 'hybrid'
+      ? fuse(rescored, near, options.hybridVectorWeight, options.rrfK)
+      : mode === 'vector'
+        ? near
+        : rescored;
+
+  const live = await deps.store.liveDocumentIds(req.workspaceId, [
+    ...new Set(hits.map((h) => h.row.documentId)),
+  ]);
+  hits = hits.filter((h) => live.has(h.row.documentId));
+  hits = withDocumentEvidence(hits, options.documentEvidence);
+  hits = firstDistinct(hits, req.topK, req.maxChunksPerDocument);
+  const stems = queryStems(req.q);
+  return hits.map((h) => ({
+    text: h.row.text,
+    score: h.score,
+    citation: citationOf(h),
+    snippet: snippetOf(h.row.text, h.row.charStart, stems),
+  }));
+}

@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dataDir, loadSquad, sample, squadFile } from '../../../../bench/lib/data.js';
+import { ServiceClient } from '../../../../bench/lib/driver.js';
+import { evaluateAnswers } from '../../../../bench/lib/evaluate.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+/**
+ * The SQuAD answer benchmark in small (the paragraphs of five articles, 80 of their questions), with
+ * floors a little below the values measured on this subset (docs/retrieval.md).
+ */
+const ARTICLES = 5;
+const QUESTIONS = 80;
+
+let svc: TestService;
+let client: ServiceClient;
+let workspaceId: string;
+let questions: ReturnType<typeof loadSquad>['questions'];
+let elsewhere: ReturnType<typeof loadSquad>['questions'];
+
+beforeAll(async () => {
+  const data = loadSquad(dataDir());
+  const articles = [...new Set(data.paragraphs.map((p) => p.article))].slice(0, ARTICLES);
+  const paragraphs = data.paragraphs.filter((p) => articles.includes(p.article));
+  const ids = new Set(paragraphs.map((p) => p.id));
+  questions = sample(
+    data.questions.filter((q) => ids.has(q.paragraphId)),
+    QUESTIONS,
+    20240611,
+  );
+  // Questions about articles that are not in the workspace: the answerer should decline them.
+  elsewhere = sample(
+    data.questions.filter((q) => !ids.has(q.paragraphId)),
+    40,
+    5,
+  );
+  svc = await startTestService({ env: { WORKER_DOC_CONCURRENCY: '2' } });
+  client = new ServiceClient(svc.url, await svc.key());
+  ({ workspaceId } = await client.ingest(paragraphs.map(squadFile), { batch: 500, timeoutMs: 15 * 60_000 }));
+}, 20 * 60_000);
+afterAll(() => svc?.close());
+
+describe('SQuAD subset through the service', () => {
+  it('answers with the gold answer, cites the gold paragraph, and every marker resolves', async () => {
+    const scores = await evaluateAnswers(client, workspaceId, questions);
+    console.info(
+      `SQuAD subset: contains gold ${scores.answerContainsGold.toFixed(3)}, cites gold ${scores.citationAtGold.toFixed(3)}, unresolved ${scores.unresolvedMarkers}`,
+    );
+    expect(scores.questions).toBe(QUESTIONS);
+    expect(scores.unresolvedMarkers).toBe(0);
+    expect(scores.answerContainsGold).toBeGreaterThanOrEqual(0.82);
+    expect(scores.citationAtGold).toBeGreaterThanOrEqual(0.86);
+  }, 300_000);
+
+  it('declines most questions about articles that are not in the workspace', async () => {
+    const scores = await evaluateAnswers(client, workspaceId, elsewhere);
+    console.info(`SQuAD questions about other articles: declined ${scores.declined} of ${scores.questions}`);
+    expect(scores.declined / scores.questions).toBeGreaterThanOrEqual(0.55);
+  }, 300_000);
+});

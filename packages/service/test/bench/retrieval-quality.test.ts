@@ -1,0 +1,42 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dataDir, loadSciFact, sample, sciFactFile } from '../../../../bench/lib/data.js';
+import { ServiceClient } from '../../../../bench/lib/driver.js';
+import { evaluateRetrieval } from '../../../../bench/lib/evaluate.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+/**
+ * The SciFact benchmark in small (60 test claims, their abstracts and 400 others, through the real
+ * upload → worker → search path), so that a drop in retrieval quality fails CI. Floors sit a little
+ * below the values measured on this subset (docs/retrieval.md); timing is never asserted here.
+ */
+const QUERIES = 60;
+const DISTRACTORS = 400;
+
+let svc: TestService;
+let client: ServiceClient;
+let workspaceId: string;
+let queries: ReturnType<typeof loadSciFact>['queries'];
+
+beforeAll(async () => {
+  const data = loadSciFact(dataDir());
+  queries = sample(data.queries, QUERIES, 7);
+  const relevant = new Set(queries.flatMap((q) => [...q.judged.keys()]));
+  const others = data.corpus.filter((d) => !relevant.has(d.id));
+  const corpus = [...data.corpus.filter((d) => relevant.has(d.id)), ...sample(others, DISTRACTORS, 11)];
+  svc = await startTestService({ env: { WORKER_DOC_CONCURRENCY: '2' } });
+  client = new ServiceClient(svc.url, await svc.key());
+  ({ workspaceId } = await client.ingest(corpus.map(sciFactFile), { batch: 500, timeoutMs: 15 * 60_000 }));
+}, 20 * 60_000);
+afterAll(() => svc?.close());
+
+describe('SciFact subset through the service', () => {
+  it('keeps nDCG@10 and Recall@100 above their floors', async () => {
+    const scores = await evaluateRetrieval(client, workspaceId, queries);
+    console.info(
+      `SciFact subset: nDCG@10 ${scores.ndcg10.toFixed(3)}, Recall@100 ${scores.recall100.toFixed(3)}`,
+    );
+    expect(scores.queries).toBe(QUERIES);
+    expect(scores.ndcg10).toBeGreaterThanOrEqual(0.84);
+    expect(scores.recall100).toBeGreaterThanOrEqual(0.95);
+  }, 300_000);
+});

@@ -1,0 +1,225 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { DeleteBucketCommand } from '@aws-sdk/client-s3';
+import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { S3ObjectStore } from '../../src/adapters/objects/s3.js';
+import { quoteIdent } from '../../src/adapters/postgres/db.js';
+import { buildApp } from '../../src/app.js';
+import { type Config, deriveWorkflowUrl, loadConfig } from '../../src/config.js';
+import { createDeps, type Deps } from '../../src/deps.js';
+import { ensureBootstrapKey } from '../../src/domain/keys.js';
+import { createLogger } from '../../src/logger.js';
+import { packageRoot } from '../../src/paths.js';
+import { type RunningWorker, startWorker } from '../../src/processing/worker.js';
+import { makePdf } from '../support/fixtures.js';
+import { client } from '../support/http.js';
+import { baseEnv, runCli, spawnProcess } from '../support/processes.js';
+import { startS3Server, type TestS3 } from '../support/s3.js';
+
+/**
+ * The backup and restore scripts in --direct mode (pg_dump, pg_restore and the CLI on this
+ * machine) against the machine's PostgreSQL and an S3 server on loopback: back up, wipe
+ * everything, restore, and search as before. test/stack runs the same scripts through compose.
+ */
+const repo = path.resolve(packageRoot(), '..', '..');
+const suffix = randomBytes(4).toString('hex');
+const role = `br_role_${suffix}`;
+const dbName = `br_${suffix}`;
+const password = `pw${randomBytes(8).toString('hex')}`;
+let tmp: string;
+let envFile: string;
+let s3: TestS3;
+let envValues: Record<string, string>;
+
+function withDb(url: string, db: string, user?: string, pass?: string): string {
+  const u = new URL(url);
+  u.pathname = `/${db}`;
+  if (user) u.username = user;
+  if (pass) u.password = encodeURIComponent(pass);
+  return u.toString();
+}
+
+async function admin(sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: inject('testPg').adminUrl });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+/** Server and (optionally) a worker in this process, over the env file's settings. */
+async function startService(withWorker: boolean) {
+  const config: Config = loadConfig({
+    ...envValues,
+    SERVER_PORT: '0',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_MINUTE: '0',
+    RECONCILE_INTERVAL_SECONDS: '1',
+  });
+  const urls = { service: config.database.url!, workflow: deriveWorkflowUrl(config.database.url!) };
+  const deps: Deps = await createDeps(config, createLogger('silent'), urls);
+  const app: FastifyInstance = await buildApp(deps);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  let worker: RunningWorker | undefined;
+  if (withWorker) {
+    worker = await startWorker({
+      ...deps,
+      concurrency: 1,
+      reconcileIntervalSeconds: 1,
+      leaseSeconds: config.worker.leaseSeconds,
+      maxAttempts: config.worker.maxAttempts,
+    });
+  }
+  const key = envValues.SERVICE_BOOTSTRAP_API_KEY!;
+  await ensureBootstrapKey(deps.store, key);
+  return {
+    api: client(url, key),
+    async stop() {
+      await worker?.stop();
+      await app.close();
+      await deps.close();
+    },
+  };
+}
+
+const script = (name: string, args: string[]) => {
+  const p = spawnProcess(name, process.execPath, [path.join(repo, 'scripts', name), ...args], baseEnv());
+  return p.exited.then(({ code }) => ({ code, output: p.output() }));
+};
+
+beforeAll(async () => {
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'docslurp-backup-'));
+  s3 = await startS3Server();
+  await admin(`CREATE ROLE ${role} LOGIN CREATEDB PASSWORD '${password}'`);
+  await admin(`CREATE DATABASE ${quoteIdent(dbName)} OWNER ${role}`);
+  const databaseUrl = withDb(inject('testPg').adminUrl, dbName, role, password);
+  envValues = {
+    DB_PASSWORD: password,
+    DATABASE_URL: databaseUrl,
+    ...s3.env,
+    METRICS_SECRET: randomBytes(8).toString('hex'),
+    ENCRYPTION_KEY: randomBytes(32).toString('hex'),
+    SERVICE_BOOTSTRAP_API_KEY: `dsk_${randomBytes(20).toString('hex')}`,
+    SELFHOST_URL: 'http://localhost:8080',
+    NODE_ENV: 'production',
+    WORKFLOW_NAMESPACE: 'service',
+  };
+  envFile = path.join(tmp, '.env.selfhost');
+  await writeFile(
+    envFile,
+    Object.entries(envValues)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n'),
+  );
+  const migrate = await runCli(['migrate'], { ...baseEnv(), ...envValues });
+  expect(migrate.code, migrate.output).toBe(0);
+});
+
+afterAll(async () => {
+  await s3?.close();
+  await admin(`DROP DATABASE IF EXISTS ${quoteIdent(dbName)} WITH (FORCE)`);
+  await admin(`DROP DATABASE IF EXISTS ${quoteIdent(`${dbName}_workflow`)} WITH (FORCE)`);
+  await admin(`DROP ROLE IF EXISTS ${role}`);
+  if (tmp) await rm(tmp, { recursive: true, force: true });
+});
+
+describe('backup, wipe, restore (--direct)', () => {
+  it('restores a stack that searches exactly as before, and resubmits work that was queued', async () => {
+    const queries = ['what is the refund window', 'where are spare keys kept'];
+    let svc = await startService(true);
+    const up = await svc.api.upload([
+      {
+        name: 'policy.pdf',
+        content: makePdf(['Returns.', 'The refund window is thirty days from delivery.']),
+        type: 'application/pdf',
+      },
+      { name: 'office.md', content: '# Office\n\nSpare keys are kept in the blue cabinet by reception.\n' },
+    ]);
+    const workspaceId = up.body.workspace.id;
+    expect((await svc.api.waitForRun(up.body.run.id, 60_000)).counts.ready).toBe(2);
+    const snapshot = async () => {
+      const out = [];
+      for (const q of queries)
+        out.push((await svc.api.post('/v1/search', { workspaceId, q, topK: 3 })).body.results);
+      return out;
+    };
+    const before = await snapshot();
+    expect(before[0][0].citation).toMatchObject({ filename: 'policy.pdf', page: 2 });
+    await svc.stop();
+
+    // No worker: this document stays queued, its job only in the job database the backup leaves out.
+    svc = await startService(false);
+    const pending = await svc.api.upload(
+      [{ name: 'pending.txt', content: 'The pending note names the colour vermilion.' }],
+      {
+        workspaceId,
+      },
+    );
+    await svc.stop();
+
+    const out = path.join(tmp, 'backup');
+    const backup = await script('selfhost-backup.mjs', ['--direct', '--env-path', envFile, '--out', out]);
+    expect(backup.code, backup.output).toBe(0);
+    expect(backup.output).toMatch(/\[backup\] database: service\.dump, \d+ bytes, \d+ tables/);
+    expect(backup.output).toMatch(
+      /\[backup\] bucket: \d+ objects, \d+ bytes, checked against the bucket's listing/,
+    );
+    expect((await readdir(out)).sort()).toEqual(['.env.selfhost', 'backup.json', 'bucket', 'service.dump']);
+    expect((await readdir(path.join(out, 'bucket'))).sort()).toEqual(['derived', 'lancedb', 'raw']);
+    expect(await readFile(path.join(out, '.env.selfhost'), 'utf8')).toBe(await readFile(envFile, 'utf8'));
+
+    // Wipe: both databases, every object and the bucket itself, the env file.
+    await admin(`DROP DATABASE ${quoteIdent(dbName)} WITH (FORCE)`);
+    await admin(`DROP DATABASE ${quoteIdent(`${dbName}_workflow`)} WITH (FORCE)`);
+    await admin(`CREATE DATABASE ${quoteIdent(dbName)} OWNER ${role}`);
+    const bucket = new S3ObjectStore({
+      ...s3,
+      region: 'us-east-1',
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+    });
+    const keys = [];
+    for await (const o of bucket.list()) keys.push(o.key);
+    await bucket.delete(keys);
+    await bucket.client.send(new DeleteBucketCommand({ Bucket: s3.bucket }));
+    await bucket.close();
+    await unlink(envFile);
+
+    const restore = await script('selfhost-restore.mjs', [out, '--direct', '--env-path', envFile]);
+    expect(restore.code, restore.output).toBe(0);
+    expect(restore.output).toContain('[restore] restored the database from service.dump');
+    expect(restore.output).toMatch(/\[restore\] bucket: \d+ objects \(\d+ bytes\) in place and checked/);
+    expect(await readFile(envFile, 'utf8')).toBe(await readFile(path.join(out, '.env.selfhost'), 'utf8'));
+
+    const migrate = await runCli(['migrate'], { ...baseEnv(), ...envValues });
+    expect(migrate.code, migrate.output).toBe(0);
+    svc = await startService(true);
+    try {
+      expect(await snapshot()).toEqual(before);
+      const resubmitted = await svc.api.waitForRun(pending.body.run.id, 60_000);
+      expect(resubmitted.counts).toMatchObject({ total: 1, ready: 1 });
+      const found = await svc.api.post('/v1/search', { workspaceId, q: 'vermilion' });
+      expect(found.body.results[0].citation.filename).toBe('pending.txt');
+    } finally {
+      await svc.stop();
+    }
+  });
+
+  it('refuses to put back an env file over a different one', async () => {
+    const out = path.join(tmp, 'backup');
+    const other = path.join(tmp, 'other.env');
+    await writeFile(other, 'DB_PASSWORD=something-else\n');
+    const r = await script('selfhost-restore.mjs', [out, '--direct', '--env-path', other]);
+    expect(r.code).toBe(1);
+    expect(r.output).toContain('exists and differs from the backup');
+    expect(await readFile(other, 'utf8')).toBe('DB_PASSWORD=something-else\n');
+  });
+});

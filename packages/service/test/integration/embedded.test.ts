@@ -1,0 +1,190 @@
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import * as lancedb from '@lancedb/lancedb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makePdf } from '../support/fixtures.js';
+import { client } from '../support/http.js';
+import {
+  embeddedDataDir,
+  runCli,
+  type ServeProcess,
+  spawnServe,
+  stopLeftoverPostgres,
+} from '../support/spawn.js';
+
+describe('embedded mode (docslurp serve)', () => {
+  let dataDir: string;
+  let serve: ServeProcess;
+
+  beforeAll(async () => {
+    dataDir = await embeddedDataDir();
+    serve = await spawnServe(dataDir);
+  });
+  afterAll(async () => {
+    await serve?.stop();
+    stopLeftoverPostgres(dataDir);
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts with an embedded PostgreSQL and prints the URL and how to get a key', async () => {
+    await serve.waitForOutput(/npm run keys/);
+    expect(serve.output()).toContain(`DocSlurp is running at ${serve.url}`);
+    expect(serve.output()).toContain('npm run keys -- create --scopes ingest,search,artifacts');
+    console.info(`embedded serve: healthy ${serve.startMs} ms after spawn (cold data folder)`);
+  });
+
+  it('creates, lists and revokes keys from the CLI while the server runs', async () => {
+    const created = await runCli(dataDir, [
+      'keys',
+      'create',
+      '--scopes',
+      'ingest,search',
+      '--name',
+      'ci',
+      '--json',
+    ]);
+    const { key, id } = JSON.parse(created.stdout) as { key: string; id: string };
+    expect(key).toMatch(/^dsk_/);
+    const api = client(serve.url, key);
+    const up = await api.upload([{ name: 'hello.txt', content: 'Hello from the embedded mode.' }]);
+    expect(up.status).toBe(202);
+    await api.waitForRun(up.body.run.id);
+    expect(
+      (await api.post('/v1/search', { workspaceId: up.body.workspace.id, q: 'embedded mode' })).body.results,
+    ).toHaveLength(1);
+
+    const listed = await runCli(dataDir, ['keys', 'list']);
+    expect(listed.stdout).toContain(id);
+    expect(listed.stdout).not.toContain(key);
+
+    const revoked = await runCli(dataDir, ['keys', 'revoke', id]);
+    expect(revoked.stdout).toContain(`Revoked ${id}`);
+    expect((await api.get(`/v1/runs/${up.body.run.id}`)).status).toBe(401);
+  });
+
+  it('explains that server and worker alone need DATABASE_URL', async () => {
+    const err = await runCli(dataDir, ['server']).catch((e: { code: number; stderr: string }) => e);
+    expect((err as { code: number }).code).toBe(1);
+    expect((err as { stderr: string }).stderr).toMatch(
+      /"server" runs as a separate process of the stack and needs DATABASE_URL/,
+    );
+  });
+
+  it('creates a console user from the CLI, who can then sign in', async () => {
+    const out = await runCli(dataDir, [
+      'users',
+      'create',
+      '--email',
+      'cli@example.com',
+      '--password',
+      'a long enough password',
+    ]);
+    expect(out.stdout).toContain('Created console user cli@example.com');
+    const res = await fetch(`${serve.url}/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'cli@example.com', password: 'a long enough password' }),
+    });
+    expect(res.status).toBe(200);
+    const short = await runCli(dataDir, [
+      'users',
+      'create',
+      '--email',
+      'x@example.com',
+      '--password',
+      'short',
+    ]).catch((e: { code: number; stderr: string }) => e);
+    expect((short as { stderr: string }).stderr).toContain('at least 10 characters');
+  });
+
+  it('refuses a second server on the same data folder', async () => {
+    await expect(spawnServe(dataDir)).rejects.toThrow(/already running with DATA_DIR/);
+  });
+
+  it('ensures SERVICE_BOOTSTRAP_API_KEY exists with every scope', async () => {
+    const other = await embeddedDataDir();
+    const bootstrapKey = 'bootstrap-key-0123456789abcdef';
+    const s = await spawnServe(other, { SERVICE_BOOTSTRAP_API_KEY: bootstrapKey });
+    try {
+      const api = client(s.url, bootstrapKey);
+      const up = await api.upload([{ name: 'b.txt', content: 'bootstrap' }]);
+      expect(up.status).toBe(202);
+      expect((await api.get(`/v1/documents/${up.body.documents[0].id}`)).status).toBe(200);
+      expect(
+        (await api.post('/v1/search', { workspaceId: up.body.workspace.id, q: 'bootstrap' })).status,
+      ).toBe(200);
+    } finally {
+      await s.stop();
+      await rm(other, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('recovery after kill -9', () => {
+  let dataDir: string;
+  let serve: ServeProcess | undefined;
+
+  beforeAll(async () => {
+    dataDir = await embeddedDataDir();
+  });
+  afterAll(async () => {
+    await serve?.stop();
+    stopLeftoverPostgres(dataDir);
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('completes the run on restart with every document indexed exactly once', async () => {
+    const key = 'kill-nine-test-key-0123456789';
+    serve = await spawnServe(dataDir, { SERVICE_BOOTSTRAP_API_KEY: key });
+    const api = client(serve.url, key);
+    const files = Array.from({ length: 40 }, (_, i) => ({
+      name: `report-${i}.pdf`,
+      content: makePdf(
+        Array.from(
+          { length: 6 },
+          (_, p) => `Report ${i} page ${p + 1}. ${'Quarterly figures and commentary. '.repeat(40)}`,
+        ),
+      ),
+      type: 'application/pdf',
+    }));
+    const up = await api.upload(files);
+    const runId = up.body.run.id;
+    const workspaceId = up.body.workspace.id;
+
+    // Kill the whole service while some documents are done and others are still waiting.
+    let progress: { counts: { ready: number; queued: number; processing: number } } | undefined;
+    for (let i = 0; i < 600; i++) {
+      progress = (await api.get(`/v1/runs/${runId}/progress`)).body;
+      if (progress!.counts.ready >= 3) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    serve.child.kill('SIGKILL');
+    await new Promise((r) => serve!.child.once('exit', r));
+    const atKill = progress!.counts;
+    expect(atKill.ready).toBeGreaterThanOrEqual(3);
+    expect(atKill.queued + atKill.processing).toBeGreaterThan(5);
+
+    // Same data folder: the PostgreSQL orphaned by the kill is stopped and restarted cleanly.
+    serve = await spawnServe(dataDir, { SERVICE_BOOTSTRAP_API_KEY: key });
+    const api2 = client(serve.url, key);
+    const done = await api2.waitForRun(runId, 120_000);
+    expect(done.status).toBe('completed');
+    expect(done.counts).toMatchObject({ total: 40, ready: 40, failed: 0 });
+
+    const docs = (await api2.get(`/v1/workspaces/${workspaceId}/documents`)).body.documents as {
+      id: string;
+      chunkCount: number;
+    }[];
+    const db = await lancedb.connect(path.join(dataDir, 'index'));
+    const table = await db.openTable(workspaceId);
+    let expected = 0;
+    for (const d of docs) {
+      expect(d.chunkCount).toBeGreaterThan(0);
+      expect(await table.countRows(`document_id = '${d.id}'`)).toBe(d.chunkCount);
+      expected += d.chunkCount;
+    }
+    expect(await table.countRows()).toBe(expected);
+    table.close();
+    db.close();
+  });
+});

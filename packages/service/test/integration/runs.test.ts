@@ -1,0 +1,125 @@
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { client } from '../support/http.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let svc: TestService | undefined;
+afterEach(async () => {
+  await svc?.close();
+  svc = undefined;
+});
+
+const files = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    name: `note-${i}.txt`,
+    content: `Note number ${i} about topic ${i}.`,
+  }));
+
+async function jobsIn(svcUrl: string): Promise<number> {
+  const c = new pg.Client({ connectionString: svcUrl });
+  await c.connect();
+  const r = await c.query(
+    `SELECT count(*)::int AS n FROM service.job WHERE name = 'process-document' AND state < 'completed'`,
+  );
+  await c.end();
+  return r.rows[0].n as number;
+}
+
+describe('run control', () => {
+  it('pauses a run (nothing new starts), resumes it to completion', async () => {
+    svc = await startTestService({ worker: false });
+    const api = client(svc.url, await svc.key());
+    const up = await api.upload(files(3));
+    const runId = up.body.run.id;
+
+    const paused = await api.post(`/v1/runs/${runId}/pause`);
+    expect([paused.status, paused.body.status]).toEqual([200, 'paused']);
+    // Pausing twice is fine; resuming a run that is not paused is a conflict only once it finished.
+    expect((await api.post(`/v1/runs/${runId}/pause`)).body.status).toBe('paused');
+
+    // A worker that picks the jobs up while the run is paused leaves the documents waiting.
+    await svc.startWorker();
+    await new Promise((r) => setTimeout(r, 1500));
+    const during = await api.get(`/v1/runs/${runId}/progress`);
+    expect(during.body.status).toBe('paused');
+    expect(during.body.counts.queued).toBe(3);
+
+    const resumed = await api.post(`/v1/runs/${runId}/resume`);
+    expect(resumed.body.status).toBe('processing');
+    const done = await api.waitForRun(runId);
+    expect(done).toMatchObject({ status: 'completed', counts: { ready: 3 } });
+    const conflict = await api.post(`/v1/runs/${runId}/pause`);
+    expect([conflict.status, conflict.body.error.code]).toEqual([409, 'invalid_run_state']);
+  });
+
+  it('cancels a run: waiting documents are cancelled and never processed', async () => {
+    svc = await startTestService({ worker: false });
+    const api = client(svc.url, await svc.key());
+    const up = await api.upload(files(2));
+    const cancelled = await api.post(`/v1/runs/${up.body.run.id}/cancel`);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', counts: { cancelled: 2, queued: 0 } });
+    await svc.startWorker();
+    await new Promise((r) => setTimeout(r, 1500));
+    const after = await api.get(`/v1/runs/${up.body.run.id}/progress`);
+    expect(after.body.status).toBe('cancelled');
+    expect(after.body.documents.map((d: { status: string }) => d.status)).toEqual(['cancelled', 'cancelled']);
+    expect((await api.post(`/v1/runs/${up.body.run.id}/resume`)).status).toBe(409);
+  });
+});
+
+describe('recovery by the reconciler', () => {
+  it('processes documents whose jobs were lost (crash between commit and enqueue, or a restore)', async () => {
+    svc = await startTestService({ worker: false });
+    const api = client(svc.url, await svc.key());
+    const up = await api.upload(files(4));
+    expect(await jobsIn(svc.dbs.urls.workflow)).toBe(4);
+    // Lose every job, as a crash right after the upload's commit would.
+    const c = new pg.Client({ connectionString: svc.dbs.urls.workflow });
+    await c.connect();
+    await c.query(`DELETE FROM service.job WHERE name = 'process-document'`);
+    await c.end();
+    expect(await jobsIn(svc.dbs.urls.workflow)).toBe(0);
+
+    await svc.startWorker();
+    const done = await api.waitForRun(up.body.run.id);
+    expect(done).toMatchObject({ status: 'completed', counts: { ready: 4 } });
+  });
+
+  it('takes over a document whose worker died mid-processing, and indexes it once', async () => {
+    svc = await startTestService({ worker: false, env: { DOCUMENT_LEASE_SECONDS: '2' } });
+    const api = client(svc.url, await svc.key());
+    const up = await api.upload([{ name: 'a.md', content: '# A\n\nAlpha bravo charlie.' }]);
+    const docId = up.body.documents[0].id;
+    // A worker claims the document and dies without a trace: its lease simply expires.
+    const claim = await svc.deps.store.claimDocument(docId, 'wrk_dead', 2, 3);
+    expect(claim.kind).toBe('claimed');
+    expect((await svc.deps.store.claimDocument(docId, 'wrk_other', 2, 3)).kind).toBe('leased_elsewhere');
+
+    await svc.startWorker();
+    const done = await api.waitForRun(up.body.run.id);
+    expect(done.counts.ready).toBe(1);
+    const doc = (await api.get(`/v1/documents/${docId}`)).body;
+    expect(doc.chunkCount).toBeGreaterThan(0);
+    expect(await svc.deps.index.countDocumentRows(up.body.workspace.id, docId)).toBe(doc.chunkCount);
+  });
+
+  it('gives up on a document that keeps killing its worker, with a reason', async () => {
+    svc = await startTestService({
+      worker: false,
+      env: { DOCUMENT_LEASE_SECONDS: '2', DOCUMENT_MAX_ATTEMPTS: '2' },
+    });
+    const api = client(svc.url, await svc.key());
+    const up = await api.upload([{ name: 'poison.txt', content: 'crashes every worker' }]);
+    const docId = up.body.documents[0].id;
+    // Two workers each claimed it and died (their leases expire).
+    for (const w of ['wrk_a', 'wrk_b']) {
+      expect((await svc.deps.store.claimDocument(docId, w, 1, 2)).kind).toBe('claimed');
+      await new Promise((r) => setTimeout(r, 1100));
+    }
+    await svc.startWorker();
+    const done = await api.waitForRun(up.body.run.id);
+    expect(done.status).toBe('failed');
+    expect(done.failures[0]).toMatchObject({ documentId: docId, code: 'processing_failed' });
+    expect(done.failures[0].message).toMatch(/2 attempts/);
+  });
+});

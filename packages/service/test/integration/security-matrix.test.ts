@@ -1,0 +1,209 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../src/domain/keys.js';
+import type { Scope } from '../../src/domain/types.js';
+import { client } from '../support/http.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+/**
+ * Every endpoint × every kind of caller. The list of endpoints comes from the served OpenAPI document,
+ * so a new route without a row here fails this test instead of going unchecked.
+ */
+type Need = Scope | 'session';
+const MATRIX: Record<string, Need> = {
+  'POST /v1/ingest/bulk': 'ingest',
+  'POST /v1/ingest/urls': 'ingest',
+  'GET /v1/runs/{id}': 'ingest',
+  'GET /v1/runs/{id}/progress': 'ingest',
+  'POST /v1/runs/{id}/pause': 'ingest',
+  'POST /v1/runs/{id}/resume': 'ingest',
+  'POST /v1/runs/{id}/cancel': 'ingest',
+  'POST /v1/search': 'search',
+  'GET /v1/search': 'search',
+  'POST /v1/search/chat': 'search',
+  'GET /v1/workspaces': 'artifacts',
+  'GET /v1/workspaces/{id}': 'artifacts',
+  'GET /v1/workspaces/{id}/documents': 'artifacts',
+  'GET /v1/workspaces/{id}/availability': 'search',
+  'GET /v1/documents/{id}': 'artifacts',
+  'GET /v1/documents/{id}/text': 'artifacts',
+  'GET /v1/documents/{id}/content': 'artifacts',
+  'DELETE /v1/documents/{id}': 'ingest',
+  'GET /v1/overview': 'artifacts',
+  'POST /v1/workspaces/{workspaceId}/openai/chat/completions': 'search',
+  'GET /v1/workspaces/{workspaceId}/openai/models': 'search',
+  'GET /v1/keys': 'session',
+  'POST /v1/keys': 'session',
+  'DELETE /v1/keys/{id}': 'session',
+};
+/** Routes that anyone may call (they authenticate differently or not at all). */
+const OPEN = new Set(['POST /v1/session', 'GET /v1/session', 'DELETE /v1/session']);
+
+let svc: TestService;
+let ids: { workspace: string; run: string; document: string; key: string };
+let routes: string[];
+
+beforeAll(async () => {
+  svc = await startTestService();
+  const owner = client(svc.url, await svc.key());
+  const up = await owner.upload([
+    { name: 'owned.md', content: '# Owned\n\nOnly the owner may see this text.' },
+  ]);
+  await owner.waitForRun(up.body.run.id);
+  const keySecret = await svc.key(['search']);
+  const keyRecord = await svc.deps.store.findApiKeyByHash(hashApiKey(keySecret));
+  ids = {
+    workspace: up.body.workspace.id,
+    run: up.body.run.id,
+    document: up.body.documents[0].id,
+    key: keyRecord!.id,
+  };
+  const doc = (await client(svc.url).get('/openapi.json')).body as {
+    paths: Record<string, Record<string, unknown>>;
+  };
+  routes = Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`),
+  );
+});
+afterAll(() => svc?.close());
+
+function request(route: string) {
+  const [method, template] = route.split(' ') as [string, string];
+  const id = template.startsWith('/v1/runs')
+    ? ids.run
+    : template.startsWith('/v1/documents')
+      ? ids.document
+      : template.startsWith('/v1/keys')
+        ? ids.key
+        : ids.workspace;
+  const path = template.replace('{id}', id).replace('{workspaceId}', ids.workspace);
+  const bodies: Record<string, unknown> = {
+    'POST /v1/search': { workspaceId: ids.workspace, q: 'owner text' },
+    'POST /v1/search/chat': { workspaceId: ids.workspace, q: 'owner text' },
+    'POST /v1/ingest/urls': { urls: ['http://127.0.0.1:9/'], workspaceId: ids.workspace },
+    'POST /v1/keys': { scopes: ['search'] },
+    'POST /v1/workspaces/{workspaceId}/openai/chat/completions': {
+      model: 'docslurp',
+      messages: [{ role: 'user', content: 'owner text' }],
+    },
+  };
+  const query = route === 'GET /v1/search' ? `?workspaceId=${ids.workspace}&q=owner` : '';
+  return { method, path: path + query, body: bodies[route] };
+}
+
+async function call(route: string, headers: Record<string, string>): Promise<number> {
+  const { method, path, body } = request(route);
+  let payload: FormData | string | undefined;
+  const h: Record<string, string> = { ...headers };
+  if (route === 'POST /v1/ingest/bulk') {
+    const form = new FormData();
+    form.append('workspaceId', ids.workspace);
+    form.append('files', new Blob(['x']), 'x.txt');
+    payload = form;
+  } else if (body !== undefined) {
+    payload = JSON.stringify(body);
+    h['content-type'] = 'application/json';
+  }
+  const res = await fetch(svc.url + path, { method, headers: h, ...(payload ? { body: payload } : {}) });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+describe('security matrix', () => {
+  it('has a row for every /v1 route the server serves', () => {
+    const v1 = routes.filter((r) => r.includes(' /v1/'));
+    const missing = v1.filter((r) => !(r in MATRIX) && !OPEN.has(r));
+    expect(missing).toEqual([]);
+    expect(Object.keys(MATRIX).filter((r) => !v1.includes(r))).toEqual([]);
+  });
+
+  it('answers 401 without a key, with a malformed header and with a revoked key', async () => {
+    const revoked = await svc.key();
+    await svc.deps.store.revokeApiKey(
+      (await svc.deps.store.findApiKeyByHash(hashApiKey(revoked)))!.id,
+      undefined,
+    );
+    for (const route of Object.keys(MATRIX)) {
+      expect(await call(route, {}), `${route} without a key`).toBe(401);
+      expect(await call(route, { authorization: 'Basic abc' }), `${route} with Basic auth`).toBe(401);
+      expect(await call(route, bearer(revoked)), `${route} with a revoked key`).toBe(401);
+    }
+  });
+
+  it('answers 404 to another account for every resource, as if it did not exist', async () => {
+    const stranger = await svc.key(['ingest', 'search', 'artifacts'], 'stranger');
+    const resourceRoutes = Object.entries(MATRIX).filter(
+      ([route, need]) =>
+        need !== 'session' &&
+        (route.includes('{id}') ||
+          route.startsWith('POST /v1/search') ||
+          route === 'GET /v1/search' ||
+          route.startsWith('POST /v1/ingest')),
+    );
+    for (const [route] of resourceRoutes) {
+      expect(await call(route, bearer(stranger)), `${route} by another account`).toBe(404);
+    }
+  });
+
+  it('answers 403 to a key without the required scope, and lets the right scope through', async () => {
+    const keys = {
+      ingest: await svc.key(['ingest']),
+      search: await svc.key(['search']),
+      artifacts: await svc.key(['artifacts']),
+    };
+    // Destructive routes last, so earlier checks still find the resources.
+    const order = Object.keys(MATRIX).sort(
+      (a, b) =>
+        Number(a.startsWith('DELETE') || a.includes('/cancel')) -
+        Number(b.startsWith('DELETE') || b.includes('/cancel')),
+    );
+    for (const route of order) {
+      const need = MATRIX[route]!;
+      for (const scope of ['ingest', 'search', 'artifacts'] as const) {
+        const status = await call(route, bearer(keys[scope]));
+        if (need === scope) expect([401, 403], `${route} with the ${scope} scope`).not.toContain(status);
+        else expect(status, `${route} with only the ${scope} scope`).toBe(403);
+      }
+    }
+  });
+});
+
+describe('responses', () => {
+  it('carry security headers and no CORS permission, whatever the Origin', async () => {
+    const res = await fetch(`${svc.url}/v1/workspaces`, {
+      headers: { origin: 'https://evil.example', ...bearer(await svc.key()) },
+    });
+    expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    const preflight = await fetch(`${svc.url}/v1/search`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+    });
+    expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('never include a stack trace or internal detail, even for an internal error', async () => {
+    // A database failure inside a request: the pool is closed under a live app.
+    const { buildApp } = await import('../../src/app.js');
+    const { createPool } = await import('../../src/adapters/postgres/db.js');
+    const { PgStore } = await import('../../src/adapters/postgres/store.js');
+    const pool = createPool(svc.dbs.urls.service, 1, 'broken');
+    await pool.end();
+    const store = new PgStore(pool);
+    const app = await buildApp({ ...svc.deps, store });
+    try {
+      const r = await app.inject({ method: 'GET', url: '/v1/workspaces', headers: bearer(await svc.key()) });
+      expect(r.statusCode).toBe(500);
+      const body = r.json();
+      expect(body).toEqual({
+        error: { code: 'internal_error', message: expect.any(String), requestId: r.headers['x-request-id'] },
+      });
+      expect(r.body).not.toMatch(/at \w+ \(|\.ts:\d+|pool|Pool/);
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, deriveWorkflowUrl, loadConfig } from '../../src/config.js';
+
+describe('loadConfig', () => {
+  it('defaults to embedded mode under ./data on 127.0.0.1:8080', () => {
+    const c = loadConfig({}, '/srv/app');
+    expect(c.mode).toBe('embedded');
+    expect(c.dataDir).toBe('/srv/app/data');
+    expect(c.server).toMatchObject({ host: '127.0.0.1', port: 8080 });
+    expect(c.objects).toEqual({ kind: 'fs', dir: '/srv/app/data/objects' });
+    expect(c.index.uri).toBe('/srv/app/data/index');
+    expect(c.worker.docConcurrency).toBe(1);
+    expect(c.database.workflowNamespace).toBe('service');
+  });
+
+  it('uses the stack mode and S3 layout when DATABASE_URL and S3 settings are given', () => {
+    const c = loadConfig({ DATABASE_URL: 'postgres://u:p@db/service', S3_ENDPOINT: 'http://minio:9000' });
+    expect(c.mode).toBe('stack');
+    expect(c.objects).toMatchObject({ kind: 's3', bucket: 'service-files', endpoint: 'http://minio:9000' });
+    expect(c.index.uri).toBe('s3://service-files/lancedb');
+  });
+
+  it('refuses a default workflow namespace in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(
+      /workflow namespace must be non-default in production/,
+    );
+    expect(() => loadConfig({ NODE_ENV: 'production', WORKFLOW_NAMESPACE: 'default' })).toThrow(ConfigError);
+    expect(
+      loadConfig({ NODE_ENV: 'production', WORKFLOW_NAMESPACE: 'service' }).database.workflowNamespace,
+    ).toBe('service');
+  });
+
+  it('names the variable that is wrong', () => {
+    expect(() => loadConfig({ SERVER_PORT: 'eighty' })).toThrow(/SERVER_PORT/);
+    expect(() => loadConfig({ WORKER_DOC_CONCURRENCY: '0' })).toThrow(/WORKER_DOC_CONCURRENCY/);
+    expect(() => loadConfig({ WORKFLOW_NAMESPACE: 'Bad-Name' })).toThrow(/WORKFLOW_NAMESPACE/);
+  });
+});
+
+describe('parser settings', () => {
+  it('requires isolation in the stack and allows the fallback in embedded mode', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/service' }).parser.isolation).toBe('required');
+    expect(loadConfig({}).parser.isolation).toBe('auto');
+    expect(loadConfig({ PARSER_ISOLATION: 'required' }).parser.isolation).toBe('required');
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/s', PARSER_ISOLATION: '' }).parser.isolation).toBe(
+      'required',
+    );
+  });
+
+  it('reads the profile and the limits, in MiB where they are sizes', () => {
+    const c = loadConfig({ WORKER_PROFILE: 'full', PARSER_MEMORY_MB: '512', PARSER_TIMEOUT_SECONDS: '9' });
+    expect(c.parser.profile).toBe('full');
+    expect(c.parser.limits).toMatchObject({ memoryBytes: 512 * 1024 * 1024, timeoutSeconds: 9 });
+    expect(loadConfig({}).parser).toMatchObject({
+      profile: 'default',
+      limits: { outputBytes: 64 * 1024 * 1024, unpackedBytes: 1024 * 1024 * 1024, cpuSeconds: 300 },
+    });
+  });
+
+  it('finds bubblewrap through PARSER_BWRAP_PATH, else PATH', () => {
+    expect(loadConfig({ PATH: '/opt/bin:/usr/bin' }).parser.bwrapSearchPath).toBe('/opt/bin:/usr/bin');
+    expect(loadConfig({ PATH: '/usr/bin', PARSER_BWRAP_PATH: '/opt/bwrap' }).parser.bwrapSearchPath).toBe(
+      '/opt/bwrap',
+    );
+  });
+
+  it('names a wrong parser setting', () => {
+    expect(() => loadConfig({ PARSER_ISOLATION: 'off' })).toThrow(/PARSER_ISOLATION/);
+    expect(() => loadConfig({ WORKER_PROFILE: 'huge' })).toThrow(/WORKER_PROFILE/);
+    expect(() => loadConfig({ PARSER_MEMORY_MB: '10' })).toThrow(/PARSER_MEMORY_MB/);
+  });
+});
+
+describe('deriveWorkflowUrl', () => {
+  it('keeps URL-encoded credentials intact', () => {
+    const url = `postgres://svc:${encodeURIComponent('p@ss:w/rd#1')}@db:5432/service`;
+    const derived = new URL(deriveWorkflowUrl(url));
+    expect(derived.pathname).toBe('/service_workflow');
+    expect(decodeURIComponent(derived.password)).toBe('p@ss:w/rd#1');
+  });
+});
