@@ -161,6 +161,8 @@ export interface JobQueue {
   enqueueDocuments(documentIds: string[]): Promise<void>;
   enqueueWorkspaceMaintenance(workspaceId: string): Promise<void>;
   startWorkers(handlers: JobHandlers, concurrency: number): Promise<void>;
+  /** Stops taking jobs and waits for the handlers still running; enqueueing keeps working. */
+  stopWorkers(): Promise<void>;
   depth(): Promise<{ queued: number; active: number }>;
   check(): Promise<void>;
   stop(): Promise<void>;

@@ -53,9 +53,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     {
       processDocument: (documentId) => processDocument(deps, documentId, id),
       maintainWorkspace: async (workspaceId) => {
+        // Vectors first: a missing vector changes results, an unoptimised table only costs time, so a
+        // failing optimisation (retried with the job) must not hold the re-embedding back.
+        await deps.embeddings?.maintain(workspaceId);
         await deps.index.optimize(workspaceId);
         log.debug({ workspaceId }, 'index optimised');
-        await deps.embeddings?.maintain(workspaceId);
       },
     },
     deps.concurrency,
@@ -79,6 +81,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       stopped = true;
       clearInterval(timer);
       await running;
+      await deps.jobs.stopWorkers();
     },
   };
 }

@@ -65,6 +65,19 @@ describe('run control', () => {
     expect(after.body.documents.map((d: { status: string }) => d.status)).toEqual(['cancelled', 'cancelled']);
     expect((await api.post(`/v1/runs/${up.body.run.id}/resume`)).status).toBe(409);
   });
+
+  it('a stopped worker takes no more jobs; the next worker does', async () => {
+    svc = await startTestService();
+    const api = client(svc.url, await svc.key());
+    await svc.worker?.stop();
+    const up = await api.upload(files(2));
+    await new Promise((r) => setTimeout(r, 2000));
+    expect((await api.get(`/v1/runs/${up.body.run.id}/progress`)).body.counts.queued).toBe(2);
+    expect(await jobsIn(svc.dbs.urls.workflow)).toBe(2);
+
+    await svc.startWorker();
+    expect(await api.waitForRun(up.body.run.id)).toMatchObject({ counts: { ready: 2 } });
+  });
 });
 
 describe('recovery by the reconciler', () => {

@@ -20,8 +20,10 @@ export interface PgBossQueueOptions {
 export class PgBossQueue implements JobQueue {
   private readonly boss: PgBoss;
   private started: Promise<void> | undefined;
-  /** Consumers in this process: woken on enqueue when server and worker share it (embedded mode). */
+  /** Document consumers running in this process (woken after each job; see startWorkers). */
   private readonly localWorkers: string[] = [];
+  /** Handlers running in this process, so that stopping the consumers can wait for them. */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(private readonly options: PgBossQueueOptions) {
     this.boss = new PgBoss({
@@ -87,9 +89,9 @@ export class PgBossQueue implements JobQueue {
       let id = '';
       id = await this.boss.work<{ documentId: string }>(PROCESS_DOCUMENT, poll, async ([job]) => {
         try {
-          if (job) await handlers.processDocument(job.data.documentId);
+          if (job) await this.track(handlers.processDocument(job.data.documentId));
         } finally {
-          if (id) this.boss.notifyWorker(id);
+          if (id && this.localWorkers.includes(id)) this.boss.notifyWorker(id);
         }
       });
       this.localWorkers.push(id);
@@ -98,9 +100,23 @@ export class PgBossQueue implements JobQueue {
       MAINTAIN_WORKSPACE,
       { batchSize: 1, pollingIntervalSeconds: 2 },
       async ([job]) => {
-        if (job) await handlers.maintainWorkspace(job.data.workspaceId);
+        if (job) await this.track(handlers.maintainWorkspace(job.data.workspaceId));
       },
     );
+  }
+
+  async stopWorkers(): Promise<void> {
+    this.localWorkers.length = 0;
+    // offWork stops the polling loops without waiting for the job in hand; wait for those here.
+    await this.boss.offWork(PROCESS_DOCUMENT);
+    await this.boss.offWork(MAINTAIN_WORKSPACE);
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work)).catch(() => {});
+    return work;
   }
 
   async depth(): Promise<{ queued: number; active: number }> {
