@@ -16,6 +16,9 @@ RUN find . -type f ! -name package.json ! -name package-lock.json ! -path './pat
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY --from=manifests /src/ ./
+# onnxruntime-node's CPU binaries ship in its package; its install script would otherwise try to
+# download GPU libraries, which the local embedding model never uses.
+ENV ONNXRUNTIME_NODE_INSTALL=skip
 RUN npm ci --no-audit --no-fund
 COPY . .
 # Every workspace: the service bundle and the web console it serves. The embedded PostgreSQL binaries
