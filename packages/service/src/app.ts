@@ -14,7 +14,7 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from 'fastify-type-provider-zod';
-import { AppError, errors } from './errors.js';
+import { AppError, DependencyUnavailable, errors } from './errors.js';
 import { isConsoleNavigation, registerConsole } from './http/console.js';
 import type { AppDeps } from './http/context.js';
 import { documentRoutes } from './http/routes/documents.js';
@@ -33,6 +33,8 @@ const REQUEST_ID = /^[\w.:-]{1,64}$/;
 /** Maps framework errors (validation, body parsing, multipart) onto the API's error table. */
 export function toAppError(err: FastifyError & { code?: string }): AppError {
   if (err instanceof AppError) return err;
+  if (err instanceof DependencyUnavailable)
+    return errors.unavailable(err.dependency === 'database' ? 'The database' : 'Object storage');
   if (hasZodFastifySchemaValidationErrors(err)) {
     const details = err.validation
       .map((v) => `${v.instancePath ? v.instancePath.slice(1).replaceAll('/', '.') : 'body'}: ${v.message}`)

@@ -92,3 +92,19 @@ export class DocumentFailure extends Error {
     this.name = 'DocumentFailure';
   }
 }
+
+/**
+ * A backing service (the database, object storage) cannot be reached: not the request's fault and
+ * likely to pass. Adapters raise it for connection failures, so the HTTP layer answers 503 and the
+ * worker names the cause on a document without knowing any storage client's errors.
+ */
+export class DependencyUnavailable extends Error {
+  constructor(
+    readonly dependency: 'database' | 'objectStorage',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'DependencyUnavailable';
+  }
+}

@@ -16,7 +16,7 @@ import type {
 } from '../domain/ports.js';
 import { fetchHeadersContext, type SecretBox } from '../domain/secrets.js';
 import type { DocumentRecord, DocumentStage } from '../domain/types.js';
-import { DocumentFailure } from '../errors.js';
+import { DependencyUnavailable, DocumentFailure } from '../errors.js';
 import { sanitizeFilename } from '../ingestion/upload.js';
 import type { EmbeddingService } from '../search/embeddings.js';
 import { indexDocument, indexRowsOf } from '../search/indexing.js';
@@ -101,9 +101,11 @@ export async function processDocument(
     }
     deps.log.error({ err, documentId, attempt: doc.attempts }, 'document processing error');
     if (doc.attempts >= deps.maxAttempts) {
+      // Object storage down through every attempt: say so, since the file itself may be fine.
+      const storageDown = err instanceof DependencyUnavailable && err.dependency === 'objectStorage';
       await deps.store.finishDocument(documentId, workerId, {
         status: 'failed',
-        errorCode: 'processing_failed',
+        errorCode: storageDown ? 'storage_unavailable' : 'processing_failed',
         errorMessage: `Processing failed after ${doc.attempts} attempts: ${(err as Error).message}`,
       });
       return;

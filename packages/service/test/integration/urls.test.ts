@@ -93,9 +93,9 @@ describe('URL ingestion with the loopback server allowed', () => {
     });
     // /moved redirects to /guide: two documents with the same page. Search removes the duplicate
     // passage, so one of them answers, cited by the URL it was asked for, and the other not at all.
-    const pages = hit.body.results.filter((h: { text: string }) => h.text.includes('IT desk')).map(
-      (h: { citation: { sourceUrl: string; filename: string; mediaType: string } }) => h.citation,
-    );
+    const pages = hit.body.results
+      .filter((h: { text: string }) => h.text.includes('IT desk'))
+      .map((h: { citation: { sourceUrl: string; filename: string; mediaType: string } }) => h.citation);
     expect(pages).toHaveLength(1);
     expect([`${base}/guide`, `${base}/moved`]).toContain(pages[0].sourceUrl);
     expect(pages[0]).toMatchObject({ filename: 'guide.html', mediaType: 'text/html' });

@@ -10,6 +10,7 @@ import type {
   VectorRow,
   VectorSpace,
 } from '../../domain/ports.js';
+import { DependencyUnavailable } from '../../errors.js';
 
 const SCHEMA = new Schema([
   new Field('id', new Utf8(), false),
@@ -242,18 +243,22 @@ export class LanceSearchIndex implements SearchIndex {
   }
 
   async search(workspaceId: string, query: IndexQuery): Promise<IndexHit[]> {
-    const table = await this.openTable(workspaceId);
-    if (!table || !query.text.trim()) return [];
-    let q = table
-      .query()
-      .fullTextSearch(query.text, { columns: ['search_text'] })
-      .limit(query.limit);
-    if (query.documentIds) {
-      if (query.documentIds.length === 0) return [];
-      q = q.where(`document_id IN (${query.documentIds.map(sqlString).join(', ')})`);
+    try {
+      const table = await this.openTable(workspaceId);
+      if (!table || !query.text.trim()) return [];
+      let q = table
+        .query()
+        .fullTextSearch(query.text, { columns: ['search_text'] })
+        .limit(query.limit);
+      if (query.documentIds) {
+        if (query.documentIds.length === 0) return [];
+        q = q.where(`document_id IN (${query.documentIds.map(sqlString).join(', ')})`);
+      }
+      const rows = (await q.toArray()) as Record<string, unknown>[];
+      return rows.map((r) => ({ row: fromRecord(r), score: Number(r._score ?? 0) }));
+    } catch (err) {
+      throw asUnavailable(err);
     }
-    const rows = (await q.toArray()) as Record<string, unknown>[];
-    return rows.map((r) => ({ row: fromRecord(r), score: Number(r._score ?? 0) }));
   }
 
   async replaceDocumentVectors(
@@ -382,6 +387,18 @@ export class LanceSearchIndex implements SearchIndex {
     this.tables.clear();
     db.close();
   }
+}
+
+/**
+ * LanceDB names an unreachable object store only in its message (its own client retried already):
+ * searches then answer 503, as for the object store itself, instead of an internal error.
+ */
+function asUnavailable(err: unknown): unknown {
+  if (!/error sending request|connection refused/i.test(String(err))) return err;
+  const detail = String(err).slice(0, 300);
+  return new DependencyUnavailable('objectStorage', `the search index is unreachable: ${detail}`, {
+    cause: err,
+  });
 }
 
 /**

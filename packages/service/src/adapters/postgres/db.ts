@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { DependencyUnavailable } from '../../errors.js';
 
 // BIGINT counts (COUNT(*), sizes) arrive as strings by default; every one we read fits in a double.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -6,16 +7,50 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
+/** Errors that say the server is unreachable, shutting down or starting up, not that a query is wrong. */
+const CONNECTION_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+// 57P01-57P03: admin shutdown, crash shutdown, cannot connect now (starting or stopping).
+const CONNECTION_SQLSTATES = new Set(['57P01', '57P02', '57P03']);
+
+/** A connection failure becomes DependencyUnavailable (a 503, a retry); any other error is kept. */
+function asUnavailable(err: unknown): unknown {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  const lost =
+    (typeof code === 'string' &&
+      (CONNECTION_ERRNOS.has(code) || CONNECTION_SQLSTATES.has(code) || code.startsWith('08'))) ||
+    (err instanceof Error &&
+      /^Connection terminated|timeout exceeded when trying to connect/.test(err.message));
+  if (!lost || err instanceof DependencyUnavailable) return err;
+  const detail = (err as Error).message || String(code);
+  return new DependencyUnavailable('database', `the database is unavailable: ${detail}`, { cause: err });
+}
+
 export function createPool(url: string, max: number, applicationName: string): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max, application_name: applicationName });
   // An idle client losing its connection (database restart) must not crash the process; the pool
   // replaces it and the next query reports the failure to its caller.
   pool.on('error', () => {});
+  // Every query of the stores goes through here or inTransaction: one place to classify failures.
+  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+  pool.query = ((...args: unknown[]) =>
+    query(...args).catch((err: unknown) => {
+      throw asUnavailable(err);
+    })) as typeof pool.query;
   return pool;
 }
 
 export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+  const client = await pool.connect().catch((err: unknown) => {
+    throw asUnavailable(err);
+  });
   try {
     await client.query('BEGIN');
     const result = await fn(client);
@@ -23,7 +58,7 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
     return result;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});
-    throw err;
+    throw asUnavailable(err);
   } finally {
     client.release();
   }
