@@ -62,11 +62,26 @@ const IMAGE_SIGNATURES: [number[], string][] = [
   [[0x47, 0x49, 0x46, 0x38], 'image/gif'],
   [[0x49, 0x49, 0x2a, 0x00], 'image/tiff'],
   [[0x4d, 0x4d, 0x00, 0x2a], 'image/tiff'],
-  [[0x42, 0x4d], 'image/bmp'],
 ];
 
 function startsWith(buf: Buffer, sig: number[]): boolean {
   return sig.every((b, i) => buf[i] === b);
+}
+
+/** Sizes of the BMP info headers that exist (core, v1 to v5 and their variants). */
+const BMP_INFO_HEADER_SIZES = new Set([12, 40, 52, 56, 64, 108, 124]);
+
+/**
+ * "BM" alone is too weak a signature: plain text starting with "BMI" or "BMAL1" has it. A bitmap
+ * also has zero reserved bytes and a known info-header size after its 14-byte file header.
+ */
+function isBmp(buf: Buffer): boolean {
+  return (
+    buf.length >= 18 &&
+    startsWith(buf, [0x42, 0x4d]) &&
+    buf.readUInt32LE(6) === 0 &&
+    BMP_INFO_HEADER_SIZES.has(buf.readUInt32LE(14))
+  );
 }
 
 function detectZip(buf: Buffer): Detection {
@@ -130,6 +145,7 @@ export function detectFormat(buf: Buffer, filename: string, declaredMediaType: s
   }
   for (const [sig, type] of IMAGE_SIGNATURES)
     if (startsWith(buf, sig)) return { format: 'image', mediaType: type };
+  if (isBmp(buf)) return { format: 'image', mediaType: 'image/bmp' };
   if (buf.subarray(0, 4).toString('latin1') === 'RIFF' && buf.subarray(8, 12).toString('latin1') === 'WEBP') {
     return { format: 'image', mediaType: 'image/webp' };
   }

@@ -1,0 +1,437 @@
+/**
+ * npm run bench:load — the service under load on this machine, four parts (issue 7):
+ *
+ * - search: a workspace of 100,000 chunks built through the real pipeline (uploads over HTTP, the
+ *   worker processes them), searched by concurrent clients (autocannon). Reference in the same run:
+ *   the same full-text query straight on the workspace's LanceDB table from as many concurrent loops
+ *   in another Node process, so the ratio of p50s is the service's own overhead (HTTP, auth, the
+ *   database's ready filter, ranking, snippets).
+ * - soak: ingestion and search together for five minutes: errors and the service's memory.
+ * - pdf: pages per second of one worker on the R manuals against the parser alone.
+ * - upload: a 1 GB file streamed to the upload endpoint while the server's RSS is sampled.
+ *
+ * The built workspace (its data folder under node_modules/.cache/docslurp-bench-load, or BENCH_CACHE_DIR,
+ * and its databases) is kept and copied for each run, so re-runs skip the build and every run starts
+ * from the same state.
+ *
+ * Options: --quick (everything scaled down), --parts search,soak,pdf,upload, --chunks N, --clients N,
+ * --seconds N (per search measurement), --rounds N, --soak-seconds N, --soak-clients N,
+ * --upload-mb N, --pdfs a.pdf,b.pdf (default: the R manuals under --pdf-dir, refman.pdf excluded),
+ * --label NAME (results file name, default load or load-quick), --env KEY=VALUE (service setting),
+ * --profile true (CPU profile of the search service's main thread, summarised into the results).
+ */
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import * as lancedb from '@lancedb/lancedb';
+import { repoRoot } from './lib/data.js';
+import { ServiceClient } from './lib/driver.js';
+import { parseBenchArgs, writeResults } from './lib/results.js';
+import { buildCorpus, loadTexts } from './load/corpus.js';
+import { pdfIngestion } from './load/pdf.js';
+import { summarizeProfile } from './load/profile.js';
+import { searchReference, searchService } from './load/search.js';
+import {
+  createDatabases,
+  databaseExists,
+  dropDatabases,
+  type RunningService,
+  rssKiB,
+  startService,
+} from './load/service.js';
+import { soak } from './load/soak.js';
+import { largeUpload } from './load/upload.js';
+import { describeMachine } from './machine.js';
+
+const argv = process.argv.slice(2);
+const quick = argv.includes('--quick');
+const { env, opts } = parseBenchArgs(argv.filter((a) => a !== '--quick'));
+const num = (name: string, full: number, small: number) => Number(opts[name] ?? (quick ? small : full));
+const settings = {
+  quick,
+  parts: (opts.parts ?? 'search,soak,pdf,upload').split(','),
+  chunks: num('chunks', 100_000, 5_000),
+  chunksPerDocument: num('chunks-per-document', 100, 100),
+  clients: num('clients', 16, 16),
+  seconds: num('seconds', 30, 10),
+  rounds: num('rounds', 2, 1),
+  topK: num('top-k', 10, 10),
+  soakSeconds: num('soak-seconds', 300, 30),
+  soakClients: num('soak-clients', 4, 4),
+  uploadMegabytes: num('upload-mb', 1024, 100),
+  pdfDir: opts['pdf-dir'] ?? '/tmp/r-doc-pdf/usr/share/R/doc/manual',
+  serviceEnv: env,
+};
+const label = opts.label ?? (quick ? 'load-quick' : 'load');
+const log = (s: string) => process.stdout.write(`${s}\n`);
+const serviceLog = (l: string) => log(`  [service] ${l}`);
+const machine = describeMachine();
+const KEY = 'dsk_bench_load_0123456789abcdef0123';
+const round = (n: number, d = 2) => Number(n.toFixed(d));
+
+// ---- the large workspace, built once -----------------------------------------------------------------
+
+interface Built {
+  workspaceId: string;
+  documents: number;
+  /** Documents the worker failed while building (with the service's reason). */
+  failedDocuments: unknown[];
+  plannedChunks: number;
+  indexedRows: number;
+  characters: number;
+  buildSeconds: number;
+  builtAt: string;
+}
+
+// Beside the other tools' caches: git and Biome both leave node_modules alone, and it outlives /tmp.
+const cacheRoot =
+  process.env.BENCH_CACHE_DIR ?? path.join(repoRoot, 'node_modules/.cache/docslurp-bench-load');
+
+/** BM25 index state of a workspace's table, read straight from LanceDB. */
+async function indexState(indexUri: string, workspaceId: string) {
+  const db = await lancedb.connect(indexUri, { readConsistencyInterval: 0 });
+  try {
+    const t = await db.openTable(workspaceId.replaceAll(':', '_'));
+    const fts = (await t.listIndices()).find((i) => i.columns.includes('search_text'));
+    const stats = fts ? await t.indexStats(fts.name) : undefined;
+    const rows = await t.countRows();
+    t.close();
+    return { rows, unindexed: stats ? stats.numUnindexedRows : rows };
+  } finally {
+    db.close();
+  }
+}
+
+async function buildWorkspace(): Promise<{ dir: string; database: string; built: Built }> {
+  await mkdir(cacheRoot, { recursive: true });
+  const dir = path.join(cacheRoot, `load-${settings.chunks}-${settings.chunksPerDocument}`);
+  const database = `docslurp_bench_load_${settings.chunks}_${settings.chunksPerDocument}`;
+  const manifest = path.join(dir, 'manifest.json');
+  if (existsSync(manifest) && (await databaseExists(database))) {
+    const built = JSON.parse(await readFile(manifest, 'utf8')) as Built;
+    log(`using the workspace built on ${built.builtAt} (${built.indexedRows} chunks) from ${dir}`);
+    return { dir, database, built };
+  }
+  await rm(dir, { recursive: true, force: true });
+  await dropDatabases(database);
+  await createDatabases(database);
+  await mkdir(path.join(dir, 'data'), { recursive: true });
+  const { paragraphs } = loadTexts();
+  const corpus = buildCorpus(paragraphs, settings.chunks, settings.chunksPerDocument);
+  log(`building: ${corpus.files.length} documents, ${corpus.chunks} chunks, ${corpus.characters} characters`);
+  const service = await startService({
+    dataDir: path.join(dir, 'data'),
+    database,
+    key: KEY,
+    env: settings.serviceEnv,
+    log: serviceLog,
+  });
+  const t0 = performance.now();
+  let state: Awaited<ReturnType<typeof indexState>>;
+  let workspaceId: string;
+  let ready = 0;
+  const failures: unknown[] = [];
+  try {
+    const client = new ServiceClient(service.url, KEY);
+    // Uploads everything, then waits for every run. A document the worker fails is counted and reported,
+    // not fatal: the workspace is then a little under the planned size, which the report shows.
+    const runs: string[] = [];
+    let ws: string | undefined;
+    for (let i = 0; i < corpus.files.length; i += 20) {
+      const up = await client.upload(corpus.files.slice(i, i + 20), ws);
+      ws = up.workspaceId;
+      runs.push(up.runId);
+    }
+    workspaceId = ws!;
+    for (const runId of runs) {
+      const p = await client.waitForRun(runId, 4 * 60 * 60 * 1000);
+      ready += p.counts.ready;
+      failures.push(...p.failures);
+      log(`  ${ready}/${corpus.files.length} documents ready, ${failures.length} failed`);
+    }
+    // The worker folds new rows into the BM25 index after a run; search is measured on that state.
+    const indexUri = path.join(dir, 'data/index');
+    const deadline = Date.now() + 15 * 60 * 1000;
+    for (;;) {
+      state = await indexState(indexUri, workspaceId);
+      if (state.unindexed === 0 || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 2000));
+    }
+  } finally {
+    await service.stop();
+  }
+  const built: Built = {
+    workspaceId,
+    documents: corpus.files.length,
+    failedDocuments: failures,
+    plannedChunks: corpus.chunks,
+    indexedRows: state.rows,
+    characters: corpus.characters,
+    buildSeconds: Math.round((performance.now() - t0) / 1000),
+    builtAt: new Date().toISOString(),
+  };
+  if (state.unindexed > 0) log(`warning: ${state.unindexed} rows still outside the BM25 index`);
+  await writeFile(manifest, `${JSON.stringify(built, null, 2)}\n`);
+  log(`built in ${built.buildSeconds} s: ${built.indexedRows} chunks indexed`);
+  return { dir, database, built };
+}
+
+/** A fresh deployment (databases and data folder) for one part, removed afterwards. */
+async function withFreshService<T>(
+  name: string,
+  extraEnv: Record<string, string>,
+  fn: (start: () => Promise<RunningService>, dataDir: string) => Promise<T>,
+  template?: { dataDir: string; database: string },
+  nodeArgs: string[] = [],
+): Promise<T> {
+  const database = `docslurp_bench_load_${name}_${process.pid}`;
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), `docslurp-load-${name}-`));
+  await createDatabases(database, template?.database);
+  if (template) await cp(template.dataDir, dataDir, { recursive: true });
+  try {
+    return await fn(
+      () =>
+        startService({
+          dataDir,
+          database,
+          key: KEY,
+          env: { ...settings.serviceEnv, ...extraEnv },
+          nodeArgs,
+          log: serviceLog,
+        }),
+      dataDir,
+    );
+  } finally {
+    await dropDatabases(database);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+// ---- the parts ------------------------------------------------------------------------------------
+
+const results: Record<string, unknown> = {};
+
+if (settings.parts.includes('search') || settings.parts.includes('soak')) {
+  const { dir, database, built } = await buildWorkspace();
+  results.workspace = built;
+  const profileDir =
+    opts.profile === 'true' ? await mkdtemp(path.join(os.tmpdir(), 'docslurp-load-prof-')) : undefined;
+  await withFreshService(
+    'search',
+    {},
+    async (start, dataDir) => {
+      const service = await start();
+      try {
+        const client = new ServiceClient(service.url, KEY);
+        // Warm-up: open the table, load the index, fill the pools.
+        const { queries } = loadTexts();
+        for (const q of queries.slice(0, 50))
+          await client.search({ workspaceId: built.workspaceId, q, topK: 10 });
+        if (settings.parts.includes('search')) {
+          const rounds = [];
+          for (let r = 0; r < settings.rounds; r++) {
+            log(`search round ${r + 1}: service, ${settings.clients} clients, ${settings.seconds} s`);
+            const svc = await searchService({
+              url: service.url,
+              pid: service.pid,
+              key: KEY,
+              workspaceId: built.workspaceId,
+              clients: settings.clients,
+              seconds: settings.seconds,
+              topK: settings.topK,
+            });
+            log(`  ${JSON.stringify(svc)}`);
+            log(`search round ${r + 1}: LanceDB reference`);
+            const ref = await searchReference({
+              indexUri: path.join(dataDir, 'index'),
+              table: built.workspaceId.replaceAll(':', '_'),
+              clients: settings.clients,
+              seconds: settings.seconds,
+              // The candidate count the service asks the index for (search.ts: max(60, 2 × topK)).
+              limit: Math.max(60, settings.topK * 2),
+            });
+            log(`  ${JSON.stringify(ref)}`);
+            rounds.push({ service: svc, reference: ref, p50Ratio: round(svc.p50Ms / ref.p50Ms) });
+          }
+          const p50Ratios = rounds.map((r) => r.p50Ratio).sort((a, b) => a - b);
+          const middle = (p50Ratios.length - 1) / 2;
+          results.search = {
+            clients: settings.clients,
+            secondsPerMeasurement: settings.seconds,
+            topK: settings.topK,
+            rounds,
+            medianP50Ratio: round((p50Ratios[Math.floor(middle)]! + p50Ratios[Math.ceil(middle)]!) / 2),
+            target: 1.5,
+          };
+        }
+        if (settings.parts.includes('soak')) {
+          log(`soak: ${settings.soakSeconds} s of ingestion and search (${settings.soakClients} clients)`);
+          const { paragraphs } = loadTexts();
+          const small = buildCorpus(paragraphs, 2_000, 10);
+          const s = await soak({
+            service,
+            workspaceId: built.workspaceId,
+            files: small.files,
+            batch: 10,
+            clients: settings.soakClients,
+            seconds: settings.soakSeconds,
+            log,
+          });
+          log(`  ${JSON.stringify({ ...s, rssSamples: undefined })}`);
+          results.soak = s;
+        }
+      } finally {
+        await service.stop();
+      }
+    },
+    { dataDir: path.join(dir, 'data'), database },
+    profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  );
+  if (profileDir) {
+    results.profile = { covers: 'the search service from start to stop', ...summarizeProfile(profileDir) };
+    await rm(profileDir, { recursive: true, force: true });
+  }
+}
+
+if (settings.parts.includes('pdf')) {
+  const files = opts.pdfs
+    ? opts.pdfs.split(',')
+    : (await readdir(settings.pdfDir))
+        .filter((f) => f.endsWith('.pdf') && f !== 'refman.pdf' && f !== 'fullrefman.pdf')
+        .filter((f) => !quick || f === 'R-FAQ.pdf' || f === 'R-data.pdf')
+        .sort()
+        .map((f) => path.join(settings.pdfDir, f));
+  if (files.length === 0) {
+    throw new Error(
+      `no PDFs in ${settings.pdfDir}: cd /tmp && apt-get download r-doc-pdf && dpkg-deb -x ...`,
+    );
+  }
+  log(`pdf: ${files.length} files through one worker`);
+  results.pdf = await withFreshService('pdf', { WORKER_DOC_CONCURRENCY: '1' }, (start) =>
+    pdfIngestion(files, start),
+  );
+  log(`  ${JSON.stringify(results.pdf)}`);
+}
+
+if (settings.parts.includes('upload')) {
+  const bytes = settings.uploadMegabytes * 2 ** 20;
+  log(`upload: ${settings.uploadMegabytes} MiB streamed`);
+  results.upload = await withFreshService(
+    'upload',
+    { UPLOAD_MAX_FILE_BYTES: String(bytes + 2 ** 20) },
+    async (start) => {
+      const service = await start();
+      try {
+        // Let start-up settle so the baseline is the idle server, not a process still loading.
+        await new Promise((r) => setTimeout(r, 3000));
+        log(`  server RSS before: ${(rssKiB(service.pid) / 1024).toFixed(1)} MiB`);
+        return { ...(await largeUpload(service, bytes)), targetGrowthMiB: 100 };
+      } finally {
+        await service.stop();
+      }
+    },
+  );
+  log(`  ${JSON.stringify({ ...(results.upload as object), rssSamples: undefined })}`);
+}
+
+// ---- report ---------------------------------------------------------------------------------------
+
+const report = { benchmark: 'load', settings, machine, ...results };
+writeResults(label, report, markdown());
+
+function markdown(): string {
+  // biome-ignore lint/suspicious/noExplicitAny: the report is read back by field name.
+  const r = report as any;
+  const lines = [
+    `# Load benchmark (${machine.date.slice(0, 10)}${quick ? ', quick' : ''})`,
+    '',
+    `Machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.node}, ${machine.platform}, load ${machine.loadAverage1m.toFixed(2)} at start (shared with other work).`,
+    '',
+  ];
+  if (r.workspace) {
+    const w = r.workspace;
+    lines.push(
+      `Workspace: ${w.indexedRows} chunks (${w.plannedChunks} planned; ${w.failedDocuments.length} documents failed in the build${w.failedDocuments.length ? `: ${JSON.stringify(w.failedDocuments)}` : ''}) in ${w.documents} text documents (${(w.characters / 1e6).toFixed(1)} M characters of SciFact and SQuAD prose), built through the service in ${w.buildSeconds} s on ${w.builtAt.slice(0, 10)}.`,
+      '',
+    );
+  }
+  if (r.search) {
+    const s = r.search;
+    lines.push(
+      `## Search (${s.clients} concurrent clients, ${s.secondsPerMeasurement} s each, topK ${s.topK})`,
+      '',
+      'Reference: the same BM25 query straight on the LanceDB table, same concurrency, own Node process.',
+      '',
+      '| round | what | requests/s | p50 | p99 | errors | CPU ms per request |',
+      '|---|---|---|---|---|---|---|',
+      ...s.rounds.flatMap((x: { service: Lat; reference: Lat }, i: number) => [
+        `| ${i + 1} | service (HTTP) | ${x.service.requestsPerSecond} | ${x.service.p50Ms} ms | ${x.service.p99Ms} ms | ${x.service.errors} | ${x.service.cpuMsPerRequest} (+ ${x.service.clientCpuMsPerRequest} in autocannon) |`,
+        `| ${i + 1} | LanceDB direct | ${x.reference.requestsPerSecond} | ${x.reference.p50Ms} ms | ${x.reference.p99Ms} ms | ${x.reference.errors} | ${x.reference.cpuMsPerRequest} |`,
+      ]),
+      '',
+      `p50 ratio service / reference: ${s.rounds.map((x: { p50Ratio: number }) => x.p50Ratio).join(', ')} (median ${s.medianP50Ratio}; target ≤ ${s.target}).`,
+      '',
+    );
+  }
+  if (r.profile) {
+    const p = r.profile;
+    lines.push(
+      `## Where the service's main thread spent its time (${p.busySeconds} s busy; ${p.covers})`,
+      '',
+      '| function | self | inclusive function | inclusive |',
+      '|---|---|---|---|',
+      ...p.self.map(
+        (x: { fn: string; share: number }, i: number) =>
+          `| ${x.fn} | ${(x.share * 100).toFixed(1)}% | ${p.inclusive[i]?.fn ?? ''} | ${((p.inclusive[i]?.share ?? 0) * 100).toFixed(1)}% |`,
+      ),
+      '',
+    );
+  }
+  if (r.soak) {
+    const s = r.soak;
+    lines.push(
+      `## Ingestion and search together (${s.seconds} s)`,
+      '',
+      `Search (${settings.soakClients} clients): ${s.search.requests} requests, ${s.search.requestsPerSecond}/s, p50 ${s.search.p50Ms} ms, p99 ${s.search.p99Ms} ms, ${s.search.errors} errors.`,
+      `Ingestion: ${s.ingestion.uploads} uploads, ${s.ingestion.documents} documents ready, ${s.ingestion.failedDocuments} failed, ${s.ingestion.uploadErrors.length} request errors.`,
+      `Service RSS: start ${s.rssMiB.start} MiB, peak ${s.rssMiB.peak} MiB, end ${s.rssMiB.end} MiB; mean of the middle fifth ${s.rssMiB.meanOfMiddleFifth} MiB, of the last fifth ${s.rssMiB.meanOfLastFifth} MiB (${s.rssMiB.bounded ? 'bounded' : 'still growing'}: last ≤ 1.1 × middle).`,
+      '',
+    );
+  }
+  if (r.pdf) {
+    const p = r.pdf;
+    lines.push(
+      '## Large PDFs, one worker',
+      '',
+      `${p.files.length} R manuals (r-doc-pdf), ${p.pages} pages, ${p.megabytes} MB; ${p.ready} ready, ${p.failed} failed.`,
+      '',
+      '| what | time | pages/s |',
+      '|---|---|---|',
+      `| service, WORKER_DOC_CONCURRENCY=1 (upload answered → run done) | ${p.service.ms} ms | ${p.service.pagesPerSecondPerWorker} |`,
+      `| reference: parseBytes in process, sequential | ${p.reference.ms} ms | ${p.reference.pagesPerSecond} |`,
+      '',
+      `Ratio service / reference: ${p.ratioToReference} (target ≤ 1.5).`,
+      '',
+    );
+  }
+  if (r.upload) {
+    const u = r.upload;
+    lines.push(
+      '## One large upload',
+      '',
+      `${u.megabytes} MiB streamed in ${u.seconds} s (${u.megabytesPerSecond} MiB/s). Server RSS ${u.serverRssMiB.before} MiB before, peak ${u.serverRssMiB.peak} MiB: growth ${u.serverRssMiB.growth} MiB (target < ${u.targetGrowthMiB} MiB). Client RSS growth ${u.clientRssGrowthMiB} MiB.`,
+      '',
+    );
+  }
+  return lines.join('\n');
+}
+
+interface Lat {
+  requestsPerSecond: number;
+  cpuMsPerRequest: number;
+  clientCpuMsPerRequest?: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+}

@@ -1,0 +1,56 @@
+/**
+ * The search reference, run as its own Node process like the service: the full-text query the
+ * service's LanceDB adapter runs (BM25 on `search_text`, the candidate count the service asks for),
+ * straight on the workspace's table, from `clients` concurrent loops for `seconds`. Prints one JSON
+ * line with every latency in ms. Usage: tsx bench/load/lance-reference.ts '<json options>'
+ */
+import * as lancedb from '@lancedb/lancedb';
+import { loadTexts, queryCycle } from './corpus.js';
+
+const { indexUri, table, clients, seconds, limit, warmup } = JSON.parse(process.argv[2]!) as {
+  indexUri: string;
+  table: string;
+  clients: number;
+  seconds: number;
+  limit: number;
+  warmup: number;
+};
+
+// The same consistency the service asks for: every read checks for the latest version of the table.
+const db = await lancedb.connect(indexUri, { readConsistencyInterval: 0 });
+const t = await db.openTable(table);
+const next = queryCycle(loadTexts().queries);
+const search = (q: string) =>
+  t
+    .query()
+    .fullTextSearch(q, { columns: ['search_text'] })
+    .limit(limit)
+    .toArray();
+
+for (let i = 0; i < warmup; i++) await search(next());
+
+const latencies: number[] = [];
+let errors = 0;
+const end = performance.now() + seconds * 1000;
+const t0 = performance.now();
+const cpu0 = process.cpuUsage();
+await Promise.all(
+  Array.from({ length: clients }, async () => {
+    while (performance.now() < end) {
+      const s = performance.now();
+      try {
+        await search(next());
+        latencies.push(performance.now() - s);
+      } catch {
+        errors++;
+      }
+    }
+  }),
+);
+const elapsedMs = performance.now() - t0;
+const cpu = process.cpuUsage(cpu0);
+t.close();
+db.close();
+process.stdout.write(
+  `${JSON.stringify({ latencies, errors, elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000 })}\n`,
+);

@@ -1,0 +1,82 @@
+/**
+ * Ingestion and search at the same time for a while: one client uploads batches of documents into
+ * a workspace of their own and waits for each run, while autocannon searches the large workspace.
+ * The service's RSS is sampled throughout; memory is bounded when the last part of the run holds no
+ * more than the middle part (a leak keeps climbing; caches and pools level off).
+ */
+import type { UploadFile } from '../lib/driver.js';
+import { ServiceClient } from '../lib/driver.js';
+import { searchService } from './search.js';
+import { type RunningService, sampleRss } from './service.js';
+
+export async function soak(options: {
+  service: RunningService;
+  workspaceId: string;
+  files: UploadFile[];
+  batch: number;
+  clients: number;
+  seconds: number;
+  log: (s: string) => void;
+}) {
+  const { service } = options;
+  const client = new ServiceClient(service.url, service.key);
+  const rss = sampleRss(service.pid, 1000);
+  const end = Date.now() + options.seconds * 1000;
+  let documents = 0;
+  let failedDocuments = 0;
+  let uploads = 0;
+  const uploadErrors: string[] = [];
+  const ingesting = (async () => {
+    let workspaceId: string | undefined;
+    let i = 0;
+    while (Date.now() < end) {
+      const batch = Array.from({ length: options.batch }, () => {
+        const f = options.files[i++ % options.files.length]!;
+        return { ...f, name: `soak-${i}-${f.name}` };
+      });
+      try {
+        const up = await client.upload(batch, workspaceId);
+        workspaceId = up.workspaceId;
+        uploads++;
+        const p = await client.waitForRun(up.runId, 30 * 60 * 1000);
+        documents += p.counts.ready;
+        failedDocuments += p.counts.total - p.counts.ready;
+      } catch (err) {
+        uploadErrors.push((err as Error).message);
+      }
+    }
+  })();
+  const search = await searchService({
+    url: service.url,
+    pid: service.pid,
+    key: service.key,
+    workspaceId: options.workspaceId,
+    clients: options.clients,
+    seconds: options.seconds,
+    topK: 10,
+  });
+  await ingesting;
+  const samples = rss.stop();
+  const mibs = samples.map((s) => s.mib);
+  const part = (from: number, to: number) => {
+    const xs = mibs.slice(Math.floor(mibs.length * from), Math.ceil(mibs.length * to));
+    return xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+  };
+  const middle = part(0.4, 0.6);
+  const last = part(0.8, 1);
+  const round = (n: number) => Number(n.toFixed(1));
+  return {
+    seconds: options.seconds,
+    search,
+    ingestion: { uploads, documents, failedDocuments, uploadErrors: uploadErrors.slice(0, 5) },
+    rssMiB: {
+      start: round(mibs[0]!),
+      peak: round(Math.max(...mibs)),
+      end: round(mibs.at(-1)!),
+      meanOfMiddleFifth: round(middle),
+      meanOfLastFifth: round(last),
+      bounded: last <= middle * 1.1,
+    },
+    rssSamples: samples.map((s) => [s.ms, round(s.mib)]),
+  };
+}
