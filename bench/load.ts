@@ -217,9 +217,11 @@ if (settings.parts.includes('search') || settings.parts.includes('soak')) {
   results.workspace = built;
   const profileDir =
     opts.profile === 'true' ? await mkdtemp(path.join(os.tmpdir(), 'docslurp-load-prof-')) : undefined;
+  // The service appends its memory split (JS heap vs the rest) here, for the soak's report.
+  const memoryLog = path.join(await mkdtemp(path.join(os.tmpdir(), 'docslurp-load-mem-')), 'memory.jsonl');
   await withFreshService(
     'search',
-    {},
+    { DOCSLURP_BENCH_MEMORY_LOG: memoryLog },
     async (start, dataDir) => {
       const service = await start();
       try {
@@ -276,6 +278,7 @@ if (settings.parts.includes('search') || settings.parts.includes('soak')) {
             batch: 10,
             clients: settings.soakClients,
             seconds: settings.soakSeconds,
+            memoryLog,
             log,
           });
           log(`  ${JSON.stringify({ ...s, rssSamples: undefined })}`);
@@ -286,8 +289,13 @@ if (settings.parts.includes('search') || settings.parts.includes('soak')) {
       }
     },
     { dataDir: path.join(dir, 'data'), database },
-    profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    [
+      '--import',
+      path.join(repoRoot, 'bench/load/memory-probe.mjs'),
+      ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+    ],
   );
+  await rm(path.dirname(memoryLog), { recursive: true, force: true });
   if (profileDir) {
     results.profile = { covers: 'the search service from start to stop', ...summarizeProfile(profileDir) };
     await rm(profileDir, { recursive: true, force: true });
@@ -396,6 +404,11 @@ function markdown(): string {
       `Search (${settings.soakClients} clients): ${s.search.requests} requests, ${s.search.requestsPerSecond}/s, p50 ${s.search.p50Ms} ms, p99 ${s.search.p99Ms} ms, ${s.search.errors} errors.`,
       `Ingestion: ${s.ingestion.uploads} uploads, ${s.ingestion.documents} documents ready, ${s.ingestion.failedDocuments} failed, ${s.ingestion.uploadErrors.length} request errors.`,
       `Service RSS: start ${s.rssMiB.start} MiB, peak ${s.rssMiB.peak} MiB, end ${s.rssMiB.end} MiB; mean of the middle fifth ${s.rssMiB.meanOfMiddleFifth} MiB, of the last fifth ${s.rssMiB.meanOfLastFifth} MiB (${s.rssMiB.bounded ? 'bounded' : 'still growing'}: last ≤ 1.1 × middle).`,
+      ...(s.memoryMiB
+        ? [
+            `Of which (process.memoryUsage() in the service, first and last sample of the soak): JavaScript heap ${s.memoryMiB.heapTotal[0]} → ${s.memoryMiB.heapTotal[1]} MiB (${s.memoryMiB.heapUsed[0]} → ${s.memoryMiB.heapUsed[1]} MiB in use), outside it (RSS − heap: LanceDB, buffers, code) ${s.memoryMiB.outsideHeap[0]} → ${s.memoryMiB.outsideHeap[1]} MiB.`,
+          ]
+        : []),
       '',
     );
   }

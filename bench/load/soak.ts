@@ -4,6 +4,7 @@
  * The service's RSS is sampled throughout; memory is bounded when the last part of the run holds no
  * more than the middle part (a leak keeps climbing; caches and pools level off).
  */
+import { existsSync, readFileSync } from 'node:fs';
 import type { UploadFile } from '../lib/driver.js';
 import { ServiceClient } from '../lib/driver.js';
 import { searchService } from './search.js';
@@ -16,8 +17,11 @@ export async function soak(options: {
   batch: number;
   clients: number;
   seconds: number;
+  /** JSON lines of process.memoryUsage() the service writes (bench/load/memory-probe.mjs), if any. */
+  memoryLog?: string;
   log: (s: string) => void;
 }) {
+  const soakStart = Date.now();
   const { service } = options;
   const client = new ServiceClient(service.url, service.key);
   const rss = sampleRss(service.pid, 1000);
@@ -65,6 +69,7 @@ export async function soak(options: {
   const middle = part(0.4, 0.6);
   const last = part(0.8, 1);
   const round = (n: number) => Number(n.toFixed(1));
+  const memory = options.memoryLog ? memorySplit(options.memoryLog, soakStart) : undefined;
   return {
     seconds: options.seconds,
     search,
@@ -77,6 +82,24 @@ export async function soak(options: {
       meanOfLastFifth: round(last),
       bounded: last <= middle * 1.1,
     },
+    memoryMiB: memory,
     rssSamples: samples.map((s) => [s.ms, round(s.mib)]),
+  };
+}
+
+/** Heap and non-heap memory at the first and last probe sample taken during the soak. */
+function memorySplit(file: string, since: number) {
+  const lines = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
+  const xs = lines
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { at: number; rss: number; heapUsed: number; heapTotal: number })
+    .filter((x) => x.at >= since);
+  if (xs.length < 2) return undefined;
+  const pick = (f: (x: (typeof xs)[0]) => number) => [f(xs[0]!), f(xs.at(-1)!)];
+  const r = (n: number) => Number(n.toFixed(1));
+  return {
+    heapUsed: pick((x) => x.heapUsed),
+    heapTotal: pick((x) => x.heapTotal),
+    outsideHeap: pick((x) => r(x.rss - x.heapTotal)),
   };
 }

@@ -3,7 +3,8 @@ import type { DocumentStore, IndexHit, SearchIndex } from '../domain/ports.js';
 import type { Citation, Principal, SearchHit } from '../domain/types.js';
 import { errors } from '../errors.js';
 import type { EmbeddingService } from './embeddings.js';
-import { DuplicateFilter, proximity, queryStems, type Snippet, snippetOf, stemSequence } from './passages.js';
+import { DuplicateFilter, queryStems, type Snippet, snippetOf, stemSequence } from './passages.js';
+import { queryPairs, scanProximity } from './proximity-scan.js';
 
 export type SearchMode = 'lexical' | 'vector' | 'hybrid';
 
@@ -109,17 +110,68 @@ export function rescoreLexical(
   coverageWeight = 0,
 ): IndexHit[] {
   if ((proximityWeight <= 0 && coverageWeight <= 0) || hits.length === 0) return hits;
+  return hits.map(lexicalRescorer(q, proximityWeight, coverageWeight)).sort((a, b) => b.score - a.score);
+}
+
+function lexicalRescorer(
+  q: string,
+  proximityWeight: number,
+  coverageWeight: number,
+): (h: IndexHit) => IndexHit {
   const terms = stemSequence(q);
   const distinct = new Set(terms);
-  return hits
-    .map((h) => {
-      const text = `${h.row.heading}\n${h.row.text}`;
-      const has = coverageWeight > 0 ? new Set(stemSequence(text)) : undefined;
-      const coverage = has ? [...distinct].filter((t) => has.has(t)).length / Math.max(1, distinct.size) : 0;
-      const factor = 1 + proximityWeight * proximity(terms, text) + coverageWeight * coverage;
-      return { row: h.row, score: h.score * factor };
-    })
-    .sort((a, b) => b.score - a.score);
+  const pairs = queryPairs(terms);
+  return (h) => {
+    const has = coverageWeight > 0 ? new Set(stemSequence(`${h.row.heading}\n${h.row.text}`)) : undefined;
+    const coverage = has ? [...distinct].filter((t) => has.has(t)).length / Math.max(1, distinct.size) : 0;
+    // Same value as passages.ts' proximity(terms, heading + '\n' + text), for a fraction of the cost.
+    const near = proximityWeight > 0 ? scanProximity(pairs, [h.row.heading, h.row.text]) : 0;
+    const factor = 1 + proximityWeight * near + coverageWeight * coverage;
+    return { row: h.row, score: h.score * factor };
+  };
+}
+
+/**
+ * The hits of `rescoreLexical(hits, …)` in the same order (ties in input order, as its stable sort
+ * leaves them), rescoring only as many as the reader takes. Rescoring multiplies a score by at most
+ * `1 + proximityWeight + coverageWeight`, so the best rescored hit not yet handed out comes next as
+ * soon as it reaches that multiple of every score not yet rescored. A page of ten rarely needs all
+ * sixty candidates rescored, and rescoring (tokenising each passage) is most of the search's CPU.
+ */
+export function* rescoredInOrder(
+  hits: IndexHit[],
+  q: string,
+  proximityWeight: number,
+  coverageWeight = 0,
+): Generator<IndexHit> {
+  // The bound needs scores that only grow when multiplied; anything else is rescored at once.
+  if (proximityWeight <= 0 && coverageWeight <= 0) return yield* hits;
+  if (hits.some((h) => !(h.score >= 0)))
+    return yield* rescoreLexical(hits, q, proximityWeight, coverageWeight);
+  const rescore = lexicalRescorer(q, proximityWeight, coverageWeight);
+  const maxFactor = 1 + proximityWeight * 1 + coverageWeight * 1;
+  // bound[i]: the highest rescored score any of hits[i…] can reach.
+  const bound = new Float64Array(hits.length + 1);
+  bound[hits.length] = -1;
+  for (let i = hits.length - 1; i >= 0; i--) bound[i] = Math.max(bound[i + 1]!, hits[i]!.score * maxFactor);
+  // Rescored and not yet handed out, with their input positions.
+  const ready: { hit: IndexHit; at: number }[] = [];
+  let next = 0;
+  while (next < hits.length || ready.length > 0) {
+    let best = -1;
+    for (let i = 0; i < ready.length; i++) {
+      const r = ready[i]!;
+      if (best < 0 || r.hit.score > ready[best]!.hit.score) best = i;
+      else if (r.hit.score === ready[best]!.hit.score && r.at < ready[best]!.at) best = i;
+    }
+    // On a tie with a hit not yet rescored, the earlier input (this one) comes first.
+    if (best >= 0 && ready[best]!.hit.score >= bound[next]!) {
+      yield ready.splice(best, 1)[0]!.hit;
+      continue;
+    }
+    ready.push({ hit: rescore(hits[next]!), at: next });
+    next++;
+  }
 }
 
 /** Adds to each passage a share of the scores of its document's other matching passages. */
@@ -136,7 +188,11 @@ export function withDocumentEvidence(hits: IndexHit[], share: number): IndexHit[
  * The first `topK` hits that are neither near-duplicates of a better one nor over the per-document
  * cap. Stops as soon as the page is full, so duplicate checks cost little on large candidate lists.
  */
-function firstDistinct(hits: IndexHit[], topK: number, maxPerDocument: number | undefined): IndexHit[] {
+function firstDistinct(
+  hits: Iterable<IndexHit>,
+  topK: number,
+  maxPerDocument: number | undefined,
+): IndexHit[] {
   const duplicates = new DuplicateFilter();
   const perDocument = new Map<string, number>();
   const out: IndexHit[] = [];
@@ -200,20 +256,34 @@ export async function searchWorkspace(
           })
       : [],
   ]);
-  const rescored = rescoreLexical(lexical, req.q, options.proximityWeight, options.coverageWeight);
-  let hits =
-    mode === 'hybrid'
-      ? fuse(rescored, near, options.hybridVectorWeight, options.rrfK)
+  const { proximityWeight, coverageWeight } = options;
+  // Lexical hits without document evidence (which needs every score) are rescored only as far as
+  // the page needs; other rankings need the whole rescored list.
+  const lazy = mode === 'lexical' && options.documentEvidence <= 0;
+  const ranked = lazy
+    ? lexical
+    : mode === 'hybrid'
+      ? fuse(
+          rescoreLexical(lexical, req.q, proximityWeight, coverageWeight),
+          near,
+          options.hybridVectorWeight,
+          options.rrfK,
+        )
       : mode === 'vector'
         ? near
-        : rescored;
+        : rescoreLexical(lexical, req.q, proximityWeight, coverageWeight);
 
   const live = await deps.store.liveDocumentIds(req.workspaceId, [
-    ...new Set(hits.map((h) => h.row.documentId)),
+    ...new Set(ranked.map((h) => h.row.documentId)),
   ]);
-  hits = hits.filter((h) => live.has(h.row.documentId));
-  hits = withDocumentEvidence(hits, options.documentEvidence);
-  hits = firstDistinct(hits, req.topK, req.maxChunksPerDocument);
+  const liveHits = ranked.filter((h) => live.has(h.row.documentId));
+  const hits = firstDistinct(
+    lazy
+      ? rescoredInOrder(liveHits, req.q, proximityWeight, coverageWeight)
+      : withDocumentEvidence(liveHits, options.documentEvidence),
+    req.topK,
+    req.maxChunksPerDocument,
+  );
   const stems = queryStems(req.q);
   return hits.map((h) => ({
     text: h.row.text,

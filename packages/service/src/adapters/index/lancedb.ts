@@ -122,6 +122,25 @@ function isMissingTable(err: unknown): boolean {
   return /not found|does not exist|was not found/i.test(String(err));
 }
 
+/** Bytes LanceDB may keep in memory for opened indexes and for file and version metadata. */
+export interface LanceCacheSizes {
+  indexBytes: number;
+  metadataBytes: number;
+}
+
+/**
+ * LanceDB's own defaults (6 GiB of index cache, 1 GiB of metadata) suit a machine given over to it.
+ * Every write makes a table version and every `optimize` a new BM25 index; each enters these caches and
+ * nothing leaves them before the bound, so with the defaults a service that keeps ingesting grows by
+ * what they hold, for gigabytes (issue 7: 8 to 10 MiB per ten writes and an optimize on a 10,000-chunk
+ * workspace). The BM25 index of a 100,000-chunk workspace is about 35 MB on disk: 256 MiB keeps the
+ * current indexes of several large workspaces.
+ */
+export const DEFAULT_CACHE_SIZES: LanceCacheSizes = {
+  indexBytes: 256 * 2 ** 20,
+  metadataBytes: 64 * 2 ** 20,
+};
+
 /**
  * One LanceDB table per workspace with a BM25 full-text index on each chunk's text with its title
  * and headings (`searchText`). Rows written after an index was built are searched too (unindexed
@@ -131,11 +150,18 @@ function isMissingTable(err: unknown): boolean {
 export class LanceSearchIndex implements SearchIndex {
   private db: Promise<lancedb.Connection>;
   private readonly tables = new Map<string, Promise<lancedb.Table>>();
+  /** Holds LanceDB's caches; its `sizeBytes()` is what they use now. */
+  readonly session: lancedb.Session;
 
-  constructor(uri: string, storageOptions: Record<string, string> = {}) {
+  constructor(
+    uri: string,
+    storageOptions: Record<string, string> = {},
+    caches: LanceCacheSizes = DEFAULT_CACHE_SIZES,
+  ) {
+    this.session = new lancedb.Session(BigInt(caches.indexBytes), BigInt(caches.metadataBytes));
     // Strong read consistency: the server must see what a worker in another process has just written,
     // because a client that saw its run complete searches right away.
-    this.db = lancedb.connect(uri, { readConsistencyInterval: 0, storageOptions });
+    this.db = lancedb.connect(uri, { readConsistencyInterval: 0, storageOptions, session: this.session });
   }
 
   private async open(name: string): Promise<lancedb.Table | undefined> {
