@@ -16,6 +16,18 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export const defaultEnvFile = path.join(repoRoot, '.env.selfhost');
 export const composeFile = path.join(repoRoot, 'compose.selfhost.yml');
 
+/**
+ * The environment for compose commands: this process's, without the variables the compose file
+ * substitutes. Compose prefers a shell variable to the same name in --env-file, so a DATABASE_URL
+ * exported for development would silently point the stack at another database.
+ */
+export function composeEnv(env = process.env) {
+  const substituted = new Set(
+    [...readFileSync(composeFile, 'utf8').matchAll(/\$\{([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1]),
+  );
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !substituted.has(k)));
+}
+
 /** Values without which the stack cannot start or read its data. */
 export const REQUIRED_KEYS = [
   'DB_PASSWORD',
@@ -168,7 +180,7 @@ export function run(argv, { stdin, stdout, env, quiet = false } = {}) {
   const [cmd, ...args] = argv;
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, {
-      env: env ?? process.env,
+      env: env ?? composeEnv(),
       stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
     });
     let out = '';
