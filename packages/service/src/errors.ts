@@ -93,6 +93,17 @@ export class DocumentFailure extends Error {
   }
 }
 
+/** Socket errors that mean a backing service cannot be reached now, not that the request is wrong. */
+export const UNREACHABLE_ERRNOS: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
 /**
  * A backing service (the database, object storage) cannot be reached: not the request's fault and
  * likely to pass. Adapters raise it for connection failures, so the HTTP layer answers 503 and the

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { quoteIdent } from '../../src/adapters/postgres/db.js';
 import {
+  adminQuery,
   eventually,
   type FaultStack,
   longPdf,
   startFaultStack,
+  withDb,
   workerInside,
 } from '../support/fault-stack.js';
 import { type RestartableS3, startRestartableS3 } from '../support/restartable-s3.js';
@@ -21,21 +22,7 @@ const adminUrl = () => inject('testPg').adminUrl;
 let s3: RestartableS3;
 let stack: FaultStack | undefined;
 
-function withDb(u: string, db: string): string {
-  const x = new URL(u);
-  x.pathname = `/${db}`;
-  return x.toString();
-}
-
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: adminUrl() });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
+const admin = (sql: string) => adminQuery(adminUrl(), sql);
 
 beforeAll(async () => {
   s3 = await startRestartableS3();

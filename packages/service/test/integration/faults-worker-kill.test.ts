@@ -1,11 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LanceSearchIndex } from '../../src/adapters/index/lancedb.js';
 import { quoteIdent } from '../../src/adapters/postgres/db.js';
 import { loadConfig } from '../../src/config.js';
 import { lanceStorageOptions } from '../../src/deps.js';
-import { type FaultStack, longPdf, startFaultStack, workerInside } from '../support/fault-stack.js';
+import {
+  adminQuery,
+  type FaultStack,
+  longPdf,
+  startFaultStack,
+  withDb,
+  workerInside,
+} from '../support/fault-stack.js';
 import { startS3Server, type TestS3 } from '../support/s3.js';
 
 /**
@@ -18,21 +24,7 @@ const adminUrl = () => inject('testPg').adminUrl;
 let s3: TestS3;
 let stack: FaultStack | undefined;
 
-function withDb(u: string, db: string): string {
-  const x = new URL(u);
-  x.pathname = `/${db}`;
-  return x.toString();
-}
-
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: adminUrl() });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
+const admin = (sql: string) => adminQuery(adminUrl(), sql);
 
 beforeAll(async () => {
   s3 = await startS3Server();

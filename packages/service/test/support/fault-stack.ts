@@ -136,3 +136,21 @@ export function workerInside(s: FaultStack, documentId: string): Promise<string>
     20,
   );
 }
+
+/** `url` with its database replaced by `db`. */
+export function withDb(url: string, db: string): string {
+  const x = new URL(url);
+  x.pathname = `/${db}`;
+  return x.toString();
+}
+
+/** Runs one statement (CREATE/DROP DATABASE) on the administrative connection `url`. */
+export async function adminQuery(url: string, sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}

@@ -13,7 +13,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { ObjectStore } from '../../domain/ports.js';
-import { DependencyUnavailable } from '../../errors.js';
+import { DependencyUnavailable, UNREACHABLE_ERRNOS } from '../../errors.js';
 
 export interface S3ObjectStoreOptions {
   bucket: string;
@@ -47,17 +47,6 @@ function isMissingKey(err: unknown): boolean {
   return code === 'NoSuchKey' || code === 'NotFound' || (statusOf(err) === 404 && code !== 'NoSuchBucket');
 }
 
-/** Network failures: the endpoint is down or gone, which a later retry may find fixed. */
-const UNREACHABLE = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
-
 /**
  * Rewords the errors an operator can act on (wrong keys, missing bucket, unreachable endpoint):
  * they surface in `/ready`, in worker logs and in the backup scripts.
@@ -74,7 +63,7 @@ export function describeS3Error(err: unknown, bucket: string): Error {
     return new Error(`object storage has no bucket "${bucket}" (run migrate, which creates it)`);
   }
   const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
-  if (cause !== undefined && UNREACHABLE.has(cause)) {
+  if (cause !== undefined && UNREACHABLE_ERRNOS.has(cause)) {
     return new DependencyUnavailable('objectStorage', `object storage is unreachable (${cause}): ${detail}`, {
       cause: err,
     });

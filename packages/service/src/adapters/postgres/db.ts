@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { DependencyUnavailable } from '../../errors.js';
+import { DependencyUnavailable, UNREACHABLE_ERRNOS } from '../../errors.js';
 
 // BIGINT counts (COUNT(*), sizes) arrive as strings by default; every one we read fits in a double.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -7,17 +7,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
-/** Errors that say the server is unreachable, shutting down or starting up, not that a query is wrong. */
-const CONNECTION_ERRNOS = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
-// 57P01-57P03: admin shutdown, crash shutdown, cannot connect now (starting or stopping).
+// Besides socket errors: SQLSTATE class 08 (connection exception) and 57P01-57P03: admin shutdown, crash shutdown, cannot connect now (starting or stopping).
 const CONNECTION_SQLSTATES = new Set(['57P01', '57P02', '57P03']);
 
 /** A connection failure becomes DependencyUnavailable (a 503, a retry); any other error is kept. */
@@ -25,7 +15,7 @@ function asUnavailable(err: unknown): unknown {
   const code = (err as { code?: unknown } | undefined)?.code;
   const lost =
     (typeof code === 'string' &&
-      (CONNECTION_ERRNOS.has(code) || CONNECTION_SQLSTATES.has(code) || code.startsWith('08'))) ||
+      (UNREACHABLE_ERRNOS.has(code) || CONNECTION_SQLSTATES.has(code) || code.startsWith('08'))) ||
     (err instanceof Error &&
       /^Connection terminated|timeout exceeded when trying to connect/.test(err.message));
   if (!lost || err instanceof DependencyUnavailable) return err;
