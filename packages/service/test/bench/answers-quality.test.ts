@@ -54,9 +54,9 @@ describe('SQuAD subset through the service', () => {
   it('declines most questions about articles that are not in the workspace', async () => {
     const scores = await evaluateAnswers(client, workspaceId, elsewhere);
     console.info(`SQuAD questions about other articles: declined ${scores.declined} of ${scores.questions}`);
-    // Observed 21 and 22 of 40 in CI runs of the same code: one borderline question flips with the
+    // Observed 21 to 23 of 40 in runs of the same code: borderline questions flip with the
     // index's state (whether the workspace's background optimisation has run yet). The floor guards
-    // against losing the decline rule, not against that one question.
+    // against losing the decline rule, not against those questions.
     expect(scores.declined / scores.questions).toBeGreaterThanOrEqual(0.5);
   }, 300_000);
 });
