@@ -54,7 +54,7 @@ describe('SQuAD subset through the service', () => {
   it('declines most questions about articles that are not in the workspace', async () => {
     const scores = await evaluateAnswers(client, workspaceId, elsewhere);
     console.info(`SQuAD questions about other articles: declined ${scores.declined} of ${scores.questions}`);
-    // Observed 21 to 23 of 40 in runs of the same code: borderline questions flip with the
+    // Observed 21 to 23 of 40 in runs of the same code: borderline questions flip, most likely with the
     // index's state (whether the workspace's background optimisation has run yet). The floor guards
     // against losing the decline rule, not against those questions.
     expect(scores.declined / scores.questions).toBeGreaterThanOrEqual(0.5);
