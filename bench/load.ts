@@ -29,7 +29,7 @@ import { repoRoot } from './lib/data.js';
 import { ServiceClient } from './lib/driver.js';
 import { parseBenchArgs, writeResults } from './lib/results.js';
 import { buildCorpus, loadTexts } from './load/corpus.js';
-import { pdfIngestion } from './load/pdf.js';
+import { METRICS_SECRET, pdfIngestion } from './load/pdf.js';
 import { summarizeProfile } from './load/profile.js';
 import { searchReference, searchService } from './load/search.js';
 import {
@@ -316,7 +316,7 @@ if (settings.parts.includes('pdf')) {
     );
   }
   log(`pdf: ${files.length} files through one worker`);
-  results.pdf = await withFreshService('pdf', { WORKER_DOC_CONCURRENCY: '1' }, (start) =>
+  results.pdf = await withFreshService('pdf', { WORKER_DOC_CONCURRENCY: '1', METRICS_SECRET }, (start) =>
     pdfIngestion(files, start),
   );
   log(`  ${JSON.stringify(results.pdf)}`);
@@ -425,6 +425,10 @@ function markdown(): string {
       `| reference: parseBytes in process, sequential | ${p.reference.ms} ms | ${p.reference.pagesPerSecond} |`,
       '',
       `Ratio service / reference: ${p.ratioToReference} (target ≤ 1.5).`,
+      '',
+      `The worker's time by stage (sums over the documents, from /metrics): ${Object.entries(p.stageSeconds)
+        .map(([stage, s]) => `${stage} ${s} s`)
+        .join(', ')}.`,
       '',
     );
   }

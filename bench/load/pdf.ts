@@ -10,6 +10,22 @@ import { parseBytes } from '../../packages/service/src/parsing/parse.js';
 import { ServiceClient } from '../lib/driver.js';
 import type { RunningService } from './service.js';
 
+/** Where the worker's time went: the sums of the per-stage histogram the service exports. */
+async function stageSeconds(url: string): Promise<Record<string, number>> {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_SECRET}` } });
+  if (!res.ok) throw new Error(`/metrics → ${res.status}`);
+  const sums: Record<string, number> = {};
+  for (const m of (await res.text()).matchAll(
+    /^docslurp_document_stage_duration_seconds_sum\{stage="(\w+)"\} (\S+)$/gm,
+  )) {
+    sums[m[1]!] = Number(m[2]);
+  }
+  return sums;
+}
+
+/** Set on the service the PDF part starts (see load.ts), to read its stage times. */
+export const METRICS_SECRET = 'bench-load-metrics-secret';
+
 export async function pdfIngestion(files: string[], start: () => Promise<RunningService>) {
   const contents = await Promise.all(files.map((f) => readFile(f)));
   // Warm-up: load the PDF library and let the JIT see it once, so the reference is the parse alone.
@@ -44,6 +60,7 @@ export async function pdfIngestion(files: string[], start: () => Promise<Running
     const p0 = performance.now();
     const done = await client.waitForRun(up.run.id, 2 * 60 * 60 * 1000);
     const serviceMs = performance.now() - p0;
+    const stages = await stageSeconds(service.url);
     const round = (n: number) => Number(n.toFixed(2));
     return {
       files: perFile,
@@ -55,6 +72,7 @@ export async function pdfIngestion(files: string[], start: () => Promise<Running
       service: { ms: Math.round(serviceMs), pagesPerSecondPerWorker: round(pages / (serviceMs / 1000)) },
       reference: { ms: Math.round(referenceMs), pagesPerSecond: round(pages / (referenceMs / 1000)) },
       ratioToReference: round(serviceMs / referenceMs),
+      stageSeconds: Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, round(v)])),
     };
   } finally {
     await service.stop();
