@@ -25,11 +25,12 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/pr
 import os from 'node:os';
 import path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
+import { DEFAULT_CACHE_SIZES } from '../packages/service/src/adapters/index/lancedb.js';
 import { repoRoot } from './lib/data.js';
 import { ServiceClient } from './lib/driver.js';
 import { parseBenchArgs, writeResults } from './lib/results.js';
 import { buildCorpus, loadTexts } from './load/corpus.js';
-import { METRICS_SECRET, pdfIngestion } from './load/pdf.js';
+import { pdfIngestion } from './load/pdf.js';
 import { summarizeProfile } from './load/profile.js';
 import { searchReference, searchService } from './load/search.js';
 import {
@@ -316,7 +317,7 @@ if (settings.parts.includes('pdf')) {
     );
   }
   log(`pdf: ${files.length} files through one worker`);
-  results.pdf = await withFreshService('pdf', { WORKER_DOC_CONCURRENCY: '1', METRICS_SECRET }, (start) =>
+  results.pdf = await withFreshService('pdf', { WORKER_DOC_CONCURRENCY: '1' }, (start) =>
     pdfIngestion(files, start),
   );
   log(`  ${JSON.stringify(results.pdf)}`);
@@ -408,6 +409,10 @@ function markdown(): string {
         ? [
             `Of which (process.memoryUsage() in the service, first and last sample of the soak): JavaScript heap ${s.memoryMiB.heapTotal[0]} → ${s.memoryMiB.heapTotal[1]} MiB (${s.memoryMiB.heapUsed[0]} → ${s.memoryMiB.heapUsed[1]} MiB in use), outside it (RSS − heap: LanceDB, buffers, code) ${s.memoryMiB.outsideHeap[0]} → ${s.memoryMiB.outsideHeap[1]} MiB.`,
           ]
+        : []),
+      `LanceDB's caches (the service's docslurp_search_index_cache_bytes): ${s.indexCacheMiB.start} MiB at the start, ${s.indexCacheMiB.end} MiB at the end (bound ${(DEFAULT_CACHE_SIZES.indexBytes + DEFAULT_CACHE_SIZES.metadataBytes) / 2 ** 20} MiB).`,
+      ...(s.ingestion.failures.length
+        ? [`Failed documents (first five): ${JSON.stringify(s.ingestion.failures)}.`]
         : []),
       '',
     );

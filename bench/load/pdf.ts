@@ -8,23 +8,18 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseBytes } from '../../packages/service/src/parsing/parse.js';
 import { ServiceClient } from '../lib/driver.js';
-import type { RunningService } from './service.js';
+import { type RunningService, scrapeMetrics } from './service.js';
 
 /** Where the worker's time went: the sums of the per-stage histogram the service exports. */
 async function stageSeconds(url: string): Promise<Record<string, number>> {
-  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_SECRET}` } });
-  if (!res.ok) throw new Error(`/metrics → ${res.status}`);
   const sums: Record<string, number> = {};
-  for (const m of (await res.text()).matchAll(
+  for (const m of (await scrapeMetrics(url)).matchAll(
     /^docslurp_document_stage_duration_seconds_sum\{stage="(\w+)"\} (\S+)$/gm,
   )) {
     sums[m[1]!] = Number(m[2]);
   }
   return sums;
 }
-
-/** Set on the service the PDF part starts (see load.ts), to read its stage times. */
-export const METRICS_SECRET = 'bench-load-metrics-secret';
 
 export async function pdfIngestion(files: string[], start: () => Promise<RunningService>) {
   const contents = await Promise.all(files.map((f) => readFile(f)));

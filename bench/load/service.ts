@@ -87,6 +87,16 @@ export function sampleRss(pid: number, intervalMs: number) {
   };
 }
 
+/** Every benchmark service gets it, so that its /metrics can be read. */
+export const METRICS_SECRET = 'bench-load-metrics-secret';
+
+/** The service's Prometheus metrics, as text. */
+export async function scrapeMetrics(url: string): Promise<string> {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_SECRET}` } });
+  if (!res.ok) throw new Error(`/metrics → ${res.status}`);
+  return res.text();
+}
+
 export interface RunningService {
   url: string;
   key: string;
@@ -116,6 +126,7 @@ export async function startService(options: {
         // The benchmark is the only client and sends far more than a user's quota on purpose.
         RATE_LIMIT_PER_MINUTE: '0',
         LOG_LEVEL: 'warn',
+        METRICS_SECRET,
         ...options.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

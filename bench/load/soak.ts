@@ -8,7 +8,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { UploadFile } from '../lib/driver.js';
 import { ServiceClient } from '../lib/driver.js';
 import { searchService } from './search.js';
-import { type RunningService, sampleRss } from './service.js';
+import { type RunningService, sampleRss, scrapeMetrics } from './service.js';
+
+/** What LanceDB's caches hold in the service (its gauge), in MiB. */
+async function searchIndexCacheMiB(url: string): Promise<number> {
+  const m = /^docslurp_search_index_cache_bytes (\S+)$/m.exec(await scrapeMetrics(url));
+  return Number((Number(m?.[1] ?? Number.NaN) / 2 ** 20).toFixed(1));
+}
 
 export async function soak(options: {
   service: RunningService;
@@ -24,10 +30,12 @@ export async function soak(options: {
   const soakStart = Date.now();
   const { service } = options;
   const client = new ServiceClient(service.url, service.key);
+  const indexCacheAtStart = await searchIndexCacheMiB(service.url);
   const rss = sampleRss(service.pid, 1000);
   const end = Date.now() + options.seconds * 1000;
   let documents = 0;
   let failedDocuments = 0;
+  const failures: unknown[] = [];
   let uploads = 0;
   const uploadErrors: string[] = [];
   const ingesting = (async () => {
@@ -45,6 +53,7 @@ export async function soak(options: {
         const p = await client.waitForRun(up.runId, 30 * 60 * 1000);
         documents += p.counts.ready;
         failedDocuments += p.counts.total - p.counts.ready;
+        if (p.failures?.length) failures.push(...p.failures);
       } catch (err) {
         uploadErrors.push((err as Error).message);
       }
@@ -61,6 +70,7 @@ export async function soak(options: {
   });
   await ingesting;
   const samples = rss.stop();
+  const indexCacheMiB = await searchIndexCacheMiB(service.url);
   const mibs = samples.map((s) => s.mib);
   const part = (from: number, to: number) => {
     const xs = mibs.slice(Math.floor(mibs.length * from), Math.ceil(mibs.length * to));
@@ -73,7 +83,14 @@ export async function soak(options: {
   return {
     seconds: options.seconds,
     search,
-    ingestion: { uploads, documents, failedDocuments, uploadErrors: uploadErrors.slice(0, 5) },
+    ingestion: {
+      uploads,
+      documents,
+      failedDocuments,
+      failures: failures.slice(0, 5),
+      uploadErrors: uploadErrors.slice(0, 5),
+    },
+    indexCacheMiB: { start: indexCacheAtStart, end: indexCacheMiB },
     rssMiB: {
       start: round(mibs[0]!),
       peak: round(Math.max(...mibs)),

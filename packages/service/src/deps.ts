@@ -142,6 +142,7 @@ export async function createDeps(config: Config, log: Logger, urls: DatabaseUrls
     documentCounts: () => store.globalDocumentCounts(),
     runCounts: () => store.globalRunCounts(),
     queueDepth: () => jobs.depth(),
+    searchIndexCacheBytes: () => Number(index.session.sizeBytes()),
   });
   const tmpDir = path.join(os.tmpdir(), `docslurp-${process.pid}`);
   await mkdir(tmpDir, { recursive: true });

@@ -5,6 +5,8 @@ export interface MetricsSources {
   documentCounts: () => Promise<Record<string, number>>;
   runCounts: () => Promise<Record<string, number>>;
   queueDepth: () => Promise<{ queued: number; active: number }>;
+  /** Bytes the search index keeps in memory in this process (bounded; see the LanceDB adapter). */
+  searchIndexCacheBytes: () => number;
 }
 
 /** The Prometheus registry of one process. Gauges about stored state are read from the database at scrape time. */
@@ -71,6 +73,14 @@ export class Metrics {
           this.set({ state: 'queued' }, d.queued);
           this.set({ state: 'active' }, d.active);
         }
+      },
+    });
+    new Gauge({
+      name: 'docslurp_search_index_cache_bytes',
+      help: "Memory held by this process's search index caches (opened indexes, file and version metadata)",
+      registers: [this.registry],
+      collect() {
+        this.set(sources.searchIndexCacheBytes());
       },
     });
   }

@@ -122,6 +122,8 @@ describe('/metrics', () => {
     expect(text).toMatch(/docslurp_documents\{state="ready"\} 1/);
     expect(text).toMatch(/docslurp_runs\{state="completed"\} 1/);
     expect(text).toMatch(/docslurp_queue_depth\{state="queued"\} \d+/);
+    // The document was indexed by this process: its workspace's index is open and cached.
+    expect(Number(/^docslurp_search_index_cache_bytes (\d+)$/m.exec(text)?.[1])).toBeGreaterThan(0);
     expect(text).toMatch(/docslurp_document_stage_duration_seconds_count\{stage="parsing"\} 1/);
     expect(text).toMatch(/docslurp_document_stage_duration_seconds_count\{stage="indexing"\} 1/);
   });
