@@ -97,8 +97,6 @@ export interface ParserConfig {
   limits: ParserLimits;
   /** Where to look for bubblewrap: PARSER_BWRAP_PATH, else the PATH the worker was started with. */
   bwrapSearchPath: string;
-  /** Keep a parser process started (and warmed up) for each document being parsed, for the next one. */
-  standby: boolean;
 }
 
 export interface ParserLimits {
@@ -237,7 +235,6 @@ const envSchema = z.object({
   PARSER_TMP_MB: int(1024, 16),
   PARSER_MAX_UNPACKED_MB: int(1024, 1),
   PARSER_BWRAP_PATH: optionalString,
-  PARSER_STANDBY: bool(true),
   PATH: optionalString,
   EMBEDDINGS_PROVIDER: z.enum(['none', 'openai', 'local']).default('none'),
   EMBEDDINGS_BASE_URL: optionalString,
@@ -386,7 +383,6 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       isolation: e.PARSER_ISOLATION ?? (mode === 'stack' ? 'required' : 'auto'),
       profile: e.WORKER_PROFILE ?? 'default',
       bwrapSearchPath: e.PARSER_BWRAP_PATH ?? e.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-      standby: e.PARSER_STANDBY,
       limits: {
         timeoutSeconds: e.PARSER_TIMEOUT_SECONDS,
         cpuSeconds: e.PARSER_CPU_SECONDS,

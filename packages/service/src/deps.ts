@@ -146,12 +146,6 @@ export async function createDeps(config: Config, log: Logger, urls: DatabaseUrls
   });
   const tmpDir = path.join(os.tmpdir(), `docslurp-${process.pid}`);
   await mkdir(tmpDir, { recursive: true });
-  const parser = new SandboxedParser({
-    config: config.parser,
-    layout: sandboxLayout(packageRoot()),
-    tmpDir,
-    log,
-  });
   return {
     config,
     log,
@@ -163,7 +157,12 @@ export async function createDeps(config: Config, log: Logger, urls: DatabaseUrls
     rateLimiter,
     loginLimits,
     metrics,
-    parser,
+    parser: new SandboxedParser({
+      config: config.parser,
+      layout: sandboxLayout(packageRoot()),
+      tmpDir,
+      log,
+    }),
     fetcher: new GuardedFetcher({
       allowList: new AllowList(config.urlFetch.allowHosts),
       maxBytes: config.urlFetch.maxBytes,
@@ -192,7 +191,6 @@ export async function createDeps(config: Config, log: Logger, urls: DatabaseUrls
       { name: 'cache', critical: false, run: () => rateLimiter.check() },
     ],
     async close() {
-      await parser.close();
       await jobs.stop().catch((err: unknown) => log.warn({ err }, 'job engine did not stop cleanly'));
       await index.close().catch(() => {});
       for (const limiter of [rateLimiter, loginLimits.email, loginLimits.address])

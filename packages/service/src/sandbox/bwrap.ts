@@ -3,8 +3,6 @@ import path from 'node:path';
 
 /** Where the input file appears inside the sandbox; never the uploader's file name. */
 export const SANDBOX_INPUT = '/input/document';
-/** The read-only folder a standby process finds its input in once it is given one. */
-export const SANDBOX_INBOX = '/input';
 
 /** The programs and folders the parser process needs, all mounted read-only. */
 export interface SandboxLayout {
@@ -58,14 +56,10 @@ export const SANDBOX_ENV: Record<string, string> = {
 /**
  * bubblewrap arguments for one parser process: every namespace unshared (so no network), all
  * capabilities dropped, a clean environment, the system and the service mounted read-only, the input
- * (or, for a standby, the folder it will appear in) read-only, and a private size-limited /tmp as the only writable place. The root is remounted
+ * read-only, and a private size-limited /tmp as the only writable place. The root is remounted
  * read-only last, so not even the mount points can be written.
  */
-export function bwrapArgs(
-  layout: SandboxLayout,
-  input: { file: string } | { folder: string } | undefined,
-  tmpBytes: number,
-): string[] {
+export function bwrapArgs(layout: SandboxLayout, inputPath: string | undefined, tmpBytes: number): string[] {
   const args = [
     '--unshare-all',
     '--die-with-parent',
@@ -84,8 +78,7 @@ export function bwrapArgs(
     '/dev',
   ];
   for (const dir of layout.readOnly) args.push('--ro-bind', dir, dir);
-  if (input && 'file' in input) args.push('--ro-bind', input.file, SANDBOX_INPUT);
-  if (input && 'folder' in input) args.push('--ro-bind', input.folder, SANDBOX_INBOX);
+  if (inputPath) args.push('--ro-bind', inputPath, SANDBOX_INPUT);
   // /dev is a tmpfs of its own with no size limit: read-only, so the size-limited /tmp stays the only
   // place anything can be written.
   args.push('--remount-ro', '/dev', '--remount-ro', '/', '--chdir', '/tmp');

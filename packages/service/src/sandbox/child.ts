@@ -7,8 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { DocumentFailure } from '../errors.js';
 import { FULL_PROFILE_TOOLS, toolVersion } from '../parsing/formats/tools.js';
 import { parseBytes } from '../parsing/parse.js';
-import { type ParseRequest, type ParseResponse, SANDBOX_FAILURES, WARM_UP_FLAG } from './protocol.js';
-import { warmUpPdf } from './warm-up.js';
+import { type ParseRequest, type ParseResponse, SANDBOX_FAILURES } from './protocol.js';
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -30,11 +29,6 @@ async function main(): Promise<void> {
     for (const tool of FULL_PROFILE_TOOLS) report[tool.program] = await toolVersion(tool);
     process.stdout.write(JSON.stringify(report), () => process.exit(0));
     return;
-  }
-  // A standby started before its document: compile the PDF code on a file of our own meanwhile. Its
-  // outcome does not matter (the document's own parse reports any real problem).
-  if (process.argv.includes(`${WARM_UP_FLAG}pdf`)) {
-    await parseBytes(warmUpPdf(), 'warm-up.pdf', 'application/pdf').catch(() => {});
   }
   const request = JSON.parse(await readStdin()) as ParseRequest;
   try {

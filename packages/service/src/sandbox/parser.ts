@@ -1,21 +1,13 @@
 import { existsSync } from 'node:fs';
-import { copyFile, link, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ParserConfig } from '../config.js';
 import type { Log } from '../domain/log.js';
 import type { DocumentParser, ParsedDocument, ParseInput } from '../domain/ports.js';
 import { DocumentFailure } from '../errors.js';
 import { bwrapArgs, explainBwrapFailure, SANDBOX_ENV, SANDBOX_INPUT, type SandboxLayout } from './bwrap.js';
-import { type ParseRequest, type ParseResponse, SANDBOX_FAILURES, WARM_UP_FLAG } from './protocol.js';
-import {
-  type Command,
-  type Outcome,
-  type ProcessLimits,
-  StandbyLost,
-  type Supervised,
-  startSupervised,
-  supervise,
-} from './supervise.js';
+import { type ParseRequest, type ParseResponse, SANDBOX_FAILURES } from './protocol.js';
+import { type Command, type Outcome, type ProcessLimits, supervise } from './supervise.js';
 
 export type Isolation = 'bwrap' | 'process';
 
@@ -39,23 +31,9 @@ export interface SandboxedParse {
   result: ParseResponse;
   peakRssBytes: number;
   wallMs: number;
-  /** Whether a standby process took the document or one was started for it. */
-  process: 'standby' | 'fresh';
-}
-
-/**
- * A parser process started before its document, and the host folder the document will be placed in
- * (bound read-only inside the sandbox). It still parses one document only and then exits: a standby
- * saves the document the process start and the JIT's first pass, never shares a process.
- */
-interface Standby {
-  supervised: Supervised;
-  inbox: string;
 }
 
 const PROBE_TIMEOUT_MS = 20_000;
-/** CPU a standby may spend starting and warming up, on top of the document's CPU limit (it needs < 2 s). */
-const STANDBY_CPU_ALLOWANCE_SECONDS = 30;
 
 /** The bubblewrap program: a file named by the setting itself, or `bwrap` in one of its folders. */
 function findBwrap(searchPath: string): string | undefined {
@@ -68,16 +46,12 @@ function findBwrap(searchPath: string): string | undefined {
 }
 
 /**
- * Parses every document in a process of its own: inside bubblewrap when it can run here, otherwise
- * (only when isolation is not required) in a plain child process under the same resource limits. The
- * choice is made once, by running the sandbox for real, before the first document. With standbys on
- * (PARSER_STANDBY), each parse also starts the process for a next document, which loads the parsers
- * and, after a PDF, warms up on a PDF of our own while it waits; a document then skips the start.
+ * Parses every document in a fresh process: inside bubblewrap when it can run here, otherwise (only
+ * when isolation is not required) in a plain child process under the same resource limits. The
+ * choice is made once, by running the sandbox for real, before the first document.
  */
 export class SandboxedParser implements DocumentParser {
   private isolation: Promise<Isolation> | undefined;
-  private readonly standbys: Standby[] = [];
-  private closed = false;
 
   constructor(private readonly options: SandboxedParserOptions) {}
 
@@ -95,113 +69,34 @@ export class SandboxedParser implements DocumentParser {
 
   async parseMeasured(input: ParseInput, signal: AbortSignal): Promise<SandboxedParse> {
     const isolation = await this.start();
-    const standby = this.takeStandby();
-    if (this.options.config.standby && !this.closed) {
-      // The next document of a batch is most likely of the same kind as this one.
-      const looksPdf = input.declaredMediaType === 'application/pdf' || /\.pdf$/i.test(input.filename);
-      this.startStandby(isolation, looksPdf ? 'pdf' : undefined).catch((err: unknown) =>
-        this.options.log.warn({ err }, 'could not start a standby parser process'),
-      );
-    }
-    if (standby) {
-      try {
-        return await this.parseOn(standby, isolation, input, signal);
-      } catch (err) {
-        if (!(err instanceof StandbyLost)) throw err;
-        this.options.log.warn(
-          { stderr: err.stderr.slice(-500) },
-          'a standby parser process had ended; parsing in a fresh one',
-        );
-      }
-    }
-    return this.parseFresh(isolation, input, signal);
-  }
-
-  /** Stops the standby processes; parses still running finish. */
-  async close(): Promise<void> {
-    this.closed = true;
-    for (const s of this.standbys.splice(0)) {
-      s.supervised.discard();
-      await rm(s.inbox, { recursive: true, force: true });
-    }
-  }
-
-  private request(inputPath: string, input: ParseInput): ParseRequest {
     const { config } = this.options;
-    return {
-      inputPath,
+    const inside = isolation === 'bwrap' ? SANDBOX_INPUT : input.path;
+    const request: ParseRequest = {
+      inputPath: inside,
       filename: input.filename,
       declaredMediaType: input.declaredMediaType,
       profile: config.profile,
       maxOutputBytes: config.limits.outputBytes,
       maxUnpackedBytes: config.limits.unpackedBytes,
     };
-  }
-
-  private async parseFresh(
-    isolation: Isolation,
-    input: ParseInput,
-    signal: AbortSignal,
-  ): Promise<SandboxedParse> {
-    const request = this.request(isolation === 'bwrap' ? SANDBOX_INPUT : input.path, input);
     let workDir: string | undefined;
     try {
       let command: Command;
       if (isolation === 'bwrap') {
-        command = this.bwrapCommand({ file: input.path }, []);
+        command = this.bwrapCommand(input.path, []);
       } else {
         workDir = await mkdtemp(path.join(this.options.tmpDir, 'parse-'));
         command = this.processCommand(workDir, []);
       }
       const outcome = await supervise(command, JSON.stringify(request), this.limits(), signal);
-      return measured(outcome, 'fresh');
+      return {
+        result: interpret(outcome),
+        peakRssBytes: outcome.peakRssBytes,
+        wallMs: outcome.wallMs,
+      };
     } finally {
       if (workDir) await rm(workDir, { recursive: true, force: true });
     }
-  }
-
-  private async parseOn(
-    standby: Standby,
-    isolation: Isolation,
-    input: ParseInput,
-    signal: AbortSignal,
-  ): Promise<SandboxedParse> {
-    try {
-      const placed = path.join(standby.inbox, path.basename(SANDBOX_INPUT));
-      // A hard link costs nothing; the inbox may be on another file system than the input.
-      await link(input.path, placed).catch(() => copyFile(input.path, placed));
-      const request = this.request(isolation === 'bwrap' ? SANDBOX_INPUT : placed, input);
-      const outcome = await standby.supervised.run(JSON.stringify(request), signal);
-      return measured(outcome, 'standby');
-    } finally {
-      await rm(standby.inbox, { recursive: true, force: true });
-    }
-  }
-
-  /** A standby still waiting for its document, if there is one; ended ones are cleared away. */
-  private takeStandby(): Standby | undefined {
-    for (let s = this.standbys.shift(); s; s = this.standbys.shift()) {
-      if (s.supervised.waiting) return s;
-      s.supervised.discard();
-      rm(s.inbox, { recursive: true, force: true }).catch(() => {});
-    }
-    return undefined;
-  }
-
-  private async startStandby(isolation: Isolation, warmUp: 'pdf' | undefined): Promise<void> {
-    const inbox = await mkdtemp(path.join(this.options.tmpDir, 'standby-'));
-    const extra = warmUp ? [`${WARM_UP_FLAG}${warmUp}`] : [];
-    const command =
-      isolation === 'bwrap' ? this.bwrapCommand({ folder: inbox }, extra) : this.processCommand(inbox, extra);
-    const supervised = startSupervised(command, this.limits(), {
-      cpuAllowanceSeconds: STANDBY_CPU_ALLOWANCE_SECONDS,
-    });
-    if (this.closed) {
-      supervised.discard();
-      await rm(inbox, { recursive: true, force: true });
-      return;
-    }
-    this.standbys.push({ supervised, inbox });
   }
 
   /** Each full-profile tool's version as seen from inside the sandbox, or why it cannot start there. */
@@ -235,10 +130,14 @@ export class SandboxedParser implements DocumentParser {
     return [layout.nodePath, `--max-old-space-size=${heapMb}`, layout.entry, ...extra];
   }
 
-  private bwrapCommand(input: { file: string } | { folder: string } | undefined, extra: string[]): Command {
+  private bwrapCommand(inputPath: string | undefined, extra: string[]): Command {
     const { layout, config } = this.options;
     return {
-      argv: [this.bwrapPath(), ...bwrapArgs(layout, input, config.limits.tmpBytes), ...this.nodeArgs(extra)],
+      argv: [
+        this.bwrapPath(),
+        ...bwrapArgs(layout, inputPath, config.limits.tmpBytes),
+        ...this.nodeArgs(extra),
+      ],
       env: { PATH: SANDBOX_ENV.PATH! },
       cwd: '/',
     };
@@ -302,10 +201,6 @@ export class SandboxedParser implements DocumentParser {
       outcome.stderr.trim() || (outcome.kind === 'failed' ? outcome.message : 'the parser did not answer')
     );
   }
-}
-
-function measured(outcome: Outcome, process: SandboxedParse['process']): SandboxedParse {
-  return { result: interpret(outcome), peakRssBytes: outcome.peakRssBytes, wallMs: outcome.wallMs, process };
 }
 
 function interpret(outcome: Outcome): ParseResponse {

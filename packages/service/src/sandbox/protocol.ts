@@ -11,9 +11,6 @@ export interface ParseRequest {
   maxUnpackedBytes: number;
 }
 
-/** Tells a standby parser process which format to warm up on before its request: `--warm-up=pdf`. */
-export const WARM_UP_FLAG = '--warm-up=';
-
 /** The one JSON line the parser process writes on its standard output. */
 export type ParseResponse =
   | { ok: true; document: ParsedDocument }

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,7 +8,7 @@ import type { Log } from '../../src/domain/log.js';
 import { packageRoot } from '../../src/paths.js';
 import { sandboxLayout } from '../../src/sandbox/bwrap.js';
 import { ParserIsolationUnavailable, SandboxedParser } from '../../src/sandbox/parser.js';
-import { makeDocx, makePdf } from '../support/fixtures.js';
+import { makeDocx } from '../support/fixtures.js';
 
 const misbehaving = path.join(packageRoot(), 'test/support/misbehaving-parser.mjs');
 const never = new AbortController().signal;
@@ -63,19 +63,7 @@ describe('the bubblewrap sandbox', () => {
 
   it('lets a parser read its input and write only its private /tmp: no network, no environment', async () => {
     const { parser } = misbehavingParser();
-    // The first parse starts a process for its document; the second is given to the standby.
-    for (const expected of ['fresh', 'standby']) {
-      const r = await parser.parseMeasured(
-        { path: input, filename: `escape:${work}`, declaredMediaType: null },
-        never,
-      );
-      expect(r.process).toBe(expected);
-      expectConfined(r.result);
-    }
-    await parser.close();
-  });
-
-  function expectConfined(result: Awaited<ReturnType<typeof outcome>>) {
+    const result = await outcome(parser, `escape:${work}`);
     if (!result.ok) throw new Error(result.message);
     const report = JSON.parse(result.document.text);
     expect(report.input).toBe('the input bytes');
@@ -90,7 +78,7 @@ describe('the bubblewrap sandbox', () => {
     expect(report.postgres).toBe('ECONNREFUSED');
     expect(report.internet).toMatch(/ENETUNREACH|EHOSTUNREACH|timeout/);
     expect(report.env).toEqual(['HOME', 'LANG', 'OMP_THREAD_LIMIT', 'PATH', 'PWD', 'TMPDIR']);
-  }
+  });
 
   it('turns each way a parser can die into its own failure code, and the next parse still works', async () => {
     const limits = { PARSER_TIMEOUT_SECONDS: '30', PARSER_MEMORY_MB: '256', PARSER_MAX_OUTPUT_MB: '1' };
@@ -131,117 +119,6 @@ describe('the bubblewrap sandbox', () => {
     await expect(
       parser.parse({ path: input, filename: 'sleep', declaredMediaType: null }, controller.signal),
     ).rejects.toThrow(/aborted/);
-  });
-});
-
-/** Host processes whose command line binds a standby input folder under `dir`. */
-function standbyProcesses(dir: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (argv[0]?.endsWith('bwrap') && argv.some((a) => a.startsWith(`${dir}/standby-`))) {
-        pids.push(Number(entry));
-      }
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return pids;
-}
-
-describe('standby parser processes', () => {
-  it('count the CPU and wall-clock limits from the document, not from their start', async () => {
-    const cpuBound = misbehavingParser({ PARSER_CPU_SECONDS: '2', PARSER_TIMEOUT_SECONDS: '30' }).parser;
-    expect(
-      (await cpuBound.parseMeasured({ path: input, filename: 'fine.txt', declaredMediaType: null }, never))
-        .process,
-    ).toBe('fresh');
-    // The standby has been waiting; its wait is not charged, its spinning is.
-    await new Promise((r) => setTimeout(r, 2500));
-    const spin = await cpuBound.parseMeasured(
-      { path: input, filename: 'spin', declaredMediaType: null },
-      never,
-    );
-    expect(spin.process).toBe('standby');
-    expect(spin.result).toMatchObject({ ok: false, code: 'parser_timeout' });
-    expect(spin.result.ok || spin.result.message).toMatch(/CPU-time limit of 2 s/);
-    await cpuBound.close();
-
-    const sleepy = misbehavingParser({ PARSER_TIMEOUT_SECONDS: '2' }).parser;
-    await sleepy.parseMeasured({ path: input, filename: 'fine.txt', declaredMediaType: null }, never);
-    await new Promise((r) => setTimeout(r, 2500));
-    const t0 = performance.now();
-    const sleep = await sleepy.parseMeasured(
-      { path: input, filename: 'sleep', declaredMediaType: null },
-      never,
-    );
-    expect(sleep.process).toBe('standby');
-    expect(sleep.result).toMatchObject({ ok: false, code: 'parser_timeout' });
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(2000);
-    await sleepy.close();
-  });
-
-  it('are not used once they have ended: the document gets a fresh process', async () => {
-    const dir = await mkdtemp(path.join(work, 'lost-'));
-    const parser = new SandboxedParser({
-      config: parserConfig(),
-      layout: { ...sandboxLayout(packageRoot()), entry: misbehaving },
-      tmpDir: dir,
-      log: recordingLog().log,
-    });
-    await parser.parseMeasured({ path: input, filename: 'fine.txt', declaredMediaType: null }, never);
-    let standbys: number[] = [];
-    for (let i = 0; i < 50 && standbys.length === 0; i++) {
-      standbys = standbyProcesses(dir);
-      if (standbys.length === 0) await new Promise((r) => setTimeout(r, 100));
-    }
-    // bubblewrap runs as two processes; the first is the one the supervisor started.
-    expect(standbys.length).toBeGreaterThan(0);
-    process.kill(Math.min(...standbys), 'SIGKILL');
-    await new Promise((r) => setTimeout(r, 300));
-    const r = await parser.parseMeasured(
-      { path: input, filename: 'fine.txt', declaredMediaType: null },
-      never,
-    );
-    expect(r).toMatchObject({
-      process: 'fresh',
-      result: { ok: true, document: { text: 'parsed fine.txt' } },
-    });
-    await parser.close();
-    // Closing stops the standby the last parse started and removes its input folder.
-    await new Promise((r) => setTimeout(r, 300));
-    expect(standbyProcesses(dir)).toEqual([]);
-    expect(await readdir(dir)).toEqual([]);
-  });
-
-  it('warm up on PDFs after a PDF and parse the real documents that follow, inside the sandbox', async () => {
-    const parser = new SandboxedParser({
-      config: parserConfig(),
-      layout: sandboxLayout(packageRoot()),
-      tmpDir: work,
-      log: recordingLog().log,
-    });
-    const results = [];
-    for (const [i, file] of [
-      ['one.pdf', makePdf(['The first report.'])],
-      ['two.pdf', makePdf(['The second report, on page one.', 'And page two.'])],
-      ['three.docx', makeDocx(['# Policy', 'Badges are worn at all times.'])],
-    ].entries()) {
-      const [name, bytes] = file as [string, Buffer];
-      const p = path.join(work, `real-${i}-${name}`);
-      await writeFile(p, bytes);
-      const r = await parser.parseMeasured({ path: p, filename: name, declaredMediaType: null }, never);
-      if (!r.result.ok) throw new Error(r.result.message);
-      results.push({ process: r.process, pages: r.result.document.pageCount, text: r.result.document.text });
-    }
-    await parser.close();
-    expect(results.map((r) => r.process)).toEqual(['fresh', 'standby', 'standby']);
-    expect(results[1]).toMatchObject({ pages: 2 });
-    expect(results[1]!.text).toContain('The second report, on page one.');
-    expect(results[1]!.text).not.toMatch(/sandbox and every passage/);
-    expect(results[2]!.text).toBe('# Policy\n\nBadges are worn at all times.');
   });
 });
 

@@ -77,8 +77,6 @@ switch (action) {
       writes: Object.fromEntries(
         [
           request.inputPath,
-          // The folder the input is in (a standby's inbox, bound read-only).
-          new URL('escape', `file://${request.inputPath}`).pathname,
           '/escape',
           '/usr/escape',
           '/etc/escape',
