@@ -349,6 +349,23 @@ if (settings.parts.includes('upload')) {
 const report = { benchmark: 'load', settings, machine, ...results };
 writeResults(label, report, markdown());
 
+/** RSS and LanceDB's caches at every minute of the soak (every fifth minute of a long one). */
+function perMinute(s: Awaited<ReturnType<typeof soak>>) {
+  const step = s.seconds > 900 ? 5 : 1;
+  const at = (samples: number[][], ms: number) =>
+    samples.filter(([t]) => (t ?? 0) <= ms + 5_000).at(-1)?.[1] ?? Number.NaN;
+  const rows = [];
+  for (let minute = 0; minute * 60 <= s.seconds; minute += step) {
+    const ms = minute * 60_000;
+    rows.push({
+      minute,
+      rss: Math.round(at(s.rssSamples, ms)),
+      cache: Math.round(at(s.indexCacheMiB.samples, ms)),
+    });
+  }
+  return rows;
+}
+
 function markdown(): string {
   // biome-ignore lint/suspicious/noExplicitAny: the report is read back by field name.
   const r = report as any;
@@ -411,6 +428,26 @@ function markdown(): string {
           ]
         : []),
       `LanceDB's caches (the service's docslurp_search_index_cache_bytes): ${s.indexCacheMiB.start} MiB at the start, ${s.indexCacheMiB.end} MiB at the end (bound ${(DEFAULT_CACHE_SIZES.indexBytes + DEFAULT_CACHE_SIZES.metadataBytes) / 2 ** 20} MiB).`,
+      ...(s.memoryMiB
+        ? [
+            `Outside the heap and those caches: ${round(s.memoryMiB.outsideHeap[0]! - s.indexCacheMiB.start, 1)} → ${round(s.memoryMiB.outsideHeap[1]! - s.indexCacheMiB.end, 1)} MiB; of it, Buffers and other external JavaScript memory ${s.memoryMiB.external[0]} → ${s.memoryMiB.external[1]} MiB.`,
+            '',
+            'Over time (minute: service RSS, LanceDB caches, in MiB):',
+            '',
+            `| minute | ${perMinute(s)
+              .map((m) => m.minute)
+              .join(' | ')} |`,
+            `|---|${perMinute(s)
+              .map(() => '---')
+              .join('|')}|`,
+            `| RSS | ${perMinute(s)
+              .map((m) => m.rss)
+              .join(' | ')} |`,
+            `| caches | ${perMinute(s)
+              .map((m) => m.cache)
+              .join(' | ')} |`,
+          ]
+        : []),
       ...(s.ingestion.failures.length
         ? [`Failed documents (first five): ${JSON.stringify(s.ingestion.failures)}.`]
         : []),

@@ -32,6 +32,14 @@ export async function soak(options: {
   const client = new ServiceClient(service.url, service.key);
   const indexCacheAtStart = await searchIndexCacheMiB(service.url);
   const rss = sampleRss(service.pid, 1000);
+  // LanceDB's caches every 30 s, to tell their filling up from the rest of the native memory.
+  const soakT0 = performance.now();
+  const indexCacheSamples: [number, number][] = [[0, indexCacheAtStart]];
+  const cacheTimer = setInterval(() => {
+    searchIndexCacheMiB(service.url)
+      .then((mib) => indexCacheSamples.push([Math.round(performance.now() - soakT0), mib]))
+      .catch(() => {});
+  }, 30_000);
   const end = Date.now() + options.seconds * 1000;
   let documents = 0;
   let failedDocuments = 0;
@@ -70,6 +78,7 @@ export async function soak(options: {
   });
   await ingesting;
   const samples = rss.stop();
+  clearInterval(cacheTimer);
   const indexCacheMiB = await searchIndexCacheMiB(service.url);
   const mibs = samples.map((s) => s.mib);
   const part = (from: number, to: number) => {
@@ -90,7 +99,7 @@ export async function soak(options: {
       failures: failures.slice(0, 5),
       uploadErrors: uploadErrors.slice(0, 5),
     },
-    indexCacheMiB: { start: indexCacheAtStart, end: indexCacheMiB },
+    indexCacheMiB: { start: indexCacheAtStart, end: indexCacheMiB, samples: indexCacheSamples },
     rssMiB: {
       start: round(mibs[0]!),
       peak: round(Math.max(...mibs)),
@@ -109,7 +118,17 @@ function memorySplit(file: string, since: number) {
   const lines = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
   const xs = lines
     .filter(Boolean)
-    .map((l) => JSON.parse(l) as { at: number; rss: number; heapUsed: number; heapTotal: number })
+    .map(
+      (l) =>
+        JSON.parse(l) as {
+          at: number;
+          rss: number;
+          heapUsed: number;
+          heapTotal: number;
+          external: number;
+          arrayBuffers: number;
+        },
+    )
     .filter((x) => x.at >= since);
   if (xs.length < 2) return undefined;
   const pick = (f: (x: (typeof xs)[0]) => number) => [f(xs[0]!), f(xs.at(-1)!)];
@@ -118,5 +137,8 @@ function memorySplit(file: string, since: number) {
     heapUsed: pick((x) => x.heapUsed),
     heapTotal: pick((x) => x.heapTotal),
     outsideHeap: pick((x) => r(x.rss - x.heapTotal)),
+    /** Memory of JavaScript objects held outside the heap (Buffers, Arrow results): ours, if it grew. */
+    external: pick((x) => x.external),
+    arrayBuffers: pick((x) => x.arrayBuffers),
   };
 }
