@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, rename, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
@@ -15,18 +15,12 @@ export const stackDir = path.join(packageRoot(), 'test', 'stack');
 const cacheDir = process.env.DOCSLURP_STACK_CACHE ?? '/var/cache/docslurp-stack';
 const socket = '/run/podman/podman.sock';
 
-/**
- * This process's environment without the variables compose.selfhost.yml substitutes (CI exports
- * DATABASE_URL for the other tests): compose would prefer them to the env file's. The scripts do the
- * same for operators (composeEnv in scripts/selfhost-lib.mjs).
- */
-function composeEnv(): Record<string, string> {
-  const compose = readFileSync(path.join(repoRoot, 'compose.selfhost.yml'), 'utf8');
-  const substituted = new Set([...compose.matchAll(/\$\{([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1]));
-  return Object.fromEntries(
-    Object.entries(process.env).flatMap(([k, v]) => (v === undefined || substituted.has(k) ? [] : [[k, v]])),
-  );
-}
+// This process's environment without the variables compose.selfhost.yml substitutes (CI exports
+// DATABASE_URL for the other tests, and compose would prefer it to the env file's): the same rule the
+// scripts apply for operators.
+const { composeEnv } = (await import(path.join(repoRoot, 'scripts', 'selfhost-lib.mjs'))) as {
+  composeEnv: () => Record<string, string>;
+};
 
 export const engineEnv: Record<string, string> = {
   ...composeEnv(),

@@ -155,6 +155,16 @@ describe('selfhost-check.mjs', () => {
   });
 });
 
+describe('compose commands', () => {
+  it('run without the shell variables the compose file substitutes, which compose would prefer to .env.selfhost', async () => {
+    const code = `import('${path.join(repo, 'scripts', 'selfhost-lib.mjs')}').then((m) => {
+      process.stdout.write(JSON.stringify(m.composeEnv({ DATABASE_URL: 'postgres://elsewhere/db', METRICS_SECRET: 's', PATH: '/bin', HOME: '/root' })));
+    })`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', code]);
+    expect(JSON.parse(stdout)).toEqual({ PATH: '/bin', HOME: '/root' });
+  });
+});
+
 describe('backup verification', () => {
   // The rule behind it: a copy tool can report success without writing anything.
   const verify = async (

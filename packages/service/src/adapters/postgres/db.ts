@@ -7,7 +7,8 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 
-// Besides socket errors: SQLSTATE class 08 (connection exception) and 57P01-57P03: admin shutdown, crash shutdown, cannot connect now (starting or stopping).
+// Besides socket errors, the server's own: SQLSTATE class 08 (connection exception) and 57P01-57P03
+// (admin shutdown, crash shutdown, cannot connect now: starting or stopping).
 const CONNECTION_SQLSTATES = new Set(['57P01', '57P02', '57P03']);
 
 /** A connection failure becomes DependencyUnavailable (a 503, a retry); any other error is kept. */
