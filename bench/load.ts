@@ -18,16 +18,17 @@
  * --seconds N (per search measurement), --rounds N, --soak-seconds N, --soak-clients N,
  * --upload-mb N, --pdfs a.pdf,b.pdf (default: the R manuals under --pdf-dir, refman.pdf excluded),
  * --label NAME (results file name, default load or load-quick), --env KEY=VALUE (service setting),
- * --profile true (CPU profile of the search service's main thread, summarised into the results).
+ * --profile true (CPU profile of the search service's main thread, summarised into the results),
+ * --allocator jemalloc|glibc (default: jemalloc when this machine has it, as the container image does).
  */
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import * as lancedb from '@lancedb/lancedb';
 import { DEFAULT_CACHE_SIZES } from '../packages/service/src/adapters/index/lancedb.js';
 import { repoRoot } from './lib/data.js';
 import { ServiceClient } from './lib/driver.js';
+import { waitForIndexed } from './lib/index-state.js';
 import { parseBenchArgs, writeResults } from './lib/results.js';
 import { buildCorpus, loadTexts } from './load/corpus.js';
 import { pdfIngestion } from './load/pdf.js';
@@ -48,6 +49,17 @@ import { describeMachine } from './machine.js';
 const argv = process.argv.slice(2);
 const quick = argv.includes('--quick');
 const { env, opts } = parseBenchArgs(argv.filter((a) => a !== '--quick'));
+// The container image runs the service on jemalloc (see the Dockerfile); measure the same where the
+// machine has it (Debian: apt-get install libjemalloc2).
+const jemalloc = ['x86_64', 'aarch64']
+  .map((arch) => `/usr/lib/${arch}-linux-gnu/libjemalloc.so.2`)
+  .find((lib) => existsSync(lib));
+const allocator = opts.allocator ?? (jemalloc ? 'jemalloc' : 'glibc');
+if (allocator === 'jemalloc') {
+  if (!jemalloc)
+    throw new Error('--allocator jemalloc: libjemalloc.so.2 not found (apt-get install libjemalloc2)');
+  env.LD_PRELOAD ??= jemalloc;
+}
 const num = (name: string, full: number, small: number) => Number(opts[name] ?? (quick ? small : full));
 const settings = {
   quick,
@@ -63,6 +75,7 @@ const settings = {
   uploadMegabytes: num('upload-mb', 1024, 100),
   pdfDir: opts['pdf-dir'] ?? '/tmp/r-doc-pdf/usr/share/R/doc/manual',
   serviceEnv: env,
+  allocator,
 };
 const label = opts.label ?? (quick ? 'load-quick' : 'load');
 const log = (s: string) => process.stdout.write(`${s}\n`);
@@ -89,25 +102,12 @@ interface Built {
 const cacheRoot =
   process.env.BENCH_CACHE_DIR ?? path.join(repoRoot, 'node_modules/.cache/docslurp-bench-load');
 
-/** BM25 index state of a workspace's table, read straight from LanceDB. */
-async function indexState(indexUri: string, workspaceId: string) {
-  const db = await lancedb.connect(indexUri, { readConsistencyInterval: 0 });
-  try {
-    const t = await db.openTable(workspaceId.replaceAll(':', '_'));
-    const fts = (await t.listIndices()).find((i) => i.columns.includes('search_text'));
-    const stats = fts ? await t.indexStats(fts.name) : undefined;
-    const rows = await t.countRows();
-    t.close();
-    return { rows, unindexed: stats ? stats.numUnindexedRows : rows };
-  } finally {
-    db.close();
-  }
-}
-
 async function buildWorkspace(): Promise<{ dir: string; database: string; built: Built }> {
   await mkdir(cacheRoot, { recursive: true });
-  const dir = path.join(cacheRoot, `load-${settings.chunks}-${settings.chunksPerDocument}`);
-  const database = `docslurp_bench_load_${settings.chunks}_${settings.chunksPerDocument}`;
+  // The index format is part of the name: a workspace built by an older service lacks what the search
+  // reads now (v2: rows carry their word codes), and would measure the slower path for old rows.
+  const dir = path.join(cacheRoot, `load-v2-${settings.chunks}-${settings.chunksPerDocument}`);
+  const database = `docslurp_bench_load_v2_${settings.chunks}_${settings.chunksPerDocument}`;
   const manifest = path.join(dir, 'manifest.json');
   if (existsSync(manifest) && (await databaseExists(database))) {
     const built = JSON.parse(await readFile(manifest, 'utf8')) as Built;
@@ -129,7 +129,7 @@ async function buildWorkspace(): Promise<{ dir: string; database: string; built:
     log: serviceLog,
   });
   const t0 = performance.now();
-  let state: Awaited<ReturnType<typeof indexState>>;
+  let state: Awaited<ReturnType<typeof waitForIndexed>>;
   let workspaceId: string;
   let ready = 0;
   const failures: unknown[] = [];
@@ -152,13 +152,7 @@ async function buildWorkspace(): Promise<{ dir: string; database: string; built:
       log(`  ${ready}/${corpus.files.length} documents ready, ${failures.length} failed`);
     }
     // The worker folds new rows into the BM25 index after a run; search is measured on that state.
-    const indexUri = path.join(dir, 'data/index');
-    const deadline = Date.now() + 15 * 60 * 1000;
-    for (;;) {
-      state = await indexState(indexUri, workspaceId);
-      if (state.unindexed === 0 || Date.now() > deadline) break;
-      await new Promise((r) => setTimeout(r, 2000));
-    }
+    state = await waitForIndexed(path.join(dir, 'data/index'), workspaceId, 15 * 60 * 1000);
   } finally {
     await service.stop();
   }
@@ -372,7 +366,7 @@ function markdown(): string {
   const lines = [
     `# Load benchmark (${machine.date.slice(0, 10)}${quick ? ', quick' : ''})`,
     '',
-    `Machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.node}, ${machine.platform}, load ${machine.loadAverage1m.toFixed(2)} at start (shared with other work).`,
+    `Machine: ${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.node}, ${machine.platform}, load ${machine.loadAverage1m.toFixed(2)} at start (shared with other work). The service ran on ${allocator}.`,
     '',
   ];
   if (r.workspace) {
@@ -387,7 +381,7 @@ function markdown(): string {
     lines.push(
       `## Search (${s.clients} concurrent clients, ${s.secondsPerMeasurement} s each, topK ${s.topK})`,
       '',
-      'Reference: the same BM25 query straight on the LanceDB table, same concurrency, own Node process.',
+      'Reference: the same BM25 query (same candidates and columns, results left as Arrow) straight on the LanceDB table, same concurrency, own Node process.',
       '',
       '| round | what | requests/s | p50 | p99 | errors | CPU ms per request |',
       '|---|---|---|---|---|---|---|',
@@ -470,7 +464,7 @@ function markdown(): string {
       '',
       `The worker's time by stage (sums over the documents, from /metrics): ${Object.entries(p.stageSeconds)
         .map(([stage, s]) => `${stage} ${s} s`)
-        .join(', ')}.`,
+        .join(', ')}; ${p.parserProcesses} sandboxed parser processes for ${p.files.length} documents.`,
       '',
     );
   }

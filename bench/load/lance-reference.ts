@@ -1,10 +1,12 @@
 /**
  * The search reference, run as its own Node process like the service: the full-text query the
- * service's LanceDB adapter runs (BM25 on `search_text`, the candidate count the service asks for),
- * straight on the workspace's table, from `clients` concurrent loops for `seconds`. Prints one JSON
+ * service's LanceDB adapter runs (BM25 on `search_text`, the candidate count and the columns the
+ * service asks for), straight on the workspace's table, from `clients` concurrent loops for
+ * `seconds`; the result stays an Arrow table (no JavaScript objects are made of it). Prints one JSON
  * line with every latency in ms. Usage: tsx bench/load/lance-reference.ts '<json options>'
  */
 import * as lancedb from '@lancedb/lancedb';
+import { SEARCH_COLUMNS } from '../../packages/service/src/adapters/index/lancedb.js';
 import { loadTexts, queryCycle } from './corpus.js';
 
 const { indexUri, table, clients, seconds, limit, warmup } = JSON.parse(process.argv[2]!) as {
@@ -24,8 +26,9 @@ const search = (q: string) =>
   t
     .query()
     .fullTextSearch(q, { columns: ['search_text'] })
+    .select(SEARCH_COLUMNS)
     .limit(limit)
-    .toArray();
+    .toArrow();
 
 for (let i = 0; i < warmup; i++) await search(next());
 

@@ -10,15 +10,18 @@ import { parseBytes } from '../../packages/service/src/parsing/parse.js';
 import { ServiceClient } from '../lib/driver.js';
 import { type RunningService, scrapeMetrics } from './service.js';
 
-/** Where the worker's time went: the sums of the per-stage histogram the service exports. */
-async function stageSeconds(url: string): Promise<Record<string, number>> {
-  const sums: Record<string, number> = {};
-  for (const m of (await scrapeMetrics(url)).matchAll(
-    /^docslurp_document_stage_duration_seconds_sum\{stage="(\w+)"\} (\S+)$/gm,
-  )) {
-    sums[m[1]!] = Number(m[2]);
+/**
+ * Where the worker's time went (the sums of the per-stage histogram the service exports), and how
+ * many sandboxed parser processes it started for the documents.
+ */
+async function workerFigures(url: string) {
+  const text = await scrapeMetrics(url);
+  const stages: Record<string, number> = {};
+  for (const m of text.matchAll(/^docslurp_document_stage_duration_seconds_sum\{stage="(\w+)"\} (\S+)$/gm)) {
+    stages[m[1]!] = Number(m[2]);
   }
-  return sums;
+  const processes = Number(/^docslurp_parser_processes_started_total (\d+)$/m.exec(text)?.[1]);
+  return { stages, processes };
 }
 
 export async function pdfIngestion(files: string[], start: () => Promise<RunningService>) {
@@ -55,7 +58,7 @@ export async function pdfIngestion(files: string[], start: () => Promise<Running
     const p0 = performance.now();
     const done = await client.waitForRun(up.run.id, 2 * 60 * 60 * 1000);
     const serviceMs = performance.now() - p0;
-    const stages = await stageSeconds(service.url);
+    const { stages, processes } = await workerFigures(service.url);
     const round = (n: number) => Number(n.toFixed(2));
     return {
       files: perFile,
@@ -68,6 +71,7 @@ export async function pdfIngestion(files: string[], start: () => Promise<Running
       reference: { ms: Math.round(referenceMs), pagesPerSecond: round(pages / (referenceMs / 1000)) },
       ratioToReference: round(serviceMs / referenceMs),
       stageSeconds: Object.fromEntries(Object.entries(stages).map(([k, v]) => [k, round(v)])),
+      parserProcesses: processes,
     };
   } finally {
     await service.stop();

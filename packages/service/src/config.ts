@@ -95,6 +95,10 @@ export interface ParserConfig {
   /** `full` adds OCR (tesseract) and legacy Office conversion (LibreOffice). */
   profile: 'default' | 'full';
   limits: ParserLimits;
+  /** Documents of one workspace one parser process may parse before it ends (1: a process each). */
+  documentsPerProcess: number;
+  /** How long a parser process waits for its workspace's next document before it ends. */
+  idleSeconds: number;
   /** Where to look for bubblewrap: PARSER_BWRAP_PATH, else the PATH the worker was started with. */
   bwrapSearchPath: string;
 }
@@ -102,7 +106,7 @@ export interface ParserConfig {
 export interface ParserLimits {
   /** Wall-clock time for one document. */
   timeoutSeconds: number;
-  /** CPU time of any one process in the sandbox. */
+  /** CPU time of the sandboxed process tree for one document. */
   cpuSeconds: number;
   /** Resident memory of the whole sandboxed process tree. */
   memoryBytes: number;
@@ -235,6 +239,8 @@ const envSchema = z.object({
   PARSER_TMP_MB: int(1024, 16),
   PARSER_MAX_UNPACKED_MB: int(1024, 1),
   PARSER_BWRAP_PATH: optionalString,
+  PARSER_DOCUMENTS_PER_PROCESS: int(20, 1),
+  PARSER_PROCESS_IDLE_SECONDS: int(10, 1),
   PATH: optionalString,
   EMBEDDINGS_PROVIDER: z.enum(['none', 'openai', 'local']).default('none'),
   EMBEDDINGS_BASE_URL: optionalString,
@@ -383,6 +389,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       isolation: e.PARSER_ISOLATION ?? (mode === 'stack' ? 'required' : 'auto'),
       profile: e.WORKER_PROFILE ?? 'default',
       bwrapSearchPath: e.PARSER_BWRAP_PATH ?? e.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      documentsPerProcess: e.PARSER_DOCUMENTS_PER_PROCESS,
+      idleSeconds: e.PARSER_PROCESS_IDLE_SECONDS,
       limits: {
         timeoutSeconds: e.PARSER_TIMEOUT_SECONDS,
         cpuSeconds: e.PARSER_CPU_SECONDS,

@@ -138,14 +138,22 @@ export async function createDeps(config: Config, log: Logger, urls: DatabaseUrls
     email: createRateLimiter(config, config.console.loginAttemptsPerMinute, 'docslurp:login-email'),
     address: createRateLimiter(config, config.console.loginAttemptsPerMinute * 5, 'docslurp:login-address'),
   };
+  const tmpDir = path.join(os.tmpdir(), `docslurp-${process.pid}`);
+  await mkdir(tmpDir, { recursive: true });
+  const parser = new SandboxedParser({
+    config: config.parser,
+    layout: sandboxLayout(packageRoot()),
+    tmpDir,
+    log,
+    maxIdleProcesses: config.worker.docConcurrency,
+  });
   const metrics = new Metrics({
     documentCounts: () => store.globalDocumentCounts(),
     runCounts: () => store.globalRunCounts(),
     queueDepth: () => jobs.depth(),
     searchIndexCacheBytes: () => Number(index.session.sizeBytes()),
+    parserProcessesStarted: () => parser.processesStarted,
   });
-  const tmpDir = path.join(os.tmpdir(), `docslurp-${process.pid}`);
-  await mkdir(tmpDir, { recursive: true });
   return {
     config,
     log,
@@ -157,12 +165,7 @@ export async function createDeps(config: Config, log: Logger, urls: DatabaseUrls
     rateLimiter,
     loginLimits,
     metrics,
-    parser: new SandboxedParser({
-      config: config.parser,
-      layout: sandboxLayout(packageRoot()),
-      tmpDir,
-      log,
-    }),
+    parser,
     fetcher: new GuardedFetcher({
       allowList: new AllowList(config.urlFetch.allowHosts),
       maxBytes: config.urlFetch.maxBytes,
@@ -192,6 +195,7 @@ export async function createDeps(config: Config, log: Logger, urls: DatabaseUrls
     ],
     async close() {
       await jobs.stop().catch((err: unknown) => log.warn({ err }, 'job engine did not stop cleanly'));
+      await parser.close();
       await index.close().catch(() => {});
       for (const limiter of [rateLimiter, loginLimits.email, loginLimits.address])
         await limiter.close().catch(() => {});

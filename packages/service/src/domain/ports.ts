@@ -40,6 +40,8 @@ export interface IndexRow {
   charEnd: number;
   /** The document's title and the chunk's heading path: searched as a separate, weighted field. */
   heading: string;
+  /** The text's words as codes (search/word-codes.ts), for ranking; absent on rows indexed before them. */
+  wordCodes?: Uint32Array | undefined;
 }
 
 export interface IndexHit {
@@ -190,6 +192,11 @@ export interface ParseInput {
   path: string;
   filename: string;
   declaredMediaType: string | null;
+  /**
+   * Documents of one group (the worker passes the workspace) may be parsed one after another by the
+   * same sandboxed process; documents of different groups never are.
+   */
+  group?: string | undefined;
 }
 
 export interface DocumentParser {

@@ -7,6 +7,8 @@ export interface MetricsSources {
   queueDepth: () => Promise<{ queued: number; active: number }>;
   /** Bytes the search index keeps in memory in this process (bounded; see the LanceDB adapter). */
   searchIndexCacheBytes: () => number;
+  /** Sandboxed parser processes this process has started for documents. */
+  parserProcessesStarted: () => number;
 }
 
 /** The Prometheus registry of one process. Gauges about stored state are read from the database at scrape time. */
@@ -81,6 +83,15 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.set(sources.searchIndexCacheBytes());
+      },
+    });
+    new Counter({
+      name: 'docslurp_parser_processes_started_total',
+      help: 'Sandboxed parser processes started for documents (each parses up to PARSER_DOCUMENTS_PER_PROCESS of one workspace)',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(sources.parserProcessesStarted());
       },
     });
   }

@@ -193,7 +193,12 @@ async function runStages(
       throw new DocumentFailure('original_missing', 'The uploaded file is missing from storage.');
     await streamPipeline(original, createWriteStream(input));
     const result = await deps.parser.parse(
-      { path: input, filename: current.filename, declaredMediaType: current.declaredMediaType },
+      {
+        path: input,
+        filename: current.filename,
+        declaredMediaType: current.declaredMediaType,
+        group: current.workspaceId,
+      },
       signal,
     );
     await deps.objects.put(artifactKeys.text(doc.id), result.text, 'text/markdown; charset=utf-8');

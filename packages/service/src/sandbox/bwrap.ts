@@ -1,7 +1,10 @@
 import { existsSync, lstatSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
 
-/** Where the input file appears inside the sandbox; never the uploader's file name. */
+/**
+ * Where the document being parsed appears inside the sandbox; never the uploader's file name. Its
+ * folder is the process's inbox on the host, bound read-only, where each document is placed in turn.
+ */
 export const SANDBOX_INPUT = '/input/document';
 
 /** The programs and folders the parser process needs, all mounted read-only. */
@@ -55,11 +58,11 @@ export const SANDBOX_ENV: Record<string, string> = {
 
 /**
  * bubblewrap arguments for one parser process: every namespace unshared (so no network), all
- * capabilities dropped, a clean environment, the system and the service mounted read-only, the input
+ * capabilities dropped, a clean environment, the system and the service mounted read-only, the inbox
  * read-only, and a private size-limited /tmp as the only writable place. The root is remounted
  * read-only last, so not even the mount points can be written.
  */
-export function bwrapArgs(layout: SandboxLayout, inputPath: string | undefined, tmpBytes: number): string[] {
+export function bwrapArgs(layout: SandboxLayout, inbox: string | undefined, tmpBytes: number): string[] {
   const args = [
     '--unshare-all',
     '--die-with-parent',
@@ -78,7 +81,7 @@ export function bwrapArgs(layout: SandboxLayout, inputPath: string | undefined, 
     '/dev',
   ];
   for (const dir of layout.readOnly) args.push('--ro-bind', dir, dir);
-  if (inputPath) args.push('--ro-bind', inputPath, SANDBOX_INPUT);
+  if (inbox) args.push('--ro-bind', inbox, path.dirname(SANDBOX_INPUT));
   // /dev is a tmpfs of its own with no size limit: read-only, so the size-limited /tmp stays the only
   // place anything can be written.
   args.push('--remount-ro', '/dev', '--remount-ro', '/', '--chdir', '/tmp');

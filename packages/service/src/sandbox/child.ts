@@ -1,36 +1,32 @@
 /**
- * The parser process (bundled as dist/parser.js). It runs inside the sandbox, reads one request on
- * standard input, parses the file it names and writes one JSON answer on standard output. It trusts
- * nothing it reads and has nothing worth stealing: no network, no credentials, a read-only system.
+ * The parser process (bundled as dist/parser.js). It runs inside the sandbox and answers requests
+ * one at a time: a JSON request per line on standard input, for each the file it names parsed and one
+ * JSON answer per line on standard output; it exits when its input ends. It trusts nothing it reads
+ * and has nothing worth stealing: no network, no credentials, a read-only system.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { DocumentFailure } from '../errors.js';
 import { FULL_PROFILE_TOOLS, toolVersion } from '../parsing/formats/tools.js';
 import { parseBytes } from '../parsing/parse.js';
 import { type ParseRequest, type ParseResponse, SANDBOX_FAILURES } from './protocol.js';
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+/** One line: JSON escapes every newline inside strings. */
+function answer(response: ParseResponse): Promise<void> {
+  return new Promise((resolve) => process.stdout.write(`${JSON.stringify(response)}\n`, () => resolve()));
 }
 
-function answer(response: ParseResponse): void {
-  process.stdout.write(JSON.stringify(response), () => process.exit(0));
+/** The next document starts with an empty temporary folder (tools such as LibreOffice write there). */
+async function clearTmp(): Promise<void> {
+  const tmp = os.tmpdir();
+  for (const entry of await readdir(tmp).catch(() => [])) {
+    await rm(path.join(tmp, entry), { recursive: true, force: true }).catch(() => {});
+  }
 }
 
-async function main(): Promise<void> {
-  if (process.argv.includes('--probe')) {
-    process.stdout.write('ok', () => process.exit(0));
-    return;
-  }
-  if (process.argv.includes('--probe-tools')) {
-    const report: Record<string, string> = {};
-    for (const tool of FULL_PROFILE_TOOLS) report[tool.program] = await toolVersion(tool);
-    process.stdout.write(JSON.stringify(report), () => process.exit(0));
-    return;
-  }
-  const request = JSON.parse(await readStdin()) as ParseRequest;
+async function parseOne(request: ParseRequest): Promise<ParseResponse> {
   try {
     const buf = await readFile(request.inputPath);
     const document = await parseBytes(buf, request.filename, request.declaredMediaType, {
@@ -44,19 +40,35 @@ async function main(): Promise<void> {
         `The extracted text is larger than the output limit of ${Math.round(request.maxOutputBytes / 1048576)} MiB.`,
       );
     }
-    answer({ ok: true, document });
+    return { ok: true, document };
   } catch (err) {
-    if (err instanceof DocumentFailure) {
-      answer({ ok: false, code: err.code, message: err.message });
-    } else {
-      const message = err instanceof Error ? err.message : String(err);
-      answer({
-        ok: false,
-        code: 'corrupt_document',
-        message: `The file could not be parsed: ${message.slice(0, 500)}`,
-      });
-    }
+    if (err instanceof DocumentFailure) return { ok: false, code: err.code, message: err.message };
+    const message = err instanceof Error ? err.message : String(err);
+    return {
+      ok: false,
+      code: 'corrupt_document',
+      message: `The file could not be parsed: ${message.slice(0, 500)}`,
+    };
   }
+}
+
+async function main(): Promise<void> {
+  if (process.argv.includes('--probe')) {
+    process.stdout.write('ok', () => process.exit(0));
+    return;
+  }
+  if (process.argv.includes('--probe-tools')) {
+    const report: Record<string, string> = {};
+    for (const tool of FULL_PROFILE_TOOLS) report[tool.program] = await toolVersion(tool);
+    process.stdout.write(JSON.stringify(report), () => process.exit(0));
+    return;
+  }
+  for await (const line of createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY })) {
+    if (!line.trim()) continue;
+    await clearTmp();
+    await answer(await parseOne(JSON.parse(line) as ParseRequest));
+  }
+  process.exit(0);
 }
 
 await main();

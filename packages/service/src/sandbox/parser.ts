@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, link, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ParserConfig } from '../config.js';
 import type { Log } from '../domain/log.js';
@@ -7,7 +7,7 @@ import type { DocumentParser, ParsedDocument, ParseInput } from '../domain/ports
 import { DocumentFailure } from '../errors.js';
 import { bwrapArgs, explainBwrapFailure, SANDBOX_ENV, SANDBOX_INPUT, type SandboxLayout } from './bwrap.js';
 import { type ParseRequest, type ParseResponse, SANDBOX_FAILURES } from './protocol.js';
-import { type Command, type Outcome, type ProcessLimits, supervise } from './supervise.js';
+import { type Command, type Outcome, type ProcessLimits, SupervisedProcess, supervise } from './supervise.js';
 
 export type Isolation = 'bwrap' | 'process';
 
@@ -21,9 +21,11 @@ export class ParserIsolationUnavailable extends Error {
 export interface SandboxedParserOptions {
   config: ParserConfig;
   layout: SandboxLayout;
-  /** Host folder for the per-document working folders of the unisolated fallback. */
+  /** Host folder for the inboxes and the working folders of the unisolated fallback. */
   tmpDir: string;
   log: Log;
+  /** Idle processes kept for the next document (the worker's document slots). */
+  maxIdleProcesses?: number;
 }
 
 /** A parse that reached a verdict, with what it cost (for benchmarks and logs). */
@@ -31,9 +33,24 @@ export interface SandboxedParse {
   result: ParseResponse;
   peakRssBytes: number;
   wallMs: number;
+  /** Whether a process that had parsed earlier documents of the group took this one. */
+  reused: boolean;
+}
+
+/**
+ * A parser process and its host folders: the inbox (bound read-only as the sandbox's input folder,
+ * where each document is placed for its parse) or, without bubblewrap, its working folder.
+ */
+interface ParserSlot {
+  process: SupervisedProcess;
+  group: string | undefined;
+  folder: string;
+  idleTimer?: NodeJS.Timeout;
 }
 
 const PROBE_TIMEOUT_MS = 20_000;
+/** A process that holds this share of the memory limit after a document is not given another. */
+const REUSE_MEMORY_SHARE = 0.5;
 
 /** The bubblewrap program: a file named by the setting itself, or `bwrap` in one of its folders. */
 function findBwrap(searchPath: string): string | undefined {
@@ -46,12 +63,22 @@ function findBwrap(searchPath: string): string | undefined {
 }
 
 /**
- * Parses every document in a fresh process: inside bubblewrap when it can run here, otherwise (only
- * when isolation is not required) in a plain child process under the same resource limits. The
+ * Parses documents in separate processes: inside bubblewrap when it can run here, otherwise (only
+ * when isolation is not required) in plain child processes under the same resource limits. The
  * choice is made once, by running the sandbox for real, before the first document.
+ *
+ * A process parses up to `documentsPerProcess` documents, all of one group (the worker passes the
+ * workspace), one at a time, each under the full per-document limits; a process that fails a
+ * document, grows large or is idle for `idleSeconds` ends. Reuse is what makes a batch fast: a fresh
+ * Node process pays its start, module loading and the JIT's first pass on every document (decision
+ * 0005), and a process never carries anything from one workspace's documents to another's.
  */
 export class SandboxedParser implements DocumentParser {
   private isolation: Promise<Isolation> | undefined;
+  private readonly idle: ParserSlot[] = [];
+  private closed = false;
+  /** Processes started for documents (not probes), for the metrics. */
+  processesStarted = 0;
 
   constructor(private readonly options: SandboxedParserOptions) {}
 
@@ -69,34 +96,101 @@ export class SandboxedParser implements DocumentParser {
 
   async parseMeasured(input: ParseInput, signal: AbortSignal): Promise<SandboxedParse> {
     const isolation = await this.start();
+    const reusable = this.takeIdle(input.group);
+    const slot = reusable ?? (await this.startSlot(isolation, input.group));
+    let placed: string | undefined;
+    let outcome: Outcome;
+    try {
+      let inputPath = input.path;
+      if (isolation === 'bwrap') {
+        placed = path.join(slot.folder, path.basename(SANDBOX_INPUT));
+        // A hard link costs nothing; the inbox may be on another file system than the input.
+        await link(input.path, placed).catch(() => copyFile(input.path, placed!));
+        inputPath = SANDBOX_INPUT;
+      }
+      outcome = await slot.process.run(JSON.stringify(this.request(inputPath, input)), signal);
+    } catch (err) {
+      await this.retire(slot);
+      throw err;
+    } finally {
+      if (placed) await rm(placed, { force: true });
+    }
+    const result = interpret(outcome);
+    if (result.ok) this.release(slot);
+    else await this.retire(slot);
+    return { result, peakRssBytes: outcome.peakRssBytes, wallMs: outcome.wallMs, reused: !!reusable };
+  }
+
+  /** Ends the idle processes; parses still running finish, and their processes end after them. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.idle.splice(0).map((slot) => this.retire(slot)));
+  }
+
+  private request(inputPath: string, input: ParseInput): ParseRequest {
     const { config } = this.options;
-    const inside = isolation === 'bwrap' ? SANDBOX_INPUT : input.path;
-    const request: ParseRequest = {
-      inputPath: inside,
+    return {
+      inputPath,
       filename: input.filename,
       declaredMediaType: input.declaredMediaType,
       profile: config.profile,
       maxOutputBytes: config.limits.outputBytes,
       maxUnpackedBytes: config.limits.unpackedBytes,
     };
-    let workDir: string | undefined;
-    try {
-      let command: Command;
-      if (isolation === 'bwrap') {
-        command = this.bwrapCommand(input.path, []);
-      } else {
-        workDir = await mkdtemp(path.join(this.options.tmpDir, 'parse-'));
-        command = this.processCommand(workDir, []);
-      }
-      const outcome = await supervise(command, JSON.stringify(request), this.limits(), signal);
-      return {
-        result: interpret(outcome),
-        peakRssBytes: outcome.peakRssBytes,
-        wallMs: outcome.wallMs,
-      };
-    } finally {
-      if (workDir) await rm(workDir, { recursive: true, force: true });
+  }
+
+  private takeIdle(group: string | undefined): ParserSlot | undefined {
+    if (group === undefined) return undefined;
+    const i = this.idle.findIndex((s) => s.group === group && s.process.usable);
+    if (i < 0) return undefined;
+    const [slot] = this.idle.splice(i, 1);
+    clearTimeout(slot!.idleTimer);
+    return slot;
+  }
+
+  private async startSlot(isolation: Isolation, group: string | undefined): Promise<ParserSlot> {
+    const folder = await mkdtemp(path.join(this.options.tmpDir, isolation === 'bwrap' ? 'inbox-' : 'parse-'));
+    const command = isolation === 'bwrap' ? this.bwrapCommand(folder, []) : this.processCommand(folder, []);
+    this.processesStarted++;
+    return { process: new SupervisedProcess(command, this.limits()), group, folder };
+  }
+
+  /** Keeps a process that parsed a document well for the group's next one, if it may take more. */
+  private release(slot: ParserSlot): void {
+    const { config } = this.options;
+    const usage = slot.process.usage();
+    const keep =
+      !this.closed &&
+      slot.group !== undefined &&
+      slot.process.usable &&
+      slot.process.answered < config.documentsPerProcess &&
+      usage !== undefined &&
+      usage.rssBytes < config.limits.memoryBytes * REUSE_MEMORY_SHARE &&
+      // The kernel's lifetime CPU limit must leave a whole document's budget.
+      usage.cpuSeconds + config.limits.cpuSeconds < this.limits().lifetimeCpuSeconds;
+    if (!keep) {
+      void this.retire(slot);
+      return;
     }
+    slot.idleTimer = setTimeout(() => {
+      const i = this.idle.indexOf(slot);
+      if (i >= 0) this.idle.splice(i, 1);
+      void this.retire(slot);
+    }, config.idleSeconds * 1000);
+    slot.idleTimer.unref();
+    this.idle.push(slot);
+    // The oldest idle process makes room: idle processes only hold memory.
+    while (this.idle.length > Math.max(1, this.options.maxIdleProcesses ?? 1)) {
+      const oldest = this.idle.shift()!;
+      clearTimeout(oldest.idleTimer);
+      void this.retire(oldest);
+    }
+  }
+
+  private async retire(slot: ParserSlot): Promise<void> {
+    clearTimeout(slot.idleTimer);
+    slot.process.close();
+    await rm(slot.folder, { recursive: true, force: true }).catch(() => {});
   }
 
   /** Each full-profile tool's version as seen from inside the sandbox, or why it cannot start there. */
@@ -116,6 +210,8 @@ export class SandboxedParser implements DocumentParser {
     return {
       timeoutMs: l.timeoutSeconds * 1000,
       cpuSeconds: l.cpuSeconds,
+      // Every document's budget, and the start (well under a second) generously.
+      lifetimeCpuSeconds: l.cpuSeconds * this.options.config.documentsPerProcess + 30,
       memoryBytes: l.memoryBytes,
       // JSON escaping can at most double the text; the envelope is small.
       stdoutBytes: l.outputBytes * 2 + 1024 * 1024,
@@ -130,14 +226,10 @@ export class SandboxedParser implements DocumentParser {
     return [layout.nodePath, `--max-old-space-size=${heapMb}`, layout.entry, ...extra];
   }
 
-  private bwrapCommand(inputPath: string | undefined, extra: string[]): Command {
+  private bwrapCommand(inbox: string | undefined, extra: string[]): Command {
     const { layout, config } = this.options;
     return {
-      argv: [
-        this.bwrapPath(),
-        ...bwrapArgs(layout, inputPath, config.limits.tmpBytes),
-        ...this.nodeArgs(extra),
-      ],
+      argv: [this.bwrapPath(), ...bwrapArgs(layout, inbox, config.limits.tmpBytes), ...this.nodeArgs(extra)],
       env: { PATH: SANDBOX_ENV.PATH! },
       cwd: '/',
     };

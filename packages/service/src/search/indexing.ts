@@ -1,6 +1,7 @@
 import type { IndexRow, SearchIndex } from '../domain/ports.js';
 import type { Chunk, DocumentRecord } from '../domain/types.js';
 import type { EmbeddingService } from './embeddings.js';
+import { wordCodes } from './word-codes.js';
 
 export interface IndexingDeps {
   index: SearchIndex;
@@ -36,6 +37,7 @@ export function indexRowsOf(
     pageEnd: c.pageEnd,
     charStart: c.charStart,
     charEnd: c.charEnd,
+    wordCodes: wordCodes(c.text),
   }));
 }
 

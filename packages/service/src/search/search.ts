@@ -1,10 +1,11 @@
 import type { Log } from '../domain/log.js';
-import type { DocumentStore, IndexHit, SearchIndex } from '../domain/ports.js';
+import type { DocumentStore, IndexHit, IndexRow, SearchIndex } from '../domain/ports.js';
 import type { Citation, Principal, SearchHit } from '../domain/types.js';
 import { errors } from '../errors.js';
 import type { EmbeddingService } from './embeddings.js';
-import { DuplicateFilter, queryStems, type Snippet, snippetOf, stemSequence } from './passages.js';
-import { queryPairs, scanProximity } from './proximity-scan.js';
+import { type Snippet, snippetOf } from './passages.js';
+import { codeCoverage, codedQuery, codeProximity, DuplicateFilter, wordCodes } from './word-codes.js';
+import { queryStems } from './words.js';
 
 export type SearchMode = 'lexical' | 'vector' | 'hybrid';
 
@@ -118,17 +119,35 @@ function lexicalRescorer(
   proximityWeight: number,
   coverageWeight: number,
 ): (h: IndexHit) => IndexHit {
-  const terms = stemSequence(q);
-  const distinct = new Set(terms);
-  const pairs = queryPairs(terms);
+  const query = codedQuery(q);
   return (h) => {
-    const has = coverageWeight > 0 ? new Set(stemSequence(`${h.row.heading}\n${h.row.text}`)) : undefined;
-    const coverage = has ? [...distinct].filter((t) => has.has(t)).length / Math.max(1, distinct.size) : 0;
-    // Same value as passages.ts' proximity(terms, heading + '\n' + text), for a fraction of the cost.
-    const near = proximityWeight > 0 ? scanProximity(pairs, [h.row.heading, h.row.text]) : 0;
+    const parts = [headingCodes(h.row.heading), codesOf(h.row)];
+    const coverage = coverageWeight > 0 ? codeCoverage(query, parts) : 0;
+    const near = proximityWeight > 0 ? codeProximity(query, parts) : 0;
     const factor = 1 + proximityWeight * near + coverageWeight * coverage;
     return { row: h.row, score: h.score * factor };
   };
+}
+
+/**
+ * The row's word codes: stored by the index, or (rows indexed before codes existed) computed from
+ * its text and kept on the row, which belongs to this search alone, for the next signal that needs them.
+ */
+function codesOf(row: IndexRow): Uint32Array {
+  row.wordCodes ??= wordCodes(row.text);
+  return row.wordCodes;
+}
+
+// Headings are short and shared by a document's chunks: coded once per process (bounded).
+const headings = new Map<string, Uint32Array>();
+function headingCodes(heading: string): Uint32Array {
+  let codes = headings.get(heading);
+  if (!codes) {
+    if (headings.size >= 10_000) headings.clear();
+    codes = wordCodes(heading);
+    headings.set(heading, codes);
+  }
+  return codes;
 }
 
 /**
@@ -136,7 +155,7 @@ function lexicalRescorer(
  * leaves them), rescoring only as many as the reader takes. Rescoring multiplies a score by at most
  * `1 + proximityWeight + coverageWeight`, so the best rescored hit not yet handed out comes next as
  * soon as it reaches that multiple of every score not yet rescored. A page of ten rarely needs all
- * sixty candidates rescored, and rescoring (tokenising each passage) is most of the search's CPU.
+ * sixty candidates rescored (cheap with stored word codes, costly for rows that must be coded).
  */
 export function* rescoredInOrder(
   hits: IndexHit[],
@@ -200,7 +219,7 @@ function firstDistinct(
     if (out.length >= topK) break;
     const n = perDocument.get(h.row.documentId) ?? 0;
     if (maxPerDocument && n >= maxPerDocument) continue;
-    if (!duplicates.accept(h.row.text)) continue;
+    if (!duplicates.accept(codesOf(h.row))) continue;
     perDocument.set(h.row.documentId, n + 1);
     out.push(h);
   }
@@ -289,6 +308,6 @@ export async function searchWorkspace(
     text: h.row.text,
     score: h.score,
     citation: citationOf(h),
-    snippet: snippetOf(h.row.text, h.row.charStart, stems),
+    snippet: snippetOf(h.row.text, h.row.charStart, stems, { codes: codesOf(h.row) }),
   }));
 }

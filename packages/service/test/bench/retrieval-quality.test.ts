@@ -1,7 +1,9 @@
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dataDir, loadSciFact, sample, sciFactFile } from '../../../../bench/lib/data.js';
 import { ServiceClient } from '../../../../bench/lib/driver.js';
 import { evaluateRetrieval } from '../../../../bench/lib/evaluate.js';
+import { waitForIndexed } from '../../../../bench/lib/index-state.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 /**
@@ -26,6 +28,9 @@ beforeAll(async () => {
   svc = await startTestService({ env: { WORKER_DOC_CONCURRENCY: '2' } });
   client = new ServiceClient(svc.url, await svc.key());
   ({ workspaceId } = await client.ingest(corpus.map(sciFactFile), { batch: 500, timeoutMs: 15 * 60_000 }));
+  // Every run measures the same index: the one the worker's maintenance leaves once it has caught up.
+  const state = await waitForIndexed(path.join(svc.dataDir, 'index'), workspaceId, 5 * 60_000);
+  if (state.unindexed > 0) throw new Error(`${state.unindexed} rows still outside the BM25 index`);
 }, 20 * 60_000);
 afterAll(() => svc?.close());
 

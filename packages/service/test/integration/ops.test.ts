@@ -126,5 +126,7 @@ describe('/metrics', () => {
     expect(Number(/^docslurp_search_index_cache_bytes (\d+)$/m.exec(text)?.[1])).toBeGreaterThan(0);
     expect(text).toMatch(/docslurp_document_stage_duration_seconds_count\{stage="parsing"\} 1/);
     expect(text).toMatch(/docslurp_document_stage_duration_seconds_count\{stage="indexing"\} 1/);
+    // One document, so one parser process was started for it.
+    expect(text).toMatch(/^docslurp_parser_processes_started_total 1$/m);
   });
 });

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, type ParserConfig } from '../../src/config.js';
 import type { Log } from '../../src/domain/log.js';
 import { packageRoot } from '../../src/paths.js';
@@ -45,6 +45,20 @@ function misbehavingParser(env: Record<string, string> = {}) {
 
 const outcome = async (parser: SandboxedParser, action: string) =>
   (await parser.parseMeasured({ path: input, filename: action, declaredMediaType: null }, never)).result;
+
+/** Parses as a document of `group`; returns the answer's JSON and whether a used process took it. */
+async function inGroup(
+  parser: SandboxedParser,
+  group: string,
+  action: string,
+): Promise<Record<string, unknown> & { reused: boolean }> {
+  const r = await parser.parseMeasured(
+    { path: input, filename: action, declaredMediaType: null, group },
+    never,
+  );
+  if (!r.result.ok) return { failed: r.result.code, reused: r.reused };
+  return { ...(JSON.parse(r.result.document.text) as Record<string, unknown>), reused: r.reused };
+}
 
 describe('the bubblewrap sandbox', () => {
   it('runs here, and the real parser parses a real document inside it', async () => {
@@ -122,6 +136,103 @@ describe('the bubblewrap sandbox', () => {
   });
 });
 
+describe('parser processes that take several documents', () => {
+  const open: SandboxedParser[] = [];
+  afterEach(async () => {
+    for (const p of open.splice(0)) await p.close();
+  });
+  const reusing = (env: Record<string, string> = {}) => {
+    const { parser } = misbehavingParser({ PARSER_DOCUMENTS_PER_PROCESS: '3', ...env });
+    open.push(parser);
+    return parser;
+  };
+
+  it("parse a workspace's documents one after another, up to the limit, and never another workspace's", async () => {
+    const parser = reusing();
+    const a = [];
+    for (let i = 0; i < 4; i++) a.push(await inGroup(parser, 'ws_a', 'whoami'));
+    const b = await inGroup(parser, 'ws_b', 'whoami');
+    expect(a.map((x) => [x.answered, x.reused])).toEqual([
+      [0, false],
+      [1, true],
+      [2, true],
+      [0, false],
+    ]);
+    expect(a[1]!.processId).toBe(a[0]!.processId);
+    expect(a[2]!.processId).toBe(a[0]!.processId);
+    expect(a[3]!.processId).not.toBe(a[0]!.processId);
+    expect(b).toMatchObject({ answered: 0, reused: false });
+    expect([a[0]!.processId, a[3]!.processId]).not.toContain(b.processId);
+    expect(parser.processesStarted).toBe(3);
+  });
+
+  it('give each document the whole CPU limit, and stop the one that exceeds it', async () => {
+    const parser = reusing({ PARSER_CPU_SECONDS: '2', PARSER_DOCUMENTS_PER_PROCESS: '10' });
+    const first = await inGroup(parser, 'ws_a', 'burn:1500');
+    // 3 s in all, over the limit of 2 s, but each document stayed under it.
+    const second = await inGroup(parser, 'ws_a', 'burn:1500');
+    expect(second).toMatchObject({ processId: first.processId, reused: true });
+    expect(await inGroup(parser, 'ws_a', 'spin')).toEqual({ failed: 'parser_timeout', reused: true });
+    expect(await inGroup(parser, 'ws_a', 'whoami')).toMatchObject({ answered: 0, reused: false });
+  });
+
+  it('are not used again after a failed document or an answer nobody asked for', async () => {
+    const parser = reusing();
+    const before = await inGroup(parser, 'ws_a', 'whoami');
+    expect(await inGroup(parser, 'ws_a', 'crash')).toEqual({ failed: 'parser_crashed', reused: true });
+    const after = await inGroup(parser, 'ws_a', 'whoami');
+    expect(after).toMatchObject({ answered: 0, reused: false });
+    expect(after.processId).not.toBe(before.processId);
+    // The chatty process's own answer counts; its forged second answer never reaches anyone.
+    const chatty = await inGroup(parser, 'ws_a', 'chatty');
+    expect(chatty).toMatchObject({ processId: after.processId, reused: true });
+    const next = await inGroup(parser, 'ws_a', 'whoami');
+    expect(next).toMatchObject({ answered: 0, reused: false });
+  });
+
+  it('see only the document being parsed, and end when idle or closed, leaving no folders', async () => {
+    const parser = reusing({ PARSER_PROCESS_IDLE_SECONDS: '1' });
+    expect(await inGroup(parser, 'ws_a', 'inbox')).toMatchObject({ 0: 'document', reused: false });
+    expect(await inGroup(parser, 'ws_a', 'inbox')).toMatchObject({ 0: 'document', reused: true });
+    expect((await readdir(work)).filter((f) => f.startsWith('inbox-'))).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await readdir(work)).filter((f) => f.startsWith('inbox-'))).toEqual([]);
+    expect(await inGroup(parser, 'ws_a', 'whoami')).toMatchObject({ answered: 0, reused: false });
+    await parser.close();
+    expect((await readdir(work)).filter((f) => f.startsWith('inbox-'))).toEqual([]);
+  });
+
+  it('parse the same way as fresh processes (the real parser)', async () => {
+    const parser = new SandboxedParser({
+      config: parserConfig({ PARSER_DOCUMENTS_PER_PROCESS: '10' }),
+      layout: sandboxLayout(packageRoot()),
+      tmpDir: work,
+      log: recordingLog().log,
+    });
+    open.push(parser);
+    const files = [
+      ['a.docx', makeDocx(['# Policy', 'Badges are worn at all times.'])],
+      ['b.md', Buffer.from('# Notes\n\nSecond *document*, [a link](https://example.com).')],
+      ['c.docx', makeDocx(['# Travel', 'Book trains for trips under four hours.'])],
+    ] as const;
+    const texts = async (group: string | undefined) => {
+      const out: string[] = [];
+      for (const [name, bytes] of files) {
+        const file = path.join(work, name);
+        await writeFile(file, bytes);
+        out.push(
+          (await parser.parse({ path: file, filename: name, declaredMediaType: null, group }, never)).text,
+        );
+      }
+      return out;
+    };
+    const fresh = await texts(undefined);
+    const started = parser.processesStarted;
+    expect(await texts('ws_a')).toEqual(fresh);
+    expect(parser.processesStarted - started).toBe(1);
+  });
+});
+
 describe('when bubblewrap is missing or cannot run', () => {
   it('refuses to start when isolation is required, saying why', async () => {
     const { parser } = misbehavingParser({ PARSER_BWRAP_PATH: '/nonexistent' });
@@ -161,5 +272,28 @@ describe('when bubblewrap is missing or cannot run', () => {
     expect(await outcome(parser, 'crash')).toMatchObject({ ok: false, code: 'parser_crashed' });
     // Each parse had its own working folder, removed afterwards.
     expect((await readdir(work)).filter((f) => f.startsWith('parse-'))).toEqual([]);
+  });
+
+  it('empties the working folder of a process that takes another document', async () => {
+    const parser = new SandboxedParser({
+      config: parserConfig({ PARSER_ISOLATION: 'auto', PARSER_BWRAP_PATH: '/nonexistent' }),
+      layout: sandboxLayout(packageRoot()),
+      tmpDir: work,
+      log: recordingLog().log,
+    });
+    const file = path.join(work, 'notes.md');
+    await writeFile(file, '# Notes\n\nPlain text.');
+    const parse = () =>
+      parser.parseMeasured(
+        { path: file, filename: 'notes.md', declaredMediaType: null, group: 'ws_a' },
+        never,
+      );
+    expect((await parse()).reused).toBe(false);
+    // What an earlier document's tools left in the process's temporary folder (its TMPDIR here).
+    const [folder] = (await readdir(work)).filter((f) => f.startsWith('parse-'));
+    await writeFile(path.join(work, folder!, 'left-behind'), 'an earlier document');
+    expect(await parse()).toMatchObject({ reused: true, result: { ok: true } });
+    expect(await readdir(path.join(work, folder!))).toEqual([]);
+    await parser.close();
   });
 });

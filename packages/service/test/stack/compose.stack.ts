@@ -215,6 +215,14 @@ describe('compose.selfhost.yml on real containers', () => {
     expect(r.stdout.trim()).toMatch(/^isolated as \d+$/);
   });
 
+  it('runs the server and the worker with jemalloc as their allocator', async () => {
+    // glibc's malloc let a process that keeps ingesting grow without end (the Dockerfile says why).
+    for (const service of ['server', 'worker']) {
+      const r = await mustCompose(['exec', '-T', service, 'sh', '-c', 'grep -c libjemalloc /proc/1/maps']);
+      expect(Number(r.stdout.trim()), service).toBeGreaterThan(0);
+    }
+  });
+
   it('scales to two workers and spreads a batch over both', async () => {
     await mustCompose(['up', '-d', '--scale', 'worker=2']);
     expect(await containerIds('worker')).toHaveLength(2);

@@ -1,6 +1,15 @@
 import { createHash } from 'node:crypto';
 import * as lancedb from '@lancedb/lancedb';
-import { Field, FixedSizeList, Float32, Int32, Schema, Utf8 } from 'apache-arrow';
+import {
+  type Table as ArrowTable,
+  Binary,
+  Field,
+  FixedSizeList,
+  Float32,
+  Int32,
+  Schema,
+  Utf8,
+} from 'apache-arrow';
 import type {
   IndexHit,
   IndexQuery,
@@ -28,7 +37,14 @@ const SCHEMA = new Schema([
   new Field('heading', new Utf8(), false),
   // What BM25 sees: the passage, preceded by its title and headings when it does not already hold them.
   new Field('search_text', new Utf8(), false),
+  // The text's word codes for ranking (IndexRow.wordCodes), four bytes each; null on older rows.
+  new Field('word_codes', new Binary(), true),
 ]);
+
+/** The columns a search reads: every one but `search_text`, which only BM25 needs. */
+export const ROW_COLUMNS = SCHEMA.fields.map((f) => f.name).filter((n) => n !== 'search_text');
+/** A full-text search's columns: the rows' and BM25's score (named, or LanceDB warns on every query). */
+export const SEARCH_COLUMNS = [...ROW_COLUMNS, '_score'];
 
 function vectorSchema(dimension: number): Schema {
   return new Schema([
@@ -51,7 +67,7 @@ export function searchText(row: Pick<IndexRow, 'heading' | 'text'>): string {
 }
 
 /** English stemming and stop words: measured to beat plain tokens on SciFact (see docs/decisions). */
-const FTS_OPTIONS = {
+export const FTS_OPTIONS = {
   withPosition: true,
   baseTokenizer: 'simple' as const,
   language: 'English',
@@ -90,25 +106,74 @@ function toRecord(row: IndexRow): Record<string, unknown> {
     char_end: row.charEnd,
     heading: row.heading,
     search_text: searchText(row),
+    word_codes: row.wordCodes ? codesToBytes(row.wordCodes) : null,
   };
 }
 
-function fromRecord(r: Record<string, unknown>): IndexRow {
-  return {
-    id: r.id as string,
-    documentId: r.document_id as string,
-    ordinal: r.ordinal as number,
-    text: r.text as string,
-    headingPath: JSON.parse((r.heading_path as string) || '[]') as string[],
-    filename: r.filename as string,
-    sourceUrl: (r.source_url as string | null) ?? null,
-    mediaType: (r.media_type as string | null) ?? null,
-    pageStart: (r.page_start as number | null) ?? null,
-    pageEnd: (r.page_end as number | null) ?? null,
-    charStart: r.char_start as number,
-    charEnd: r.char_end as number,
-    heading: (r.heading as string | undefined) ?? '',
-  };
+function codesToBytes(codes: Uint32Array): Uint8Array {
+  const bytes = new Uint8Array(codes.length * 4);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < codes.length; i++) view.setUint32(i * 4, codes[i]!, true);
+  return bytes;
+}
+
+function codesFromBytes(bytes: Uint8Array): Uint32Array {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const codes = new Uint32Array(bytes.length >> 2);
+  for (let i = 0; i < codes.length; i++) codes[i] = view.getUint32(i * 4, true);
+  return codes;
+}
+
+/**
+ * The rows of a query's result, read column by column: LanceDB's `toArray()` makes a proxy per row
+ * and looks up a reader per field, which cost more than the values themselves (issue 7's profile).
+ * Missing columns (`_score` of a non-search query) read as undefined.
+ */
+function rowsOf(table: ArrowTable): { row: IndexRow; score: number }[] {
+  const column = (name: string) => table.getChild(name) ?? undefined;
+  const [id, documentId, ordinal, text, headingPath, filename, sourceUrl, mediaType] = [
+    'id',
+    'document_id',
+    'ordinal',
+    'text',
+    'heading_path',
+    'filename',
+    'source_url',
+    'media_type',
+  ].map(column);
+  const [pageStart, pageEnd, charStart, charEnd, heading, codes, score] = [
+    'page_start',
+    'page_end',
+    'char_start',
+    'char_end',
+    'heading',
+    'word_codes',
+    '_score',
+  ].map(column);
+  const out: { row: IndexRow; score: number }[] = [];
+  for (let i = 0; i < table.numRows; i++) {
+    const bytes = codes?.get(i) as Uint8Array | null | undefined;
+    out.push({
+      score: Number(score?.get(i) ?? 0),
+      row: {
+        id: id!.get(i) as string,
+        documentId: documentId!.get(i) as string,
+        ordinal: ordinal!.get(i) as number,
+        text: text!.get(i) as string,
+        headingPath: JSON.parse((headingPath!.get(i) as string) || '[]') as string[],
+        filename: filename!.get(i) as string,
+        sourceUrl: (sourceUrl?.get(i) as string | null) ?? null,
+        mediaType: (mediaType?.get(i) as string | null) ?? null,
+        pageStart: (pageStart?.get(i) as number | null) ?? null,
+        pageEnd: (pageEnd?.get(i) as number | null) ?? null,
+        charStart: charStart!.get(i) as number,
+        charEnd: charEnd!.get(i) as number,
+        heading: (heading?.get(i) as string | null) ?? '',
+        wordCodes: bytes ? codesFromBytes(bytes) : undefined,
+      },
+    });
+  }
+  return out;
 }
 
 /** Table of one workspace's vectors in one space; the dimension is part of the name. */
@@ -189,12 +254,16 @@ export class LanceSearchIndex implements SearchIndex {
     return table;
   }
 
-  /** Tables written before the heading fields existed get them (filled from what the rows have). */
+  /**
+   * Tables written before a field existed get it: the heading fields filled from what the rows have,
+   * the word codes empty (search codes such rows from their text).
+   */
   private async upgrade(table: lancedb.Table): Promise<void> {
     const has = new Set((await table.schema()).fields.map((f) => f.name));
     const add = [
       { name: 'heading', valueSql: 'heading_path' },
       { name: 'search_text', valueSql: 'text' },
+      { name: 'word_codes', valueSql: 'CAST(NULL AS BINARY)' },
     ].filter((c) => !has.has(c.name));
     if (add.length === 0) return;
     try {
@@ -275,13 +344,13 @@ export class LanceSearchIndex implements SearchIndex {
       let q = table
         .query()
         .fullTextSearch(query.text, { columns: ['search_text'] })
+        .select(SEARCH_COLUMNS)
         .limit(query.limit);
       if (query.documentIds) {
         if (query.documentIds.length === 0) return [];
         q = q.where(`document_id IN (${query.documentIds.map(sqlString).join(', ')})`);
       }
-      const rows = (await q.toArray()) as Record<string, unknown>[];
-      return rows.map((r) => ({ row: fromRecord(r), score: Number(r._score ?? 0) }));
+      return rowsOf(await q.toArrow());
     } catch (err) {
       throw asUnavailable(err);
     }
@@ -337,11 +406,14 @@ export class LanceSearchIndex implements SearchIndex {
     }
     const near = (await q.select(['id', '_distance']).toArray()) as { id: string; _distance: number }[];
     if (near.length === 0) return [];
-    const rows = (await table
-      .query()
-      .where(`id IN (${near.map((n) => sqlString(n.id)).join(', ')})`)
-      .toArray()) as Record<string, unknown>[];
-    const byId = new Map(rows.map((r) => [r.id as string, fromRecord(r)]));
+    const rows = rowsOf(
+      await table
+        .query()
+        .where(`id IN (${near.map((n) => sqlString(n.id)).join(', ')})`)
+        .select(ROW_COLUMNS)
+        .toArrow(),
+    );
+    const byId = new Map(rows.map(({ row }) => [row.id, row]));
     return near.flatMap((n) => {
       const row = byId.get(n.id);
       return row ? [{ row, score: 1 - n._distance }] : [];
@@ -365,11 +437,14 @@ export class LanceSearchIndex implements SearchIndex {
       .sort()
       .slice(0, limit);
     if (ids.length === 0) return [];
-    const rows = (await table
-      .query()
-      .where(`id IN (${ids.map(sqlString).join(', ')})`)
-      .toArray()) as Record<string, unknown>[];
-    return rows.map(fromRecord).sort((a, b) => (a.id < b.id ? -1 : 1));
+    const rows = rowsOf(
+      await table
+        .query()
+        .where(`id IN (${ids.map(sqlString).join(', ')})`)
+        .select(ROW_COLUMNS)
+        .toArrow(),
+    );
+    return rows.map(({ row }) => row).sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
   private async vectorTables(workspaceId: string): Promise<string[]> {

@@ -121,6 +121,14 @@ function toUser(r: Row): User {
 }
 
 export class PgStore implements ServiceStore {
+  /**
+   * Workspaces found so far, by id. A workspace is never updated, moved or deleted, so a found one
+   * stays true and every search's ownership check need not ask the database again (issue 7: one of
+   * three queries per search). A change that updates or deletes workspaces must drop entries here,
+   * and in the other processes too.
+   */
+  private readonly workspaces = new Map<string, Readonly<Workspace>>();
+
   constructor(readonly pool: pg.Pool) {}
 
   // ---- accounts and keys --------------------------------------------------------------------------
@@ -440,11 +448,17 @@ export class PgStore implements ServiceStore {
   }
 
   async getWorkspace(accountId: string, workspaceId: string): Promise<Workspace | undefined> {
+    const known = this.workspaces.get(workspaceId);
+    if (known) return known.accountId === accountId ? known : undefined;
     const r = await this.pool.query('SELECT * FROM workspaces WHERE id = $1 AND account_id = $2', [
       workspaceId,
       accountId,
     ]);
-    return r.rows[0] ? toWorkspace(r.rows[0] as Row) : undefined;
+    if (!r.rows[0]) return undefined;
+    const found = Object.freeze(toWorkspace(r.rows[0] as Row));
+    if (this.workspaces.size >= 10_000) this.workspaces.clear();
+    this.workspaces.set(workspaceId, found);
+    return found;
   }
 
   async listWorkspaces(accountId: string): Promise<(Workspace & { counts: DocumentCounts })[]> {

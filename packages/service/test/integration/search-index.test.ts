@@ -1,0 +1,147 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import * as lancedb from '@lancedb/lancedb';
+import { Field, Int32, Schema, Utf8 } from 'apache-arrow';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FTS_OPTIONS, LanceSearchIndex, searchText } from '../../src/adapters/index/lancedb.js';
+import type { IndexRow } from '../../src/domain/ports.js';
+import { indexRowsOf } from '../../src/search/indexing.js';
+import { rescoreLexical } from '../../src/search/search.js';
+
+/** The LanceDB adapter's rows: what goes in comes back, in tables of this version and of older ones. */
+
+const PASSAGES = [
+  'Vitamin D deficiency increases the risk of hip fracture in older patients.',
+  'Fracture risk was not associated with vitamin intake in this cohort of runners.',
+  'The committee approved the new library budget after a long debate.',
+  'Risk of fracture rises when vitamin D is deficient, a review of trials found.',
+  'Running shoes wear out after about five hundred miles of use.',
+];
+
+function rowsOf(documentId: string): IndexRow[] {
+  let at = 0;
+  const chunks = PASSAGES.map((text, ordinal) => {
+    const chunk = {
+      id: `${documentId}_${ordinal}`,
+      documentId,
+      ordinal,
+      text,
+      headingPath: ordinal < 2 ? ['Results'] : [],
+      pageStart: ordinal + 1,
+      pageEnd: ordinal + 1,
+      charStart: at,
+      charEnd: at + text.length,
+    };
+    at += text.length + 2;
+    return chunk;
+  });
+  return indexRowsOf(
+    { id: documentId, filename: 'study.pdf', sourceUrl: null },
+    { mediaType: 'application/pdf', title: 'A study' },
+    chunks,
+  );
+}
+
+/** The table as the service wrote it before word codes existed. */
+const OLD_SCHEMA = new Schema(
+  [
+    ['id', new Utf8(), false],
+    ['document_id', new Utf8(), false],
+    ['ordinal', new Int32(), false],
+    ['text', new Utf8(), false],
+    ['heading_path', new Utf8(), false],
+    ['filename', new Utf8(), false],
+    ['source_url', new Utf8(), true],
+    ['media_type', new Utf8(), true],
+    ['page_start', new Int32(), true],
+    ['page_end', new Int32(), true],
+    ['char_start', new Int32(), false],
+    ['char_end', new Int32(), false],
+    ['heading', new Utf8(), false],
+    ['search_text', new Utf8(), false],
+  ].map(([name, type, nullable]) => new Field(name as string, type as Utf8, nullable as boolean)),
+);
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'search-index-test-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const byId = (hits: { row: IndexRow }[]) => [...hits].sort((a, b) => (a.row.id < b.row.id ? -1 : 1));
+
+describe('the LanceDB search index', () => {
+  it("returns every field of a row as it was given, the text's word codes included", async () => {
+    const index = new LanceSearchIndex(path.join(dir, 'new'));
+    try {
+      const rows = rowsOf('doc_a');
+      await index.replaceDocument('ws_new', 'doc_a', rows);
+      const hits = await index.search('ws_new', { text: 'vitamin fracture risk', limit: 10 });
+      expect(hits.length).toBe(3);
+      for (const h of hits) {
+        expect(h.score).toBeGreaterThan(0);
+        expect(h.row).toEqual(rows.find((r) => r.id === h.row.id));
+        expect(h.row.wordCodes).toBeInstanceOf(Uint32Array);
+      }
+    } finally {
+      await index.close();
+    }
+  });
+
+  it('upgrades a table written before word codes: its rows rank as the same rows with codes', async () => {
+    const uri = path.join(dir, 'old');
+    const rows = rowsOf('doc_old');
+    const db = await lancedb.connect(uri);
+    const table = await db.createEmptyTable('ws_old', OLD_SCHEMA);
+    await table.add(
+      rows.map((r) => ({
+        id: r.id,
+        document_id: r.documentId,
+        ordinal: r.ordinal,
+        text: r.text,
+        heading_path: JSON.stringify(r.headingPath),
+        filename: r.filename,
+        source_url: r.sourceUrl,
+        media_type: r.mediaType,
+        page_start: r.pageStart,
+        page_end: r.pageEnd,
+        char_start: r.charStart,
+        char_end: r.charEnd,
+        heading: r.heading,
+        search_text: searchText(r),
+      })),
+    );
+    await table.createIndex('search_text', { config: lancedb.Index.fts(FTS_OPTIONS) });
+    table.close();
+    db.close();
+
+    const index = new LanceSearchIndex(uri);
+    const fresh = new LanceSearchIndex(path.join(dir, 'fresh'));
+    try {
+      await fresh.replaceDocument('ws_old', 'doc_old', rows);
+      const q = 'vitamin D fracture risk';
+      const old = await index.search('ws_old', { text: q, limit: 10 });
+      expect(old.length).toBeGreaterThan(0);
+      expect(old.every((h) => h.row.wordCodes === undefined)).toBe(true);
+      const coded = await fresh.search('ws_old', { text: q, limit: 10 });
+      expect(byId(old).map((h) => ({ ...h.row, wordCodes: undefined }))).toEqual(
+        byId(coded).map((h) => ({ ...h.row, wordCodes: undefined })),
+      );
+      // Same order and scores from the rescoring, whether it reads stored codes or codes the text.
+      const ranked = (hits: typeof old) =>
+        rescoreLexical(hits, q, 0.2, 0.1).map((h) => [h.row.id, h.score.toFixed(6)]);
+      expect(ranked(old)).toEqual(ranked(coded));
+
+      // New documents in the upgraded table get their codes.
+      await index.replaceDocument('ws_old', 'doc_new', rowsOf('doc_new'));
+      const both = await index.search('ws_old', { text: q, limit: 20 });
+      const codedNow = both.filter((h) => h.row.documentId === 'doc_new');
+      expect(codedNow.length).toBeGreaterThan(0);
+      expect(codedNow.every((h) => h.row.wordCodes instanceof Uint32Array)).toBe(true);
+    } finally {
+      await index.close();
+      await fresh.close();
+    }
+  });
+});
