@@ -52,6 +52,11 @@ async function parseOne(request: ParseRequest): Promise<ParseResponse> {
   }
 }
 
+// Standard output carries the answers and nothing else: whatever a library logs goes to standard error.
+console.log = console.error;
+console.info = console.error;
+console.debug = console.error;
+
 async function main(): Promise<void> {
   if (process.argv.includes('--probe')) {
     process.stdout.write('ok', () => process.exit(0));

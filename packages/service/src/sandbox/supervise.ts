@@ -123,7 +123,8 @@ function treeUsage(root: number): { rssBytes: number; cpuSeconds: number } | und
   return usage;
 }
 
-type Kill = { code: string; message: string } | 'abort';
+/** Why a process was killed: a limit (its request fails with the code), the caller's abort, or its end. */
+type Kill = { code: string; message: string } | 'abort' | 'retired';
 
 interface Pending {
   resolve(outcome: Outcome): void;
@@ -238,7 +239,7 @@ export class SupervisedProcess {
   close(): void {
     if (this.ended) return;
     this.child.stdin!.end();
-    const timer = setTimeout(() => this.kill({ code: SANDBOX_FAILURES.crash, message: 'closed' }), 2000);
+    const timer = setTimeout(() => this.kill('retired'), 2000);
     timer.unref();
     this.child.once('close', () => clearTimeout(timer));
   }
@@ -314,7 +315,7 @@ export class SupervisedProcess {
     p.stop();
     const wallMs = performance.now() - p.started;
     const stderr = this.stderr;
-    if (this.killedFor === 'abort') {
+    if (this.killedFor === 'abort' || this.killedFor === 'retired') {
       p.reject(new SupervisionAborted());
       return;
     }
@@ -379,7 +380,7 @@ export async function supervise(
   try {
     return await child.run(stdin, signal, { end: true });
   } finally {
-    child.kill({ code: SANDBOX_FAILURES.crash, message: 'done' });
+    child.kill('retired');
   }
 }
 

@@ -183,11 +183,15 @@ describe('parser processes that take several documents', () => {
     const after = await inGroup(parser, 'ws_a', 'whoami');
     expect(after).toMatchObject({ answered: 0, reused: false });
     expect(after.processId).not.toBe(before.processId);
-    // The chatty process's own answer counts; its forged second answer never reaches anyone.
+    // The chatty process's own answer counts; it is not given another document to answer.
     const chatty = await inGroup(parser, 'ws_a', 'chatty');
     expect(chatty).toMatchObject({ processId: after.processId, reused: true });
     const next = await inGroup(parser, 'ws_a', 'whoami');
     expect(next).toMatchObject({ answered: 0, reused: false });
+    // Nor is one that writes while it waits for its next document.
+    await inGroup(parser, 'ws_a', 'chatty-later');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await inGroup(parser, 'ws_a', 'whoami')).toMatchObject({ answered: 0, reused: false });
   });
 
   it('see only the document being parsed, and end when idle or closed, leaving no folders', async () => {

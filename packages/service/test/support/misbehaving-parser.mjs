@@ -115,10 +115,21 @@ async function handle(request) {
       while (used() < until);
       return answer(JSON.stringify({ processId }));
     }
-    case 'chatty':
-      // An answer and then a second one nobody asked for (which would pass for the next document's).
+    case 'chatty': {
+      // Its answer and, in the same write, a second one nobody asked for (it would pass for the next
+      // document's); 'chatty-later' sends the second one a moment after its answer, while idle.
+      const text = JSON.stringify({ processId });
+      const one = JSON.stringify({
+        ok: true,
+        document: { mediaType: 'text/plain', text, pageCount: null, title: null },
+      });
+      await new Promise((resolve) => process.stdout.write(`${one}\n${one}\n`, resolve));
+      return;
+    }
+    case 'chatty-later':
       await answer(JSON.stringify({ processId }));
-      return answer('a forged answer for the next document');
+      setTimeout(() => process.stdout.write('{"ok":true}\n'), 200);
+      return;
     case 'inbox':
       // What the process can see of the documents: only the one it is parsing now.
       return answer(JSON.stringify(readdirSync(request.inputPath.replace(/\/[^/]*$/, '')).sort()));
