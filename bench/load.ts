@@ -464,7 +464,9 @@ function markdown(): string {
       '',
       `The worker's time by stage (sums over the documents, from /metrics): ${Object.entries(p.stageSeconds)
         .map(([stage, s]) => `${stage} ${s} s`)
-        .join(', ')}; ${p.parserProcesses} sandboxed parser processes for ${p.files.length} documents.`,
+        .join(
+          ', ',
+        )}; ${p.parserProcesses} sandboxed parser process${p.parserProcesses === 1 ? '' : 'es'} for ${p.files.length} documents.`,
       '',
     );
   }

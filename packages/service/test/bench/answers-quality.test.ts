@@ -59,6 +59,8 @@ describe('SQuAD subset through the service', () => {
   it('declines most questions about articles that are not in the workspace', async () => {
     const scores = await evaluateAnswers(client, workspaceId, elsewhere);
     console.info(`SQuAD questions about other articles: declined ${scores.declined} of ${scores.questions}`);
+    // 23 of 40 in the last runs, with the index complete: the floor guards the decline
+    // rule itself; raising the rate is the answerer's work, not this test's.
     expect(scores.declined / scores.questions).toBeGreaterThanOrEqual(0.5);
   }, 300_000);
 });

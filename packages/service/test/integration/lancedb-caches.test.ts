@@ -46,7 +46,7 @@ afterAll(async () => {
 async function churn(caches?: LanceCacheSizes): Promise<number> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'lance-caches-'));
   dirs.push(dir);
-  const index = new LanceSearchIndex(dir, {}, caches);
+  const index = new LanceSearchIndex(dir, {}, caches ? { caches } : {});
   try {
     for (let d = 0; d < 12; d++) {
       await index.replaceDocument('ws_caches', `doc_${d}`, rowsFor(`doc_${d}`, 300, d));

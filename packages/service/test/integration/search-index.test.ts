@@ -144,4 +144,30 @@ describe('the LanceDB search index', () => {
       await fresh.close();
     }
   });
+
+  it('keeps a bounded number of tables open and reopens the others when they are used again', async () => {
+    const index = new LanceSearchIndex(path.join(dir, 'many'), {}, { maxOpenTables: 2 });
+    try {
+      const workspaces = ['ws_1', 'ws_2', 'ws_3', 'ws_4'];
+      for (const ws of workspaces) await index.replaceDocument(ws, `doc_${ws}`, rowsOf(`doc_${ws}`));
+      expect(index.openTables).toBe(2);
+      // Twice round, so every search after the first round finds its table let go and opens it again.
+      for (const round of [1, 2]) {
+        for (const ws of workspaces) {
+          const hits = await index.search(ws, { text: 'vitamin fracture', limit: 10 });
+          expect(
+            hits.map((h) => h.row.documentId),
+            `${ws}, round ${round}`,
+          ).toEqual([`doc_${ws}`, `doc_${ws}`, `doc_${ws}`]);
+          expect(index.openTables).toBeLessThanOrEqual(2);
+        }
+      }
+      // Writes reach a table that was let go, too.
+      await index.replaceDocument('ws_1', 'doc_more', rowsOf('doc_more'));
+      expect(await index.countDocumentRows('ws_1', 'doc_more')).toBe(PASSAGES.length);
+      expect(index.openTables).toBe(2);
+    } finally {
+      await index.close();
+    }
+  });
 });

@@ -207,6 +207,18 @@ export const DEFAULT_CACHE_SIZES: LanceCacheSizes = {
 };
 
 /**
+ * Table handles kept open, most recently used first. A handle holds about 25 KiB besides what it puts
+ * in the caches above (1,000 tables opened and searched: +23 MiB), so a service that sees every
+ * workspace of a large installation would otherwise grow with their number.
+ */
+export const MAX_OPEN_TABLES = 1000;
+
+export interface LanceSearchIndexOptions {
+  caches?: LanceCacheSizes;
+  maxOpenTables?: number;
+}
+
+/**
  * One LanceDB table per workspace with a BM25 full-text index on each chunk's text with its title
  * and headings (`searchText`). Rows written after an index was built are searched too (unindexed
  * rows are scanned) until `optimize` folds them in. Vectors live in one table per workspace and
@@ -214,28 +226,55 @@ export const DEFAULT_CACHE_SIZES: LanceCacheSizes = {
  */
 export class LanceSearchIndex implements SearchIndex {
   private db: Promise<lancedb.Connection>;
+  /** Open handles by table name, least recently used first (a Map keeps insertion order). */
   private readonly tables = new Map<string, Promise<lancedb.Table>>();
+  /** Handles whose table has been brought to the current schema. */
+  private readonly upgraded = new WeakSet<lancedb.Table>();
+  private readonly maxOpenTables: number;
   /** Holds LanceDB's caches; its `sizeBytes()` is what they use now. */
   readonly session: lancedb.Session;
 
   constructor(
     uri: string,
     storageOptions: Record<string, string> = {},
-    caches: LanceCacheSizes = DEFAULT_CACHE_SIZES,
+    options: LanceSearchIndexOptions = {},
   ) {
+    const caches = options.caches ?? DEFAULT_CACHE_SIZES;
+    this.maxOpenTables = options.maxOpenTables ?? MAX_OPEN_TABLES;
     this.session = new lancedb.Session(BigInt(caches.indexBytes), BigInt(caches.metadataBytes));
     // Strong read consistency: the server must see what a worker in another process has just written,
     // because a client that saw its run complete searches right away.
     this.db = lancedb.connect(uri, { readConsistencyInterval: 0, storageOptions, session: this.session });
   }
 
+  /** Table handles open now. */
+  get openTables(): number {
+    return this.tables.size;
+  }
+
+  /**
+   * Keeps a handle as the most recently used and lets the least recently used beyond the bound go.
+   * Those are not closed: a search may still hold one, and LanceDB frees a handle with its last reference.
+   */
+  private keep(name: string, table: Promise<lancedb.Table>): void {
+    this.tables.delete(name);
+    this.tables.set(name, table);
+    for (const oldest of this.tables.keys()) {
+      if (this.tables.size <= this.maxOpenTables) break;
+      this.tables.delete(oldest);
+    }
+  }
+
   private async open(name: string): Promise<lancedb.Table | undefined> {
     const cached = this.tables.get(name);
-    if (cached) return cached;
+    if (cached) {
+      this.keep(name, cached);
+      return cached;
+    }
     const db = await this.db;
     try {
       const opening = db.openTable(name);
-      this.tables.set(name, opening);
+      this.keep(name, opening);
       return await opening;
     } catch (err) {
       this.tables.delete(name);
@@ -245,11 +284,10 @@ export class LanceSearchIndex implements SearchIndex {
   }
 
   private async openTable(workspaceId: string): Promise<lancedb.Table | undefined> {
-    const name = tableName(workspaceId);
-    const table = await this.open(name);
-    if (table && !this.tables.has(`${name}#checked`)) {
+    const table = await this.open(tableName(workspaceId));
+    if (table && !this.upgraded.has(table)) {
       await this.upgrade(table);
-      this.tables.set(`${name}#checked`, Promise.resolve(table));
+      this.upgraded.add(table);
     }
     return table;
   }
@@ -282,7 +320,7 @@ export class LanceSearchIndex implements SearchIndex {
       await after?.(table);
       return table;
     });
-    this.tables.set(name, creating);
+    this.keep(name, creating);
     try {
       return await creating;
     } catch (err) {
