@@ -80,6 +80,11 @@ export class SandboxedParser implements DocumentParser {
   /** Processes started for documents (not probes), for the metrics. */
   processesStarted = 0;
 
+  /** Processes waiting for their workspace's next document that could still take it. */
+  get idleProcesses(): number {
+    return this.idle.filter((slot) => slot.process.usable).length;
+  }
+
   constructor(private readonly options: SandboxedParserOptions) {}
 
   /** Checks once how parsers will run; throws ParserIsolationUnavailable when isolation is required and impossible. */

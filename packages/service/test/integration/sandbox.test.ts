@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig, type ParserConfig } from '../../src/config.js';
 import type { Log } from '../../src/domain/log.js';
 import { packageRoot } from '../../src/paths.js';
@@ -190,7 +190,8 @@ describe('parser processes that take several documents', () => {
     expect(next).toMatchObject({ answered: 0, reused: false });
     // Nor is one that writes while it waits for its next document.
     await inGroup(parser, 'ws_a', 'chatty-later');
-    await new Promise((r) => setTimeout(r, 500));
+    expect(parser.idleProcesses).toBe(1);
+    await vi.waitFor(() => expect(parser.idleProcesses).toBe(0), { timeout: 10_000 });
     expect(await inGroup(parser, 'ws_a', 'whoami')).toMatchObject({ answered: 0, reused: false });
   });
 
@@ -199,8 +200,11 @@ describe('parser processes that take several documents', () => {
     expect(await inGroup(parser, 'ws_a', 'inbox')).toMatchObject({ 0: 'document', reused: false });
     expect(await inGroup(parser, 'ws_a', 'inbox')).toMatchObject({ 0: 'document', reused: true });
     expect((await readdir(work)).filter((f) => f.startsWith('inbox-'))).toHaveLength(1);
-    await new Promise((r) => setTimeout(r, 1500));
-    expect((await readdir(work)).filter((f) => f.startsWith('inbox-'))).toEqual([]);
+    await vi.waitFor(
+      async () => expect((await readdir(work)).filter((f) => f.startsWith('inbox-'))).toEqual([]),
+      // Well under the default idle time of 10 s, so the setting's 1 s is what ended it.
+      { timeout: 5_000 },
+    );
     expect(await inGroup(parser, 'ws_a', 'whoami')).toMatchObject({ answered: 0, reused: false });
     await parser.close();
     expect((await readdir(work)).filter((f) => f.startsWith('inbox-'))).toEqual([]);
