@@ -20,6 +20,7 @@ import type {
   VectorSpace,
 } from '../../domain/ports.js';
 import { DependencyUnavailable } from '../../errors.js';
+import { LruMap } from '../../lru.js';
 
 const SCHEMA = new Schema([
   new Field('id', new Utf8(), false),
@@ -226,11 +227,13 @@ export interface LanceSearchIndexOptions {
  */
 export class LanceSearchIndex implements SearchIndex {
   private db: Promise<lancedb.Connection>;
-  /** Open handles by table name, least recently used first (a Map keeps insertion order). */
-  private readonly tables = new Map<string, Promise<lancedb.Table>>();
+  /**
+   * Open handles by table name. Those let go are not closed: a search may still hold one, and LanceDB
+   * frees a handle with its last reference.
+   */
+  private readonly tables: LruMap<string, Promise<lancedb.Table>>;
   /** Handles whose table has been brought to the current schema. */
   private readonly upgraded = new WeakSet<lancedb.Table>();
-  private readonly maxOpenTables: number;
   /** Holds LanceDB's caches; its `sizeBytes()` is what they use now. */
   readonly session: lancedb.Session;
 
@@ -240,7 +243,7 @@ export class LanceSearchIndex implements SearchIndex {
     options: LanceSearchIndexOptions = {},
   ) {
     const caches = options.caches ?? DEFAULT_CACHE_SIZES;
-    this.maxOpenTables = options.maxOpenTables ?? MAX_OPEN_TABLES;
+    this.tables = new LruMap(options.maxOpenTables ?? MAX_OPEN_TABLES);
     this.session = new lancedb.Session(BigInt(caches.indexBytes), BigInt(caches.metadataBytes));
     // Strong read consistency: the server must see what a worker in another process has just written,
     // because a client that saw its run complete searches right away.
@@ -252,29 +255,13 @@ export class LanceSearchIndex implements SearchIndex {
     return this.tables.size;
   }
 
-  /**
-   * Keeps a handle as the most recently used and lets the least recently used beyond the bound go.
-   * Those are not closed: a search may still hold one, and LanceDB frees a handle with its last reference.
-   */
-  private keep(name: string, table: Promise<lancedb.Table>): void {
-    this.tables.delete(name);
-    this.tables.set(name, table);
-    for (const oldest of this.tables.keys()) {
-      if (this.tables.size <= this.maxOpenTables) break;
-      this.tables.delete(oldest);
-    }
-  }
-
   private async open(name: string): Promise<lancedb.Table | undefined> {
     const cached = this.tables.get(name);
-    if (cached) {
-      this.keep(name, cached);
-      return cached;
-    }
+    if (cached) return cached;
     const db = await this.db;
     try {
       const opening = db.openTable(name);
-      this.keep(name, opening);
+      this.tables.set(name, opening);
       return await opening;
     } catch (err) {
       this.tables.delete(name);
@@ -320,7 +307,7 @@ export class LanceSearchIndex implements SearchIndex {
       await after?.(table);
       return table;
     });
-    this.keep(name, creating);
+    this.tables.set(name, creating);
     try {
       return await creating;
     } catch (err) {

@@ -23,6 +23,7 @@ import {
   type User,
   type Workspace,
 } from '../../domain/types.js';
+import { LruMap } from '../../lru.js';
 import { inTransaction } from './db.js';
 
 type Row = Record<string, unknown>;
@@ -127,7 +128,7 @@ export class PgStore implements ServiceStore {
    * three queries per search). A change that updates or deletes workspaces must drop entries here,
    * and in the other processes too.
    */
-  private readonly workspaces = new Map<string, Readonly<Workspace>>();
+  private readonly workspaces = new LruMap<string, Readonly<Workspace>>(10_000);
 
   constructor(readonly pool: pg.Pool) {}
 
@@ -456,7 +457,6 @@ export class PgStore implements ServiceStore {
     ]);
     if (!r.rows[0]) return undefined;
     const found = Object.freeze(toWorkspace(r.rows[0] as Row));
-    if (this.workspaces.size >= 10_000) this.workspaces.clear();
     this.workspaces.set(workspaceId, found);
     return found;
   }
