@@ -10,15 +10,14 @@ ARG NODE_IMAGE=node:22-bookworm-slim
 FROM ${NODE_IMAGE} AS manifests
 WORKDIR /src
 COPY . .
-RUN find . -type f ! -name package.json ! -name package-lock.json ! -path './patches/*' -delete \
+RUN find . -type f ! -name package.json ! -name package-lock.json ! -name .npmrc ! -path './patches/*' -delete \
  && find . -type d -empty -delete
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY --from=manifests /src/ ./
-# onnxruntime-node's CPU binaries ship in its package; its install script would otherwise try to
-# download GPU libraries, which the local embedding model never uses.
-ENV ONNXRUNTIME_NODE_INSTALL=skip
+# .npmrc and package.json's allowScripts keep onnxruntime-node's install script from downloading GPU
+# libraries, which the local embedding model never uses (the CPU binaries ship in the package).
 RUN npm ci --no-audit --no-fund
 COPY . .
 # Every workspace: the service bundle and the web console it serves. The embedded PostgreSQL binaries
