@@ -10,7 +10,7 @@
 // By default the commands run inside the compose stack (SELFHOST_COMPOSE overrides the compose
 // command). --direct runs pg_dump and the bucket copy on this machine with the env file's settings,
 // for a service whose database and object store are reachable from here.
-import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -68,7 +68,8 @@ await script(async () => {
   const bytes = [...local.values()].reduce((a, b) => a + b, 0);
   say(`bucket: ${local.size} objects, ${bytes} bytes, checked against the bucket's listing`);
 
-  copyFileSync(envFile, path.join(out, '.env.selfhost'));
+  // The env file holds the encryption keys: owner-only, like the original (copyFile would follow the umask).
+  writeFileSync(path.join(out, '.env.selfhost'), readFileSync(envFile), { mode: 0o600 });
   say(`env file: copied ${envFileName(envFile)}`);
   writeFileSync(
     path.join(out, 'backup.json'),

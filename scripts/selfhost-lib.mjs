@@ -173,8 +173,25 @@ export function display(argv) {
 }
 
 /**
+ * What the compose tools print when no container engine answers on their socket: docker-compose 1.x
+ * a Python traceback, the docker CLI a one-liner. Neither says what to do.
+ */
+const ENGINE_UNREACHABLE =
+  /Error while fetching server API version|Cannot connect to the Docker daemon|Is the docker daemon running|Cannot connect to Podman/i;
+
+export function engineUnreachable(env = process.env) {
+  const where = env.DOCKER_HOST ? `DOCKER_HOST=${env.DOCKER_HOST}` : 'the default Docker socket';
+  return new SelfhostError(
+    `the container engine is not reachable (${where}). Start it (Docker: "sudo systemctl start docker"; ` +
+      'podman: "podman system service --time=0 unix:///run/podman/podman.sock &" with DOCKER_HOST pointing ' +
+      'at that socket), then check that "docker info" (or "podman info") answers.',
+  );
+}
+
+/**
  * Runs a command. `stdin`/`stdout` may name files to stream from/to; output is otherwise returned.
- * Rejects with the command's stderr when it exits non-zero.
+ * Rejects with the command's stderr when it exits non-zero, or with what to do when the container
+ * engine is not reachable.
  */
 export function run(argv, { stdin, stdout, env, quiet = false } = {}) {
   const [cmd, ...args] = argv;
@@ -203,6 +220,7 @@ export function run(argv, { stdin, stdout, env, quiet = false } = {}) {
     child.on('error', (e) => reject(new SelfhostError(`${cmd}: ${e.message}`)));
     child.on('close', (code) => {
       if (code === 0) written.then(() => resolve(out), reject);
+      else if (ENGINE_UNREACHABLE.test(err)) reject(engineUnreachable(env ?? process.env));
       else {
         const tail = err.trim().split('\n').slice(-5).join('\n');
         reject(new SelfhostError(`${display(argv)} exited with code ${code}${tail ? `:\n${tail}` : ''}`));
@@ -225,7 +243,9 @@ export function transport(mode, envFile, values) {
     const env = { ...process.env, ...Object.fromEntries(values) };
     const url = values.get('DATABASE_URL');
     return {
-      dumpDatabase: (file) => run(['pg_dump', '--format=custom', `--file=${file}`, url]),
+      // Through our stdout, which writes the file readable by its owner only (pg_dump's --file
+      // follows the umask): the dump holds every key hash and stored credential.
+      dumpDatabase: (file) => run(['pg_dump', '--format=custom', url], { stdout: file }),
       listDump: (file) => run(['pg_restore', '--list', file], { quiet: true }),
       restoreDatabase: (file) => run(['pg_restore', ...RESTORE_FLAGS, `--dbname=${url}`, file]),
       databaseReady: () => run(['pg_isready', `--dbname=${url}`], { quiet: true }),

@@ -34,7 +34,7 @@ const REQUEST_ID = /^[\w.:-]{1,64}$/;
 export function toAppError(err: FastifyError & { code?: string }): AppError {
   if (err instanceof AppError) return err;
   if (err instanceof DependencyUnavailable)
-    return errors.unavailable(err.dependency === 'database' ? 'The database' : 'Object storage');
+    return err.dependency === 'database' ? errors.databaseUnavailable() : errors.storageUnavailable();
   if (hasZodFastifySchemaValidationErrors(err)) {
     const details = err.validation
       .map((v) => `${v.instancePath ? v.instancePath.slice(1).replaceAll('/', '.') : 'body'}: ${v.message}`)

@@ -69,8 +69,15 @@ export const errors = {
       `Workspace "${workspaceId}" has no vectors this service can query (no embedding model configured, or its vectors are being rebuilt); use mode "lexical" or "hybrid".`,
     ),
   modelUnavailable: (message: string) => new AppError(502, 'model_unavailable', message),
-  unavailable: (what: string) =>
-    new AppError(503, 'service_unavailable', `${what} is unavailable; retry shortly.`),
+  // Named after the dependency, so a client or a dashboard can tell which one is down.
+  databaseUnavailable: () =>
+    new AppError(503, 'database_unavailable', 'The database is unavailable; retry shortly.', {
+      'retry-after': '5',
+    }),
+  storageUnavailable: () =>
+    new AppError(503, 'storage_unavailable', 'Object storage is unavailable; retry shortly.', {
+      'retry-after': '5',
+    }),
   internal: () =>
     new AppError(
       500,

@@ -11,10 +11,12 @@ import { createDeps, type Deps } from '../deps.js';
 import { createApiKey, DEFAULT_ACCOUNT, ensureBootstrapKey, parseScopes } from '../domain/keys.js';
 import { rotateSecrets } from '../domain/secrets.js';
 import { createUser } from '../domain/sessions.js';
+import { DependencyUnavailable } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { exportBucket, importBucket } from '../ops/bucket-transfer.js';
 import { type RunningWorker, startWorker } from '../processing/worker.js';
 import { ParserIsolationUnavailable } from '../sandbox/parser.js';
+import { logAllocator } from './allocator.js';
 import { type Databases, migrateAll, resolveDatabases } from './database.js';
 
 const USAGE = `Usage: docslurp <command> [options]
@@ -55,7 +57,31 @@ function onShutdown(log: Logger, stoppers: Stopper[]): void {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
-async function startServer(deps: Deps): Promise<FastifyInstance> {
+const DEPENDENCY_NAMES = { database: 'the database', objectStorage: 'object storage' } as const;
+
+/**
+ * Runs `fn` until it gets past unavailable dependencies: a stack whose database or object store is
+ * down at start (or refuses our keys) waits for it, saying why on every attempt, as it would if the
+ * dependency went away later. Any other error ends the start.
+ */
+async function untilAvailable<T>(log: Logger, what: string, fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!(err instanceof DependencyUnavailable)) throw err;
+      const seconds = Math.min(30, 2 ** Math.min(attempt, 5));
+      log.warn(
+        { dependency: err.dependency, reason: err.message, attempt, retryInSeconds: seconds },
+        `${what} is waiting for ${DEPENDENCY_NAMES[err.dependency]}: ${err.message}; retrying in ${seconds} s`,
+      );
+      await new Promise((r) => setTimeout(r, seconds * 1000));
+    }
+  }
+}
+
+/** What the server makes sure of in the database: the bootstrap key and the configured console user. */
+async function provision(deps: Deps): Promise<void> {
   if (deps.config.bootstrapApiKey) await ensureBootstrapKey(deps.store, deps.config.bootstrapApiKey);
   const { adminEmail, adminPassword } = deps.config.console;
   if (adminEmail && adminPassword && !(await deps.store.findUserByEmail(adminEmail))) {
@@ -63,22 +89,47 @@ async function startServer(deps: Deps): Promise<FastifyInstance> {
     await createUser(deps.store, { accountId: account.id, email: adminEmail, password: adminPassword });
     deps.log.info({ email: adminEmail }, 'created the console user from CONSOLE_ADMIN_EMAIL');
   }
+}
+
+/**
+ * Serves the API. With the database up, provisioning is done before the first request; with it down,
+ * the server listens anyway (`/health` 200, `/ready` 503 naming the database, API calls 503) and
+ * provisions once the database answers.
+ */
+async function startServer(deps: Deps): Promise<FastifyInstance> {
+  const provisioned = await provision(deps).then(
+    () => true,
+    (err: unknown) => {
+      if (!(err instanceof DependencyUnavailable)) throw err;
+      return false;
+    },
+  );
   const app = await buildApp(deps);
   await app.listen({ host: deps.config.server.host, port: deps.config.server.port });
+  if (!provisioned) {
+    void untilAvailable(deps.log, 'the server', () => provision(deps)).catch((err: unknown) =>
+      deps.log.error({ err }, 'provisioning the bootstrap key or console user failed'),
+    );
+  }
   return app;
 }
 
-/** Starts the document worker once parsing is known to work as configured (sandbox checked once here). */
+/**
+ * Starts the document worker once parsing is known to work as configured (sandbox checked once here),
+ * waiting for the job engine's database when it is not up yet.
+ */
 async function runWorker(deps: Deps): Promise<RunningWorker> {
   await deps.parser.start();
-  return startWorker({
-    ...deps,
-    concurrency: deps.config.worker.docConcurrency,
-    reconcileIntervalSeconds: deps.config.worker.reconcileIntervalSeconds,
-    leaseSeconds: deps.config.worker.leaseSeconds,
-    maxAttempts: deps.config.worker.maxAttempts,
-    observeStage: deps.metrics.observeStage,
-  });
+  return untilAvailable(deps.log, 'the worker', () =>
+    startWorker({
+      ...deps,
+      concurrency: deps.config.worker.docConcurrency,
+      reconcileIntervalSeconds: deps.config.worker.reconcileIntervalSeconds,
+      leaseSeconds: deps.config.worker.leaseSeconds,
+      maxAttempts: deps.config.worker.maxAttempts,
+      observeStage: deps.metrics.observeStage,
+    }),
+  );
 }
 
 function requireStack(config: Config, command: string): void {
@@ -124,6 +175,7 @@ function printBanner(config: Config, url: string, hasUsers: boolean): void {
 
 async function serve(config: Config, log: Logger): Promise<void> {
   const t0 = performance.now();
+  logAllocator(log);
   const dbs = await resolveDatabases(config, log, 'own');
   const stoppers: Stopper[] = [async () => dbs.embedded?.stop()];
   onShutdown(log, stoppers);
@@ -148,6 +200,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
 
 async function server(config: Config, log: Logger): Promise<void> {
   requireStack(config, 'server');
+  logAllocator(log);
   const dbs = await resolveDatabases(config, log, 'attach');
   const deps = await createDeps(config, log, dbs.urls);
   const stoppers: Stopper[] = [() => deps.close()];
@@ -158,6 +211,7 @@ async function server(config: Config, log: Logger): Promise<void> {
 
 async function worker(config: Config, log: Logger): Promise<void> {
   requireStack(config, 'worker');
+  logAllocator(log);
   const dbs = await resolveDatabases(config, log, 'attach');
   const deps = await createDeps(config, log, dbs.urls);
   const stoppers: Stopper[] = [() => deps.close()];

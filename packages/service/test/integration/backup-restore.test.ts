@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DeleteBucketCommand } from '@aws-sdk/client-s3';
@@ -175,6 +175,10 @@ describe('backup, wipe, restore (--direct)', () => {
     expect((await readdir(out)).sort()).toEqual(['.env.selfhost', 'backup.json', 'bucket', 'service.dump']);
     expect((await readdir(path.join(out, 'bucket'))).sort()).toEqual(['derived', 'lancedb', 'raw']);
     expect(await readFile(path.join(out, '.env.selfhost'), 'utf8')).toBe(await readFile(envFile, 'utf8'));
+    // Keys, hashes and stored credentials: readable by the owner only, whatever the umask says.
+    expect((await stat(out)).mode & 0o777).toBe(0o700);
+    for (const file of ['.env.selfhost', 'backup.json', 'service.dump'])
+      expect((await stat(path.join(out, file))).mode & 0o777, file).toBe(0o600);
 
     // Wipe: both databases, every object and the bucket itself, the env file.
     await admin(`DROP DATABASE ${quoteIdent(dbName)} WITH (FORCE)`);

@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageRoot } from '../../src/paths.js';
 import { makePdf } from '../support/fixtures.js';
 import { client } from '../support/http.js';
 import {
@@ -11,6 +13,8 @@ import {
   spawnServe,
   stopLeftoverPostgres,
 } from '../support/spawn.js';
+
+const repoRoot = path.resolve(packageRoot(), '..', '..');
 
 describe('embedded mode (docslurp serve)', () => {
   let dataDir: string;
@@ -31,6 +35,18 @@ describe('embedded mode (docslurp serve)', () => {
     expect(serve.output()).toContain(`DocSlurp is running at ${serve.url}`);
     expect(serve.output()).toContain('npm run keys -- create --scopes ingest,search,artifacts');
     console.info(`embedded serve: healthy ${serve.startMs} ms after spawn (cold data folder)`);
+  });
+
+  it('runs on jemalloc as npm start does when it is installed (CI installs it), PostgreSQL on its own', async () => {
+    const maps = (pid: number) => readFileSync(`/proc/${pid}/maps`, 'utf8');
+    expect(maps(serve.child.pid!)).toMatch(/libjemalloc/);
+    const postgresPid = Number(
+      readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0],
+    );
+    expect(maps(postgresPid)).not.toMatch(/libjemalloc/);
+    const start = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).scripts
+      .start as string;
+    expect(start).toContain('sh scripts/with-jemalloc.sh node packages/service/dist/cli.js serve');
   });
 
   it('creates, lists and revokes keys from the CLI while the server runs', async () => {

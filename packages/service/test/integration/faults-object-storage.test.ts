@@ -76,14 +76,14 @@ describe('object storage unavailable', () => {
     const refused = await s.api.upload([{ name: 'c.md', content: '# C\n\nThird note.\n' }]);
     expect(refused.status).toBe(503);
     expect(refused.body.error).toMatchObject({
-      code: 'service_unavailable',
+      code: 'storage_unavailable',
       message: expect.stringMatching(/^Object storage is unavailable/),
     });
 
     // The search index lives in the same bucket: a search is refused the same way.
     const search = await s.api.post('/v1/search', { workspaceId: pdf.body.workspace.id, q: 'note' });
     expect(search.status).toBe(503);
-    expect(search.body.error.code).toBe('service_unavailable');
+    expect(search.body.error.code).toBe('storage_unavailable');
 
     // Every acknowledged document is retried, then fails with a code that names the cause.
     for (const run of [pdf.body.run.id, notes.body.run.id]) {

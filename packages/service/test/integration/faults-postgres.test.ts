@@ -158,7 +158,7 @@ describe('PostgreSQL restart during uploads and searches', () => {
     // that got through before the database went, a normal answer): never a 500 or a hang.
     const down = sent.filter((x) => x.phase === 'down');
     for (const x of down) {
-      if (x.status === 503) expect(x.body).toMatchObject({ error: { code: 'service_unavailable' } });
+      if (x.status === 503) expect(x.body).toMatchObject({ error: { code: 'database_unavailable' } });
       else expect([200, 202], JSON.stringify(x)).toContain(x.status);
     }
     expect(down.filter((x) => x.status === 503).length).toBeGreaterThanOrEqual(4);

@@ -8,6 +8,8 @@ import { promisify } from 'node:util';
 import { packageRoot } from '../../src/paths.js';
 
 export const cliPath = path.join(packageRoot(), 'dist', 'cli.js');
+/** The launcher `npm start` runs the CLI through (jemalloc when installed). */
+export const launcherPath = path.resolve(packageRoot(), '..', '..', 'scripts', 'with-jemalloc.sh');
 const execFileAsync = promisify(execFile);
 
 export async function freePort(): Promise<number> {
@@ -45,11 +47,12 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-/** Runs `docslurp serve` as users do and waits until /health answers. */
+/** Runs `docslurp serve` as `npm start` does and waits until /health answers. */
 export async function spawnServe(dataDir: string, extra: Record<string, string> = {}): Promise<ServeProcess> {
   const port = await freePort();
   const t0 = Date.now();
-  const child = spawn(process.execPath, [cliPath, 'serve'], {
+  // The launcher execs node, so the child is the service itself (signals reach it directly).
+  const child = spawn('sh', [launcherPath, process.execPath, cliPath, 'serve'], {
     env: embeddedEnv(dataDir, { SERVER_PORT: String(port), ...extra }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

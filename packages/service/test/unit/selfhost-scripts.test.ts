@@ -7,13 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/paths.js';
 
 const repo = path.resolve(packageRoot(), '..', '..');
-const run = async (script: string, args: string[]) => {
+const run = async (script: string, args: string[], env: Record<string, string> = {}) => {
   try {
     const { stdout, stderr } = await promisify(execFile)(
       process.execPath,
       [path.join(repo, 'scripts', script), ...args],
       {
-        env: { PATH: process.env.PATH ?? '' },
+        env: { PATH: process.env.PATH ?? '', ...env },
       },
     );
     return { code: 0, stdout, stderr };
@@ -87,6 +87,18 @@ describe('selfhost-check.mjs', () => {
     const r = await check(await fresh('ok.env'));
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('has every required value');
+  });
+
+  it("says when the container engine is not reachable, instead of the compose tool's traceback", async () => {
+    // docker-compose (installed by .ci/run) against a socket nothing listens on.
+    const socket = `unix://${path.join(dir, 'no-engine.sock')}`;
+    const r = await run('selfhost-check.mjs', ['--running', '--env-path', await fresh('engine.env')], {
+      DOCKER_HOST: socket,
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`the container engine is not reachable (DOCKER_HOST=${socket})`);
+    expect(r.stderr).toContain('"docker info"');
+    expect(r.stderr).not.toMatch(/Traceback|File "|DockerException/);
   });
 
   it('says the file is missing and how to create it', async () => {

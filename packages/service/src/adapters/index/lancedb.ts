@@ -21,6 +21,7 @@ import type {
 } from '../../domain/ports.js';
 import { DependencyUnavailable } from '../../errors.js';
 import { LruMap } from '../../lru.js';
+import { credentialsRefused } from '../objects/s3.js';
 
 const SCHEMA = new Schema([
   new Field('id', new Utf8(), false),
@@ -226,7 +227,12 @@ export interface LanceSearchIndexOptions {
  * vector space (model and dimension), so a model change never mixes spaces.
  */
 export class LanceSearchIndex implements SearchIndex {
-  private db: Promise<lancedb.Connection>;
+  /** The connection once made; undefined until then and after a failed attempt (see `connection`). */
+  private db: Promise<lancedb.Connection> | undefined;
+  private connected = false;
+  /** Why the last connection attempt failed, until one succeeds. */
+  private connectFailure: unknown;
+  private readonly connect: () => Promise<lancedb.Connection>;
   /**
    * Open handles by table name. Those let go are not closed: a search may still hold one, and LanceDB
    * frees a handle with its last reference.
@@ -247,7 +253,33 @@ export class LanceSearchIndex implements SearchIndex {
     this.session = new lancedb.Session(BigInt(caches.indexBytes), BigInt(caches.metadataBytes));
     // Strong read consistency: the server must see what a worker in another process has just written,
     // because a client that saw its run complete searches right away.
-    this.db = lancedb.connect(uri, { readConsistencyInterval: 0, storageOptions, session: this.session });
+    this.connect = () =>
+      lancedb.connect(uri, { readConsistencyInterval: 0, storageOptions, session: this.session });
+  }
+
+  /**
+   * The connection, made on first use rather than in the constructor: on S3, connecting already talks
+   * to the bucket, and a store that is down or refuses the keys at start must make this process
+   * unready (503s, `/ready` naming the cause), not kill it. A failed attempt is forgotten, so the next
+   * call tries again and the index recovers when the store does.
+   */
+  private connection(): Promise<lancedb.Connection> {
+    if (!this.db) {
+      const attempt = this.connect().then(
+        (db) => {
+          this.connected = true;
+          this.connectFailure = undefined;
+          return db;
+        },
+        (err: unknown) => {
+          if (this.db === attempt) this.db = undefined;
+          this.connectFailure = asUnavailable(err);
+          throw this.connectFailure;
+        },
+      );
+      this.db = attempt;
+    }
+    return this.db;
   }
 
   /** Table handles open now. */
@@ -258,7 +290,7 @@ export class LanceSearchIndex implements SearchIndex {
   private async open(name: string): Promise<lancedb.Table | undefined> {
     const cached = this.tables.get(name);
     if (cached) return cached;
-    const db = await this.db;
+    const db = await this.connection();
     try {
       const opening = db.openTable(name);
       this.tables.set(name, opening);
@@ -302,7 +334,7 @@ export class LanceSearchIndex implements SearchIndex {
   private async create(name: string, schema: Schema, after?: (t: lancedb.Table) => Promise<void>) {
     const existing = await this.open(name);
     if (existing) return existing;
-    const db = await this.db;
+    const db = await this.connection();
     const creating = db.createEmptyTable(name, schema, { existOk: true }).then(async (table) => {
       await after?.(table);
       return table;
@@ -473,13 +505,13 @@ export class LanceSearchIndex implements SearchIndex {
   }
 
   private async vectorTables(workspaceId: string): Promise<string[]> {
-    const db = await this.db;
+    const db = await this.connection();
     const prefix = `${tableName(workspaceId)}__v_`;
     return (await db.tableNames()).filter((n) => n.startsWith(prefix));
   }
 
   async dropVectorSpaces(workspaceId: string, keep: VectorSpace | undefined): Promise<void> {
-    const db = await this.db;
+    const db = await this.connection();
     const kept = keep ? vectorTableName(workspaceId, keep) : undefined;
     for (const name of await this.vectorTables(workspaceId)) {
       if (name === kept) continue;
@@ -503,28 +535,48 @@ export class LanceSearchIndex implements SearchIndex {
   }
 
   async check(): Promise<void> {
-    const db = await this.db;
+    const connecting = this.connection();
+    // LanceDB's own retries against a store that is down outlast a readiness probe: while a new
+    // attempt runs, the last one's failure is the answer, so `/ready` names the cause at once.
+    if (!this.connected && this.connectFailure) {
+      connecting.catch(() => {});
+      throw this.connectFailure;
+    }
+    const db = await connecting;
     await db.tableNames({ limit: 1 });
   }
 
   async close(): Promise<void> {
-    const db = await this.db;
+    const db = await this.db?.catch(() => undefined);
+    this.db = undefined;
     for (const t of this.tables.values()) (await t.catch(() => undefined))?.close();
     this.tables.clear();
-    db.close();
+    db?.close();
   }
 }
 
 /**
- * LanceDB names an unreachable object store only in its message (its own client retried already):
- * searches then answer 503, as for the object store itself, instead of an internal error.
+ * LanceDB names an unreachable or refusing object store only in its message (its own client retried
+ * already), as a long debug dump: it becomes DependencyUnavailable with the cause an operator can act
+ * on, so requests answer 503 and `/ready` reads like the object store's own check.
  */
-function asUnavailable(err: unknown): unknown {
-  if (!/error sending request|connection refused/i.test(String(err))) return err;
-  const detail = String(err).slice(0, 300);
-  return new DependencyUnavailable('objectStorage', `the search index is unreachable: ${detail}`, {
-    cause: err,
-  });
+export function asUnavailable(err: unknown): unknown {
+  const text = String(err);
+  const refused = /<Code>(InvalidAccessKeyId|SignatureDoesNotMatch|AccessDenied)<\/Code>/.exec(text)?.[1];
+  if (refused) {
+    return new DependencyUnavailable('objectStorage', `the search index: ${credentialsRefused(refused)}`, {
+      cause: err,
+    });
+  }
+  if (!/error sending request|connection refused|tcp connect error|dns error/i.test(text)) return err;
+  const endpoint = /uri: Some\((https?:\/\/[^/)\s]+)/.exec(text)?.[1];
+  return new DependencyUnavailable(
+    'objectStorage',
+    `the search index is unreachable: object storage${endpoint ? ` at ${endpoint}` : ''} does not answer (${
+      /tcp connect error|dns error/i.exec(text)?.[0] ?? 'error sending request'
+    })`,
+    { cause: err },
+  );
 }
 
 /**

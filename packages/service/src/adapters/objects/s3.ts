@@ -47,6 +47,11 @@ function isMissingKey(err: unknown): boolean {
   return code === 'NoSuchKey' || code === 'NotFound' || (statusOf(err) === 404 && code !== 'NoSuchBucket');
 }
 
+/** What an operator reads when the object store refuses our keys, whichever client met it. */
+export function credentialsRefused(code: string): string {
+  return `object storage refused the credentials (${code}): AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must match the object store's keys`;
+}
+
 /**
  * Rewords the errors an operator can act on (wrong keys, missing bucket, unreachable endpoint):
  * they surface in `/ready`, in worker logs and in the backup scripts.
@@ -54,13 +59,17 @@ function isMissingKey(err: unknown): boolean {
 export function describeS3Error(err: unknown, bucket: string): Error {
   const code = errorCode(err);
   const detail = (err as Error).message || String(err);
+  // Refused keys and a missing bucket are not the request's fault either: 503s that name the cause,
+  // and the service recovers once the operator fixes the store, without a restart.
   if (code === 'InvalidAccessKeyId' || code === 'SignatureDoesNotMatch' || code === 'AccessDenied') {
-    return new Error(
-      `object storage refused the credentials (${code}): AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must match the object store's keys`,
-    );
+    return new DependencyUnavailable('objectStorage', credentialsRefused(code), { cause: err });
   }
   if (code === 'NoSuchBucket') {
-    return new Error(`object storage has no bucket "${bucket}" (run migrate, which creates it)`);
+    return new DependencyUnavailable(
+      'objectStorage',
+      `object storage has no bucket "${bucket}" (run migrate, which creates it)`,
+      { cause: err },
+    );
   }
   const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
   if (cause !== undefined && UNREACHABLE_ERRNOS.has(cause)) {

@@ -12,7 +12,7 @@ export type PoolClient = pg.PoolClient;
 const CONNECTION_SQLSTATES = new Set(['57P01', '57P02', '57P03']);
 
 /** A connection failure becomes DependencyUnavailable (a 503, a retry); any other error is kept. */
-function asUnavailable(err: unknown): unknown {
+export function asUnavailable(err: unknown): unknown {
   const code = (err as { code?: unknown } | undefined)?.code;
   const lost =
     (typeof code === 'string' &&

@@ -243,7 +243,8 @@ export async function startEmbeddedPostgres(
       '-c',
       'max_connections=200',
     ],
-    { stdio: ['ignore', logFd, logFd], ...(user ?? {}) },
+    // Not on the allocator `npm start` preloads for this process: PostgreSQL manages its own memory.
+    { stdio: ['ignore', logFd, logFd], env: withoutPreload(process.env), ...(user ?? {}) },
   );
   closeSync(logFd);
   let exited = false;
@@ -296,4 +297,9 @@ export function embeddedDatabaseUrl(adminUrl: string, database: string): string 
   const u = new URL(adminUrl);
   u.pathname = `/${database}`;
   return u.toString();
+}
+
+function withoutPreload(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { LD_PRELOAD: _preload, ...rest } = env;
+  return rest;
 }

@@ -1,5 +1,6 @@
 import PgBoss from 'pg-boss';
 import type { JobHandlers, JobQueue } from '../../domain/ports.js';
+import { asUnavailable } from '../postgres/db.js';
 
 const PROCESS_DOCUMENT = 'process-document';
 const MAINTAIN_WORKSPACE = 'maintain-workspace';
@@ -18,7 +19,8 @@ export interface PgBossQueueOptions {
  * twice is harmless while a job is already active.
  */
 export class PgBossQueue implements JobQueue {
-  private readonly boss: PgBoss;
+  /** Replaced after a failed start: pg-boss 10 cannot be started again once a start has failed. */
+  private boss: PgBoss;
   private started: Promise<void> | undefined;
   /** Document consumers running in this process (woken after each job; see startWorkers). */
   private readonly localWorkers: string[] = [];
@@ -26,9 +28,13 @@ export class PgBossQueue implements JobQueue {
   private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(private readonly options: PgBossQueueOptions) {
-    this.boss = new PgBoss({
-      connectionString: options.url,
-      schema: options.namespace,
+    this.boss = this.createBoss();
+  }
+
+  private createBoss(): PgBoss {
+    const boss = new PgBoss({
+      connectionString: this.options.url,
+      schema: this.options.namespace,
       application_name: 'docslurp-jobs',
       max: 4,
       // A long expiry: pg-boss abandons a handler that runs past it, and a large PDF may legitimately
@@ -39,16 +45,32 @@ export class PgBossQueue implements JobQueue {
       maintenanceIntervalSeconds: 60,
       monitorStateIntervalSeconds: 60,
     });
-    this.boss.on('error', (err) => options.onError(err as Error));
+    boss.on('error', (err) => this.options.onError(err as Error));
+    return boss;
   }
 
-  /** Installs or upgrades pg-boss's schema and creates the queues. Safe to call concurrently. */
+  /**
+   * Installs or upgrades pg-boss's schema and creates the queues. Safe to call concurrently. When the
+   * database is down this fails with DependencyUnavailable and the next call starts afresh, so a
+   * process started before its database comes up once it does.
+   */
   start(): Promise<void> {
-    this.started ??= (async () => {
-      await this.boss.start();
-      await this.ensureQueue(PROCESS_DOCUMENT, { retryLimit: 5, retryDelay: 2, retryBackoff: true });
-      await this.ensureQueue(MAINTAIN_WORKSPACE, { retryLimit: 3, retryDelay: 10, retryBackoff: true });
-    })();
+    if (!this.started) {
+      const boss = this.boss;
+      const attempt = (async () => {
+        await boss.start();
+        await this.ensureQueue(PROCESS_DOCUMENT, { retryLimit: 5, retryDelay: 2, retryBackoff: true });
+        await this.ensureQueue(MAINTAIN_WORKSPACE, { retryLimit: 3, retryDelay: 10, retryBackoff: true });
+      })().catch(async (err: unknown) => {
+        if (this.started === attempt) {
+          this.started = undefined;
+          this.boss = this.createBoss();
+          await boss.stop({ graceful: false, wait: false }).catch(() => {});
+        }
+        throw asUnavailable(err);
+      });
+      this.started = attempt;
+    }
     return this.started;
   }
 
