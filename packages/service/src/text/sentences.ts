@@ -57,12 +57,17 @@ export function sentenceSpans(text: string, start = 0, end = text.length): Span[
     while (b > a && /\s/.test(text[b - 1]!)) b--;
     if (b > a) spans.push([a, b]);
   };
+  let lineStart = start;
   for (let i = start; i < end; i++) {
     const c = text[i]!;
     if (c === '\n') {
-      // A single newline inside a paragraph is a soft wrap; a blank line or a structural line breaks.
+      // A single newline inside a paragraph is a soft wrap; a blank line or a structural line breaks,
+      // and so does the end of a line that is itself structure: a heading or a table row is one line,
+      // never the start of the sentence below it ("# Boats\nThe ferry leaves at nine.").
       const next = text.slice(i + 1, Math.min(end, i + 4));
-      if (/^\s*\n/.test(next) || /^\s*([-*+]|\d+\.|\||#)/.test(next)) {
+      const line = text.slice(lineStart, Math.min(i, lineStart + 8));
+      lineStart = i + 1;
+      if (/^\s*\n/.test(next) || /^\s*([-*+]|\d+\.|\||#)/.test(next) || /^\s{0,3}(#{1,6}\s|\|)/.test(line)) {
         push(s, i);
         s = i + 1;
       }

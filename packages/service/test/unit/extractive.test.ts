@@ -63,6 +63,15 @@ describe('composeExtractiveAnswer', () => {
     expect(hits.some((h) => h.text.includes(quoted))).toBe(true);
   });
 
+  it('answers from the sentence right under a heading line (issue 16: it was skipped as part of the heading)', () => {
+    const boats = hit('doc_md', '# Boats\nThe ferry to Lanmore leaves at nine.');
+    const a = composeExtractiveAnswer('When does the ferry to Lanmore leave?', [boats]);
+    expect(a.answer).toBe('The ferry to Lanmore leaves at nine. [1]');
+    expect(boats.text.slice(a.citations[0]!.charStart - 100, a.citations[0]!.charEnd - 100)).toBe(
+      'The ferry to Lanmore leaves at nine.',
+    );
+  });
+
   it('never quotes a heading, and quotes at most two sentences of one passage', () => {
     const h = [
       hit(
