@@ -203,7 +203,7 @@ function convertChildren(node: NodeLike, depth: number, inCell = false): string[
     const heading = /^H([1-6])$/.exec(name);
     if (heading) {
       flush();
-      const text = inlineText(c).replace(/\s+/g, ' ').trim();
+      const text = anchorFree(inlineText(c));
       if (text) blocks.push(`${'#'.repeat(Number(heading[1]))} ${text}`);
     } else if (name === 'TABLE') {
       flush();
@@ -219,6 +219,9 @@ function convertChildren(node: NodeLike, depth: number, inCell = false): string[
       flush();
       const l = listToMarkdown(c, 0);
       if (l) blocks.push(l);
+    } else if (name === 'DL' && !inCell) {
+      flush();
+      blocks.push(...definitionList(c, depth));
     } else if (name === 'PRE') {
       flush();
       const code = (c.textContent ?? '').replace(/\n+$/, '');
@@ -237,6 +240,50 @@ function convertChildren(node: NodeLike, depth: number, inCell = false): string[
     }
   }
   flush();
+  return blocks;
+}
+
+/** A heading's or term's text without the permalink marks documentation generators append ("Title¶"). */
+function anchorFree(text: string): string {
+  return text.replace(/[¶§]/g, '').replace(/\s+/g, ' ').trim();
+}
+
+/** Starts like ordinary prose (not a heading, list, table, code or quote), so a term can lead it. */
+const PROSE = /^(?![#>|`-]|\d+\.\s)/;
+
+/**
+ * A definition list with each term leading its definition ("deb-src: package source of source
+ * packages"), so that a sentence quoted or found alone still names what it defines: the term and its
+ * definition are one statement. Definitions that start with a list, a table or code follow the term
+ * on their own.
+ */
+function definitionList(list: NodeLike, depth: number): string[] {
+  const blocks: string[] = [];
+  let terms: string[] = [];
+  const flushTerms = () => {
+    if (terms.length) blocks.push(terms.join(', '));
+    terms = [];
+  };
+  for (const c of children(list)) {
+    if (c.nodeType !== 1) continue;
+    if (c.nodeName === 'DT') {
+      const term = anchorFree(inlineText(c));
+      if (term) terms.push(term);
+    } else if (c.nodeName === 'DD') {
+      const parts = convertChildren(c, depth + 1);
+      if (terms.length && parts.length && PROSE.test(parts[0]!)) {
+        parts[0] = `${terms.join(', ')}: ${parts[0]}`;
+        terms = [];
+      }
+      flushTerms();
+      blocks.push(...parts);
+    } else if (c.nodeName === 'DIV') {
+      // HTML allows a div around each term and its definitions.
+      flushTerms();
+      blocks.push(...definitionList(c, depth));
+    }
+  }
+  flushTerms();
   return blocks;
 }
 

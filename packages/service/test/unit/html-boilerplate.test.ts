@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { parseHtml } from '../../src/parsing/formats/html.js';
+
+/** A page as documentation generators write them (DocBook's layout): banner, nav bars, content. */
+function docPage(content: string): string {
+  return `<!doctype html><html><head><title>A.8. Kali Linux</title></head><body>
+    <div id="banner"><a href="http://example.org/get/"><span class="text">Download the ebook</span></a></div>
+    <p id="title"><a href="http://www.debian.org"><img alt="Product Site" src="l.png"/></a><a href="index.html"><img alt="Documentation Site" src="r.png"/></a></p>
+    <ul class="docnav top"><li class="previous"><a href="sect.tails.html"><strong>Prev</strong></a></li><li class="home">The Handbook</li><li class="next"><a href="sect.devuan.html"><strong>Next</strong></a></li></ul>
+    <div class="section">${content}</div>
+    <ul class="docnav"><li class="previous"><a href="sect.tails.html"><strong>Prev</strong>A.7. Tails</a></li><li class="up"><a href="#"><strong>Up</strong></a></li><li class="home"><a href="index.html"><strong>Home</strong></a></li><li class="next"><a href="sect.devuan.html"><strong>Next</strong>A.9. Devuan</a></li></ul>
+  </body></html>`;
+}
+
+describe('HTML navigation of documentation sites', () => {
+  it('drops banners, Prev/Up/Next bars and link-only lists; keeps the content and its own URLs', () => {
+    const { text } = parseHtml(
+      docPage(
+        '<h2>A.8. Kali Linux</h2><p>Kali Linux is a Debian-based distribution specializing in penetration testing. It provides software that helps auditing the security of an existing network or computer while it is live.</p><p>→ <a href="https://kali.org">https://kali.org</a></p>',
+      ),
+    );
+    expect(text).toBe(
+      '## A.8. Kali Linux\n\nKali Linux is a Debian-based distribution specializing in penetration testing. It provides software that helps auditing the security of an existing network or computer while it is live.\n\n→ https://kali.org',
+    );
+  });
+
+  it('drops a chapter table of contents but keeps prose that merely contains links', () => {
+    const toc = Array.from(
+      { length: 12 },
+      (_, i) => `<dt><a href="s${i}.html">6.${i}. Section ${i}</a></dt>`,
+    ).join('');
+    const prose =
+      '<p>APT needs a list of package sources: the file <a href="apt.html#sources">sources.list</a> lists the repositories that publish Debian packages, and APT imports the list of packages each one publishes.</p>';
+    const { text } = parseHtml(
+      docPage(`<h1>Chapter 6. APT</h1><div class="toc"><dl class="toc">${toc}</dl></div>${prose}`),
+    );
+    expect(text).not.toMatch(/Section \d/);
+    expect(text).toContain('the file sources.list lists the repositories');
+    expect(text).toMatch(/^# Chapter 6\. APT/);
+  });
+
+  it('keeps the links of a page that is nothing but links (a site index), rather than leaving it empty', () => {
+    const items = Array.from(
+      { length: 30 },
+      (_, i) => `<li><a href="p${i}.html">Page number ${i}</a></li>`,
+    ).join('');
+    const { text } = parseHtml(`<html><body><h1>Index</h1><ul>${items}</ul></body></html>`);
+    expect(text).toContain('- Page number 29');
+  });
+
+  it('writes a definition list with each term leading its definition', () => {
+    const { text } = parseHtml(
+      '<html><body><p>The first field indicates the source type:</p><dl><dt><code>deb</code></dt><dd><p>package source of binary packages</p></dd><dt>deb-src</dt><dd>package source of source packages</dd><dt>sources.list¶</dt><dd><ul><li>one line per source</li></ul></dd></dl></body></html>',
+    );
+    expect(text).toBe(
+      'The first field indicates the source type:\n\ndeb: package source of binary packages\n\ndeb-src: package source of source packages\n\nsources.list\n\n- one line per source',
+    );
+  });
+});
