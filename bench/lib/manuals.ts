@@ -75,9 +75,14 @@ async function fetchPackage(pkg: string, dir: string): Promise<string> {
       path.join(extracted, MANIFEST),
       `${JSON.stringify({ package: pkg, version, deb, fetchedAt: new Date().toISOString() }, null, 2)}\n`,
     );
-    await rm(dir, { recursive: true, force: true });
-    // The rename is the commit: a folder with its manifest is always a complete extraction.
-    await rename(extracted, dir);
+    // The rename is the commit: a folder with its manifest is always a complete extraction. Another
+    // process may have committed the same package meanwhile; its copy is as good.
+    if (!existsSync(path.join(dir, MANIFEST))) {
+      await rm(dir, { recursive: true, force: true });
+      await rename(extracted, dir).catch((err) => {
+        if (!existsSync(path.join(dir, MANIFEST))) throw err;
+      });
+    }
     return version;
   } catch (err) {
     throw new Error(
