@@ -25,6 +25,18 @@ export class ServiceClient {
     return JSON.parse(text);
   }
 
+  async get(path: string): Promise<Json> {
+    return this.request(path);
+  }
+
+  /** A text (not JSON) answer, e.g. a document's extracted text. */
+  async getText(path: string): Promise<string> {
+    const res = await fetch(this.baseUrl + path, { headers: { authorization: `Bearer ${this.key}` } });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`GET ${path} → ${res.status}: ${text.slice(0, 300)}`);
+    return text;
+  }
+
   async post(path: string, body: unknown): Promise<Json> {
     return this.request(path, {
       method: 'POST',

@@ -54,19 +54,7 @@ export async function startServiceProcess(
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const onData = (chunk: Buffer) => {
-      out += chunk.toString();
-      const m = /running at (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', (c: Buffer) => log(c.toString().trimEnd()));
-    child.once('exit', (code) =>
-      reject(new Error(`service exited with ${code} before it was ready: ${out}`)),
-    );
-  });
+  const url = await serviceUrl(child, log);
   return {
     url,
     key,
@@ -83,6 +71,63 @@ export async function startServiceProcess(
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Starts the built service in embedded mode (`docslurp serve` with no DATABASE_URL: its own PostgreSQL,
+ * files and search index under `dataDir`, as a new user runs it) on a loopback port, with the API key
+ * `key` and `env` on top. The folder is left in place on stop, so that a caller can keep it.
+ */
+export async function startEmbeddedService(
+  dataDir: string,
+  key: string,
+  env: Record<string, string> = {},
+  log: (line: string) => void = () => {},
+): Promise<ServiceProcess> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [path.join(repoRoot, 'packages/service/dist/cli.js'), 'serve'],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATA_DIR: dataDir,
+        SERVER_PORT: '0',
+        SERVICE_BOOTSTRAP_API_KEY: key,
+        RATE_LIMIT_PER_MINUTE: '0',
+        LOG_LEVEL: 'warn',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const url = await serviceUrl(child, log);
+  return {
+    url,
+    key,
+    pid: child.pid!,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Resolves with the URL the service prints in its banner; rejects if it exits first. */
+function serviceUrl(child: ChildProcess, log: (line: string) => void): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = /running at (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.stderr!.on('data', (c: Buffer) => log(c.toString().trimEnd()));
+    child.once('exit', (code) =>
+      reject(new Error(`service exited with ${code} before it was ready: ${out}`)),
+    );
+  });
 }
 
 /** What the numbers were measured on. */
