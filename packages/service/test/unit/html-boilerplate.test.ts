@@ -56,4 +56,24 @@ describe('HTML navigation of documentation sites', () => {
       'The first field indicates the source type:\n\ndeb: package source of binary packages\n\ndeb-src: package source of source packages\n\nsources.list\n\n- one line per source',
     );
   });
+
+  it('keeps tip and note boxes of long documentation pages, and drops comment threads and share bars', () => {
+    const prose = Array.from(
+      { length: 40 },
+      (_, i) =>
+        `<p>Paragraph ${i} explains how the scheduler runs commands at regular intervals on the machine.</p>`,
+    ).join('');
+    const { text } = parseHtml(
+      docPage(
+        `<h2>9.7. Scheduling Tasks</h2>${prose}<div class="sidebar"><div class="titlepage"><p class="title"><strong>TIP</strong> Restricting access</p></div><p>You can restrict access to crontab by creating an explicit authorization file in /etc/cron.allow.</p></div>` +
+          '<div id="comments"><p>Great article, thanks! Posted by a reader on a sunny day with a long comment.</p></div><div class="share-buttons"><p>Share this page with your friends and colleagues today.</p></div>',
+      ),
+    );
+    expect(text).toContain(
+      'You can restrict access to crontab by creating an explicit authorization file in /etc/cron.allow.',
+    );
+    expect(text).toContain('Paragraph 39 explains');
+    expect(text).not.toContain('Great article');
+    expect(text).not.toContain('Share this page');
+  });
 });
