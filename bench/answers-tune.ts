@@ -70,29 +70,34 @@ const top3 = cases.filter((c) =>
 process.stdout.write(
   `retrieval: gold paragraph first ${(top1 / cases.length).toFixed(3)}, in top 3 ${(top3 / cases.length).toFixed(3)}\n`,
 );
-const grid = (name: string, def: number) => (opts[name] ?? String(def)).split(',').map(Number);
-for (const minCoverage of grid('min-coverage', DEFAULT_EXTRACTIVE.minCoverage))
-  for (const companionCoverage of grid('companion', DEFAULT_EXTRACTIVE.companionCoverage))
-    for (const perPassage of grid('per-passage', DEFAULT_EXTRACTIVE.perPassage)) {
-      const options = { ...DEFAULT_EXTRACTIVE, minCoverage, companionCoverage, perPassage };
-      let gold = 0;
-      let cited = 0;
-      let bad = 0;
-      let declined = 0;
-      let length = 0;
-      for (const { q, hits } of cases) {
-        const a = composeExtractiveAnswer(q.question, hits, options);
-        if (containsGold(a.answer, q.answers)) gold++;
-        if (a.citations.some((c) => c.filename === `squad-${q.paragraphId}.md`)) cited++;
-        bad += unresolvedMarkers(
-          a.answer,
-          a.citations.map((c) => c.n),
-        ).length;
-        if (a.citations.length === 0) declined++;
-        length += a.answer.length;
-      }
-      const n = cases.length;
-      process.stdout.write(
-        `min ${minCoverage} companion ${companionCoverage} per-passage ${perPassage}: contains gold ${(gold / n).toFixed(3)}, cites gold ${(cited / n).toFixed(3)}, unresolved ${bad}, declined ${declined}, mean length ${Math.round(length / n)}\n`,
-      );
-    }
+// --options "a=1,b=2;a=3": answerer option sets (DEFAULT_EXTRACTIVE overridden) scored one after another.
+const optionSets = (opts.options ?? '').split(';').map((set) => {
+  const o = { ...DEFAULT_EXTRACTIVE };
+  for (const kv of set.split(',').filter(Boolean)) {
+    const [k, v] = kv.split('=');
+    (o as Record<string, number>)[k!] = Number(v);
+  }
+  return { label: set || 'defaults', options: o };
+});
+for (const { label, options } of optionSets) {
+  let gold = 0;
+  let cited = 0;
+  let bad = 0;
+  let declined = 0;
+  let length = 0;
+  for (const { q, hits } of cases) {
+    const a = composeExtractiveAnswer(q.question, hits, options);
+    if (containsGold(a.answer, q.answers)) gold++;
+    if (a.citations.some((c) => c.filename === `squad-${q.paragraphId}.md`)) cited++;
+    bad += unresolvedMarkers(
+      a.answer,
+      a.citations.map((c) => c.n),
+    ).length;
+    if (a.citations.length === 0) declined++;
+    length += a.answer.length;
+  }
+  const n = cases.length;
+  process.stdout.write(
+    `${label}: contains gold ${(gold / n).toFixed(3)}, cites gold ${(cited / n).toFixed(3)}, unresolved ${bad}, declined ${declined}, mean length ${Math.round(length / n)}\n`,
+  );
+}

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { MemoryRateLimiter } from './adapters/cache/memory.js';
 import { RedisRateLimiter } from './adapters/cache/redis.js';
 import { LanceSearchIndex } from './adapters/index/lancedb.js';
+import { loadWordNetLexicon } from './adapters/lexicon/wordnet.js';
 import { OnnxEmbedder } from './adapters/models/onnx-embedder.js';
 import { OpenAiChatModel } from './adapters/models/openai-chat.js';
 import { OpenAiEmbedder } from './adapters/models/openai-embedder.js';
@@ -183,6 +184,10 @@ export async function createDeps(config: Config, log: Logger, urls: DatabaseUrls
       coverageWeight: config.search.coverageWeight,
     },
     chatModel: createChatModel(config),
+    lexicon: await loadWordNetLexicon().catch((err: unknown) => {
+      log.warn({ err }, 'no English lexicon (dist/lexicon.txt): answers will not tell absent names apart');
+      return undefined;
+    }),
     authenticator: new Authenticator(store),
     secrets: await loadSecretBox(config),
     tmpDir,

@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatModel, ChatUsage } from '../domain/ports.js';
+import type { ChatMessage, ChatModel, ChatUsage, Lexicon } from '../domain/ports.js';
 import type { Principal } from '../domain/types.js';
 import { errors } from '../errors.js';
 import { type SearchDeps, type SearchFilters, searchWorkspace } from '../search/search.js';
@@ -16,6 +16,8 @@ export interface AnswerRequest {
 
 export interface AnswerDeps extends SearchDeps {
   chatModel?: ChatModel | undefined;
+  /** Ordinary English words, so that the extractive answerer can tell when a question names something absent. */
+  lexicon?: Lexicon | undefined;
 }
 
 export interface AnswerResult extends Answer {
@@ -46,7 +48,11 @@ export async function answerQuestion(
   req: AnswerRequest,
 ): Promise<AnswerResult> {
   const hits = await retrieve(deps, principal, req);
-  if (!deps.chatModel) return { ...composeExtractiveAnswer(req.q, hits), usage: undefined };
+  if (!deps.chatModel)
+    return {
+      ...composeExtractiveAnswer(req.q, hits, undefined, { lexicon: deps.lexicon }),
+      usage: undefined,
+    };
   return composeLlmAnswer(deps.chatModel, req.q, hits, req.history ?? []).catch(modelFailure);
 }
 
@@ -64,7 +70,7 @@ export async function answerStream(
   const hits = await retrieve(deps, principal, req);
   const model = deps.chatModel;
   if (!model) {
-    const answer = composeExtractiveAnswer(req.q, hits);
+    const answer = composeExtractiveAnswer(req.q, hits, undefined, { lexicon: deps.lexicon });
     return (async function* () {
       // One delta per cited sentence; concatenated, the deltas are exactly the answer.
       for (const piece of answer.answer.match(/.*?\[\d+\]\s*|.+$/gs) ?? [answer.answer])

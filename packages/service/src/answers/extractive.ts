@@ -1,6 +1,8 @@
+import type { Lexicon } from '../domain/ports.js';
 import type { Citation, SearchHit } from '../domain/types.js';
-import { contentTerms, words } from '../text/english.js';
+import { contentTerms, STOP_WORDS, stem, words } from '../text/english.js';
 import { sentenceSpans } from '../text/sentences.js';
+import { type AnswerType, expectedAnswer, satisfies } from './answer-types.js';
 
 export const NOT_FOUND_ANSWER = 'I could not find an answer to that in this workspace.';
 
@@ -17,117 +19,324 @@ export interface Answer {
 }
 
 export interface ExtractiveOptions {
-  maxSentences: number;
-  /** Share of the query's (weighted) terms the best sentence must contain to count as an answer. */
+  /** Quotes in an answer, each from a different passage: the best one and its companions. */
+  maxQuotes: number;
+  /** Share of the query's (weighted) terms the best quote must contain to count as an answer. */
   minCoverage: number;
-  /** A further sentence joins when it covers at least this share of the best one's (weighted) terms. */
+  /** A companion quote must cover at least this share of what the best one covers. */
   companionCoverage: number;
-  /** Sentences taken from one passage; a second one must add question terms the first lacks. */
-  perPassage: number;
+  /** Consecutive sentences a quote may span, and the length they stay under. */
+  maxQuoteSentences: number;
+  maxQuoteChars: number;
+  /** Cost of each sentence a quote has beyond its first. */
+  extraSentenceCost: number;
+  /** Sentences after the best quote searched for the value or identifier it lacks. */
+  followSentences: number;
+  /** Score for the relevance of the quote's passage (its search score against the best one's). */
+  relevanceWeight: number;
+  /** Score for the passage's rank (this over rank + 1). */
+  rankWeight: number;
+  /** Score for holding the kind of answer the question asks for (a value, a command, a path). */
+  typeWeight: number;
 }
 
 export const DEFAULT_EXTRACTIVE: ExtractiveOptions = {
-  maxSentences: 3,
+  maxQuotes: 3,
   minCoverage: 0.25,
   companionCoverage: 0.5,
-  perPassage: 2,
+  maxQuoteSentences: 2,
+  maxQuoteChars: 500,
+  extraSentenceCost: 0.02,
+  followSentences: 3,
+  relevanceWeight: 0.15,
+  rankWeight: 0.02,
+  typeWeight: 0.15,
 };
 
-interface Candidate {
-  hitIndex: number;
+/** A sentence of a passage (a table row counts as one), as the answer would quote it. */
+export interface Unit {
   start: number;
   end: number;
   text: string;
   terms: Set<string>;
+}
+
+/** One sentence, or a sentence and the one after it, from one passage. */
+export interface Quote {
+  hitIndex: number;
+  units: Unit[];
+  text: string;
+  terms: Set<string>;
   coverage: number;
+  typed: boolean;
   score: number;
 }
 
-/** Strips Markdown structure (heading hashes, list bullets, table pipes) from a quoted sentence. */
+/** Strips Markdown structure (heading hashes, list bullets, emphasis) from a quoted sentence. */
 function clean(sentence: string): string {
   return sentence
     .replace(/^#{1,6}\s+/, '')
     .replace(/^\s*([-*+]|\d+\.)\s+/, '')
-    .replace(/\s*\|\s*/g, ' | ')
-    .replace(/^\|\s*|\s*\|$/g, '')
     .replace(/\s+/g, ' ')
     .trim();
 }
 
+const SEPARATOR_ROW = /^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$/;
+const cells = (row: string) =>
+  row
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => c.replaceAll('\\|', '|').trim());
+
+/**
+ * A table's header row in `text` for the row at `start`: the first line of the table, when a separator
+ * line follows it. Undefined when the row is itself the header, or the passage holds no header (a
+ * table cut across passages).
+ */
+function tableHeader(text: string, start: number): string[] | undefined {
+  const lines: { at: number; line: string }[] = [];
+  let at = text.lastIndexOf('\n', start - 1) + 1;
+  while (at > 0) {
+    const prev = text.lastIndexOf('\n', at - 2) + 1;
+    const line = text.slice(prev, at - 1);
+    if (!line.trimStart().startsWith('|')) break;
+    lines.unshift({ at: prev, line });
+    at = prev;
+  }
+  if (lines.length < 2 || !SEPARATOR_ROW.test(lines[1]!.line.trim())) return undefined;
+  return cells(lines[0]!.line);
+}
+
+/**
+ * The sentences of a passage that could be quoted. Headings name a topic and a table's header row
+ * names its columns: neither answers a question. A table row reads as "column: value; …" with its
+ * header's names (issue 16: "bigint | 8 bytes" was pipe soup), so it also matches the words of the
+ * columns it sits under.
+ */
+function unitsOf(text: string): Unit[] {
+  const units: Unit[] = [];
+  // Code blocks are one unit each (a command to type is an answer); sentences are found around them.
+  const fences = [...text.matchAll(/```[^\n]*\n([\s\S]*?)```/g)];
+  let at = 0;
+  for (const f of [...fences, undefined]) {
+    const end = f ? f.index! : text.length;
+    units.push(...sentenceUnits(text, at, end));
+    if (!f) break;
+    const code = f[1]!.trim();
+    if (code && code.length <= 300 && /\p{L}/u.test(code)) {
+      const start = f.index! + f[0].indexOf(f[1]!);
+      units.push({
+        start,
+        end: start + f[1]!.trimEnd().length,
+        text: code.replace(/\s*\n\s*/g, ' ; '),
+        terms: new Set(contentTerms(code)),
+      });
+    }
+    at = f.index! + f[0].length;
+  }
+  return units;
+}
+
+function sentenceUnits(text: string, from: number, to: number): Unit[] {
+  const units: Unit[] = [];
+  for (const [start, end] of sentenceSpans(text, from, to)) {
+    const raw = text.slice(start, end);
+    if (/^#{1,6}\s/.test(raw)) continue;
+    let quoted: string;
+    let extra = '';
+    if (raw.trimStart().startsWith('|')) {
+      if (SEPARATOR_ROW.test(raw.trim())) continue;
+      const row = cells(raw);
+      const next = text.slice(
+        end + 1,
+        text.indexOf('\n', end + 1) === -1 ? undefined : text.indexOf('\n', end + 1),
+      );
+      if (SEPARATOR_ROW.test(next.trim())) continue; // the header row itself
+      const header = tableHeader(text, start);
+      quoted = header
+        ? row
+            .map((v, i) => (header[i] && v ? `${header[i]}: ${v}` : v))
+            .filter(Boolean)
+            .join('; ')
+        : row.filter(Boolean).join('; ');
+      extra = header?.join(' ') ?? '';
+    } else {
+      quoted = clean(raw);
+    }
+    if (quoted.length < 12 || !/[\p{L}]/u.test(quoted)) continue;
+    units.push({ start, end, text: quoted, terms: new Set(contentTerms(`${quoted} ${extra}`)) });
+  }
+  return units;
+}
+
+const union = (a: Set<string>, b: Set<string>) => new Set([...a, ...b]);
+
+/**
+ * The best quote continued with the sentences that follow it when it leads up to the answer without
+ * giving it: it ends with a colon (the command or list comes next), or it lacks the value or the
+ * identifier the question asks for and one of the next sentences has it.
+ */
+function extend(q: Quote, units: Unit[], type: AnswerType, options: ExtractiveOptions): Quote {
+  let first = units.indexOf(q.units[0]!);
+  let last = units.indexOf(q.units[q.units.length - 1]!);
+  const parts = [...q.units];
+  const text = () => parts.map((u) => u.text).join(' ');
+  // "It is especially used for…": the sentence before says what "it" is.
+  if (REFERS_BACK.test(parts[0]!.text) && first > 0) parts.unshift(units[--first]!);
+  if (/:$/.test(text()) && units[last + 1]) parts.push(units[++last]!);
+  if (type !== 'none') {
+    // The sentences after a lead: the first one that holds the value or the thing to type, if near.
+    const more: Unit[] = [];
+    for (let k = last + 1; k < units.length && more.length < options.followSentences; k++) {
+      more.push(units[k]!);
+      if (satisfies(units[k]!.text, type) && !satisfies(parts[parts.length - 1]!.text, type)) {
+        parts.push(...more);
+        break;
+      }
+      if (satisfies(units[k]!.text, type) && type === 'identifier' && more.length === 1) {
+        // How-to questions: the step after the explanation is what to do.
+        parts.push(...more);
+        break;
+      }
+    }
+  }
+  if (parts.length === q.units.length) return q;
+  const terms = parts.reduce((acc, u) => union(acc, u.terms), new Set<string>());
+  return { ...q, units: parts, text: text(), terms };
+}
+
+/** A sentence that starts by pointing back at the one before it. */
+const REFERS_BACK =
+  /^(it|this|these|they|that|those|such|in such|in this|in that|thus|therefore|however|otherwise)\b/i;
+
+/** What the answerer may consult beside the passages. */
+export interface AnswerAids {
+  /** Ordinary words of the language: a question naming something else is checked against the passages. */
+  lexicon?: Lexicon | undefined;
+}
+
+/**
+ * Whether the question names something that is neither an ordinary word nor in any passage ("How do I
+ * set up a WireGuard tunnel?" over a manual that never mentions WireGuard). BM25 still finds passages
+ * for its other words ("set up", "tunnel"); quoting them would answer another question. Words people
+ * use instead of the documents' terms ("disk allowance" for quota) are ordinary words and pass.
+ */
+function namesSomethingAbsent(question: string, hits: SearchHit[], lexicon: Lexicon): boolean {
+  let present: Set<string> | undefined;
+  for (const w of words(question)) {
+    if (w.length < 3 || STOP_WORDS.has(w) || /\d/.test(w) || lexicon.isWord(w)) continue;
+    present ??= new Set(hits.flatMap((h) => words(h.text).map(stem)));
+    if (!present.has(stem(w))) return true;
+  }
+  return false;
+}
+
+/** Every quote the passages offer for a question, best first, with what scored it. */
+export function rankQuotes(
+  question: string,
+  hits: SearchHit[],
+  options: ExtractiveOptions = DEFAULT_EXTRACTIVE,
+): { type: AnswerType; quotes: Quote[]; unitsByHit: Unit[][] } {
+  let qTerms = [...new Set(contentTerms(question))];
+  if (qTerms.length === 0) qTerms = [...new Set(words(question))];
+  const type = expectedAnswer(question);
+  const unitsByHit = hits.map((h) => unitsOf(h.text));
+  const allUnits = unitsByHit.flat();
+  if (qTerms.length === 0 || allUnits.length === 0) return { type, quotes: [], unitsByHit };
+  const weight = new Map<string, number>();
+  for (const t of qTerms) {
+    const df = allUnits.filter((u) => u.terms.has(t)).length;
+    weight.set(t, Math.log(1 + allUnits.length / (df || 0.5)));
+  }
+  const total = [...weight.values()].reduce((a, b) => a + b, 0);
+  const coverageOf = (terms: Set<string>) =>
+    qTerms.filter((t) => terms.has(t)).reduce((a, t) => a + (weight.get(t) ?? 0), 0) / total;
+  const topScore = Math.max(...hits.map((h) => h.score), 0);
+
+  const quotes: Quote[] = [];
+  unitsByHit.forEach((units, hitIndex) => {
+    const relevance = topScore > 0 ? Math.max(0, hits[hitIndex]!.score) / topScore : 0;
+    const add = (parts: Unit[]) => {
+      const text = parts.map((u) => u.text).join(' ');
+      const terms = parts.reduce((acc, u) => union(acc, u.terms), new Set<string>());
+      const coverage = coverageOf(terms);
+      const typed = type !== 'none' && satisfies(text, type);
+      const lengthPenalty = text.length > 600 ? 0.85 : 1;
+      const score =
+        coverage * lengthPenalty +
+        (typed ? options.typeWeight : 0) +
+        options.relevanceWeight * relevance +
+        options.rankWeight / (hitIndex + 1) -
+        options.extraSentenceCost * (parts.length - 1);
+      quotes.push({ hitIndex, units: parts, text, terms, coverage, typed, score });
+    };
+    units.forEach((u, i) => {
+      // A sentence, then longer quotes while each further sentence adds something the quote lacks.
+      const parts = [u];
+      add([u]);
+      let length = u.text.length;
+      for (let k = i + 1; k < units.length && parts.length < options.maxQuoteSentences; k++) {
+        const next = units[k]!;
+        length += next.text.length + 1;
+        if (length > options.maxQuoteChars) break;
+        const sofar = parts.reduce((acc, x) => union(acc, x.terms), new Set<string>());
+        const addsTerms = qTerms.some((t) => next.terms.has(t) && !sofar.has(t));
+        const sofarText = parts.map((x) => x.text).join(' ');
+        const addsValue = type !== 'none' && !satisfies(sofarText, type) && satisfies(next.text, type);
+        parts.push(next);
+        if (addsTerms || addsValue) add([...parts]);
+      }
+    });
+  });
+  return { type, quotes: quotes.sort((a, b) => b.score - a.score), unitsByHit };
+}
+
 /**
  * Builds an answer only from sentences of the retrieved passages: it never writes a word of its own
- * beyond the markers. Sentences are scored by how much of the question's vocabulary they cover,
- * weighted so that rare terms count more, plus the relevance of their passage. The best sentence
- * answers; the best sentences of other passages that cover nearly as much join it (at most one per
- * passage), so that the answer draws on several sources when they agree and stays a few sentences.
+ * beyond the markers. Quotes are single sentences, or a sentence and the one after it when the second
+ * adds what the first lacks (more of the question's words, or the value the question asks for). They
+ * are scored by how much of the question's vocabulary they cover (rare terms count more), whether they
+ * hold the kind of answer the question asks for (answer-types.ts), and the rank of their passage. The
+ * best quote answers; the best quotes of other passages that cover nearly as much join it.
  */
 export function composeExtractiveAnswer(
   question: string,
   hits: SearchHit[],
   options: ExtractiveOptions = DEFAULT_EXTRACTIVE,
+  aids: AnswerAids = {},
 ): Answer {
-  let qTerms = [...new Set(contentTerms(question))];
-  if (qTerms.length === 0) qTerms = [...new Set(words(question))];
-  if (qTerms.length === 0 || hits.length === 0) return { answer: NOT_FOUND_ANSWER, citations: [] };
-
-  const candidates: Candidate[] = [];
-  hits.forEach((hit, hitIndex) => {
-    for (const [start, end] of sentenceSpans(hit.text)) {
-      // Headings name a topic; they do not answer a question.
-      if (/^#{1,6}\s/.test(hit.text.slice(start, end))) continue;
-      const text = clean(hit.text.slice(start, end));
-      if (text.length < 12 || !/[\p{L}]/u.test(text)) continue;
-      const terms = new Set(contentTerms(text));
-      candidates.push({ hitIndex, start, end, text, terms, coverage: 0, score: 0 });
-    }
-  });
-  if (candidates.length === 0) return { answer: NOT_FOUND_ANSWER, citations: [] };
-
-  const weight = new Map<string, number>();
-  for (const t of qTerms) {
-    const df = candidates.filter((c) => c.terms.has(t)).length;
-    weight.set(t, Math.log(1 + candidates.length / (df || 0.5)));
-  }
-  const total = [...weight.values()].reduce((a, b) => a + b, 0);
-  const topScore = Math.max(...hits.map((h) => h.score), 0);
-  for (const c of candidates) {
-    c.coverage = qTerms.filter((t) => c.terms.has(t)).reduce((a, t) => a + (weight.get(t) ?? 0), 0) / total;
-    const relevance = topScore > 0 ? Math.max(0, hits[c.hitIndex]!.score) / topScore : 0;
-    const lengthPenalty = c.text.length > 400 ? 0.85 : 1;
-    c.score = c.coverage * lengthPenalty + 0.1 * relevance + 0.02 / (c.hitIndex + 1);
-  }
-  const ranked = [...candidates].sort((a, b) => b.score - a.score);
+  const { type, quotes, unitsByHit } = rankQuotes(question, hits, options);
+  if (quotes.length === 0) return { answer: NOT_FOUND_ANSWER, citations: [] };
+  if (aids.lexicon && namesSomethingAbsent(question, hits, aids.lexicon))
+    return { answer: NOT_FOUND_ANSWER, citations: [] };
+  const ranked = quotes;
   const best = ranked[0]!;
   if (best.coverage < options.minCoverage) return { answer: NOT_FOUND_ANSWER, citations: [] };
 
-  const chosen: Candidate[] = [best];
-  const perHit = new Map([[best.hitIndex, 1]]);
-  for (const c of ranked.slice(1)) {
-    if (chosen.length >= options.maxSentences) break;
-    if (c.coverage < best.coverage * options.companionCoverage) continue;
-    if (chosen.some((x) => x.text === c.text)) continue;
-    const fromPassage = perHit.get(c.hitIndex) ?? 0;
-    if (fromPassage >= options.perPassage) continue;
-    const addsTerms = qTerms.some((t) => c.terms.has(t) && !chosen.some((x) => x.terms.has(t)));
-    if (fromPassage > 0 && !addsTerms) continue;
-    chosen.push(c);
-    perHit.set(c.hitIndex, fromPassage + 1);
+  const chosen: Quote[] = [extend(best, unitsByHit[best.hitIndex]!, type, options)];
+  for (const q of ranked) {
+    if (chosen.length >= options.maxQuotes) break;
+    if (chosen.some((c) => c.hitIndex === q.hitIndex || c.text === q.text)) continue;
+    if (q.coverage < best.coverage * options.companionCoverage) continue;
+    if (best.typed && !q.typed) continue;
+    chosen.push(q);
   }
-  chosen.sort((a, b) => a.hitIndex - b.hitIndex || a.start - b.start);
+  chosen.sort((a, b) => a.hitIndex - b.hitIndex);
 
   const citations: AnswerCitation[] = [];
   const parts: string[] = [];
-  for (const c of chosen) {
-    const hit = hits[c.hitIndex]!;
+  for (const q of chosen) {
+    const hit = hits[q.hitIndex]!;
     const citation: AnswerCitation = {
       ...hit.citation,
       n: citations.length + 1,
-      text: c.text,
-      charStart: hit.citation.charStart + c.start,
-      charEnd: hit.citation.charStart + c.end,
+      text: q.text,
+      charStart: hit.citation.charStart + q.units[0]!.start,
+      charEnd: hit.citation.charStart + q.units[q.units.length - 1]!.end,
     };
     citations.push(citation);
-    parts.push(`${c.text} [${citation.n}]`);
+    parts.push(`${q.text} [${citation.n}]`);
   }
   return { answer: parts.join(' '), citations };
 }

@@ -53,6 +53,20 @@ export interface IndexQuery {
   text: string;
   limit: number;
   documentIds?: string[] | undefined;
+  /**
+   * Further words that count for a passage with less weight than the query's own (expansions of the
+   * query: the words people use next to the words documents use).
+   */
+  expansions?: { text: string; weight: number }[] | undefined;
+}
+
+/**
+ * The words of the language questions are asked in (a dictionary, not a workspace's vocabulary): a
+ * question that names something that is neither an ordinary word nor in any retrieved passage asks
+ * about something the workspace does not hold.
+ */
+export interface Lexicon {
+  isWord(word: string): boolean;
 }
 
 /** A chunk's vector in one model's vector space. */

@@ -6,6 +6,7 @@ import { requireScope } from '../domain/keys.js';
 import type {
   ChatModel,
   JobQueue,
+  Lexicon,
   ObjectStore,
   RateLimiter,
   SearchIndex,
@@ -49,6 +50,8 @@ export interface AppDeps {
   searchOptions: SearchOptions;
   /** Answers from a chat model, when one is configured; extractive answers otherwise. */
   chatModel: ChatModel | undefined;
+  /** Ordinary English words (WordNet), for the extractive answerer; undefined when the build left none. */
+  lexicon: Lexicon | undefined;
 }
 
 declare module 'fastify' {

@@ -3,6 +3,7 @@ import type { DocumentStore, IndexHit, IndexRow, SearchIndex } from '../domain/p
 import type { Citation, Principal, SearchHit } from '../domain/types.js';
 import { errors } from '../errors.js';
 import type { EmbeddingService } from './embeddings.js';
+import { expandQuery } from './expansion.js';
 import { type Snippet, snippetOf } from './passages.js';
 import { codeCoverage, codedQuery, codeProximity, DuplicateFilter, wordCodes } from './word-codes.js';
 import { queryStems } from './words.js';
@@ -259,7 +260,14 @@ export async function searchWorkspace(
   // Ask for more than needed: stale rows, duplicates and the per-document cap all thin the list.
   const limit = Math.max(60, req.topK * 2);
   const [lexical, near] = await Promise.all([
-    mode === 'vector' ? [] : deps.index.search(req.workspaceId, { text: req.q, limit, documentIds }),
+    mode === 'vector'
+      ? []
+      : deps.index.search(req.workspaceId, {
+          text: req.q,
+          limit,
+          documentIds,
+          expansions: expandQuery(req.q),
+        }),
     vectors && mode !== 'lexical'
       ? vectors.embedder
           .embedQuery(req.q)

@@ -86,7 +86,7 @@ describe('chunkText', () => {
   });
 
   it('overlaps consecutive chunks of one section by whole sentences', () => {
-    const sentences = Array.from({ length: 60 }, (_, i) => `Sentence number ${i} talks about topic ${i}.`);
+    const sentences = Array.from({ length: 120 }, (_, i) => `Sentence number ${i} talks about topic ${i}.`);
     const text = sentences.join(' ');
     const chunks = chunkText(text, 'doc_o');
     expect(chunks.length).toBeGreaterThan(1);

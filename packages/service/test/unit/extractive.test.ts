@@ -72,7 +72,7 @@ describe('composeExtractiveAnswer', () => {
     );
   });
 
-  it('never quotes a heading, and quotes at most two sentences of one passage', () => {
+  it('never quotes a heading, and quotes one passage once, as consecutive sentences', () => {
     const h = [
       hit(
         'doc_h',
@@ -81,8 +81,67 @@ describe('composeExtractiveAnswer', () => {
     ];
     const a = composeExtractiveAnswer('warranty parts years worldwide', h);
     expect(a.answer).not.toContain('Warranty parts [');
-    expect(a.citations).toHaveLength(2);
-    expect(a.citations.map((c) => c.n)).toEqual([1, 2]);
+    expect(a.citations).toHaveLength(1);
+    // The quote is a span of the passage: its offsets cover exactly the sentences it quotes.
+    const c = a.citations[0]!;
+    expect(h[0]!.text.slice(c.charStart - 100, c.charEnd - 100).replace(/\s+/g, ' ')).toBe(c.text);
+    expect(c.text).toContain('two years');
+  });
+
+  it('quotes the sentence after a lead when the question asks for a value the lead lacks', () => {
+    const work = hit(
+      'doc_pg',
+      'work_mem: Sets the base maximum amount of memory to be used by a query operation before writing to temporary disk files. The default value is four megabytes (4MB). Several running sessions could be doing such operations concurrently.',
+    );
+    const a = composeExtractiveAnswer('What is the default amount of memory for a query operation?', [work]);
+    expect(a.answer).toContain('The default value is four megabytes (4MB).');
+    expect(a.answer).toContain('Sets the base maximum amount of memory');
+  });
+
+  it('reads a table row with its column names', () => {
+    const table = hit(
+      'doc_t',
+      'Numeric types:\n\n| Name | Storage Size | Description |\n| --- | --- | --- |\n| smallint | 2 bytes | small-range integer |\n| bigint | 8 bytes | large-range integer |',
+    );
+    const a = composeExtractiveAnswer('What is the storage size of a bigint?', [table]);
+    expect(a.answer).toBe('Name: bigint; Storage Size: 8 bytes; Description: large-range integer [1]');
+  });
+
+  it('quotes the sentence a pronoun points back to, and a command after a colon', () => {
+    const sticky = hit(
+      'doc_s',
+      'The sticky bit is a permission that is only useful in directories. It restricts deletion of files so that only their owner can delete them in a directory everyone can write to. Other bits exist.',
+    );
+    const a = composeExtractiveAnswer(
+      'How do I restrict deletion of files in a directory everyone can write to?',
+      [sticky],
+    );
+    expect(a.answer).toContain('The sticky bit is a permission');
+    const nfs = hit(
+      'doc_n',
+      'Once the file has been edited, the NFS server must be told to read the list of exports again with the following command:\n\n```\n# exportfs -ra\n```\n\nClients see the change at once.',
+    );
+    const b = composeExtractiveAnswer('How do I make the NFS server read the list of exports again?', [nfs]);
+    expect(b.answer).toContain('# exportfs -ra');
+  });
+
+  it('declines a question that names something no passage and no dictionary knows', () => {
+    const lexicon = {
+      isWord: (w: string) => ['set', 'tunnel', 'server', 'servers', 'two', 'between'].includes(w),
+    };
+    const vpn = hit(
+      'doc_v',
+      'To set up a tunnel between two servers, the OpenVPN package provides everything needed.',
+    );
+    const asked = 'How do I set up a WireGuard tunnel between two servers?';
+    expect(composeExtractiveAnswer(asked, [vpn]).answer).not.toBe(NOT_FOUND_ANSWER);
+    expect(composeExtractiveAnswer(asked, [vpn], undefined, { lexicon })).toEqual({
+      answer: NOT_FOUND_ANSWER,
+      citations: [],
+    });
+    // Named in a passage: answered.
+    const wg = hit('doc_w', 'A WireGuard tunnel between two servers is set up with wg-quick.');
+    expect(composeExtractiveAnswer(asked, [wg], undefined, { lexicon }).answer).toContain('wg-quick');
   });
 
   it('draws on another source that covers the question nearly as well', () => {

@@ -398,9 +398,22 @@ export class LanceSearchIndex implements SearchIndex {
     try {
       const table = await this.openTable(workspaceId);
       if (!table || !query.text.trim()) return [];
+      const expansions = (query.expansions ?? []).filter((e) => e.text.trim() && e.weight > 0);
+      const fts: string | lancedb.FullTextQuery = expansions.length
+        ? new lancedb.BooleanQuery([
+            [lancedb.Occur.Should, new lancedb.MatchQuery(query.text, 'search_text')],
+            ...expansions.map(
+              (e) =>
+                [
+                  lancedb.Occur.Should,
+                  new lancedb.MatchQuery(e.text, 'search_text', { boost: e.weight }),
+                ] as [lancedb.Occur, lancedb.FullTextQuery],
+            ),
+          ])
+        : query.text;
       let q = table
         .query()
-        .fullTextSearch(query.text, { columns: ['search_text'] })
+        .fullTextSearch(fts, { columns: ['search_text'] })
         .select(SEARCH_COLUMNS)
         .limit(query.limit);
       if (query.documentIds) {

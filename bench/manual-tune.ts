@@ -1,0 +1,142 @@
+/**
+ * Development aid for issue 16's levers, behind docs/decisions/0009: builds a manual's index once with
+ * the service's parser, chunker and index adapter in this process (no HTTP, no database, no sandbox),
+ * then asks the questions of one split through `searchWorkspace` and the extractive answerer in
+ * seconds. The benchmark of record is bench/manual.ts, through the running service. Only the tune split
+ * is used for tuning; `--split holdout` exists for the final report and is never iterated on.
+ *
+ * node bench/run.mjs manual-tune [--manual debian-handbook] [--split tune] [--rebuild] [--show fails]
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { LanceSearchIndex } from '../packages/service/src/adapters/index/lancedb.js';
+import { loadWordNetLexicon } from '../packages/service/src/adapters/lexicon/wordnet.js';
+import {
+  composeExtractiveAnswer,
+  DEFAULT_EXTRACTIVE,
+  NOT_FOUND_ANSWER,
+  rankQuotes,
+} from '../packages/service/src/answers/extractive.js';
+import { parseBytes } from '../packages/service/src/parsing/parse.js';
+import { chunkText } from '../packages/service/src/processing/chunker.js';
+import { indexRowsOf } from '../packages/service/src/search/indexing.js';
+import { searchWorkspace } from '../packages/service/src/search/search.js';
+import { repoRoot } from './lib/data.js';
+import { comparableText } from './lib/manual-eval.js';
+import { answerPattern, loadManualSet, manualPages } from './lib/manual-set.js';
+import { manualDir } from './lib/manuals.js';
+import { parseBenchArgs } from './lib/results.js';
+
+const argv = process.argv.slice(2);
+const { opts } = parseBenchArgs(argv.filter((a) => a !== '--rebuild'));
+const manualName = opts.manual ?? 'debian-handbook';
+const split = opts.split ?? 'tune';
+const set = loadManualSet(manualName);
+const manual = await manualDir(set.package);
+const dir = path.join(repoRoot, 'node_modules/.cache/docslurp-manual-tune', manualName);
+const ws = 'ws_manual';
+
+if (argv.includes('--rebuild') || !existsSync(dir)) {
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const index = new LanceSearchIndex(dir);
+  const t0 = performance.now();
+  let n = 0;
+  for (const page of manualPages(manual, set)) {
+    const parsed = await parseBytes(readFileSync(page.file), page.name, 'text/html');
+    const id = `doc_${n++}`;
+    const rows = indexRowsOf(
+      { id, filename: page.name, sourceUrl: null },
+      parsed,
+      chunkText(parsed.text, id),
+    );
+    await index.replaceDocument(ws, id, rows);
+  }
+  await index.optimize(ws);
+  await index.close();
+  process.stdout.write(`indexed ${n} pages in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+}
+
+const lexicon = await loadWordNetLexicon();
+const index = new LanceSearchIndex(dir);
+const principal = {
+  accountId: 'a',
+  scopes: new Set(['search'] as const),
+  keyId: undefined,
+  userId: undefined,
+};
+const store = {
+  getWorkspace: async () => ({ id: ws, accountId: 'a', name: null, createdAt: new Date() }),
+  liveDocumentIds: async (_w: string, ids: string[]) => new Set(ids),
+  // biome-ignore lint/suspicious/noExplicitAny: only the two methods above are used by search.
+} as any;
+const search = (q: string, topK: number, maxChunksPerDocument?: number) =>
+  searchWorkspace({ store, index }, principal, { workspaceId: ws, q, topK, maxChunksPerDocument });
+
+// --option name=value overrides one of the answerer's options (DEFAULT_EXTRACTIVE).
+const answerOptions = { ...DEFAULT_EXTRACTIVE };
+for (const o of (opts.option ?? '').split(',').filter(Boolean)) {
+  const [k, v] = o.split('=');
+  (answerOptions as Record<string, number>)[k!] = Number(v);
+}
+const answerable = set.answerable.filter((q) => split === 'all' || q.split === split);
+const unanswerable = set.unanswerable.filter((q) => split === 'all' || q.split === split);
+let recall = 0;
+let pageHit = 0;
+let contains = 0;
+let falseDeclines = 0;
+// Rank of the first passage the answerer gets that holds the answer: 1, 2, 3, 4 or later.
+const chatRank = [0, 0, 0, 0];
+const fails: string[] = [];
+for (const q of answerable) {
+  const pattern = answerPattern(q.answer);
+  const top = await search(q.q, 5);
+  const rank = top.findIndex((h) => pattern.test(comparableText(h.text)));
+  if (rank >= 0) recall++;
+  if (top.some((h) => h.citation.filename === q.page)) pageHit++;
+  const hits = await search(q.q, 8, 3);
+  const firstWith = hits.findIndex((h) => pattern.test(comparableText(h.text)));
+  if (firstWith >= 0) chatRank[Math.min(firstWith, 3)]!++;
+  const a = composeExtractiveAnswer(q.q, hits, answerOptions, { lexicon });
+  const ok = pattern.test(comparableText(a.answer));
+  if (ok) contains++;
+  if (opts.show === 'ok' && ok) fails.push(`OK ${q.id}`);
+  if (opts.show === 'why' && !ok && firstWith >= 0) {
+    const { type, quotes } = rankQuotes(q.q, hits, answerOptions);
+    const at = quotes.findIndex((x) => pattern.test(comparableText(x.text)));
+    const fmt = (x: (typeof quotes)[number]) =>
+      `[p${x.hitIndex + 1} s${x.score.toFixed(2)} c${x.coverage.toFixed(2)}${x.typed ? ' T' : ''}] ${x.text.slice(0, 160)}`;
+    fails.push(
+      `${q.id} ${q.kind}/${type} | ${q.q} => ${q.answer}\n    chosen ${fmt(quotes[0]!)}\n    answer #${at + 1} ${at >= 0 ? fmt(quotes[at]!) : '(no quote holds it)'}`,
+    );
+  }
+  if (a.answer === NOT_FOUND_ANSWER) falseDeclines++;
+  if (opts.show === 'fails' && !ok)
+    fails.push(
+      `${q.id} ${q.kind} rank ${rank < 0 ? '-' : rank + 1} | ${q.q} => ${q.answer}\n    ${a.answer.slice(0, 300)}`,
+    );
+  if (opts.show === 'misses' && rank < 0)
+    fails.push(
+      `${q.id} ${q.kind} ${top.some((h) => h.citation.filename === q.page) ? 'page' : 'NOPAGE'} | ${q.q} => ${q.answer} @ ${q.page}\n    ${top.map((h) => h.citation.filename).join(', ')}`,
+    );
+}
+// --debug <id>: the passages the answerer gets for one question, as it gets them.
+if (opts.debug) {
+  const q = [...set.answerable, ...set.unanswerable].find((x) => x.id === opts.debug)!;
+  for (const [i, h] of (await search(q.q, 8, 3)).entries())
+    process.stdout.write(`--- [${i + 1}] ${h.citation.filename} score ${h.score.toFixed(3)}\n${h.text}\n`);
+}
+let declined = 0;
+for (const q of unanswerable) {
+  const a = composeExtractiveAnswer(q.q, await search(q.q, 8, 3), answerOptions, { lexicon });
+  if (a.answer === NOT_FOUND_ANSWER) declined++;
+  else if (opts.show === 'undeclined') fails.push(`${q.id} | ${q.q}\n    ${a.answer.slice(0, 300)}`);
+}
+await index.close();
+process.stdout.write(`answer first in the answerer's passage 1/2/3/4+: ${chatRank.join('/')}\n`);
+const f = (x: number, n: number) => (n ? (x / n).toFixed(3) : '-');
+process.stdout.write(`${fails.join('\n')}\n`);
+process.stdout.write(
+  `${manualName} ${split}: recall@5 ${f(recall, answerable.length)}, page hit@5 ${f(pageHit, answerable.length)}, chat contains ${f(contains, answerable.length)}, false declines ${falseDeclines}, unanswerable declined ${declined}/${unanswerable.length}\n`,
+);

@@ -1,0 +1,88 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Lexicon } from '../../domain/ports.js';
+import { packageRoot } from '../../paths.js';
+
+/** Where the build writes WordNet's lemmas (packages/service/scripts/build.mjs). */
+export const lexiconFile = () => path.join(packageRoot(), 'dist', 'lexicon.txt');
+
+/**
+ * English words WordNet lists only in inflected or function-word forms it leaves out: irregular
+ * past forms and plurals, and the small words questions are made of. WordNet has lemmas, nouns,
+ * verbs, adjectives and adverbs; the rest of English that people type is here.
+ */
+const SUPPLEMENT =
+  `else since towards toward among amongst whose whether unless versus anyone anything anybody
+  someone something somebody everyone everything everybody nobody nothing none neither either although
+  though whereas whenever wherever whatever whichever whoever however otherwise per via beside besides
+  told went gone ran made saw seen got gotten gave given took taken kept left felt found thought brought
+  bought built sent spent lost meant met paid said sold stood understood wrote written known shown done
+  did knew grew grown threw thrown drew drawn flew flown wore worn tore torn bore born bitten shot hit cut
+  put set let shut read led fed fled held hung dug stuck struck won spun sat laid lain rose risen woke
+  woken fought caught taught sought bound ground wound slid lit dealt leapt learnt spelt burnt knelt
+  crept slept swept wept became come came began begun broke broken chose chosen spoke spoken stole
+  stolen froze frozen forgot forgotten hid hidden rode ridden drove driven ate eaten fell fallen
+  children women men feet teeth mice geese people data media criteria alumni analyses indices
+  app apps online offline email emails website websites login logout username password setup backup
+  smartphone smartphones laptop laptops`.split(/\s+/);
+
+/** Base forms a word may come from: "servers" → "server", "stopped" → "stop", "biggest" → "big". */
+function baseForms(word: string): string[] {
+  const forms = [word];
+  const rules: [string, string][] = [
+    ['ies', 'y'],
+    ['ied', 'y'],
+    ['ier', 'y'],
+    ['iest', 'y'],
+    ['ves', 'f'],
+    ['ves', 'fe'],
+    ['es', ''],
+    ['s', ''],
+    ['ed', ''],
+    ['ed', 'e'],
+    ['d', ''],
+    ['ing', ''],
+    ['ing', 'e'],
+    ['er', ''],
+    ['er', 'e'],
+    ['est', ''],
+    ['est', 'e'],
+    ['ly', ''],
+    ['able', ''],
+    ['able', 'e'],
+    ['ible', ''],
+    ['ness', ''],
+    ['ment', ''],
+  ];
+  for (const [suffix, replacement] of rules) {
+    if (!word.endsWith(suffix) || word.length - suffix.length < 2) continue;
+    const base = word.slice(0, -suffix.length) + replacement;
+    forms.push(base);
+    // "stopped" → "stopp" → "stop", "biggest" → "bigg" → "big"
+    if (!replacement && /([b-df-hj-np-tv-z])\1$/.test(base)) forms.push(base.slice(0, -1));
+  }
+  return forms;
+}
+
+export class WordListLexicon implements Lexicon {
+  private readonly words: Set<string>;
+
+  constructor(words: Iterable<string>) {
+    this.words = new Set([...words, ...SUPPLEMENT]);
+  }
+
+  isWord(word: string): boolean {
+    const w = word.toLowerCase();
+    return baseForms(w).some((f) => this.words.has(f));
+  }
+
+  get size(): number {
+    return this.words.size;
+  }
+}
+
+/** The lexicon the build wrote; a missing file is an error the caller reports (answers work without it). */
+export async function loadWordNetLexicon(file = lexiconFile()): Promise<WordListLexicon> {
+  const text = await readFile(file, 'utf8');
+  return new WordListLexicon(text.split('\n').filter((l) => l && !l.startsWith('#')));
+}

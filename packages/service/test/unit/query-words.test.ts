@@ -1,0 +1,63 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadWordNetLexicon, WordListLexicon } from '../../src/adapters/lexicon/wordnet.js';
+import { expectedAnswer, satisfies } from '../../src/answers/answer-types.js';
+import { packageRoot } from '../../src/paths.js';
+import { expandQuery } from '../../src/search/expansion.js';
+
+describe('expandQuery', () => {
+  it('asks for adjacent words written as one, and phrasal verbs in their joined form', () => {
+    expect(expandQuery('How do I change the time zone?')).toEqual([
+      { text: 'timezone', weight: 1 },
+    ]);
+    expect(expandQuery('keep users from logging in')).toEqual([{ text: 'keepusers login', weight: 1 }]);
+    expect(expandQuery('How do I set up the printer?')).toEqual([{ text: 'setup', weight: 1 }]);
+  });
+
+  it('expands nothing for a single word or numbers', () => {
+    expect(expandQuery('quota')).toEqual([]);
+    expect(expandQuery('port 8080 443')).toEqual([]);
+  });
+});
+
+describe('the WordNet lexicon', () => {
+  it('knows inflected and irregular forms of its words, and function words WordNet leaves out', () => {
+    const lexicon = new WordListLexicon(['server', 'stop', 'big', 'tell', 'setting', 'install']);
+    for (const w of ['servers', 'stopped', 'biggest', 'told', 'settings', 'installable', 'else', 'whether'])
+      expect(lexicon.isWord(w), w).toBe(true);
+    for (const w of ['wireguard', 'tmux', 'zstd']) expect(lexicon.isWord(w), w).toBe(false);
+  });
+
+  it('is built from WordNet 3.1 with its notice (npm run build writes dist/lexicon.txt)', async () => {
+    const lexicon = await loadWordNetLexicon(path.join(packageRoot(), 'dist', 'lexicon.txt'));
+    expect(lexicon.size).toBeGreaterThan(80_000);
+    for (const w of ['quota', 'allowance', 'tunnel', 'cockpit']) expect(lexicon.isWord(w), w).toBe(true);
+    for (const w of ['haproxy', 'wireguard', 'btrfs']) expect(lexicon.isWord(w), w).toBe(false);
+  });
+});
+
+describe('answer types', () => {
+  it('reads what kind of answer a question wants', () => {
+    expect(expectedAnswer('How many partitions can a GPT disk hold?')).toBe('value');
+    expect(expectedAnswer('What is the default port of the cache?')).toBe('value');
+    expect(expectedAnswer('Which command deletes downloaded package files?')).toBe('identifier');
+    expect(expectedAnswer('How do I change the time zone?')).toBe('identifier');
+    expect(expectedAnswer('Why are new files not writable by the group?')).toBe('none');
+  });
+
+  it('recognises values and things to type, and not English compounds', () => {
+    expect(satisfies('The default value is four megabytes.', 'value')).toBe(true);
+    expect(satisfies('It is kept for 15 days.', 'value')).toBe(true);
+    expect(satisfies('Nothing is kept.', 'value')).toBe(false);
+    for (const s of [
+      'Edit /etc/default/grub.',
+      'Run it with --force-overwrite.',
+      'Set netcfg/use_dhcp=false.',
+      'Use the htpasswd command.',
+      'Run a2enmod first.',
+      'Add QUOTAUSER to the file.',
+    ])
+      expect(satisfies(s, 'identifier'), s).toBe(true);
+    expect(satisfies('This gives fine-grained control, e.g. per user.', 'identifier')).toBe(false);
+  });
+});
