@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { MODEL_CATALOG } from './adapters/models/catalog.js';
 import { consoleDistDir } from './paths.js';
 
 /**
@@ -77,6 +78,8 @@ export interface Config {
   };
   logLevel: string;
   parser: ParserConfig;
+  /** Where models named by their Hugging Face id are downloaded from and kept. */
+  models: ModelsConfig;
   embeddings: EmbeddingsConfig;
   search: {
     hybridVectorWeight: number;
@@ -123,6 +126,28 @@ export interface ModelRetryConfig {
   maxRetries: number;
 }
 
+export interface ModelsConfig {
+  /** Base URL of a Hugging Face-compatible hub (MODEL_HUB_URL). */
+  hubUrl: string;
+  /** Verified copies live in `<dir>/<repo>/<revision>/` (MODELS_DIR, default DATA_DIR/models). */
+  dir: string;
+  /** After a failed download (hub unreachable), the next attempt; 0 = only at the next start. */
+  retrySeconds: number;
+}
+
+/** A model repository on the hub, pinned to a commit and to the SHA-256 of every file used. */
+export interface HubModelRef {
+  repo: string;
+  revision: string;
+  /** The ONNX graph's path in the repository. */
+  onnxFile: string;
+  /** Every file downloaded (the graph and tokenizer.json). */
+  files: { path: string; sha256: string }[];
+}
+
+/** An ONNX model and its tokenizer.json: in a folder, or downloaded once from the hub by name. */
+export type LocalModelSource = { kind: 'dir'; dir: string } | ({ kind: 'hub' } & HubModelRef);
+
 export type EmbeddingsConfig =
   | { provider: 'none' }
   | ({
@@ -138,7 +163,7 @@ export type EmbeddingsConfig =
     } & ModelRetryConfig)
   | {
       provider: 'local';
-      dir: string;
+      source: LocalModelSource;
       maxTokens: number;
       batchSize: number;
       pooling: 'mean' | 'cls';
@@ -248,15 +273,22 @@ const envSchema = z.object({
   EMBEDDINGS_MODEL: optionalString,
   EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(1).optional(),
   EMBEDDINGS_MODEL_DIR: optionalString,
+  EMBEDDINGS_MODEL_REVISION: optionalString,
+  EMBEDDINGS_MODEL_SHA256: optionalString,
+  EMBEDDINGS_MODEL_FILE: optionalString,
   EMBEDDINGS_BATCH_SIZE: int(32, 1),
   EMBEDDINGS_CONCURRENCY: int(2, 1),
   EMBEDDINGS_MAX_TOKENS: int(256, 8),
-  EMBEDDINGS_POOLING: z.enum(['mean', 'cls']).default('mean'),
+  EMBEDDINGS_POOLING: blankable(['mean', 'cls']),
   EMBEDDINGS_THREADS: int(1, 0),
-  EMBEDDINGS_QUERY_PREFIX: z.string().default(''),
+  // Unset means the model's own (from the built-in table); set, even to nothing, it is used as is.
+  EMBEDDINGS_QUERY_PREFIX: z.string().optional(),
   EMBEDDINGS_PASSAGE_PREFIX: z.string().default(''),
   EMBEDDINGS_TIMEOUT_MS: int(60_000, 100),
   EMBEDDINGS_MAX_RETRIES: int(5, 0),
+  MODEL_HUB_URL: optionalString.pipe(z.string().url().optional()),
+  MODELS_DIR: optionalString,
+  MODEL_DOWNLOAD_RETRY_SECONDS: int(300, 0),
   SEARCH_HYBRID_VECTOR_WEIGHT: z.coerce.number().min(0).max(1).default(0.5),
   SEARCH_DOCUMENT_EVIDENCE: z.coerce.number().min(0).max(1).default(0),
   SEARCH_PROXIMITY_WEIGHT: z.coerce.number().min(0).max(10).default(0.2),
@@ -400,6 +432,11 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
         unpackedBytes: e.PARSER_MAX_UNPACKED_MB * MIB,
       },
     },
+    models: {
+      hubUrl: (e.MODEL_HUB_URL ?? 'https://huggingface.co').replace(/\/+$/, ''),
+      dir: e.MODELS_DIR ? path.resolve(cwd, e.MODELS_DIR) : path.join(dataDir, 'models'),
+      retrySeconds: e.MODEL_DOWNLOAD_RETRY_SECONDS,
+    },
     embeddings,
     search: {
       hybridVectorWeight: e.SEARCH_HYBRID_VECTOR_WEIGHT,
@@ -412,7 +449,10 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
 }
 
 function embeddingsConfig(e: z.infer<typeof envSchema>, cwd: string): EmbeddingsConfig {
-  const prefixes = { queryPrefix: e.EMBEDDINGS_QUERY_PREFIX, passagePrefix: e.EMBEDDINGS_PASSAGE_PREFIX };
+  const prefixes = {
+    queryPrefix: e.EMBEDDINGS_QUERY_PREFIX ?? '',
+    passagePrefix: e.EMBEDDINGS_PASSAGE_PREFIX,
+  };
   if (e.EMBEDDINGS_PROVIDER === 'openai') {
     if (!e.EMBEDDINGS_MODEL) {
       throw new ConfigError(
@@ -433,22 +473,136 @@ function embeddingsConfig(e: z.infer<typeof envSchema>, cwd: string): Embeddings
     };
   }
   if (e.EMBEDDINGS_PROVIDER === 'local') {
-    if (!e.EMBEDDINGS_MODEL_DIR) {
-      throw new ConfigError(
-        'EMBEDDINGS_PROVIDER=local needs EMBEDDINGS_MODEL_DIR (a folder with model.onnx and tokenizer.json)',
-      );
-    }
+    const source = localModelSource('EMBEDDINGS', 'embedder', cwd, {
+      model: e.EMBEDDINGS_MODEL,
+      dir: e.EMBEDDINGS_MODEL_DIR,
+      revision: e.EMBEDDINGS_MODEL_REVISION,
+      sha256: e.EMBEDDINGS_MODEL_SHA256,
+      file: e.EMBEDDINGS_MODEL_FILE,
+    });
+    // A catalogued model brings the pooling and query instruction of its model card.
+    const catalogued = source.kind === 'hub' ? MODEL_CATALOG[source.repo] : undefined;
     return {
       provider: 'local',
-      dir: path.resolve(cwd, e.EMBEDDINGS_MODEL_DIR),
+      source,
       maxTokens: e.EMBEDDINGS_MAX_TOKENS,
       batchSize: e.EMBEDDINGS_BATCH_SIZE,
-      pooling: e.EMBEDDINGS_POOLING,
+      pooling: e.EMBEDDINGS_POOLING ?? catalogued?.pooling ?? 'mean',
       threads: e.EMBEDDINGS_THREADS,
-      ...prefixes,
+      queryPrefix: e.EMBEDDINGS_QUERY_PREFIX ?? catalogued?.queryPrefix ?? '',
+      passagePrefix: e.EMBEDDINGS_PASSAGE_PREFIX,
     };
   }
   return { provider: 'none' };
+}
+
+const REPO_ID = /^[A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*$/;
+const COMMIT = /^[0-9a-f]{40}$/;
+const TOKENIZER_FILE = 'tokenizer.json';
+
+/**
+ * A local model from `<P>_MODEL_DIR` (a folder) or `<P>_MODEL` (a Hugging Face id, downloaded once).
+ * A model by name is always pinned: by the built-in table, or by `<P>_MODEL_REVISION` (a commit) and
+ * `<P>_MODEL_SHA256` (`path=sha256` for the ONNX file and tokenizer.json).
+ */
+function localModelSource(
+  prefix: 'EMBEDDINGS' | 'RERANK',
+  kind: 'embedder' | 'cross-encoder',
+  cwd: string,
+  v: {
+    model: string | undefined;
+    dir: string | undefined;
+    revision: string | undefined;
+    sha256: string | undefined;
+    file: string | undefined;
+  },
+): LocalModelSource {
+  const provider = `${prefix}_PROVIDER=local`;
+  if (v.model && v.dir) {
+    throw new ConfigError(
+      `${provider} takes ${prefix}_MODEL (a model downloaded by name) or ${prefix}_MODEL_DIR (a folder), not both`,
+    );
+  }
+  if (v.dir) return { kind: 'dir', dir: path.resolve(cwd, v.dir) };
+  const example = kind === 'embedder' ? 'BAAI/bge-small-en-v1.5' : 'cross-encoder/ms-marco-MiniLM-L6-v2';
+  if (!v.model) {
+    throw new ConfigError(
+      `${provider} needs ${prefix}_MODEL (a Hugging Face model id, e.g. ${example}) or ${prefix}_MODEL_DIR (a folder with model.onnx and tokenizer.json)`,
+    );
+  }
+  const repo = v.model;
+  if (!REPO_ID.test(repo) || repo.includes('..')) {
+    throw new ConfigError(
+      `${prefix}_MODEL must be a Hugging Face model id such as ${example}, got "${repo}"`,
+    );
+  }
+  const catalogued = MODEL_CATALOG[repo];
+  if (catalogued && catalogued.kind !== kind) {
+    throw new ConfigError(
+      `${repo} is ${catalogued.kind === 'embedder' ? 'an embedding model' : 'a cross-encoder'}; it cannot serve as ${prefix}_MODEL`,
+    );
+  }
+  const pinnedByTable = catalogued && v.revision === undefined && v.sha256 === undefined;
+  if (pinnedByTable && (v.file === undefined || v.file === catalogued.onnxFile)) {
+    return {
+      kind: 'hub',
+      repo,
+      revision: catalogued.revision,
+      onnxFile: catalogued.onnxFile,
+      files: catalogued.files.map((f) => ({ ...f })),
+    };
+  }
+  const onnxFile = v.file ?? 'onnx/model.onnx';
+  if (!isRepoPath(onnxFile))
+    throw new ConfigError(`${prefix}_MODEL_FILE is not a path in a repository: ${onnxFile}`);
+  const howToPin = `${prefix}_MODEL_REVISION (a commit id) and ${prefix}_MODEL_SHA256 (${onnxFile}=<sha256>,${TOKENIZER_FILE}=<sha256>)`;
+  if (v.revision === undefined || v.sha256 === undefined) {
+    const known = Object.entries(MODEL_CATALOG)
+      .filter(([, m]) => m.kind === kind)
+      .map(([id]) => id)
+      .join(', ');
+    throw new ConfigError(
+      catalogued
+        ? `${prefix}_MODEL=${repo} with another revision or file must be pinned: set ${howToPin}`
+        : `${prefix}_MODEL=${repo} is not in the table of pinned models (${known}); pin it with ${howToPin}`,
+    );
+  }
+  if (!COMMIT.test(v.revision)) {
+    throw new ConfigError(
+      `${prefix}_MODEL_REVISION must be a full commit id (40 hex digits), got "${v.revision}"`,
+    );
+  }
+  const checksums = new Map<string, string>();
+  for (const entry of v.sha256
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
+    const m = /^(.+?)=([0-9a-fA-F]{64})$/.exec(entry);
+    if (!m) throw new ConfigError(`${prefix}_MODEL_SHA256: "${entry}" is not <path>=<64 hex digits>`);
+    checksums.set(m[1]!.trim(), m[2]!.toLowerCase());
+  }
+  const wanted = [onnxFile, TOKENIZER_FILE];
+  const missing = wanted.filter((f) => !checksums.has(f));
+  const extra = [...checksums.keys()].filter((f) => !wanted.includes(f));
+  if (missing.length || extra.length) {
+    throw new ConfigError(
+      `${prefix}_MODEL_SHA256 must give exactly ${wanted.join(' and ')}` +
+        (missing.length ? `; missing: ${missing.join(', ')}` : '') +
+        (extra.length ? `; not downloaded: ${extra.join(', ')}` : ''),
+    );
+  }
+  return {
+    kind: 'hub',
+    repo,
+    revision: v.revision,
+    onnxFile,
+    files: wanted.map((f) => ({ path: f, sha256: checksums.get(f)! })),
+  };
+}
+
+/** A relative path inside a repository: no leading slash, no empty, `.` or `..` segments. */
+function isRepoPath(p: string): boolean {
+  return p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..' && !seg.includes('\\'));
 }
 
 /** The job engine lives in its own database of the same instance: `<service db>_workflow` by default. */
