@@ -81,6 +81,8 @@ export interface Config {
   /** Where models named by their Hugging Face id are downloaded from and kept. */
   models: ModelsConfig;
   embeddings: EmbeddingsConfig;
+  /** A second stage that reorders the best candidates of each search; off by default. */
+  rerank: RerankConfig;
   search: {
     hybridVectorWeight: number;
     documentEvidence: number;
@@ -147,6 +149,27 @@ export interface HubModelRef {
 
 /** An ONNX model and its tokenizer.json: in a folder, or downloaded once from the hub by name. */
 export type LocalModelSource = { kind: 'dir'; dir: string } | ({ kind: 'hub' } & HubModelRef);
+
+export type RerankConfig =
+  | { provider: 'none' }
+  | {
+      provider: 'local';
+      source: LocalModelSource;
+      candidates: number;
+      maxTokens: number;
+      batchSize: number;
+      threads: number;
+    }
+  | ({
+      provider: 'http';
+      /** The endpoint itself, e.g. http://tei:8080/rerank or https://api.cohere.com/v2/rerank. */
+      url: string;
+      /** The request and response shape: TEI's `/rerank` or Cohere's `/v2/rerank`. */
+      api: 'tei' | 'cohere';
+      model: string | undefined;
+      apiKey: string | undefined;
+      candidates: number;
+    } & ModelRetryConfig);
 
 export type EmbeddingsConfig =
   | { provider: 'none' }
@@ -289,6 +312,21 @@ const envSchema = z.object({
   MODEL_HUB_URL: optionalString.pipe(z.string().url().optional()),
   MODELS_DIR: optionalString,
   MODEL_DOWNLOAD_RETRY_SECONDS: int(300, 0),
+  RERANK_PROVIDER: z.enum(['none', 'local', 'http']).default('none'),
+  RERANK_CANDIDATES: int(30, 2),
+  RERANK_MODEL: optionalString,
+  RERANK_MODEL_DIR: optionalString,
+  RERANK_MODEL_REVISION: optionalString,
+  RERANK_MODEL_SHA256: optionalString,
+  RERANK_MODEL_FILE: optionalString,
+  RERANK_MAX_TOKENS: int(512, 8),
+  RERANK_BATCH_SIZE: int(16, 1),
+  RERANK_THREADS: int(1, 0),
+  RERANK_URL: optionalString.pipe(z.string().url().optional()),
+  RERANK_API: z.enum(['tei', 'cohere']).default('tei'),
+  RERANK_API_KEY: optionalString,
+  RERANK_TIMEOUT_MS: int(10_000, 100),
+  RERANK_MAX_RETRIES: int(1, 0),
   SEARCH_HYBRID_VECTOR_WEIGHT: z.coerce.number().min(0).max(1).default(0.5),
   SEARCH_DOCUMENT_EVIDENCE: z.coerce.number().min(0).max(1).default(0),
   SEARCH_PROXIMITY_WEIGHT: z.coerce.number().min(0).max(10).default(0.2),
@@ -438,6 +476,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       retrySeconds: e.MODEL_DOWNLOAD_RETRY_SECONDS,
     },
     embeddings,
+    rerank: rerankConfig(e, cwd),
     search: {
       hybridVectorWeight: e.SEARCH_HYBRID_VECTOR_WEIGHT,
       documentEvidence: e.SEARCH_DOCUMENT_EVIDENCE,
@@ -491,6 +530,48 @@ function embeddingsConfig(e: z.infer<typeof envSchema>, cwd: string): Embeddings
       threads: e.EMBEDDINGS_THREADS,
       queryPrefix: e.EMBEDDINGS_QUERY_PREFIX ?? catalogued?.queryPrefix ?? '',
       passagePrefix: e.EMBEDDINGS_PASSAGE_PREFIX,
+    };
+  }
+  return { provider: 'none' };
+}
+
+function rerankConfig(e: z.infer<typeof envSchema>, cwd: string): RerankConfig {
+  const candidates = e.RERANK_CANDIDATES;
+  if (e.RERANK_PROVIDER === 'local') {
+    const source = localModelSource('RERANK', 'cross-encoder', cwd, {
+      model: e.RERANK_MODEL,
+      dir: e.RERANK_MODEL_DIR,
+      revision: e.RERANK_MODEL_REVISION,
+      sha256: e.RERANK_MODEL_SHA256,
+      file: e.RERANK_MODEL_FILE,
+    });
+    return {
+      provider: 'local',
+      source,
+      candidates,
+      maxTokens: e.RERANK_MAX_TOKENS,
+      batchSize: e.RERANK_BATCH_SIZE,
+      threads: e.RERANK_THREADS,
+    };
+  }
+  if (e.RERANK_PROVIDER === 'http') {
+    if (!e.RERANK_URL) {
+      throw new ConfigError(
+        'RERANK_PROVIDER=http needs RERANK_URL (the endpoint, e.g. http://tei:8080/rerank or https://api.cohere.com/v2/rerank)',
+      );
+    }
+    if (e.RERANK_API === 'cohere' && !e.RERANK_MODEL) {
+      throw new ConfigError('RERANK_API=cohere needs RERANK_MODEL (e.g. rerank-v3.5)');
+    }
+    return {
+      provider: 'http',
+      url: e.RERANK_URL,
+      api: e.RERANK_API,
+      model: e.RERANK_MODEL,
+      apiKey: e.RERANK_API_KEY,
+      candidates,
+      timeoutMs: e.RERANK_TIMEOUT_MS,
+      maxRetries: e.RERANK_MAX_RETRIES,
     };
   }
   return { provider: 'none' };

@@ -5,9 +5,11 @@ import type { Logger } from 'pino';
 import { MemoryRateLimiter } from './adapters/cache/memory.js';
 import { RedisRateLimiter } from './adapters/cache/redis.js';
 import { LanceSearchIndex } from './adapters/index/lancedb.js';
+import { HttpReranker } from './adapters/models/http-reranker.js';
 import { ensureHubModel, verifiedModelFolder } from './adapters/models/hub-download.js';
 import { ModelSlot } from './adapters/models/model-slot.js';
 import { OnnxEmbedder } from './adapters/models/onnx-embedder.js';
+import { OnnxReranker } from './adapters/models/onnx-reranker.js';
 import { OpenAiChatModel } from './adapters/models/openai-chat.js';
 import { OpenAiEmbedder } from './adapters/models/openai-embedder.js';
 import { FsObjectStore } from './adapters/objects/fs.js';
@@ -21,7 +23,7 @@ import { AllowList } from './adapters/web/address-policy.js';
 import { GuardedFetcher } from './adapters/web/fetcher.js';
 import type { Config, LocalModelSource } from './config.js';
 import { Authenticator } from './domain/keys.js';
-import type { ChatModel, ObjectStore, RateLimiter, UrlFetcher } from './domain/ports.js';
+import type { ChatModel, ObjectStore, RateLimiter, Reranker, UrlFetcher } from './domain/ports.js';
 import { SecretBox } from './domain/secrets.js';
 import type { AppDeps } from './http/context.js';
 import { Metrics } from './ops/metrics.js';
@@ -30,6 +32,7 @@ import { packageRoot } from './paths.js';
 import { sandboxLayout } from './sandbox/bwrap.js';
 import { SandboxedParser } from './sandbox/parser.js';
 import { EmbeddingService, type Embeddings } from './search/embeddings.js';
+import type { RerankStage } from './search/rerank.js';
 
 export interface Deps extends AppDeps {
   store: PgStore;
@@ -174,6 +177,36 @@ async function createEmbeddings(
   return undefined;
 }
 
+async function createReranker(
+  config: Config,
+  log: Logger,
+): Promise<
+  { reranker: () => Reranker | undefined; candidates: number; slot?: ModelSlot<OnnxReranker> } | undefined
+> {
+  const c = config.rerank;
+  if (c.provider === 'http') {
+    const reranker = new HttpReranker({ ...c, retry: { ...MODEL_RETRY, maxRetries: c.maxRetries } });
+    return { reranker: () => reranker, candidates: c.candidates };
+  }
+  if (c.provider === 'local') {
+    const model = await localModel(
+      config,
+      log,
+      c.source,
+      { what: 'reranking model', meanwhile: 'search results are not reranked' },
+      (dir, name) =>
+        OnnxReranker.load({
+          ...c,
+          dir,
+          name,
+          onnxFile: c.source.kind === 'hub' ? c.source.onnxFile : undefined,
+        }),
+    );
+    return { reranker: model.get, candidates: c.candidates, ...(model.slot ? { slot: model.slot } : {}) };
+  }
+  return undefined;
+}
+
 /** A model being downloaded (or that failed to) makes the service degraded, not unavailable. */
 function modelCheck(name: string, slot: ModelSlot<unknown> | undefined): DependencyCheck[] {
   if (!slot) return [];
@@ -220,6 +253,7 @@ export async function createDeps(
         log,
       })
     : undefined;
+  const reranking = withModels ? await createReranker(config, log) : undefined;
   const jobs = new PgBossQueue({
     url: urls.workflow,
     namespace: config.database.workflowNamespace,
@@ -247,6 +281,11 @@ export async function createDeps(
     searchIndexCacheBytes: () => Number(index.session.sizeBytes()),
     parserProcessesStarted: () => parser.processesStarted,
   });
+  const rerank: RerankStage | undefined = reranking && {
+    reranker: reranking.reranker,
+    candidates: reranking.candidates,
+    observe: metrics.observeRerank,
+  };
   return {
     config,
     log,
@@ -275,6 +314,7 @@ export async function createDeps(
       proximityWeight: config.search.proximityWeight,
       coverageWeight: config.search.coverageWeight,
     },
+    rerank,
     chatModel: createChatModel(config),
     authenticator: new Authenticator(store),
     secrets: await loadSecretBox(config),
@@ -286,9 +326,11 @@ export async function createDeps(
       { name: 'jobEngine', critical: true, run: () => jobs.check() },
       { name: 'cache', critical: false, run: () => rateLimiter.check() },
       ...modelCheck('embeddingModel', embedders?.slot),
+      ...modelCheck('rerankModel', reranking?.slot),
     ],
     async close() {
       await embedders?.slot?.close();
+      await reranking?.slot?.close();
       await jobs.stop().catch((err: unknown) => log.warn({ err }, 'job engine did not stop cleanly'));
       await parser.close();
       await index.close().catch(() => {});

@@ -147,6 +147,45 @@ describe('retrieval configuration', () => {
     ).toThrow(/with another revision or file must be pinned/);
   });
 
+  it('leaves reranking off by default and reads the local and HTTP rerankers', () => {
+    expect(loadConfig({}).rerank).toEqual({ provider: 'none' });
+    expect(
+      loadConfig({ RERANK_PROVIDER: 'local', RERANK_MODEL: 'cross-encoder/ms-marco-MiniLM-L-6-v2' }).rerank,
+    ).toMatchObject({
+      provider: 'local',
+      candidates: 30,
+      maxTokens: 512,
+      source: { kind: 'hub', repo: 'cross-encoder/ms-marco-MiniLM-L-6-v2', onnxFile: 'onnx/model.onnx' },
+    });
+    expect(loadConfig({ RERANK_PROVIDER: 'local', RERANK_MODEL_DIR: 'ce' }, '/srv').rerank).toMatchObject({
+      source: { kind: 'dir', dir: '/srv/ce' },
+    });
+    expect(
+      loadConfig({ RERANK_PROVIDER: 'http', RERANK_URL: 'http://tei:8080/rerank', RERANK_CANDIDATES: '50' })
+        .rerank,
+    ).toEqual({
+      provider: 'http',
+      url: 'http://tei:8080/rerank',
+      api: 'tei',
+      model: undefined,
+      apiKey: undefined,
+      candidates: 50,
+      timeoutMs: 10_000,
+      maxRetries: 1,
+    });
+    expect(() => loadConfig({ RERANK_PROVIDER: 'http' })).toThrow(/needs RERANK_URL/);
+    expect(() =>
+      loadConfig({
+        RERANK_PROVIDER: 'http',
+        RERANK_API: 'cohere',
+        RERANK_URL: 'https://api.cohere.com/v2/rerank',
+      }),
+    ).toThrow(/needs RERANK_MODEL/);
+    expect(() => loadConfig({ RERANK_PROVIDER: 'local', RERANK_MODEL: 'BAAI/bge-small-en-v1.5' })).toThrow(
+      /an embedding model; it cannot serve as RERANK_MODEL/,
+    );
+  });
+
   it('takes a chat model only with both its base URL and its name', () => {
     const c = loadConfig({ LLM_BASE_URL: 'http://vllm:8000/v1', LLM_MODEL: 'qwen', LLM_API_KEY: 'k' });
     expect(c.llm).toMatchObject({
