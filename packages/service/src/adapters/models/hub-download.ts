@@ -84,13 +84,18 @@ export async function ensureHubModel(ref: HubModelRef, options: HubDownloadOptio
     path.join(staging, MANIFEST),
     `${JSON.stringify({ repo: ref.repo, revision: ref.revision, files: ref.files, hub: options.hubUrl }, null, 2)}\n`,
   );
+  // Another process sharing the folder may have finished first: its copy is as good as this one.
+  if (await verifiedModelFolder(options.dir, ref)) {
+    await rm(staging, { recursive: true, force: true });
+    return target;
+  }
   // An unverifiable copy in the way (another pin of the same revision, a damaged file) is replaced.
   await rm(target, { recursive: true, force: true });
   await mkdir(path.dirname(target), { recursive: true });
   try {
     await rename(staging, target);
   } catch (err) {
-    // Another process sharing the folder finished first: its copy is as good as this one.
+    // Another process got its copy into place in between.
     await rm(staging, { recursive: true, force: true });
     if (!(await verifiedModelFolder(options.dir, ref))) throw err;
   }
