@@ -6,7 +6,11 @@
  * Options: --label NAME (results file suffix), --env KEY=VALUE (service configuration, repeatable),
  * --modes lexical,vector,hybrid, --queries N and --distractors N (a smaller seeded subset),
  * --random-onnx-model true (serve a generated all-MiniLM-L6-v2-shaped ONNX graph with random weights
- * as the local embedding model: it measures the cost of the vector path, not its quality).
+ * as the local embedding model: it measures the cost of the vector path, not its quality),
+ * --random-onnx-reranker true (the same for the reranking stage: a generated cross-encoder of
+ * ms-marco-MiniLM-L6-v2's shape as RERANK_PROVIDER=local).
+ * Models named by id (`--env EMBEDDINGS_MODEL=…`, `--env RERANK_MODEL=…`) are downloaded once into
+ * BENCH_MODELS_DIR (default node_modules/.cache/docslurp-models) and awaited before anything is measured.
  */
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -47,6 +51,19 @@ if (opts['random-onnx-model'] === 'true') {
   );
   Object.assign(env, { EMBEDDINGS_PROVIDER: 'local', EMBEDDINGS_MODEL_DIR: modelDir });
 }
+let rerankerDir: string | undefined;
+if (opts['random-onnx-reranker'] === 'true') {
+  rerankerDir = await mkdtemp(path.join(os.tmpdir(), 'docslurp-cross-encoder-shaped-'));
+  await writeFile(
+    path.join(rerankerDir, 'model.onnx'),
+    buildBertOnnx({ ...MINILM_SHAPE, crossEncoder: true }),
+  );
+  await copyFile(
+    path.join(dataDir(), 'models/all-MiniLM-L6-v2-tokenizer/tokenizer.json'),
+    path.join(rerankerDir, 'tokenizer.json'),
+  );
+  Object.assign(env, { RERANK_PROVIDER: 'local', RERANK_MODEL_DIR: rerankerDir });
+}
 log(`SciFact: ${corpus.length} abstracts, ${queries.length} queries; service env ${JSON.stringify(env)}`);
 const svc = await startServiceProcess(adminUrl, env, (l) => log(`  [service] ${l}`));
 try {
@@ -84,6 +101,7 @@ try {
     machine: describeMachine(),
     serviceEnv: env,
     randomOnnxModel: modelDir ? MINILM_SHAPE : null,
+    randomOnnxReranker: rerankerDir ? { ...MINILM_SHAPE, crossEncoder: true } : null,
     corpus: corpus.length,
     queries: queries.length,
     subset: opts.queries
@@ -115,5 +133,5 @@ try {
   log(`wrote ${files.join(', ')}`);
 } finally {
   await svc.stop();
-  if (modelDir) await rm(modelDir, { recursive: true, force: true });
+  for (const dir of [modelDir, rerankerDir]) if (dir) await rm(dir, { recursive: true, force: true });
 }

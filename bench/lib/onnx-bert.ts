@@ -1,9 +1,10 @@
 /**
  * Writes an ONNX graph shaped like a BERT sentence encoder (token, position and type embeddings,
  * self-attention layers with feed-forward blocks and layer norms; inputs input_ids, attention_mask,
- * token_type_ids; output last_hidden_state) with seeded random weights. No trained weights can be
- * downloaded on these machines: this exercises the real loading, batching, masking and pooling code
- * at the real model's size and speed. The protobuf is encoded by hand (ONNX's ModelProto schema).
+ * token_type_ids; output last_hidden_state), or like a cross-encoder (output logits), with seeded
+ * random weights. No trained weights can be downloaded on these machines: this exercises the real
+ * loading, batching, masking and pooling code at the real model's size and speed. The protobuf is
+ * encoded by hand (ONNX's ModelProto schema).
  */
 import { seededRandom } from './data.js';
 
@@ -15,6 +16,11 @@ export interface BertShape {
   intermediate: number;
   maxPositions: number;
   seed: number;
+  /**
+   * A cross-encoder (a sequence classifier with one label) instead of an encoder: the [CLS] state
+   * through BERT's pooler (dense + tanh) and a dense layer to one value, output `logits` [batch, 1].
+   */
+  crossEncoder?: boolean;
 }
 
 /** all-MiniLM-L6-v2's shape. */
@@ -219,14 +225,22 @@ export function buildBertOnnx(shape: BertShape): Uint8Array {
     );
     x = layerNorm(node('Add', [dense(gelu, `${p}.ff2`, F, H), x1], `${p}.res2`), `${p}.ln2`);
   }
-  node('Identity', [x], 'last_hidden_state');
+  if (shape.crossEncoder) {
+    const cls = node('Gather', [x, 'c.zero'], 'cls', [{ name: 'axis', i: 1 }]);
+    const pooled = node('Tanh', [dense(cls, 'pooler', H, H)], 'pooled');
+    node('Identity', [dense(pooled, 'classifier', H, 1)], 'logits');
+  } else {
+    node('Identity', [x], 'last_hidden_state');
+  }
 
   for (const name of ['input_ids', 'attention_mask', 'token_type_ids']) {
     graph.message(11, new Writer().string(1, name).message(2, tensorType(INT64, ['batch', 'sequence'])));
   }
   graph.message(
     12,
-    new Writer().string(1, 'last_hidden_state').message(2, tensorType(FLOAT, ['batch', 'sequence', H])),
+    shape.crossEncoder
+      ? new Writer().string(1, 'logits').message(2, tensorType(FLOAT, ['batch', 1]))
+      : new Writer().string(1, 'last_hidden_state').message(2, tensorType(FLOAT, ['batch', 'sequence', H])),
   );
 
   return new Writer()

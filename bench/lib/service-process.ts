@@ -20,9 +20,17 @@ function withDatabase(url: string, db: string): string {
 }
 
 /**
+ * Where models named by their Hugging Face id are kept between runs (each run has a fresh DATA_DIR):
+ * BENCH_MODELS_DIR, else a folder in node_modules/.cache, out of git's and Biome's way.
+ */
+export const benchModelsDir =
+  process.env.BENCH_MODELS_DIR ?? path.join(repoRoot, 'node_modules/.cache/docslurp-models');
+
+/**
  * Starts the built service (`docslurp serve`: server and worker in one process, as `npm start` runs
- * it) on a loopback port, against fresh databases in the PostgreSQL at `adminUrl`, with `env` on top.
- * Needs `npm run build` first.
+ * it) on a loopback port, against fresh databases in the PostgreSQL at `adminUrl`, with `env` on top,
+ * and waits until its configured models are loaded (a first run downloads them), so that nothing is
+ * measured without them. Needs `npm run build` first.
  */
 export async function startServiceProcess(
   adminUrl: string,
@@ -49,12 +57,14 @@ export async function startServiceProcess(
         SERVICE_BOOTSTRAP_API_KEY: key,
         RATE_LIMIT_PER_MINUTE: '0',
         LOG_LEVEL: 'warn',
+        MODELS_DIR: benchModelsDir,
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
   const url = await serviceUrl(child, log);
+  await modelsLoaded(url, log);
   return {
     url,
     key,
@@ -101,6 +111,7 @@ export async function startEmbeddedService(
     },
   );
   const url = await serviceUrl(child, log);
+  await modelsLoaded(url, log);
   return {
     url,
     key,
@@ -128,6 +139,29 @@ function serviceUrl(child: ChildProcess, log: (line: string) => void): Promise<s
       reject(new Error(`service exited with ${code} before it was ready: ${out}`)),
     );
   });
+}
+
+/** Polls /ready until no model check (`embeddingModel`, `rerankModel`) fails; says why every 10 s. */
+async function modelsLoaded(
+  url: string,
+  log: (line: string) => void,
+  timeoutMs = 60 * 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let said = 0;
+  for (;;) {
+    const ready = (await (await fetch(`${url}/ready`)).json()) as {
+      checks: Record<string, { ok: boolean; error?: string }>;
+    };
+    const waiting = Object.entries(ready.checks).filter(([name, c]) => name.endsWith('Model') && !c.ok);
+    if (waiting.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`models not loaded: ${JSON.stringify(waiting)}`);
+    if (Date.now() - said > 10_000) {
+      said = Date.now();
+      for (const [name, c] of waiting) log(`waiting for ${name}: ${c.error}`);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 /** What the numbers were measured on. */

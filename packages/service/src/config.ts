@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { MODEL_CATALOG } from './adapters/models/catalog.js';
 import { consoleDistDir } from './paths.js';
 
 /**
@@ -77,7 +78,11 @@ export interface Config {
   };
   logLevel: string;
   parser: ParserConfig;
+  /** Where models named by their Hugging Face id are downloaded from and kept. */
+  models: ModelsConfig;
   embeddings: EmbeddingsConfig;
+  /** A second stage that reorders the best candidates of each search; off by default. */
+  rerank: RerankConfig;
   search: {
     hybridVectorWeight: number;
     documentEvidence: number;
@@ -123,6 +128,49 @@ export interface ModelRetryConfig {
   maxRetries: number;
 }
 
+export interface ModelsConfig {
+  /** Base URL of a Hugging Face-compatible hub (MODEL_HUB_URL). */
+  hubUrl: string;
+  /** Verified copies live in `<dir>/<repo>/<revision>/` (MODELS_DIR, default DATA_DIR/models). */
+  dir: string;
+  /** After a failed download (hub unreachable), the next attempt; 0 = only at the next start. */
+  retrySeconds: number;
+}
+
+/** A model repository on the hub, pinned to a commit and to the SHA-256 of every file used. */
+export interface HubModelRef {
+  repo: string;
+  revision: string;
+  /** The ONNX graph's path in the repository. */
+  onnxFile: string;
+  /** Every file downloaded (the graph and tokenizer.json). */
+  files: { path: string; sha256: string }[];
+}
+
+/** An ONNX model and its tokenizer.json: in a folder, or downloaded once from the hub by name. */
+export type LocalModelSource = { kind: 'dir'; dir: string } | ({ kind: 'hub' } & HubModelRef);
+
+export type RerankConfig =
+  | { provider: 'none' }
+  | {
+      provider: 'local';
+      source: LocalModelSource;
+      candidates: number;
+      maxTokens: number;
+      batchSize: number;
+      threads: number;
+    }
+  | ({
+      provider: 'http';
+      /** The endpoint itself, e.g. http://tei:8080/rerank or https://api.cohere.com/v2/rerank. */
+      url: string;
+      /** The request and response shape: TEI's `/rerank` or Cohere's `/v2/rerank`. */
+      api: 'tei' | 'cohere';
+      model: string | undefined;
+      apiKey: string | undefined;
+      candidates: number;
+    } & ModelRetryConfig);
+
 export type EmbeddingsConfig =
   | { provider: 'none' }
   | ({
@@ -138,7 +186,7 @@ export type EmbeddingsConfig =
     } & ModelRetryConfig)
   | {
       provider: 'local';
-      dir: string;
+      source: LocalModelSource;
       maxTokens: number;
       batchSize: number;
       pooling: 'mean' | 'cls';
@@ -248,15 +296,37 @@ const envSchema = z.object({
   EMBEDDINGS_MODEL: optionalString,
   EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(1).optional(),
   EMBEDDINGS_MODEL_DIR: optionalString,
+  EMBEDDINGS_MODEL_REVISION: optionalString,
+  EMBEDDINGS_MODEL_SHA256: optionalString,
+  EMBEDDINGS_MODEL_FILE: optionalString,
   EMBEDDINGS_BATCH_SIZE: int(32, 1),
   EMBEDDINGS_CONCURRENCY: int(2, 1),
   EMBEDDINGS_MAX_TOKENS: int(256, 8),
-  EMBEDDINGS_POOLING: z.enum(['mean', 'cls']).default('mean'),
+  EMBEDDINGS_POOLING: blankable(['mean', 'cls']),
   EMBEDDINGS_THREADS: int(1, 0),
-  EMBEDDINGS_QUERY_PREFIX: z.string().default(''),
+  // Unset means the model's own (from the built-in table); set, even to nothing, it is used as is.
+  EMBEDDINGS_QUERY_PREFIX: z.string().optional(),
   EMBEDDINGS_PASSAGE_PREFIX: z.string().default(''),
   EMBEDDINGS_TIMEOUT_MS: int(60_000, 100),
   EMBEDDINGS_MAX_RETRIES: int(5, 0),
+  MODEL_HUB_URL: optionalString.pipe(z.string().url().optional()),
+  MODELS_DIR: optionalString,
+  MODEL_DOWNLOAD_RETRY_SECONDS: int(300, 0),
+  RERANK_PROVIDER: z.enum(['none', 'local', 'http']).default('none'),
+  RERANK_CANDIDATES: int(30, 2),
+  RERANK_MODEL: optionalString,
+  RERANK_MODEL_DIR: optionalString,
+  RERANK_MODEL_REVISION: optionalString,
+  RERANK_MODEL_SHA256: optionalString,
+  RERANK_MODEL_FILE: optionalString,
+  RERANK_MAX_TOKENS: int(512, 8),
+  RERANK_BATCH_SIZE: int(16, 1),
+  RERANK_THREADS: int(1, 0),
+  RERANK_URL: optionalString.pipe(z.string().url().optional()),
+  RERANK_API: z.enum(['tei', 'cohere']).default('tei'),
+  RERANK_API_KEY: optionalString,
+  RERANK_TIMEOUT_MS: int(10_000, 100),
+  RERANK_MAX_RETRIES: int(1, 0),
   SEARCH_HYBRID_VECTOR_WEIGHT: z.coerce.number().min(0).max(1).default(0.5),
   SEARCH_DOCUMENT_EVIDENCE: z.coerce.number().min(0).max(1).default(0),
   SEARCH_PROXIMITY_WEIGHT: z.coerce.number().min(0).max(10).default(0.2),
@@ -400,7 +470,13 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
         unpackedBytes: e.PARSER_MAX_UNPACKED_MB * MIB,
       },
     },
+    models: {
+      hubUrl: (e.MODEL_HUB_URL ?? 'https://huggingface.co').replace(/\/+$/, ''),
+      dir: e.MODELS_DIR ? path.resolve(cwd, e.MODELS_DIR) : path.join(dataDir, 'models'),
+      retrySeconds: e.MODEL_DOWNLOAD_RETRY_SECONDS,
+    },
     embeddings,
+    rerank: rerankConfig(e, cwd),
     search: {
       hybridVectorWeight: e.SEARCH_HYBRID_VECTOR_WEIGHT,
       documentEvidence: e.SEARCH_DOCUMENT_EVIDENCE,
@@ -412,7 +488,10 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
 }
 
 function embeddingsConfig(e: z.infer<typeof envSchema>, cwd: string): EmbeddingsConfig {
-  const prefixes = { queryPrefix: e.EMBEDDINGS_QUERY_PREFIX, passagePrefix: e.EMBEDDINGS_PASSAGE_PREFIX };
+  const prefixes = {
+    queryPrefix: e.EMBEDDINGS_QUERY_PREFIX ?? '',
+    passagePrefix: e.EMBEDDINGS_PASSAGE_PREFIX,
+  };
   if (e.EMBEDDINGS_PROVIDER === 'openai') {
     if (!e.EMBEDDINGS_MODEL) {
       throw new ConfigError(
@@ -433,22 +512,178 @@ function embeddingsConfig(e: z.infer<typeof envSchema>, cwd: string): Embeddings
     };
   }
   if (e.EMBEDDINGS_PROVIDER === 'local') {
-    if (!e.EMBEDDINGS_MODEL_DIR) {
-      throw new ConfigError(
-        'EMBEDDINGS_PROVIDER=local needs EMBEDDINGS_MODEL_DIR (a folder with model.onnx and tokenizer.json)',
-      );
-    }
+    const source = localModelSource('EMBEDDINGS', 'embedder', cwd, {
+      model: e.EMBEDDINGS_MODEL,
+      dir: e.EMBEDDINGS_MODEL_DIR,
+      revision: e.EMBEDDINGS_MODEL_REVISION,
+      sha256: e.EMBEDDINGS_MODEL_SHA256,
+      file: e.EMBEDDINGS_MODEL_FILE,
+    });
+    // A catalogued model brings the pooling and query instruction of its model card.
+    const catalogued = source.kind === 'hub' ? MODEL_CATALOG[source.repo] : undefined;
     return {
       provider: 'local',
-      dir: path.resolve(cwd, e.EMBEDDINGS_MODEL_DIR),
+      source,
       maxTokens: e.EMBEDDINGS_MAX_TOKENS,
       batchSize: e.EMBEDDINGS_BATCH_SIZE,
-      pooling: e.EMBEDDINGS_POOLING,
+      pooling: e.EMBEDDINGS_POOLING ?? catalogued?.pooling ?? 'mean',
       threads: e.EMBEDDINGS_THREADS,
-      ...prefixes,
+      queryPrefix: e.EMBEDDINGS_QUERY_PREFIX ?? catalogued?.queryPrefix ?? '',
+      passagePrefix: e.EMBEDDINGS_PASSAGE_PREFIX,
     };
   }
   return { provider: 'none' };
+}
+
+function rerankConfig(e: z.infer<typeof envSchema>, cwd: string): RerankConfig {
+  const candidates = e.RERANK_CANDIDATES;
+  if (e.RERANK_PROVIDER === 'local') {
+    const source = localModelSource('RERANK', 'cross-encoder', cwd, {
+      model: e.RERANK_MODEL,
+      dir: e.RERANK_MODEL_DIR,
+      revision: e.RERANK_MODEL_REVISION,
+      sha256: e.RERANK_MODEL_SHA256,
+      file: e.RERANK_MODEL_FILE,
+    });
+    return {
+      provider: 'local',
+      source,
+      candidates,
+      maxTokens: e.RERANK_MAX_TOKENS,
+      batchSize: e.RERANK_BATCH_SIZE,
+      threads: e.RERANK_THREADS,
+    };
+  }
+  if (e.RERANK_PROVIDER === 'http') {
+    if (!e.RERANK_URL) {
+      throw new ConfigError(
+        'RERANK_PROVIDER=http needs RERANK_URL (the endpoint, e.g. http://tei:8080/rerank or https://api.cohere.com/v2/rerank)',
+      );
+    }
+    if (e.RERANK_API === 'cohere' && !e.RERANK_MODEL) {
+      throw new ConfigError('RERANK_API=cohere needs RERANK_MODEL (e.g. rerank-v3.5)');
+    }
+    return {
+      provider: 'http',
+      url: e.RERANK_URL,
+      api: e.RERANK_API,
+      model: e.RERANK_MODEL,
+      apiKey: e.RERANK_API_KEY,
+      candidates,
+      timeoutMs: e.RERANK_TIMEOUT_MS,
+      maxRetries: e.RERANK_MAX_RETRIES,
+    };
+  }
+  return { provider: 'none' };
+}
+
+const REPO_ID = /^[A-Za-z0-9][\w.-]*\/[A-Za-z0-9][\w.-]*$/;
+const COMMIT = /^[0-9a-f]{40}$/;
+const TOKENIZER_FILE = 'tokenizer.json';
+
+/**
+ * A local model from `<P>_MODEL_DIR` (a folder) or `<P>_MODEL` (a Hugging Face id, downloaded once).
+ * A model by name is always pinned: by the built-in table, or by `<P>_MODEL_REVISION` (a commit) and
+ * `<P>_MODEL_SHA256` (`path=sha256` for the ONNX file and tokenizer.json).
+ */
+function localModelSource(
+  prefix: 'EMBEDDINGS' | 'RERANK',
+  kind: 'embedder' | 'cross-encoder',
+  cwd: string,
+  v: {
+    model: string | undefined;
+    dir: string | undefined;
+    revision: string | undefined;
+    sha256: string | undefined;
+    file: string | undefined;
+  },
+): LocalModelSource {
+  const provider = `${prefix}_PROVIDER=local`;
+  if (v.model && v.dir) {
+    throw new ConfigError(
+      `${provider} takes ${prefix}_MODEL (a model downloaded by name) or ${prefix}_MODEL_DIR (a folder), not both`,
+    );
+  }
+  if (v.dir) return { kind: 'dir', dir: path.resolve(cwd, v.dir) };
+  const example = kind === 'embedder' ? 'BAAI/bge-small-en-v1.5' : 'cross-encoder/ms-marco-MiniLM-L6-v2';
+  if (!v.model) {
+    throw new ConfigError(
+      `${provider} needs ${prefix}_MODEL (a Hugging Face model id, e.g. ${example}) or ${prefix}_MODEL_DIR (a folder with model.onnx and tokenizer.json)`,
+    );
+  }
+  const repo = v.model;
+  if (!REPO_ID.test(repo) || repo.includes('..')) {
+    throw new ConfigError(
+      `${prefix}_MODEL must be a Hugging Face model id such as ${example}, got "${repo}"`,
+    );
+  }
+  const catalogued = MODEL_CATALOG[repo];
+  if (catalogued && catalogued.kind !== kind) {
+    throw new ConfigError(
+      `${repo} is ${catalogued.kind === 'embedder' ? 'an embedding model' : 'a cross-encoder'}; it cannot serve as ${prefix}_MODEL`,
+    );
+  }
+  const pinnedByTable = catalogued && v.revision === undefined && v.sha256 === undefined;
+  if (pinnedByTable && (v.file === undefined || v.file === catalogued.onnxFile)) {
+    return {
+      kind: 'hub',
+      repo,
+      revision: catalogued.revision,
+      onnxFile: catalogued.onnxFile,
+      files: catalogued.files.map((f) => ({ ...f })),
+    };
+  }
+  const onnxFile = v.file ?? 'onnx/model.onnx';
+  if (!isRepoPath(onnxFile))
+    throw new ConfigError(`${prefix}_MODEL_FILE is not a path in a repository: ${onnxFile}`);
+  const howToPin = `${prefix}_MODEL_REVISION (a commit id) and ${prefix}_MODEL_SHA256 (${onnxFile}=<sha256>,${TOKENIZER_FILE}=<sha256>)`;
+  if (v.revision === undefined || v.sha256 === undefined) {
+    const known = Object.entries(MODEL_CATALOG)
+      .filter(([, m]) => m.kind === kind)
+      .map(([id]) => id)
+      .join(', ');
+    throw new ConfigError(
+      catalogued
+        ? `${prefix}_MODEL=${repo} with another revision or file must be pinned: set ${howToPin}`
+        : `${prefix}_MODEL=${repo} is not in the table of pinned models (${known}); pin it with ${howToPin}`,
+    );
+  }
+  if (!COMMIT.test(v.revision)) {
+    throw new ConfigError(
+      `${prefix}_MODEL_REVISION must be a full commit id (40 hex digits), got "${v.revision}"`,
+    );
+  }
+  const checksums = new Map<string, string>();
+  for (const entry of v.sha256
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
+    const m = /^(.+?)=([0-9a-fA-F]{64})$/.exec(entry);
+    if (!m) throw new ConfigError(`${prefix}_MODEL_SHA256: "${entry}" is not <path>=<64 hex digits>`);
+    checksums.set(m[1]!.trim(), m[2]!.toLowerCase());
+  }
+  const wanted = [onnxFile, TOKENIZER_FILE];
+  const missing = wanted.filter((f) => !checksums.has(f));
+  const extra = [...checksums.keys()].filter((f) => !wanted.includes(f));
+  if (missing.length || extra.length) {
+    throw new ConfigError(
+      `${prefix}_MODEL_SHA256 must give exactly ${wanted.join(' and ')}` +
+        (missing.length ? `; missing: ${missing.join(', ')}` : '') +
+        (extra.length ? `; not downloaded: ${extra.join(', ')}` : ''),
+    );
+  }
+  return {
+    kind: 'hub',
+    repo,
+    revision: v.revision,
+    onnxFile,
+    files: wanted.map((f) => ({ path: f, sha256: checksums.get(f)! })),
+  };
+}
+
+/** A relative path inside a repository: no leading slash, no empty, `.` or `..` segments. */
+function isRepoPath(p: string): boolean {
+  return p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..' && !seg.includes('\\'));
 }
 
 /** The job engine lives in its own database of the same instance: `<service db>_workflow` by default. */

@@ -6,7 +6,11 @@ import { MemoryRateLimiter } from './adapters/cache/memory.js';
 import { RedisRateLimiter } from './adapters/cache/redis.js';
 import { LanceSearchIndex } from './adapters/index/lancedb.js';
 import { loadWordNetLexicon } from './adapters/lexicon/wordnet.js';
+import { HttpReranker } from './adapters/models/http-reranker.js';
+import { ensureHubModel, verifiedModelFolder } from './adapters/models/hub-download.js';
+import { ModelSlot } from './adapters/models/model-slot.js';
 import { OnnxEmbedder } from './adapters/models/onnx-embedder.js';
+import { OnnxReranker } from './adapters/models/onnx-reranker.js';
 import { OpenAiChatModel } from './adapters/models/openai-chat.js';
 import { OpenAiEmbedder } from './adapters/models/openai-embedder.js';
 import { FsObjectStore } from './adapters/objects/fs.js';
@@ -18,16 +22,18 @@ import { PgStore } from './adapters/postgres/store.js';
 import { PgBossQueue } from './adapters/queue/pgboss.js';
 import { AllowList } from './adapters/web/address-policy.js';
 import { GuardedFetcher } from './adapters/web/fetcher.js';
-import type { Config } from './config.js';
+import type { Config, LocalModelSource } from './config.js';
 import { Authenticator } from './domain/keys.js';
-import type { ChatModel, ObjectStore, RateLimiter, UrlFetcher } from './domain/ports.js';
+import type { ChatModel, ObjectStore, RateLimiter, Reranker, UrlFetcher } from './domain/ports.js';
 import { SecretBox } from './domain/secrets.js';
 import type { AppDeps } from './http/context.js';
 import { Metrics } from './ops/metrics.js';
+import type { DependencyCheck } from './ops/readiness.js';
 import { packageRoot } from './paths.js';
 import { sandboxLayout } from './sandbox/bwrap.js';
 import { SandboxedParser } from './sandbox/parser.js';
 import { EmbeddingService, type Embeddings } from './search/embeddings.js';
+import type { RerankStage } from './search/rerank.js';
 
 export interface Deps extends AppDeps {
   store: PgStore;
@@ -95,21 +101,125 @@ async function loadSecretBox(config: Config): Promise<SecretBox | undefined> {
 
 const MODEL_RETRY = { baseDelayMs: 500, maxDelayMs: 20_000 };
 
-async function createEmbeddings(config: Config): Promise<Embeddings | undefined> {
+/** A local model, ready now (a folder) or as soon as its download completes (a model by name). */
+interface LocalModel<T> {
+  get(): T | undefined;
+  slot?: ModelSlot<T>;
+}
+
+/**
+ * A folder is loaded at once and a wrong one stops the start. A model by name is loaded from its
+ * verified copy, or downloaded in the background while the service runs without it.
+ */
+async function localModel<T>(
+  config: Config,
+  log: Logger,
+  source: LocalModelSource,
+  describe: { what: string; meanwhile: string },
+  load: (dir: string, name?: string) => Promise<T>,
+): Promise<LocalModel<T>> {
+  if (source.kind === 'dir') {
+    const value = await load(source.dir);
+    return { get: () => value };
+  }
+  const { hubUrl, dir, retrySeconds } = config.models;
+  const slot = new ModelSlot<T>({
+    ...describe,
+    name: source.repo,
+    cached: () => verifiedModelFolder(dir, source),
+    download: (signal) => ensureHubModel(source, { hubUrl, dir, log, signal }),
+    load: (folder) => load(folder, source.repo),
+    retrySeconds,
+    log,
+  });
+  await slot.start();
+  return { get: () => slot.value, slot };
+}
+
+async function createEmbeddings(
+  config: Config,
+  log: Logger,
+): Promise<{ embeddings: Embeddings; slot?: ModelSlot<OnnxEmbedder> } | undefined> {
   const c = config.embeddings;
   if (c.provider === 'openai') {
     const current = new OpenAiEmbedder({ ...c, retry: { ...MODEL_RETRY, maxRetries: c.maxRetries } });
     // The same endpoint still embeds queries for vectors of the previous model while a rebuild runs.
     return {
-      current,
-      forModel: (model) => (model.startsWith('openai:') ? current.withModel(model) : undefined),
+      embeddings: {
+        current,
+        forModel: (model) => (model.startsWith('openai:') ? current.withModel(model) : undefined),
+      },
     };
   }
   if (c.provider === 'local') {
-    const current = await OnnxEmbedder.load(c);
-    return { current, forModel: (model) => (model === current.model ? current : undefined) };
+    const model = await localModel(
+      config,
+      log,
+      c.source,
+      { what: 'embedding model', meanwhile: 'search is lexical-only' },
+      (dir, name) =>
+        OnnxEmbedder.load({
+          ...c,
+          dir,
+          name,
+          onnxFile: c.source.kind === 'hub' ? c.source.onnxFile : undefined,
+        }),
+    );
+    return {
+      embeddings: {
+        get current() {
+          return model.get();
+        },
+        forModel: (id) => (model.get()?.model === id ? model.get() : undefined),
+      },
+      ...(model.slot ? { slot: model.slot } : {}),
+    };
   }
   return undefined;
+}
+
+async function createReranker(
+  config: Config,
+  log: Logger,
+): Promise<
+  { reranker: () => Reranker | undefined; candidates: number; slot?: ModelSlot<OnnxReranker> } | undefined
+> {
+  const c = config.rerank;
+  if (c.provider === 'http') {
+    const reranker = new HttpReranker({ ...c, retry: { ...MODEL_RETRY, maxRetries: c.maxRetries } });
+    return { reranker: () => reranker, candidates: c.candidates };
+  }
+  if (c.provider === 'local') {
+    const model = await localModel(
+      config,
+      log,
+      c.source,
+      { what: 'reranking model', meanwhile: 'search results are not reranked' },
+      (dir, name) =>
+        OnnxReranker.load({
+          ...c,
+          dir,
+          name,
+          onnxFile: c.source.kind === 'hub' ? c.source.onnxFile : undefined,
+        }),
+    );
+    return { reranker: model.get, candidates: c.candidates, ...(model.slot ? { slot: model.slot } : {}) };
+  }
+  return undefined;
+}
+
+/** A model being downloaded (or that failed to) makes the service degraded, not unavailable. */
+function modelCheck(name: string, slot: ModelSlot<unknown> | undefined): DependencyCheck[] {
+  if (!slot) return [];
+  return [
+    {
+      name,
+      critical: false,
+      run: async () => {
+        if (slot.problem) throw new Error(slot.problem);
+      },
+    },
+  ];
 }
 
 function createChatModel(config: Config): ChatModel | undefined {
@@ -118,16 +228,33 @@ function createChatModel(config: Config): ChatModel | undefined {
   return new OpenAiChatModel({ ...c, retry: { ...MODEL_RETRY, maxRetries: c.maxRetries } });
 }
 
+export interface CreateDepsOptions {
+  /** Load (and if needed download) the configured models; CLI commands that only need the database do not. */
+  models?: boolean;
+}
+
 /** The one place where adapters are chosen from the configuration. */
-export async function createDeps(config: Config, log: Logger, urls: DatabaseUrls): Promise<Deps> {
+export async function createDeps(
+  config: Config,
+  log: Logger,
+  urls: DatabaseUrls,
+  options: CreateDepsOptions = {},
+): Promise<Deps> {
+  const withModels = options.models ?? true;
   const pool = createPool(urls.service, config.database.poolSize, 'docslurp');
   const store = new PgStore(pool);
   const objects = createObjectStore(config);
   const index = new LanceSearchIndex(config.index.uri, lanceStorageOptions(config));
-  const embedders = await createEmbeddings(config);
+  const embedders = withModels ? await createEmbeddings(config, log) : undefined;
   const embeddings = embedders
-    ? new EmbeddingService({ embeddings: embedders, index, state: new PgEmbeddingStateStore(pool), log })
+    ? new EmbeddingService({
+        embeddings: embedders.embeddings,
+        index,
+        state: new PgEmbeddingStateStore(pool),
+        log,
+      })
     : undefined;
+  const reranking = withModels ? await createReranker(config, log) : undefined;
   const jobs = new PgBossQueue({
     url: urls.workflow,
     namespace: config.database.workflowNamespace,
@@ -155,6 +282,11 @@ export async function createDeps(config: Config, log: Logger, urls: DatabaseUrls
     searchIndexCacheBytes: () => Number(index.session.sizeBytes()),
     parserProcessesStarted: () => parser.processesStarted,
   });
+  const rerank: RerankStage | undefined = reranking && {
+    reranker: reranking.reranker,
+    candidates: reranking.candidates,
+    observe: metrics.observeRerank,
+  };
   return {
     config,
     log,
@@ -183,6 +315,7 @@ export async function createDeps(config: Config, log: Logger, urls: DatabaseUrls
       proximityWeight: config.search.proximityWeight,
       coverageWeight: config.search.coverageWeight,
     },
+    rerank,
     chatModel: createChatModel(config),
     lexicon: await loadWordNetLexicon().catch((err: unknown) => {
       log.warn({ err }, 'no English lexicon (dist/lexicon.txt): answers will not tell absent names apart');
@@ -197,8 +330,12 @@ export async function createDeps(config: Config, log: Logger, urls: DatabaseUrls
       { name: 'searchIndex', critical: true, run: () => index.check() },
       { name: 'jobEngine', critical: true, run: () => jobs.check() },
       { name: 'cache', critical: false, run: () => rateLimiter.check() },
+      ...modelCheck('embeddingModel', embedders?.slot),
+      ...modelCheck('rerankModel', reranking?.slot),
     ],
     async close() {
+      await embedders?.slot?.close();
+      await reranking?.slot?.close();
       await jobs.stop().catch((err: unknown) => log.warn({ err }, 'job engine did not stop cleanly'));
       await parser.close();
       await index.close().catch(() => {});

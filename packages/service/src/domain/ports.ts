@@ -126,6 +126,13 @@ export interface Embedder {
   embedPassages(texts: string[], signal?: AbortSignal): Promise<Float32Array[]>;
 }
 
+/** Scores passages against a query by reading both together (a cross-encoder): higher is more relevant. */
+export interface Reranker {
+  readonly model: string;
+  /** One score per passage, in the passages' order, comparable within one call. */
+  score(query: string, passages: string[], signal?: AbortSignal): Promise<number[]>;
+}
+
 /** The embedding model recorded for a workspace's vectors (`complete` once every chunk has one). */
 export interface EmbeddingState extends VectorSpace {
   complete: boolean;

@@ -25,6 +25,7 @@ import { AppError, errors } from '../errors.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { DependencyCheck } from '../ops/readiness.js';
 import type { EmbeddingService } from '../search/embeddings.js';
+import type { RerankStage } from '../search/rerank.js';
 import type { DocumentFilterStore, SearchOptions } from '../search/search.js';
 import { secretEquals } from './secrets.js';
 
@@ -48,6 +49,8 @@ export interface AppDeps {
   embeddings: EmbeddingService | undefined;
   filters: DocumentFilterStore;
   searchOptions: SearchOptions;
+  /** A second stage that reorders the best candidates, when RERANK_PROVIDER is set. */
+  rerank: RerankStage | undefined;
   /** Answers from a chat model, when one is configured; extractive answers otherwise. */
   chatModel: ChatModel | undefined;
   /** Ordinary English words (WordNet), for the extractive answerer; undefined when the build left none. */

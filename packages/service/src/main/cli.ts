@@ -229,7 +229,8 @@ async function withDatabase<T>(
   const dbs = await resolveDatabases(config, log, 'attach');
   try {
     if (dbs.embedded?.owned) await migrateAll(config, dbs.urls, () => {});
-    const deps = await createDeps(config, log, dbs.urls);
+    // Keys, users and secrets never search: no model is loaded (nor downloaded) for them.
+    const deps = await createDeps(config, log, dbs.urls, { models: false });
     try {
       return await fn(deps, dbs);
     } finally {

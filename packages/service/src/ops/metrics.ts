@@ -17,6 +17,7 @@ export class Metrics {
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
   readonly stageDuration: Histogram<'stage'>;
   readonly documentsProcessed: Counter<'status'>;
+  readonly rerankDuration: Histogram<'outcome'>;
 
   constructor(sources: MetricsSources | undefined) {
     collectDefaultMetrics({ register: this.registry, prefix: 'docslurp_' });
@@ -38,6 +39,13 @@ export class Metrics {
       name: 'docslurp_documents_processed_total',
       help: 'Documents finished by this process, by resulting status',
       labelNames: ['status'],
+      registers: [this.registry],
+    });
+    this.rerankDuration = new Histogram({
+      name: 'docslurp_search_rerank_duration_seconds',
+      help: 'Time the reranker took to score the candidates of one search (RERANK_PROVIDER), by outcome',
+      labelNames: ['outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [this.registry],
     });
     if (!sources) return;
@@ -98,5 +106,9 @@ export class Metrics {
 
   observeStage = (stage: DocumentStage, seconds: number): void => {
     this.stageDuration.observe({ stage }, seconds);
+  };
+
+  observeRerank = (seconds: number, outcome: 'ok' | 'failed'): void => {
+    this.rerankDuration.observe({ outcome }, seconds);
   };
 }

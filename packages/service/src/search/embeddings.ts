@@ -3,7 +3,8 @@ import type { Embedder, EmbeddingStateStore, IndexRow, SearchIndex, VectorSpace 
 
 /** The configured embedder, and how to reach the model of older vectors when it is still served. */
 export interface Embeddings {
-  current: Embedder;
+  /** Undefined while the configured model is not available yet (a model still being downloaded). */
+  readonly current: Embedder | undefined;
   /** An embedder for vectors of `model`, if this deployment can still make them. */
   forModel(model: string): Embedder | undefined;
 }
@@ -30,14 +31,23 @@ const BACKFILL_PAGE = 256;
 export class EmbeddingService {
   constructor(private readonly deps: EmbeddingDeps) {}
 
-  get model(): string {
-    return this.deps.embeddings.current.model;
+  get model(): string | undefined {
+    return this.deps.embeddings.current?.model;
   }
 
-  /** Embeds a freshly indexed document's chunks with the configured model. */
+  /**
+   * Embeds a freshly indexed document's chunks with the configured model. Without the model (not
+   * downloaded yet) the workspace is marked incomplete, and maintenance embeds the document later.
+   */
   async embedDocument(workspaceId: string, documentId: string, rows: IndexRow[], signal?: AbortSignal) {
     if (rows.length === 0) return;
     const embedder = this.deps.embeddings.current;
+    if (!embedder) {
+      const recorded = await this.deps.state.getEmbeddingState(workspaceId);
+      if (recorded?.complete)
+        await this.deps.state.setEmbeddingState(workspaceId, { ...recorded, complete: false });
+      return;
+    }
     const vectors = await embedder.embedPassages(rows.map(passageText), signal);
     const space: VectorSpace = { model: embedder.model, dimension: vectors[0]!.length };
     await this.deps.index.replaceDocumentVectors(
@@ -59,6 +69,7 @@ export class EmbeddingService {
    */
   async maintain(workspaceId: string, signal?: AbortSignal): Promise<{ embedded: number }> {
     const embedder = this.deps.embeddings.current;
+    if (!embedder) return { embedded: 0 };
     const recorded = await this.deps.state.getEmbeddingState(workspaceId);
     if (recorded?.model === embedder.model && recorded.complete) return { embedded: 0 };
     let space: VectorSpace | undefined =
@@ -97,8 +108,9 @@ export class EmbeddingService {
   }
 
   /** Workspaces whose vectors are not (yet) complete in the configured model. */
-  pendingWorkspaces(limit = 100): Promise<string[]> {
-    return this.deps.state.workspacesNeedingEmbeddings(this.model, limit);
+  async pendingWorkspaces(limit = 100): Promise<string[]> {
+    const model = this.model;
+    return model ? this.deps.state.workspacesNeedingEmbeddings(model, limit) : [];
   }
 
   /**
@@ -109,10 +121,9 @@ export class EmbeddingService {
   async spaceForSearch(workspaceId: string): Promise<{ space: VectorSpace; embedder: Embedder } | undefined> {
     const recorded = await this.deps.state.getEmbeddingState(workspaceId);
     if (!recorded) return undefined;
+    const current = this.deps.embeddings.current;
     const embedder =
-      recorded.model === this.model
-        ? this.deps.embeddings.current
-        : this.deps.embeddings.forModel(recorded.model);
+      current && recorded.model === current.model ? current : this.deps.embeddings.forModel(recorded.model);
     if (!embedder) return undefined;
     return { space: { model: recorded.model, dimension: recorded.dimension }, embedder };
   }

@@ -5,6 +5,7 @@ import { errors } from '../errors.js';
 import type { EmbeddingService } from './embeddings.js';
 import { expandQuery } from './expansion.js';
 import { type Snippet, snippetOf } from './passages.js';
+import { type RerankStage, rerankCandidates } from './rerank.js';
 import { codeCoverage, codedQuery, codeProximity, DuplicateFilter, wordCodes } from './word-codes.js';
 import { queryStems } from './words.js';
 
@@ -62,6 +63,8 @@ export interface SearchDeps {
   filters?: DocumentFilterStore | undefined;
   embeddings?: EmbeddingService | undefined;
   searchOptions?: SearchOptions | undefined;
+  /** A cross-encoder that reorders the best candidates, when one is configured. */
+  rerank?: RerankStage | undefined;
 }
 
 export interface RankedHit extends SearchHit {
@@ -304,13 +307,12 @@ export async function searchWorkspace(
     ...new Set(ranked.map((h) => h.row.documentId)),
   ]);
   const liveHits = ranked.filter((h) => live.has(h.row.documentId));
-  const hits = firstDistinct(
-    lazy
-      ? rescoredInOrder(liveHits, req.q, proximityWeight, coverageWeight)
-      : withDocumentEvidence(liveHits, options.documentEvidence),
-    req.topK,
-    req.maxChunksPerDocument,
-  );
+  const ordered = lazy
+    ? rescoredInOrder(liveHits, req.q, proximityWeight, coverageWeight)
+    : withDocumentEvidence(liveHits, options.documentEvidence);
+  // Second stage (off unless configured): the best candidates reordered before the page is cut.
+  const reranked = await rerankCandidates(deps.rerank, req.q, ordered, deps.log);
+  const hits = firstDistinct(reranked, req.topK, req.maxChunksPerDocument);
   const stems = queryStems(req.q);
   return hits.map((h) => ({
     text: h.row.text,

@@ -2,10 +2,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 
 /**
- * A local HTTP server that speaks OpenAI's embeddings and chat-completions APIs, for tests. Its
- * "embedding model" maps words to concept dimensions (car/automobile/vehicle share one), so vector
- * search finds passages that share no word with the query; its "chat model" answers from the
- * numbered sources in the prompt, the way the service's prompt asks.
+ * A local HTTP server that speaks OpenAI's embeddings and chat-completions APIs and the reranking
+ * APIs of TEI (`/rerank`) and Cohere (`/v2/rerank`), for tests. Its "embedding model" maps words to
+ * concept dimensions (car/automobile/vehicle share one), so vector search finds passages that share
+ * no word with the query; its "reranker" scores a passage by the share of the query's concepts it
+ * mentions; its "chat model" answers from the numbered sources in the prompt, the way the service's
+ * prompt asks.
  */
 
 const CONCEPTS = [
@@ -31,6 +33,23 @@ export function conceptVector(text: string, dimension: number): number[] {
   return v.map((x) => x / norm);
 }
 
+const conceptOf = (word: string) => {
+  const c = CONCEPTS.findIndex((group) => group.includes(word));
+  return c >= 0 ? `#${c}` : word;
+};
+
+/** The fake reranker's score: the share of the query's concepts (words of 4+ letters or in a concept) the text has. */
+export function conceptOverlap(query: string, text: string): number {
+  const words = (t: string) => t.toLowerCase().match(/[a-z]+/g) ?? [];
+  const wanted = new Set(
+    words(query)
+      .filter((w) => w.length >= 4 || conceptOf(w) !== w)
+      .map(conceptOf),
+  );
+  const present = new Set(words(text).map(conceptOf));
+  return wanted.size ? [...wanted].filter((c) => present.has(c)).length / wanted.size : 0;
+}
+
 export interface InjectedFailure {
   status: number;
   retryAfter?: string;
@@ -42,6 +61,8 @@ export interface ModelServer {
   dimensions: Map<string, number>;
   embeddingRequests: { model: string; inputs: number; at: number }[];
   chatRequests: { model: string; messages: { role: string; content: string }[]; stream: boolean }[];
+  /** Reranking requests as received (path and JSON body). */
+  rerankRequests: { path: string; body: Record<string, unknown> }[];
   maxInFlight: number;
   /** Failures served (in order) before normal answers. */
   failures: InjectedFailure[];
@@ -101,6 +122,7 @@ export async function startModelServer(): Promise<ModelServer> {
     dimensions: new Map(),
     embeddingRequests: [],
     chatRequests: [],
+    rerankRequests: [],
     maxInFlight: 0,
     failures: [],
   };
@@ -139,6 +161,23 @@ export async function startModelServer(): Promise<ModelServer> {
             .reverse(),
           usage: { prompt_tokens: 1, total_tokens: 1 },
         });
+        return;
+      }
+      if (req.url === '/rerank' || req.url === '/v2/rerank') {
+        state.rerankRequests.push({ path: req.url, body });
+        const query = String(body.query);
+        const texts = (req.url === '/rerank' ? body.texts : body.documents) as string[];
+        // Both APIs list the results best first.
+        const ranked = texts
+          .map((t, index) => ({ index, score: conceptOverlap(query, t) }))
+          .sort((a, b) => b.score - a.score);
+        if (req.url === '/rerank') send(res, 200, ranked);
+        else
+          send(res, 200, {
+            id: 'rr',
+            results: ranked.map((r) => ({ index: r.index, relevance_score: r.score })),
+            meta: { billed_units: { search_units: 1 } },
+          });
         return;
       }
       if (req.url === '/v1/chat/completions') {

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import { inject } from 'vitest';
 import { quoteIdent } from '../../src/adapters/postgres/db.js';
 import { buildApp } from '../../src/app.js';
@@ -68,6 +69,8 @@ export interface TestServiceOptions {
   env?: Record<string, string>;
   /** Run a worker in the same process (default true). */
   worker?: boolean;
+  /** Where the service logs (default: LOG_LEVEL to stdout). */
+  log?: Logger;
 }
 
 /** The real server (listening on a loopback port) and, by default, a worker, over real PostgreSQL. */
@@ -85,7 +88,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     RATE_LIMIT_PER_MINUTE: '0',
     ...options.env,
   });
-  const log = createLogger(config.logLevel);
+  const log = options.log ?? createLogger(config.logLevel);
   const deps = await createDeps(config, log, dbs.urls);
   const app = await buildApp(deps);
   await app.listen({ host: '127.0.0.1', port: 0 });

@@ -1,19 +1,14 @@
-import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import type * as Ort from 'onnxruntime-node';
 import type { Embedder } from '../../domain/ports.js';
-import { WordPieceTokenizer } from './wordpiece.js';
+import { loadOnnxModel, type OnnxModelLocation } from './onnx-session.js';
+import type { WordPieceTokenizer } from './wordpiece.js';
 
-export interface OnnxEmbedderOptions {
-  /** Folder with `model.onnx` (or `onnx/model.onnx`) and `tokenizer.json`. */
-  dir: string;
+export interface OnnxEmbedderOptions extends OnnxModelLocation {
   maxTokens: number;
   batchSize: number;
   pooling: 'mean' | 'cls';
   queryPrefix: string;
   passagePrefix: string;
-  threads: number;
 }
 
 /** Mean of the token vectors that the mask keeps, or the first ([CLS]) token's; then unit length. */
@@ -67,31 +62,9 @@ export class OnnxEmbedder implements Embedder {
   ) {}
 
   static async load(options: OnnxEmbedderOptions): Promise<OnnxEmbedder> {
-    const candidates = [path.join(options.dir, 'model.onnx'), path.join(options.dir, 'onnx', 'model.onnx')];
-    let modelBytes: Buffer | undefined;
-    for (const file of candidates) {
-      modelBytes = await readFile(file).catch(() => undefined);
-      if (modelBytes) break;
-    }
-    if (!modelBytes) {
-      throw new Error(`EMBEDDINGS_MODEL_DIR ${options.dir} has no model.onnx (nor onnx/model.onnx)`);
-    }
-    const tokenizer = await WordPieceTokenizer.fromFile(path.join(options.dir, 'tokenizer.json'));
-    // Loaded on demand: the native runtime is only needed when this provider is chosen.
-    const ort = await import('onnxruntime-node');
-    const session = await ort.InferenceSession.create(modelBytes, {
-      intraOpNumThreads: options.threads,
-      graphOptimizationLevel: 'all',
-    });
-    for (const name of ['input_ids', 'attention_mask']) {
-      if (!session.inputNames.includes(name)) {
-        throw new Error(`the ONNX model has no "${name}" input (inputs: ${session.inputNames.join(', ')})`);
-      }
-    }
     // The vector space is this exact file: a different model in the same folder gets another id.
-    const digest = createHash('sha256').update(modelBytes).digest('hex').slice(0, 12);
-    const id = `local:${path.basename(path.resolve(options.dir))}:${digest}`;
-    return new OnnxEmbedder(id, session, ort, tokenizer, options);
+    const m = await loadOnnxModel(options, 'EMBEDDINGS_MODEL_DIR');
+    return new OnnxEmbedder(m.id, m.session, m.ort, m.tokenizer, options);
   }
 
   async embedQuery(text: string): Promise<Float32Array> {

@@ -138,36 +138,61 @@ export class WordPieceTokenizer {
     out.push(...pieces);
   }
 
+  /** Word-piece ids of a text without [CLS] or [SEP], at most `limit` of them. */
+  private pieces(text: string, limit: number): number[] {
+    const ids: number[] = [];
+    for (const word of this.preTokenize(text)) {
+      if (ids.length >= limit) break;
+      this.wordPieces(word, ids);
+    }
+    ids.length = Math.min(ids.length, limit);
+    return ids;
+  }
+
   /** Token ids with [CLS] and [SEP], truncated to `maxTokens` in all. */
   encode(text: string, maxTokens: number): number[] {
-    const ids = [this.clsId];
-    for (const word of this.preTokenize(text)) {
-      this.wordPieces(word, ids);
-      if (ids.length >= maxTokens - 1) break;
-    }
-    ids.length = Math.min(ids.length, maxTokens - 1);
-    ids.push(this.sepId);
-    return ids;
+    return [this.clsId, ...this.pieces(text, maxTokens - 2), this.sepId];
+  }
+
+  /**
+   * A text pair as a cross-encoder reads it: [CLS] a [SEP] b [SEP], type 0 up to the first [SEP] and
+   * 1 after it. Too long a pair is cut longest first: the longer text gives up tokens, so a short
+   * query stays whole and a long passage keeps its beginning.
+   */
+  encodePair(a: string, b: string, maxTokens: number): { ids: number[]; typeIds: number[] } {
+    const budget = Math.max(2, maxTokens - 3);
+    const first = this.pieces(a, budget);
+    const second = this.pieces(b, budget);
+    const keepFirst = Math.min(first.length, Math.max(Math.ceil(budget / 2), budget - second.length));
+    first.length = keepFirst;
+    second.length = Math.min(second.length, budget - keepFirst);
+    const ids = [this.clsId, ...first, this.sepId, ...second, this.sepId];
+    const typeIds = ids.map((_, i) => (i < first.length + 2 ? 0 : 1));
+    return { ids, typeIds };
   }
 
   /** Encodes texts and pads them (id 0, mask 0) to the longest, as the encoder's int64 inputs. */
   encodeBatch(texts: string[], maxTokens: number): EncodedBatch {
-    const encoded = texts.map((t) => this.encode(t, maxTokens));
-    const length = Math.max(...encoded.map((e) => e.length));
-    const ids = new BigInt64Array(texts.length * length);
-    const attentionMask = new BigInt64Array(texts.length * length);
-    encoded.forEach((seq, row) => {
-      seq.forEach((id, col) => {
-        ids[row * length + col] = BigInt(id);
-        attentionMask[row * length + col] = 1n;
-      });
-    });
-    return {
-      ids,
-      attentionMask,
-      typeIds: new BigInt64Array(texts.length * length),
-      batch: texts.length,
-      length,
-    };
+    return pad(texts.map((t) => ({ ids: this.encode(t, maxTokens) })));
   }
+
+  /** Encodes text pairs (see `encodePair`) and pads them to the longest. */
+  encodePairBatch(pairs: [string, string][], maxTokens: number): EncodedBatch {
+    return pad(pairs.map(([a, b]) => this.encodePair(a, b, maxTokens)));
+  }
+}
+
+function pad(encoded: { ids: number[]; typeIds?: number[] }[]): EncodedBatch {
+  const length = Math.max(...encoded.map((e) => e.ids.length));
+  const ids = new BigInt64Array(encoded.length * length);
+  const attentionMask = new BigInt64Array(encoded.length * length);
+  const typeIds = new BigInt64Array(encoded.length * length);
+  encoded.forEach((seq, row) => {
+    seq.ids.forEach((id, col) => {
+      ids[row * length + col] = BigInt(id);
+      attentionMask[row * length + col] = 1n;
+      typeIds[row * length + col] = BigInt(seq.typeIds?.[col] ?? 0);
+    });
+  });
+  return { ids, attentionMask, typeIds, batch: encoded.length, length };
 }
