@@ -102,15 +102,16 @@ describe('Debian handbook questions through the service', () => {
     );
     expect(s.answerable).toBe(QUESTIONS);
     expect(s.unanswerable).toBe(UNANSWERABLE);
-    // Measured on this subset with the code of issue 16's start (three runs, identical): answer in the
-    // extracted text 24/30 (0.800), answer recall@5 20/30 (0.667), page hit@5 28/30 (0.933), chat
-    // contains 10/30 (0.333), 3 false declines, 3 of 15 unanswerable declined (0.200). Each floor is
-    // one question below; raise them as the answers improve.
-    expect(s.answerExtracted).toBeGreaterThanOrEqual(23 / 30);
-    expect(s.answerRecall5).toBeGreaterThanOrEqual(19 / 30);
+    // Measured on this subset at issue 16's start: extracted 24/30, recall@5 20/30, page hit@5 28/30,
+    // chat contains 10/30, 3 false declines, 3 of 15 declined. After its levers (whole HTML pages,
+    // compounds, larger chunks, the answerer's quotes, absent names declined): extracted 30/30, recall@5
+    // 25/30, page hit@5 28/30, chat contains 15/30, 1 false decline, 7 of 15 declined. Each floor is
+    // one question below what is measured now.
+    expect(s.answerExtracted).toBeGreaterThanOrEqual(29 / 30);
+    expect(s.answerRecall5).toBeGreaterThanOrEqual(24 / 30);
     expect(s.pageHit5).toBeGreaterThanOrEqual(27 / 30);
-    expect(s.chatContains).toBeGreaterThanOrEqual(9 / 30);
-    expect(s.falseDeclines).toBeLessThanOrEqual(4);
-    expect(s.declined).toBeGreaterThanOrEqual(2);
+    expect(s.chatContains).toBeGreaterThanOrEqual(14 / 30);
+    expect(s.falseDeclines).toBeLessThanOrEqual(2);
+    expect(s.declined).toBeGreaterThanOrEqual(6);
   }, 300_000);
 });
