@@ -7,9 +7,7 @@ import { expandQuery } from '../../src/search/expansion.js';
 
 describe('expandQuery', () => {
   it('asks for adjacent words written as one, and phrasal verbs in their joined form', () => {
-    expect(expandQuery('How do I change the time zone?')).toEqual([
-      { text: 'timezone', weight: 1 },
-    ]);
+    expect(expandQuery('How do I change the time zone?')).toEqual([{ text: 'timezone', weight: 1 }]);
     expect(expandQuery('keep users from logging in')).toEqual([{ text: 'keepusers login', weight: 1 }]);
     expect(expandQuery('How do I set up the printer?')).toEqual([{ text: 'setup', weight: 1 }]);
   });
