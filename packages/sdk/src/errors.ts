@@ -37,7 +37,10 @@ export class APIError extends DocSlurpError {
   }
 }
 
-/** 400: the request is malformed (`invalid_request`, `invalid_json`, `no_files`, `query_too_long`). */
+/**
+ * 400: the request is malformed (`invalid_request`, `invalid_json`, `no_files`, `query_too_long`,
+ * `upload_incomplete`, `malformed_multipart`).
+ */
 export class BadRequestError extends APIError {}
 /** 401: no API key, or one that is unknown or revoked. */
 export class AuthenticationError extends APIError {}

@@ -46,6 +46,14 @@ export const errors = {
       'file_too_large',
       `File "${filename}" exceeds the limit of ${maxBytes} bytes per file.`,
     ),
+  uploadIncomplete: (filename: string) =>
+    new AppError(
+      400,
+      'upload_incomplete',
+      `File "${filename}" did not arrive whole: the upload ended early or its multipart body is malformed.`,
+    ),
+  malformedMultipart: (detail: string) =>
+    new AppError(400, 'malformed_multipart', `The multipart body is malformed: ${detail}.`),
   payloadTooLarge: (maxBytes: number) =>
     new AppError(413, 'payload_too_large', `The request body exceeds the limit of ${maxBytes} bytes.`),
   queryTooLong: (max: number) =>

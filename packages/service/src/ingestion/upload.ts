@@ -30,7 +30,12 @@ export function sanitizeFilename(raw: string): string {
   return name || 'unnamed';
 }
 
-/** Streams one file into object storage while hashing and counting it; nothing is held whole in memory. */
+/**
+ * Streams one file into object storage while hashing and counting it; nothing is held whole in memory.
+ * The incoming stream may already have failed before it reaches here (a body that ended inside the
+ * part, a client that went away): that failure must end the write, never leave it waiting for bytes
+ * that will not come, and it is the caller's fault (`upload_incomplete`), not the storage's.
+ */
 export async function stageFile(objects: ObjectStore, file: IncomingFile): Promise<StagedFile> {
   const documentId = newId('doc');
   const hash = createHash('sha256');
@@ -43,8 +48,31 @@ export async function stageFile(objects: ObjectStore, file: IncomingFile): Promi
     },
   });
   const storageKey = artifactKeys.original(documentId);
-  file.stream.on('error', (err) => meter.destroy(err));
-  await objects.put(storageKey, file.stream.pipe(meter), file.mediaType ?? 'application/octet-stream');
+  // The source is watched by hand rather than piped with pipeline(): a storage failure must not be
+  // mistaken for a broken upload, and a source that failed before it got here must still end the write.
+  let incomplete = false;
+  const source = file.stream;
+  const fail = (err: Error) => {
+    incomplete = true;
+    meter.destroy(err);
+  };
+  // Until the store attaches its own listeners, an error on the meter must not go unhandled.
+  meter.on('error', () => {});
+  if (source.errored || (source.destroyed && !source.readableEnded)) {
+    fail(source.errored ?? new Error('the file stream closed early'));
+  } else {
+    source.once('error', fail);
+    source.once('close', () => {
+      if (!source.readableEnded) fail(new Error('the file stream closed early'));
+    });
+    source.pipe(meter);
+  }
+  try {
+    await objects.put(storageKey, meter, file.mediaType ?? 'application/octet-stream');
+  } catch (err) {
+    if (incomplete) throw errors.uploadIncomplete(sanitizeFilename(file.filename));
+    throw err;
+  }
   return {
     documentId,
     storageKey,

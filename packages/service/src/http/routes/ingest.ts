@@ -1,4 +1,5 @@
-import type { FastifyInstance } from 'fastify';
+import type { Multipart } from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { StagedFile } from '../../domain/ports.js';
@@ -37,6 +38,49 @@ function parseMetadata(raw: string | undefined): Record<string, unknown> {
     throw errors.invalidRequest('The field "metadata" must be a JSON object.');
   }
   return value as Record<string, unknown>;
+}
+
+/** A failure of the multipart body itself (as opposed to storage or the database). */
+class MultipartBodyError extends Error {
+  constructor(override readonly cause: unknown) {
+    super('multipart body error');
+  }
+}
+
+/**
+ * The parts of a multipart request. Whatever the parser throws (its own limits, a missing boundary,
+ * a body that ends early or is not multipart at all) comes out as a MultipartBodyError, so the route
+ * can answer it with a 4xx and never mistake it for a failure of the server.
+ */
+async function* partsOf(request: FastifyRequest): AsyncGenerator<Multipart> {
+  let parts: AsyncIterableIterator<Multipart>;
+  try {
+    parts = request.parts();
+  } catch (err) {
+    throw new MultipartBodyError(err);
+  }
+  for (;;) {
+    let next: IteratorResult<Multipart>;
+    try {
+      next = await parts.next();
+    } catch (err) {
+      throw new MultipartBodyError(err);
+    }
+    if (next.done) return;
+    yield next.value;
+  }
+}
+
+function multipartError(err: unknown, currentFile: string, deps: AppDeps): AppError {
+  if (err instanceof AppError) return err;
+  const code = (err as { code?: string }).code;
+  if (code === 'FST_REQ_FILE_TOO_LARGE')
+    return errors.fileTooLarge(currentFile, deps.config.limits.maxFileBytes);
+  if (code === 'FST_FILES_LIMIT') return errors.tooManyFiles(deps.config.limits.maxFilesPerUpload);
+  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT')
+    return errors.payloadTooLarge(deps.config.limits.maxFileBytes);
+  const message = err instanceof Error ? err.message.replace(/\.$/, '') : String(err);
+  return errors.malformedMultipart(message);
 }
 
 export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
@@ -107,7 +151,7 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
       let checkedWorkspace = false;
       let currentFile = '';
       try {
-        for await (const part of request.parts()) {
+        for await (const part of partsOf(request)) {
           if (part.type === 'field') {
             fields[part.fieldname] = String(part.value);
             continue;
@@ -138,15 +182,7 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
         }
       } catch (err) {
         await deps.objects.delete(staged.map((f) => f.storageKey)).catch(() => {});
-        const code = (err as { code?: string }).code;
-        if (code === 'FST_REQ_FILE_TOO_LARGE')
-          throw errors.fileTooLarge(currentFile, deps.config.limits.maxFileBytes);
-        if (code === 'FST_FILES_LIMIT') throw errors.tooManyFiles(deps.config.limits.maxFilesPerUpload);
-        if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT')
-          throw errors.payloadTooLarge(deps.config.limits.maxFileBytes);
-        if (err instanceof AppError) throw err;
-        if (code?.startsWith('FST_'))
-          throw errors.invalidRequest(`The multipart body is malformed: ${(err as Error).message}`);
+        if (err instanceof MultipartBodyError) throw multipartError(err.cause, currentFile, deps);
         throw err;
       }
       const idempotencyKey = fields.idempotencyKey?.trim() || undefined;
