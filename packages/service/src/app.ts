@@ -66,7 +66,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // One log line per request comes from the onResponse hook below, with the route pattern.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.limits.jsonBodyBytes,
-    trustProxy: deps.config.mode === 'stack',
+    // Forwarded headers are believed only from the configured proxies: anyone else could forge the
+    // client address (sign-in limits, /ready's detail) and the scheme (the cookie's Secure flag).
+    trustProxy: deps.config.server.trustedProxies.length ? deps.config.server.trustedProxies : false,
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];

@@ -1,7 +1,8 @@
 import { readdir } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { multipartBody, postHead, rawRequest } from '../support/raw-http.js';
+import { jsonRequest, multipartBody, postHead, rawRequest } from '../support/raw-http.js';
 import { type ServerProcess, startServerProcess } from '../support/server-process.js';
 
 /**
@@ -10,9 +11,30 @@ import { type ServerProcess, startServerProcess } from '../support/server-proces
  */
 
 let srv: ServerProcess;
+const admin = { email: 'admin@example.com', password: 'attack-test-password' };
+/** The server's own settings here: a hosted platform (so /ready hides details from the public). */
+const hostedEnv = {
+  HOSTED_PLATFORM_APP_NAME: 'attack-test',
+  LOGIN_ATTEMPTS_PER_MINUTE: '2',
+  CONSOLE_ADMIN_EMAIL: admin.email,
+  CONSOLE_ADMIN_PASSWORD: admin.password,
+};
+
+/**
+ * An address of this machine that is not loopback: connections from it reach the server as a
+ * caller from the network would. (A machine without one cannot run these tests.)
+ */
+function networkAddress(): string {
+  const found = Object.values(os.networkInterfaces())
+    .flat()
+    .find((i) => i && !i.internal && i.family === 'IPv4');
+  if (!found) throw new Error('this test needs a non-loopback IPv4 address on the machine');
+  return found.address;
+}
 
 beforeAll(async () => {
-  srv = await startServerProcess();
+  // Bound to every interface, so that a caller from the network address can be played.
+  srv = await startServerProcess(hostedEnv, { host: '0.0.0.0' });
 });
 afterAll(async () => {
   await srv?.stop();
@@ -89,5 +111,78 @@ describe('uploads that never finish', () => {
       },
       { timeout: 10_000, interval: 250 },
     );
+  });
+});
+
+describe('forwarded headers from a caller that is not a configured proxy', () => {
+  it('ignores X-Forwarded-For on /ready: a public caller sees the redacted answer', async () => {
+    const from = networkAddress();
+    const forged = await jsonRequest(srv.port, 'GET', '/ready', {
+      host: from,
+      localAddress: from,
+      headers: { 'x-forwarded-for': '127.0.0.1, 198.51.100.7' },
+    });
+    expect(forged.status).toBe(200);
+    expect(Object.keys(forged.json).sort()).toEqual(['checks', 'status']);
+    expect(forged.json.checks.database).toEqual({ ok: true });
+    // The same server still gives loopback callers the detail.
+    const local = await jsonRequest(srv.port, 'GET', '/ready');
+    expect(local.json.schemaVersion).toBeDefined();
+  });
+
+  it('counts failed sign-ins per socket address however X-Forwarded-For varies', async () => {
+    // LOGIN_ATTEMPTS_PER_MINUTE=2: ten failures per address, each with its own email and forged address.
+    const statuses: number[] = [];
+    for (let i = 0; i < 14; i++) {
+      const r = await jsonRequest(srv.port, 'POST', '/v1/session', {
+        body: { email: `guess${i}@example.com`, password: 'wrong password' },
+        headers: { 'x-forwarded-for': `203.0.113.${i + 1}` },
+      });
+      statuses.push(r.status);
+    }
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(statuses.slice(10)).toEqual(Array(4).fill(429));
+  });
+
+  it('ignores X-Forwarded-Proto: a session cookie over plain http is not marked Secure', async () => {
+    const from = networkAddress();
+    const r = await jsonRequest(srv.port, 'POST', '/v1/session', {
+      host: from,
+      localAddress: from,
+      body: admin,
+      headers: { 'x-forwarded-proto': 'https' },
+    });
+    expect(r.status).toBe(200);
+    expect(r.headers['set-cookie']).toMatch(/^docslurp_session=/);
+    expect(r.headers['set-cookie']).not.toMatch(/;\s*Secure/i);
+  });
+});
+
+describe('behind a configured proxy (TRUSTED_PROXIES)', () => {
+  let proxied: ServerProcess;
+  beforeAll(async () => {
+    proxied = await startServerProcess({ ...hostedEnv, TRUSTED_PROXIES: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await proxied?.stop();
+  });
+
+  it('takes the client from the proxy and not from what the client itself claimed', async () => {
+    // The client forged "127.0.0.1"; the proxy appended the address it saw. Only the latter counts.
+    const r = await jsonRequest(proxied.port, 'GET', '/ready', {
+      headers: { 'x-forwarded-for': '127.0.0.1, 198.51.100.7' },
+    });
+    expect(Object.keys(r.json).sort()).toEqual(['checks', 'status']);
+    const direct = await jsonRequest(proxied.port, 'GET', '/ready');
+    expect(direct.json.schemaVersion).toBeDefined();
+  });
+
+  it("believes the proxy's X-Forwarded-Proto for the cookie's Secure flag", async () => {
+    const r = await jsonRequest(proxied.port, 'POST', '/v1/session', {
+      body: admin,
+      headers: { 'x-forwarded-for': '198.51.100.8', 'x-forwarded-proto': 'https' },
+    });
+    expect(r.status).toBe(200);
+    expect(r.headers['set-cookie']).toMatch(/;\s*Secure/i);
   });
 });

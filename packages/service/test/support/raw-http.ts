@@ -109,3 +109,33 @@ export function postHead(path: string, headers: Record<string, string>): string 
   const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}`);
   return `POST ${path} HTTP/1.1\r\nHost: localhost\r\n${lines.join('\r\n')}\r\n\r\n`;
 }
+
+/** A complete request with an optional JSON body, on a fresh socket (so its source address can be chosen). */
+export function jsonRequest(
+  port: number,
+  method: string,
+  path: string,
+  options: RawRequestOptions & { body?: unknown; headers?: Record<string, string> } = {},
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON bodies and assert on their shape.
+): Promise<RawAnswer & { json: any }> {
+  const body = options.body === undefined ? '' : JSON.stringify(options.body);
+  const headers = {
+    host: 'localhost',
+    ...(body
+      ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }
+      : {}),
+    ...options.headers,
+  };
+  const head = `${method} ${path} HTTP/1.1\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n')}\r\n\r\n`;
+  return rawRequest(port, head + body, options).then((a) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(a.body);
+    } catch {
+      parsed = undefined;
+    }
+    return { ...a, json: parsed };
+  });
+}

@@ -37,6 +37,21 @@ describe('loadConfig', () => {
   });
 });
 
+describe('trusted proxies', () => {
+  it('trusts no proxy unless told, in either mode', () => {
+    expect(loadConfig({}).server.trustedProxies).toEqual([]);
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@db/service' }).server.trustedProxies).toEqual([]);
+  });
+
+  it('reads addresses and CIDR ranges and refuses anything else', () => {
+    expect(
+      loadConfig({ TRUSTED_PROXIES: ' 10.0.0.5, 172.16.0.0/12 ,fd00::/8' }).server.trustedProxies,
+    ).toEqual(['10.0.0.5', '172.16.0.0/12', 'fd00::/8']);
+    for (const bad of ['proxy.internal', '10.0.0.0/33', '*', '10.0.0.0/8/1', 'true'])
+      expect(() => loadConfig({ TRUSTED_PROXIES: bad })).toThrow(/TRUSTED_PROXIES/);
+  });
+});
+
 describe('parser settings', () => {
   it('requires isolation in the stack and allows the fallback in embedded mode', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://db/service' }).parser.isolation).toBe('required');
