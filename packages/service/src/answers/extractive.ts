@@ -1,6 +1,7 @@
 import type { Citation, SearchHit } from '../domain/types.js';
 import { contentTerms, words } from '../text/english.js';
 import { sentenceSpans } from '../text/sentences.js';
+import { neutraliseMarkers } from './markers.js';
 
 export const NOT_FOUND_ANSWER = 'I could not find an answer to that in this workspace.';
 
@@ -127,7 +128,7 @@ export function composeExtractiveAnswer(
       charEnd: hit.citation.charStart + c.end,
     };
     citations.push(citation);
-    parts.push(`${c.text} [${citation.n}]`);
+    parts.push(`${neutraliseMarkers(c.text)} [${citation.n}]`);
   }
   return { answer: parts.join(' '), citations };
 }

@@ -14,6 +14,8 @@ export interface ServerProcess {
   /** An API key with every scope (SERVICE_BOOTSTRAP_API_KEY). */
   key: string;
   process: RunningProcess;
+  /** The environment it runs with (for a worker or a second server on the same data). */
+  env: Record<string, string>;
   /** Sockets the process holds open now. */
   sockets(): Promise<number>;
   /** Descriptors the process holds open now, of any kind. */
@@ -21,20 +23,31 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+export interface ServerProcessOptions {
+  host?: string;
+  /** Serve the database and files of this server instead of new ones (two servers, one stack). */
+  share?: ServerProcess;
+}
+
 export async function startServerProcess(
   env: Record<string, string> = {},
-  options: { host?: string } = {},
+  options: ServerProcessOptions = {},
 ): Promise<ServerProcess> {
-  const dbs: TestDatabases = await createTestDatabases();
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'docslurp-server-'));
+  const dbs: TestDatabases | undefined = options.share ? undefined : await createTestDatabases();
+  const dataDir = options.share?.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'docslurp-server-')));
   const port = await freePort();
-  const key = `dsk_${randomBytes(16).toString('hex')}`;
+  const key = options.share?.key ?? `dsk_${randomBytes(16).toString('hex')}`;
   const host = options.host ?? '127.0.0.1';
-  const child = startCli('server', ['server'], {
+  const fullEnv = {
     ...baseEnv(),
     DATA_DIR: dataDir,
-    DATABASE_URL: dbs.urls.service,
-    WORKFLOW_DATABASE_URL: dbs.urls.workflow,
+    ...(dbs ? { DATABASE_URL: dbs.urls.service, WORKFLOW_DATABASE_URL: dbs.urls.workflow } : {}),
+    ...(options.share
+      ? {
+          DATABASE_URL: options.share.env.DATABASE_URL!,
+          WORKFLOW_DATABASE_URL: options.share.env.WORKFLOW_DATABASE_URL!,
+        }
+      : {}),
     OBJECT_STORE: 'fs',
     SERVER_BIND_ADDRESS: host,
     SERVER_PORT: String(port),
@@ -42,7 +55,8 @@ export async function startServerProcess(
     RATE_LIMIT_PER_MINUTE: '0',
     LOG_LEVEL: 'warn',
     ...env,
-  });
+  };
+  const child = startCli('server', ['server'], fullEnv);
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitForHealth(url, 30_000);
@@ -63,12 +77,24 @@ export async function startServerProcess(
     dataDir,
     key,
     process: child,
+    env: fullEnv,
     sockets: async () => (await fds()).filter((l) => l.startsWith('socket:')).length,
     descriptors: async () => (await fds()).length,
     async stop() {
       await child.stop();
-      await dbs.drop();
-      await rm(dataDir, { recursive: true, force: true });
+      if (dbs) {
+        await dbs.drop();
+        await rm(dataDir, { recursive: true, force: true });
+      }
     },
   };
+}
+
+/** `docslurp worker` for the documents of `server`. */
+export function startWorkerProcess(server: ServerProcess): RunningProcess {
+  return startCli('worker', ['worker'], {
+    ...server.env,
+    JOB_POLL_INTERVAL_SECONDS: '0.5',
+    RECONCILE_INTERVAL_SECONDS: '2',
+  });
 }
