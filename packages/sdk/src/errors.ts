@@ -48,12 +48,20 @@ export class AuthenticationError extends APIError {}
 export class PermissionDeniedError extends APIError {}
 /** 404: no such workspace, run or document for this key's account. */
 export class NotFoundError extends APIError {}
+/**
+ * 408: the server stopped waiting for the request's body (`request_timeout`): it arrived too slowly or
+ * stalled. Retried like other transient answers when the call may be retried.
+ */
+export class RequestTimeoutError extends APIError {}
 /** 409: `idempotency_conflict`, `invalid_run_state` or `text_not_available`. */
 export class ConflictError extends APIError {}
 /** 413: a file or the whole upload is over the server's limits. */
 export class PayloadTooLargeError extends APIError {}
 
-/** 429: too many requests. `retryAfterMs` is how long the server asked to wait, when it said. */
+/**
+ * 429: too many requests (`rate_limited`), or too many open connections from one address
+ * (`too_many_connections`). `retryAfterMs` is how long the server asked to wait, when it said.
+ */
 export class RateLimitError extends APIError {
   readonly retryAfterMs: number | undefined;
 
@@ -158,6 +166,7 @@ const byStatus: Record<number, APIErrorClass> = {
   401: AuthenticationError,
   403: PermissionDeniedError,
   404: NotFoundError,
+  408: RequestTimeoutError,
   409: ConflictError,
   413: PayloadTooLargeError,
   429: RateLimitError,

@@ -30,6 +30,17 @@ export interface Config {
      * believed (TRUSTED_PROXIES). Empty: the socket's address is the client, whatever a header says.
      */
     trustedProxies: string[];
+    /** The whole request (headers and body, uploads included) must arrive within this. */
+    requestTimeoutMs: number;
+    /**
+     * The headers, and a body that is not an upload, must arrive within this; an upload may pause
+     * for at most this long.
+     */
+    bodyTimeoutMs: number;
+    /** An idle keep-alive connection is closed after this. */
+    keepAliveTimeoutMs: number;
+    /** Open connections one client address may hold (configured proxies excepted); 0: no cap. */
+    maxConnectionsPerAddress: number;
   };
   objects:
     | { kind: 'fs'; dir: string }
@@ -196,6 +207,10 @@ const envSchema = z.object({
   SERVER_PORT: int(8080, 0).pipe(z.number().max(65535)),
   SELFHOST_URL: optionalString,
   TRUSTED_PROXIES: optionalString,
+  HTTP_REQUEST_TIMEOUT_SECONDS: int(600, 1),
+  HTTP_BODY_TIMEOUT_SECONDS: int(30, 1),
+  HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: int(72, 1),
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: int(100, 0),
   OBJECT_STORE: z.enum(['fs', 's3']).optional(),
   S3_BUCKET: optionalString,
   S3_REGION: optionalString,
@@ -327,6 +342,9 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
 
   const host = e.SERVER_BIND_ADDRESS ?? '127.0.0.1';
   const trustedProxies = parseTrustedProxies(e.TRUSTED_PROXIES);
+  if (e.HTTP_BODY_TIMEOUT_SECONDS > e.HTTP_REQUEST_TIMEOUT_SECONDS) {
+    throw new ConfigError('HTTP_BODY_TIMEOUT_SECONDS may not exceed HTTP_REQUEST_TIMEOUT_SECONDS');
+  }
   const embeddings = embeddingsConfig(e, cwd);
   if ((e.LLM_BASE_URL === undefined) !== (e.LLM_MODEL === undefined)) {
     throw new ConfigError(
@@ -355,7 +373,16 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       workflowNamespace: namespace,
       poolSize: e.DATABASE_POOL_SIZE,
     },
-    server: { host, port: e.SERVER_PORT, publicUrl: e.SELFHOST_URL, trustedProxies },
+    server: {
+      host,
+      port: e.SERVER_PORT,
+      publicUrl: e.SELFHOST_URL,
+      trustedProxies,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
+      bodyTimeoutMs: e.HTTP_BODY_TIMEOUT_SECONDS * 1000,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+      maxConnectionsPerAddress: e.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+    },
     objects,
     index: { uri: indexUri },
     cache: e.REDIS_URL ? { kind: 'redis', url: e.REDIS_URL } : { kind: 'memory' },

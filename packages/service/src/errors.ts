@@ -54,6 +54,17 @@ export const errors = {
     ),
   malformedMultipart: (detail: string) =>
     new AppError(400, 'malformed_multipart', `The multipart body is malformed: ${detail}.`),
+  bodyTimeout: (seconds: number) =>
+    new AppError(408, 'request_timeout', `The request body did not arrive within ${seconds} s.`, {
+      connection: 'close',
+    }),
+  tooManyConnections: (max: number) =>
+    new AppError(
+      429,
+      'too_many_connections',
+      `This address already holds ${max} open connections; close some and retry.`,
+      { 'retry-after': '1' },
+    ),
   payloadTooLarge: (maxBytes: number) =>
     new AppError(413, 'payload_too_large', `The request body exceeds the limit of ${maxBytes} bytes.`),
   queryTooLong: (max: number) =>

@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { client } from '../support/http.js';
 import { type ModelServer, startModelServer } from '../support/model-servers.js';
 import type { RunningProcess } from '../support/processes.js';
-import { jsonRequest, multipartBody, postHead, rawRequest } from '../support/raw-http.js';
+import {
+  idleConnection,
+  jsonRequest,
+  multipartBody,
+  postHead,
+  rawRequest,
+  slowRequest,
+} from '../support/raw-http.js';
 import { type ServerProcess, startServerProcess, startWorkerProcess } from '../support/server-process.js';
 
 /**
@@ -35,9 +42,12 @@ function networkAddress(): string {
   return found.address;
 }
 
+/** Short timeouts, so that the slow clients below are ended within the test's patience. */
+const timeoutEnv = { HTTP_BODY_TIMEOUT_SECONDS: '2', HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '2' };
+
 beforeAll(async () => {
   // Bound to every interface, so that a caller from the network address can be played.
-  srv = await startServerProcess(hostedEnv, { host: '0.0.0.0' });
+  srv = await startServerProcess({ ...hostedEnv, ...timeoutEnv }, { host: '0.0.0.0' });
 });
 afterAll(async () => {
   await srv?.stop();
@@ -164,7 +174,10 @@ describe('forwarded headers from a caller that is not a configured proxy', () =>
 describe('behind a configured proxy (TRUSTED_PROXIES)', () => {
   let proxied: ServerProcess;
   beforeAll(async () => {
-    proxied = await startServerProcess({ ...hostedEnv, TRUSTED_PROXIES: '127.0.0.1' });
+    proxied = await startServerProcess(
+      { ...hostedEnv, TRUSTED_PROXIES: '127.0.0.1', HTTP_MAX_CONNECTIONS_PER_ADDRESS: '5' },
+      { host: '0.0.0.0' },
+    );
   });
   afterAll(async () => {
     await proxied?.stop();
@@ -180,6 +193,30 @@ describe('behind a configured proxy (TRUSTED_PROXIES)', () => {
     expect(direct.json.schemaVersion).toBeDefined();
   });
 
+  it('caps the connections of one client address (429 too_many_connections), but not of the proxy', async () => {
+    const from = networkAddress();
+    const held = await Promise.all(
+      Array.from({ length: 5 }, () => idleConnection(proxied.port, { host: from, localAddress: from })),
+    );
+    const refused = await idleConnection(proxied.port, { host: from, localAddress: from });
+    const answer = await refused.answer();
+    expect(answer.closed).toBe(true);
+    expect(answer.status).toBe(429);
+    expect(JSON.parse(answer.body).error.code).toBe('too_many_connections');
+    // The proxy's own connections are not counted: it carries every client.
+    const viaProxy = await Promise.all(
+      Array.from({ length: 8 }, () => jsonRequest(proxied.port, 'GET', '/health')),
+    );
+    expect(viaProxy.map((r) => r.status)).toEqual(Array(8).fill(200));
+    // A connection that closes makes room for the next one.
+    held[0]!.close();
+    await vi.waitFor(async () => {
+      const again = await jsonRequest(proxied.port, 'GET', '/health', { host: from, localAddress: from });
+      expect(again.status).toBe(200);
+    });
+    for (const c of held) c.close();
+  });
+
   it("believes the proxy's X-Forwarded-Proto for the cookie's Secure flag", async () => {
     const r = await jsonRequest(proxied.port, 'POST', '/v1/session', {
       body: admin,
@@ -187,6 +224,97 @@ describe('behind a configured proxy (TRUSTED_PROXIES)', () => {
     });
     expect(r.status).toBe(200);
     expect(r.headers['set-cookie']).toMatch(/;\s*Secure/i);
+  });
+});
+
+describe('clients that send a request slowly (slowloris)', () => {
+  const slowJson = (headers: Record<string, string>) =>
+    postHead('/v1/search', { 'content-type': 'application/json', 'content-length': '1000', ...headers });
+
+  it('answers a body without a key at once and closes the connection without reading the body', async () => {
+    const descriptorsBefore = await srv.descriptors();
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, () =>
+        slowRequest(srv.port, `${slowJson({})}{`, () => ' ', { maxMs: 5_000 }),
+      ),
+    );
+    for (const a of answers) {
+      expect(a.status).toBe(401);
+      expect(JSON.parse(a.body).error.code).toBe('missing_api_key');
+      // Well before the body timeout: the server did not wait for the body.
+      expect(a.closedAfterMs).toBeLessThan(1_500);
+    }
+    await vi.waitFor(async () => expect(await srv.descriptors()).toBeLessThanOrEqual(descriptorsBefore + 4));
+  });
+
+  it('authenticates before it validates: a wrong body without a key learns nothing of the schema', async () => {
+    for (const path of ['/v1/search', '/v1/search/chat', '/v1/ingest/urls', '/v1/keys']) {
+      const r = await jsonRequest(srv.port, 'POST', path, { body: { unexpected: true } });
+      expect([r.status, r.json.error.code]).toEqual([401, 'missing_api_key']);
+    }
+  });
+
+  it('ends a body that trickles in with a key after HTTP_BODY_TIMEOUT_SECONDS: 408 request_timeout', async () => {
+    const a = await slowRequest(srv.port, `${slowJson({ authorization: `Bearer ${srv.key}` })}{`, () => ' ', {
+      maxMs: 8_000,
+    });
+    expect(a.status).toBe(408);
+    expect(JSON.parse(a.body).error.code).toBe('request_timeout');
+    expect(a.closedAfterMs).toBeGreaterThanOrEqual(1_900);
+    expect(a.closedAfterMs).toBeLessThan(5_000);
+  });
+
+  it('ends headers that trickle in after the same time', async () => {
+    let n = 0;
+    const a = await slowRequest(
+      srv.port,
+      'GET /health HTTP/1.1\r\nHost: localhost\r\n',
+      () => `x-pad-${n++}: 1\r\n`,
+      {
+        maxMs: 8_000,
+      },
+    );
+    expect(a.closedAfterMs).toBeGreaterThanOrEqual(1_900);
+    expect(a.closedAfterMs).toBeLessThan(5_000);
+  });
+
+  it('ends an upload that stops sending and removes what it had staged', async () => {
+    const filesBefore = await storedFiles();
+    const boundary = 'stall';
+    const body = multipartBody(boundary, [
+      { name: 'files', filename: 'stalled.bin', content: Buffer.alloc(1024 * 1024, 'y') },
+    ]);
+    const head = postHead('/v1/ingest/bulk', {
+      authorization: `Bearer ${srv.key}`,
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      'content-length': String(body.length),
+    });
+    // Half the file, then nothing: the connection stays open and silent.
+    const a = await slowRequest(
+      srv.port,
+      Buffer.concat([Buffer.from(head), body.subarray(0, 512 * 1024)]),
+      () => '',
+      {
+        intervalMs: 60_000,
+        maxMs: 8_000,
+      },
+    );
+    expect(a.closedAfterMs).toBeGreaterThanOrEqual(1_900);
+    expect(a.closedAfterMs).toBeLessThan(5_000);
+    await vi.waitFor(async () =>
+      expect((await storedFiles()).filter((f) => !filesBefore.includes(f))).toEqual([]),
+    );
+  });
+
+  it('closes an idle keep-alive connection after HTTP_KEEP_ALIVE_TIMEOUT_SECONDS', async () => {
+    const c = await idleConnection(srv.port);
+    c.socket.write('GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    const started = Date.now();
+    const a = await c.answer(8_000);
+    expect(a.status).toBe(200);
+    expect(a.closed).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
 

@@ -139,3 +139,80 @@ export function jsonRequest(
     return { ...a, json: parsed };
   });
 }
+
+export interface SlowAnswer extends RawAnswer {
+  /** When the server closed the connection, in ms after the first write; undefined if it never did. */
+  closedAfterMs: number | undefined;
+}
+
+/**
+ * A client that writes `first`, then `drip()` every `intervalMs` (a byte at a time, as a slowloris
+ * attack does) until the server closes the connection or `maxMs` pass.
+ */
+export function slowRequest(
+  port: number,
+  first: string | Buffer,
+  drip: () => string | Buffer,
+  options: { intervalMs?: number; maxMs?: number; host?: string; localAddress?: string } = {},
+): Promise<SlowAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({
+      port,
+      host: options.host ?? '127.0.0.1',
+      localAddress: options.localAddress,
+    });
+    let text = '';
+    let started = 0;
+    let closedAfterMs: number | undefined;
+    let ticker: NodeJS.Timeout | undefined;
+    const finish = () => {
+      clearInterval(ticker);
+      clearTimeout(limit);
+      socket.destroy();
+      resolve({ ...parseAnswer(text, closedAfterMs !== undefined), closedAfterMs });
+    };
+    const limit = setTimeout(finish, options.maxMs ?? 10_000);
+    socket.on('data', (d) => {
+      text += d.toString('latin1');
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      closedAfterMs = Date.now() - started;
+      finish();
+    });
+    socket.on('connect', () => {
+      started = Date.now();
+      socket.write(first);
+      ticker = setInterval(() => {
+        if (!socket.destroyed && socket.writable) socket.write(drip());
+      }, options.intervalMs ?? 250);
+    });
+    socket.once('error', (err) => {
+      if (!started) reject(err);
+    });
+  });
+}
+
+/** Opens a connection and keeps it, sending nothing, until `close()`. */
+export async function idleConnection(port: number, options: { host?: string; localAddress?: string } = {}) {
+  const socket = net.connect({ port, host: options.host ?? '127.0.0.1', localAddress: options.localAddress });
+  let text = '';
+  socket.on('data', (d) => {
+    text += d.toString('latin1');
+  });
+  socket.on('error', () => {});
+  await new Promise((r) => socket.once('connect', r));
+  const closed = new Promise<void>((r) => socket.once('close', () => r()));
+  return {
+    socket,
+    /** What the server sent, parsed once it closed the connection (or `waitMs` passed). */
+    async answer(waitMs = 5_000): Promise<RawAnswer> {
+      const ended = await Promise.race([
+        closed.then(() => true),
+        new Promise((r) => setTimeout(() => r(false), waitMs)),
+      ]);
+      return parseAnswer(text, ended === true);
+    },
+    close: () => socket.destroy(),
+  };
+}

@@ -52,6 +52,35 @@ describe('trusted proxies', () => {
   });
 });
 
+describe('HTTP timeouts and connections', () => {
+  it('has defaults and reads the settings in seconds', () => {
+    expect(loadConfig({}).server).toMatchObject({
+      requestTimeoutMs: 600_000,
+      bodyTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 72_000,
+      maxConnectionsPerAddress: 100,
+    });
+    const c = loadConfig({
+      HTTP_REQUEST_TIMEOUT_SECONDS: '3600',
+      HTTP_BODY_TIMEOUT_SECONDS: '10',
+      HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '5',
+      HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
+    }).server;
+    expect(c).toMatchObject({
+      requestTimeoutMs: 3_600_000,
+      bodyTimeoutMs: 10_000,
+      keepAliveTimeoutMs: 5_000,
+    });
+    expect(c.maxConnectionsPerAddress).toBe(0);
+  });
+
+  it('refuses a body timeout longer than the request timeout', () => {
+    expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_SECONDS: '20', HTTP_BODY_TIMEOUT_SECONDS: '30' })).toThrow(
+      /HTTP_BODY_TIMEOUT_SECONDS/,
+    );
+  });
+});
+
 describe('parser settings', () => {
   it('requires isolation in the stack and allows the fallback in embedded mode', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://db/service' }).parser.isolation).toBe('required');

@@ -38,7 +38,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.get(
     '/v1/workspaces',
     {
-      preHandler: authorize(deps, 'artifacts'),
+      onRequest: authorize(deps, 'artifacts'),
       schema: {
         ...ws,
         summary: 'Workspaces of the account, newest first',
@@ -54,7 +54,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.get(
     '/v1/workspaces/:id',
     {
-      preHandler: authorize(deps, 'artifacts'),
+      onRequest: authorize(deps, 'artifacts'),
       schema: {
         ...ws,
         params: Params,
@@ -68,7 +68,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.get(
     '/v1/workspaces/:id/documents',
     {
-      preHandler: authorize(deps, 'artifacts'),
+      onRequest: authorize(deps, 'artifacts'),
       schema: {
         ...ws,
         params: Params,
@@ -84,7 +84,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.get(
     '/v1/workspaces/:id/availability',
     {
-      preHandler: authorize(deps, 'search'),
+      onRequest: authorize(deps, 'search'),
       schema: {
         ...ws,
         params: Params,
@@ -98,7 +98,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.get(
     '/v1/documents/:id',
     {
-      preHandler: authorize(deps, 'artifacts'),
+      onRequest: authorize(deps, 'artifacts'),
       schema: { ...docs, summary: 'One document', response: { 200: Document, ...errorResponses } },
     },
     async (req) => documentView(await getDocument(deps.store, principalOf(req), req.params.id)),
@@ -107,7 +107,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.get(
     '/v1/documents/:id/text',
     {
-      preHandler: authorize(deps, 'artifacts'),
+      onRequest: authorize(deps, 'artifacts'),
       schema: {
         ...docs,
         summary: 'Extracted text (Markdown) with <!-- page N --> markers; citation offsets point into it',
@@ -131,7 +131,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.get(
     '/v1/documents/:id/content',
     {
-      preHandler: authorize(deps, 'artifacts'),
+      onRequest: authorize(deps, 'artifacts'),
       schema: { ...docs, summary: 'The original bytes as uploaded' },
     },
     async (req, reply) => {
@@ -153,7 +153,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.delete(
     '/v1/documents/:id',
     {
-      preHandler: authorize(deps, 'ingest'),
+      onRequest: authorize(deps, 'ingest'),
       schema: {
         ...docs,
         summary: 'Delete a document; it leaves search at once',

@@ -80,7 +80,7 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.post(
     '/v1/search',
     {
-      preHandler: authorize(deps, 'search'),
+      onRequest: authorize(deps, 'search'),
       schema: {
         ...common,
         summary: 'Relevant passages of a workspace, each with its citation',
@@ -97,7 +97,7 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.get(
     '/v1/search',
     {
-      preHandler: authorize(deps, 'search'),
+      onRequest: authorize(deps, 'search'),
       schema: {
         ...common,
         summary: 'Search with query parameters',
@@ -114,7 +114,7 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.post(
     '/v1/search/chat',
     {
-      preHandler: authorize(deps, 'search'),
+      onRequest: authorize(deps, 'search'),
       schema: {
         ...common,
         summary: 'A grounded answer with citations',
