@@ -40,6 +40,14 @@ beforeAll(async () => {
         res.setHeader('content-type', 'text/plain');
         res.end('x'.repeat(50_000));
         return;
+      case '/slow-no-length': {
+        // No Content-Length and no chunks: the body ends where the connection ends.
+        res.useChunkedEncodingByDefault = false;
+        res.writeHead(200, { 'content-type': 'text/plain', connection: 'close' });
+        for (let i = 1; i <= 10; i++) res.write(`Line ${i} of a page that is still being sent.\n`);
+        setTimeout(() => res.end('Line 11.\n'), 4000);
+        return;
+      }
       case '/slow':
         res.setHeader('content-type', 'text/plain');
         res.write('starting...');
@@ -131,6 +139,7 @@ describe('URL ingestion with the loopback server allowed', () => {
         `${base}/video`,
         `${base}/huge`,
         `${base}/slow`,
+        `${base}/slow-no-length`,
       ],
     });
     const done = await api.waitForRun(r.body.run.id);
@@ -149,6 +158,7 @@ describe('URL ingestion with the loopback server allowed', () => {
       video: 'unsupported_media_type',
       huge: 'file_too_large',
       slow: 'fetch_timeout',
+      'slow-no-length': 'fetch_timeout',
     });
   });
 

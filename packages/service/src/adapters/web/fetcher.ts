@@ -190,7 +190,7 @@ export class GuardedFetcher implements UrlFetcher {
         );
       }
       return {
-        body: res.pipe(this.limiter(url, timeout, res)),
+        body: res.pipe(this.limiter(url, combined, timeout, res)),
         contentType,
         finalUrl: url.href,
         filename: filenameOf(res, url, contentType),
@@ -198,8 +198,12 @@ export class GuardedFetcher implements UrlFetcher {
     }
   }
 
-  /** Passes the body through while counting it; stops it at the size limit or the time limit. */
-  private limiter(url: URL, timeout: AbortSignal, res: IncomingMessage): Transform {
+  /**
+   * Passes the body through while counting it; stops it at the size limit or the time limit. A body
+   * without Content-Length ends where the connection ends, so the connection cut by the time limit
+   * looks like a normal end: only the signal tells the truncated body from a whole one.
+   */
+  private limiter(url: URL, aborted: AbortSignal, timeout: AbortSignal, res: IncomingMessage): Transform {
     const max = this.options.maxBytes;
     let seen = 0;
     const t = new Transform({
@@ -208,6 +212,13 @@ export class GuardedFetcher implements UrlFetcher {
         if (seen > max)
           done(new DocumentFailure('file_too_large', `${url.href} is larger than ${max} bytes.`));
         else done(null, chunk);
+      },
+      flush(done) {
+        if (timeout.aborted)
+          done(new DocumentFailure('fetch_timeout', `${url.href} did not finish within the time limit.`));
+        else if (aborted.aborted)
+          done(new DocumentFailure('fetch_failed', `Fetching ${url.href} was stopped before it finished.`));
+        else done();
       },
     });
     res.on('error', (err) =>
