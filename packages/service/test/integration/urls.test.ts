@@ -10,8 +10,12 @@ let web: http.Server;
 let base: string;
 const pdf = makePdf(['Tariffs for 2025. The standard rate is 4.2 cents per kilowatt hour.']);
 
+/** Requests the web server received, by path. */
+const hits = new Map<string, number>();
+
 beforeAll(async () => {
   web = http.createServer((req, res) => {
+    hits.set(req.url ?? '', (hits.get(req.url ?? '') ?? 0) + 1);
     switch (req.url) {
       case '/guide':
         res.setHeader('content-type', 'text/html; charset=utf-8');
@@ -39,6 +43,23 @@ beforeAll(async () => {
       case '/huge':
         res.setHeader('content-type', 'text/plain');
         res.end('x'.repeat(50_000));
+        return;
+      case '/bad-name':
+        res.writeHead(200, {
+          'content-type': 'text/plain',
+          'content-disposition': "attachment; filename*=UTF-8''%ff%fe.txt",
+        });
+        res.end('A page whose file name is not UTF-8.');
+        return;
+      case '/to-bad-path':
+        res.writeHead(302, { location: '/a%ff' }).end();
+        return;
+      case '/a%ff':
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('Reached through a redirect to a path that is not UTF-8.');
+        return;
+      case '/bad-location':
+        res.writeHead(302, { location: 'http://[::1' }).end();
         return;
       case '/slow-no-length': {
         // No Content-Length and no chunks: the body ends where the connection ends.
@@ -160,6 +181,24 @@ describe('URL ingestion with the loopback server allowed', () => {
       slow: 'fetch_timeout',
       'slow-no-length': 'fetch_timeout',
     });
+  });
+
+  it('takes names that are not valid percent-encoding as sent, and fetches each URL once', async () => {
+    const urls = ['/bad-name', '/to-bad-path', '/bad-location'];
+    const r = await api.post('/v1/ingest/urls', { urls: urls.map((u) => base + u) });
+    const done = await api.waitForRun(r.body.run.id);
+    const outcome = done.documents.map(
+      (d: { filename: string; status: string; error: { code: string } | null }) => [
+        d.filename,
+        d.error?.code ?? d.status,
+      ],
+    );
+    expect(Object.fromEntries(outcome)).toEqual({
+      '%ff%fe.txt': 'ready',
+      'a%ff': 'ready',
+      'bad-location': 'fetch_failed',
+    });
+    for (const path of [...urls, '/a%ff']) expect(hits.get(path), path).toBe(1);
   });
 
   it('refuses to store fetch credentials when no encryption key is configured', async () => {

@@ -4,6 +4,7 @@ import https from 'node:https';
 import net, { type LookupFunction } from 'node:net';
 import { Transform } from 'node:stream';
 import type { FetchedResource, UrlFetcher } from '../../domain/ports.js';
+import { decodeUriPart } from '../../domain/uri.js';
 import { DocumentFailure } from '../../errors.js';
 import { type AllowList, isForbiddenAddress } from './address-policy.js';
 
@@ -50,10 +51,10 @@ function filenameOf(res: IncomingMessage, url: URL, contentType: string | null):
   const disposition = res.headers['content-disposition'] ?? '';
   const star = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(disposition);
   const plain = /filename\s*=\s*"?([^";]+)"?/i.exec(disposition);
-  let name = star ? decodeURIComponent(star[1]!) : plain ? plain[1]! : '';
+  let name = star ? decodeUriPart(star[1]!) : plain ? plain[1]! : '';
   if (!name) {
     const last = url.pathname.split('/').filter(Boolean).pop();
-    name = last ? decodeURIComponent(last) : url.hostname;
+    name = last ? decodeUriPart(last) : url.hostname;
   }
   if (!/\.[A-Za-z0-9]{1,8}$/.test(name) && contentType?.includes('html')) name += '.html';
   return name;
@@ -157,45 +158,72 @@ export class GuardedFetcher implements UrlFetcher {
           );
         throw new DocumentFailure('fetch_failed', `Could not fetch ${url.href}: ${(err as Error).message}`);
       }
-      const location = res.headers.location;
-      if (REDIRECTS.has(res.statusCode ?? 0) && location) {
+      // Whatever goes wrong with the answer fails the document once, here: never an error the job
+      // engine would retry (fetching the URL again), never a connection left open until the timeout.
+      try {
+        const next = this.redirectTarget(res, url, hop, rawUrl);
+        if (!next) return this.accept(res, url, combined, timeout);
         res.resume();
-        if (hop >= this.options.maxRedirects) {
-          throw new DocumentFailure(
-            'too_many_redirects',
-            `${rawUrl} redirected more than ${this.options.maxRedirects} times.`,
-          );
-        }
-        url = new URL(location, url);
-        continue;
-      }
-      if ((res.statusCode ?? 500) >= 400) {
-        res.resume();
-        throw new DocumentFailure('fetch_failed', `${url.href} answered HTTP ${res.statusCode}.`);
-      }
-      const contentType = res.headers['content-type'] ?? null;
-      if (!acceptedContentType(contentType)) {
-        res.resume();
+        url = next;
+      } catch (err) {
+        res.destroy();
+        if (err instanceof DocumentFailure) throw err;
         throw new DocumentFailure(
-          'unsupported_media_type',
-          `${url.href} is ${contentType}, which is not a document type.`,
+          'fetch_failed',
+          `The answer of ${url.href} could not be read: ${(err as Error).message}`,
         );
       }
-      const declared = Number(res.headers['content-length']);
-      if (declared > this.options.maxBytes) {
-        res.resume();
-        throw new DocumentFailure(
-          'file_too_large',
-          `${url.href} is ${declared} bytes; the limit is ${this.options.maxBytes}.`,
-        );
-      }
-      return {
-        body: res.pipe(this.limiter(url, combined, timeout, res)),
-        contentType,
-        finalUrl: url.href,
-        filename: filenameOf(res, url, contentType),
-      };
     }
+  }
+
+  /** Where a redirect leads, or undefined for an answer that is no redirect. */
+  private redirectTarget(res: IncomingMessage, url: URL, hop: number, rawUrl: string): URL | undefined {
+    const location = res.headers.location;
+    if (!REDIRECTS.has(res.statusCode ?? 0) || !location) return undefined;
+    if (hop >= this.options.maxRedirects) {
+      throw new DocumentFailure(
+        'too_many_redirects',
+        `${rawUrl} redirected more than ${this.options.maxRedirects} times.`,
+      );
+    }
+    try {
+      return new URL(location, url);
+    } catch {
+      throw new DocumentFailure('fetch_failed', `${url.href} redirected to an invalid URL.`);
+    }
+  }
+
+  /** The answer's body, once its status, type and declared size are acceptable. */
+  private accept(
+    res: IncomingMessage,
+    url: URL,
+    aborted: AbortSignal,
+    timeout: AbortSignal,
+  ): FetchedResource {
+    if ((res.statusCode ?? 500) >= 400) {
+      throw new DocumentFailure('fetch_failed', `${url.href} answered HTTP ${res.statusCode}.`);
+    }
+    const contentType = res.headers['content-type'] ?? null;
+    if (!acceptedContentType(contentType)) {
+      throw new DocumentFailure(
+        'unsupported_media_type',
+        `${url.href} is ${contentType}, which is not a document type.`,
+      );
+    }
+    const declared = Number(res.headers['content-length']);
+    if (declared > this.options.maxBytes) {
+      throw new DocumentFailure(
+        'file_too_large',
+        `${url.href} is ${declared} bytes; the limit is ${this.options.maxBytes}.`,
+      );
+    }
+    const filename = filenameOf(res, url, contentType);
+    return {
+      body: res.pipe(this.limiter(url, aborted, timeout, res)),
+      contentType,
+      finalUrl: url.href,
+      filename,
+    };
   }
 
   /**
