@@ -12,10 +12,13 @@ const pdf = makePdf(['Tariffs for 2025. The standard rate is 4.2 cents per kilow
 
 /** Requests the web server received, by path. */
 const hits = new Map<string, number>();
+/** Authorization headers the web server received. */
+const authorizations: string[] = [];
 
 beforeAll(async () => {
   web = http.createServer((req, res) => {
     hits.set(req.url ?? '', (hits.get(req.url ?? '') ?? 0) + 1);
+    if (req.headers.authorization) authorizations.push(req.headers.authorization);
     switch (req.url) {
       case '/guide':
         res.setHeader('content-type', 'text/html; charset=utf-8');
@@ -57,6 +60,9 @@ beforeAll(async () => {
       case '/a%ff':
         res.writeHead(200, { 'content-type': 'text/plain' });
         res.end('Reached through a redirect to a path that is not UTF-8.');
+        return;
+      case '/to-userinfo':
+        res.writeHead(302, { location: `http://user:secret@${req.headers.host}/guide` }).end();
         return;
       case '/bad-location':
         res.writeHead(302, { location: 'http://[::1' }).end();
@@ -199,6 +205,15 @@ describe('URL ingestion with the loopback server allowed', () => {
       'bad-location': 'fetch_failed',
     });
     for (const path of [...urls, '/a%ff']) expect(hits.get(path), path).toBe(1);
+  });
+
+  it('refuses a redirect to a URL with a user name or password, and sends no credentials', async () => {
+    const before = hits.get('/guide') ?? 0;
+    const r = await api.post('/v1/ingest/urls', { urls: [`${base}/to-userinfo`] });
+    const done = await api.waitForRun(r.body.run.id);
+    expect(done.documents[0]).toMatchObject({ status: 'failed', error: { code: 'url_forbidden' } });
+    expect(hits.get('/guide') ?? 0).toBe(before);
+    expect(authorizations).toEqual([]);
   });
 
   it('refuses to store fetch credentials when no encryption key is configured', async () => {

@@ -129,10 +129,17 @@ export class GuardedFetcher implements UrlFetcher {
     let url = new URL(rawUrl);
     const origin = url.origin;
     for (let hop = 0; ; hop++) {
+      // Every hop is checked as the first URL was: a redirect must not add credentials either.
       if (url.protocol !== 'http:' && url.protocol !== 'https:') {
         throw new DocumentFailure(
           'url_forbidden',
           `Only http and https URLs can be fetched, not ${url.protocol}`,
+        );
+      }
+      if (url.username || url.password) {
+        throw new DocumentFailure(
+          'url_forbidden',
+          'Refused to fetch a URL with a user name or password (a redirect led to one).',
         );
       }
       let res: IncomingMessage;
