@@ -39,7 +39,7 @@ export class APIError extends DocSlurpError {
 
 /**
  * 400: the request is malformed (`invalid_request`, `invalid_json`, `no_files`, `query_too_long`,
- * `upload_incomplete`, `malformed_multipart`).
+ * `upload_incomplete`, `malformed_multipart`, `invalid_characters`, `too_deeply_nested`).
  */
 export class BadRequestError extends APIError {}
 /** 401: no API key, or one that is unknown or revoked. */

@@ -21,6 +21,7 @@ import { AppError, DependencyUnavailable, errors } from './errors.js';
 import { capConnectionsPerAddress, proxyMatcher } from './http/connections.js';
 import { isConsoleNavigation, registerConsole } from './http/console.js';
 import type { AppDeps } from './http/context.js';
+import { checkInput } from './http/input.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { ingestRoutes } from './http/routes/ingest.js';
 import { keyRoutes } from './http/routes/keys.js';
@@ -165,6 +166,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('preParsing', async (request, _reply, payload) =>
     limitBodyTime(request, payload, server.bodyTimeoutMs),
   );
+  app.addHook('preValidation', async (request) => {
+    checkInput(request.params, 'path');
+    checkInput(request.query, 'query');
+    checkInput(request.body, '');
+  });
   app.addHook('onSend', async (request, reply) => {
     // Answered before the body was read (a refused key, a body too large or too slow): close the
     // connection instead of reading the rest of a body nobody will use.

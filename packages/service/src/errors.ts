@@ -36,6 +36,14 @@ export const errors = {
       'unsupported_content_type',
       `Content type "${type}" is not accepted here; send ${expected}.`,
     ),
+  invalidCharacters: (where: string) =>
+    new AppError(
+      400,
+      'invalid_characters',
+      `"${where}" contains a NUL character (U+0000), which text sent to this service may not contain.`,
+    ),
+  tooDeeplyNested: (where: string, max: number) =>
+    new AppError(400, 'too_deeply_nested', `"${where}" is nested more than ${max} levels deep.`),
   noFiles: () =>
     new AppError(400, 'no_files', 'The upload contains no files: send them in the multipart field "files".'),
   tooManyFiles: (max: number) =>

@@ -30,6 +30,20 @@ export function sanitizeFilename(raw: string): string {
   return name || 'unnamed';
 }
 
+const TOKEN = "[\\w!#$%&'*+.^`|~-]+";
+const MEDIA_TYPE = new RegExp(
+  `^${TOKEN}/${TOKEN}(?:\\s*;\\s*${TOKEN}=(?:${TOKEN}|"[^"\\\\\\x00-\\x1f\\x7f]*"))*$`,
+);
+
+/**
+ * A media type as a client declared it, when it is one (`type/subtype`, parameters allowed); anything
+ * else (control characters, line breaks, free text) is dropped, since it ends up in a response header.
+ */
+export function mediaTypeOrNull(raw: string | null | undefined): string | null {
+  const value = raw?.trim();
+  return value && value.length <= 255 && MEDIA_TYPE.test(value) ? value : null;
+}
+
 /**
  * Streams one file into object storage while hashing and counting it; nothing is held whole in memory.
  * The incoming stream may already have failed before it reaches here (a body that ended inside the
@@ -67,8 +81,9 @@ export async function stageFile(objects: ObjectStore, file: IncomingFile): Promi
     });
     source.pipe(meter);
   }
+  const declaredMediaType = mediaTypeOrNull(file.mediaType);
   try {
-    await objects.put(storageKey, meter, file.mediaType ?? 'application/octet-stream');
+    await objects.put(storageKey, meter, declaredMediaType ?? 'application/octet-stream');
   } catch (err) {
     if (incomplete) throw errors.uploadIncomplete(sanitizeFilename(file.filename));
     throw err;
@@ -77,7 +92,7 @@ export async function stageFile(objects: ObjectStore, file: IncomingFile): Promi
     documentId,
     storageKey,
     filename: sanitizeFilename(file.filename),
-    declaredMediaType: file.mediaType,
+    declaredMediaType,
     sizeBytes: size,
     sha256: hash.digest('hex'),
   };

@@ -11,6 +11,7 @@ import {
   listDocuments,
 } from '../../documents/documents.js';
 import { AppError } from '../../errors.js';
+import { mediaTypeOrNull } from '../../ingestion/upload.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import {
   Availability,
@@ -136,11 +137,13 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
     async (req, reply) => {
       const { document, body } = await getDocumentContent(deps, principalOf(req), req.params.id);
+      // The declared type was the client's word: only a well-formed one becomes a header (values
+      // stored before uploads were checked may hold anything).
       reply
         .type(
           document.mediaType && !document.mediaType.includes('*')
             ? document.mediaType
-            : (document.declaredMediaType ?? 'application/octet-stream'),
+            : (mediaTypeOrNull(document.declaredMediaType) ?? 'application/octet-stream'),
         )
         .header('content-length', String(document.sizeBytes))
         .header('content-disposition', contentDisposition(document.filename))

@@ -7,6 +7,7 @@ import { AppError, errors } from '../../errors.js';
 import { createUpload, stageFile } from '../../ingestion/upload.js';
 import { ingestUrls } from '../../ingestion/urls.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
+import { checkInput } from '../input.js';
 import { ErrorBody, errorResponses, UploadResponse } from '../schemas.js';
 import { documentView, runView, workspaceView } from '../views.js';
 
@@ -37,6 +38,7 @@ function parseMetadata(raw: string | undefined): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw errors.invalidRequest('The field "metadata" must be a JSON object.');
   }
+  checkInput(value, 'metadata');
   return value as Record<string, unknown>;
 }
 
@@ -153,7 +155,9 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
       try {
         for await (const part of partsOf(request)) {
           if (part.type === 'field') {
-            fields[part.fieldname] = String(part.value);
+            const value = String(part.value);
+            checkInput({ [part.fieldname]: value }, '');
+            fields[part.fieldname] = value;
             continue;
           }
           if (part.fieldname !== 'files' && part.fieldname !== 'file') {
@@ -186,12 +190,10 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
         throw err;
       }
       const idempotencyKey = fields.idempotencyKey?.trim() || undefined;
-      if (idempotencyKey && idempotencyKey.length > 255) {
-        await deps.objects.delete(staged.map((f) => f.storageKey)).catch(() => {});
-        throw errors.invalidRequest('The idempotency key may be at most 255 characters.');
-      }
       let metadata: Record<string, unknown>;
       try {
+        if (idempotencyKey && idempotencyKey.length > 255)
+          throw errors.invalidRequest('The idempotency key may be at most 255 characters.');
         metadata = parseMetadata(fields.metadata);
       } catch (err) {
         await deps.objects.delete(staged.map((f) => f.storageKey)).catch(() => {});

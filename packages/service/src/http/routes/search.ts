@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { answerQuestion, answerStream } from '../../answers/answer.js';
 import { errors } from '../../errors.js';
+import { ID_SHAPE } from '../../ids.js';
 import { searchWorkspace } from '../../search/search.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import { ChatResponse, errorResponses, SearchResponse } from '../schemas.js';
@@ -14,7 +15,7 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   const Filters = z
     .object({
-      documentIds: z.array(z.string().max(100)).max(1000).optional(),
+      documentIds: z.array(z.string().max(100).regex(ID_SHAPE, 'not a document id')).max(1000).optional(),
       filenames: z.array(z.string().max(1000)).max(1000).optional(),
       mediaTypes: z
         .array(z.string().max(200))
