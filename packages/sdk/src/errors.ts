@@ -39,7 +39,8 @@ export class APIError extends DocSlurpError {
 
 /**
  * 400: the request is malformed (`invalid_request`, `invalid_json`, `no_files`, `query_too_long`,
- * `upload_incomplete`, `malformed_multipart`, `invalid_characters`, `too_deeply_nested`).
+ * `upload_incomplete`, `malformed_multipart`, `invalid_characters`, `too_deeply_nested`,
+ * `too_many_filter_values`).
  */
 export class BadRequestError extends APIError {}
 /** 401: no API key, or one that is unknown or revoked. */

@@ -44,6 +44,8 @@ export const errors = {
     ),
   tooDeeplyNested: (where: string, max: number) =>
     new AppError(400, 'too_deeply_nested', `"${where}" is nested more than ${max} levels deep.`),
+  tooManyFilterValues: (detail: string) =>
+    new AppError(400, 'too_many_filter_values', `Too many filter values: ${detail}.`),
   noFiles: () =>
     new AppError(400, 'no_files', 'The upload contains no files: send them in the multipart field "files".'),
   tooManyFiles: (max: number) =>

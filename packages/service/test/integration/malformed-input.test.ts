@@ -218,3 +218,30 @@ describe('other malformed input', () => {
     expect(content.headers.get('x-injected')).toBeNull();
   });
 });
+
+describe('metadata filters with very many values', () => {
+  it('answers 400 too_many_filter_values, not a database failure, and still serves filters within the caps', async () => {
+    const many = Array.from({ length: 70_000 }, (_, i) => `v${i}`);
+    for (const path of ['/v1/search', '/v1/search/chat']) {
+      const r = await api.post(path, { workspaceId, q: 'meeting', filters: { metadata: { team: many } } });
+      expect(code(r), path).toEqual([400, 'too_many_filter_values']);
+    }
+    const perKey = await api.post('/v1/search', {
+      workspaceId,
+      q: 'meeting',
+      filters: { metadata: { team: many.slice(0, 101) } },
+    });
+    expect(code(perKey)).toEqual([400, 'too_many_filter_values']);
+    const spread = Object.fromEntries(Array.from({ length: 11 }, (_, k) => [`k${k}`, many.slice(0, 100)]));
+    const total = await api.post('/v1/search', { workspaceId, q: 'meeting', filters: { metadata: spread } });
+    expect(code(total)).toEqual([400, 'too_many_filter_values']);
+    const within = await api.post('/v1/search', {
+      workspaceId,
+      q: 'meeting',
+      filters: { metadata: { team: [...many.slice(0, 99), 'hr'] } },
+    });
+    expect(within.status).toBe(200);
+    expect(within.body.results[0].citation.documentId).toBe(documentId);
+    expect((await api.get('/ready')).body.checks.database.ok).toBe(true);
+  });
+});
