@@ -134,7 +134,27 @@ describe('GuardedFetcher and DNS rebinding', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DocumentFailure);
     expect((err as DocumentFailure).code).toBe('url_forbidden');
-    expect((err as DocumentFailure).message).toContain('127.0.0.1');
+    // The internal address it found is not told.
+    expect((err as DocumentFailure).message).toContain('resolves to a private, local or reserved address');
+    expect((err as DocumentFailure).message).not.toContain('127.0.0.1');
+  });
+
+  it('describes a failed connection without the address it tried', async () => {
+    // A port on loopback that nothing listens on: "connect ECONNREFUSED 127.0.0.1:<port>" inside.
+    const closed = http.createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const f = new GuardedFetcher(
+      options(async () => [{ address: '127.0.0.1', family: 4 }], ['internal.test']),
+    );
+    const err = await f
+      .fetch(`http://internal.test:${closedPort}/`, new AbortController().signal)
+      .catch((e: unknown) => e);
+    expect((err as DocumentFailure).code).toBe('fetch_failed');
+    expect((err as DocumentFailure).message).toBe(
+      `Could not fetch http://internal.test:${closedPort}/: the connection was refused.`,
+    );
   });
 
   it('refuses literal internal addresses without asking DNS', async () => {

@@ -47,6 +47,33 @@ export function acceptedContentType(type: string | null): boolean {
 
 class Forbidden extends Error {}
 
+/**
+ * A socket or TLS error in words, from its code only: the error's own message names the address it
+ * tried ("connect ECONNREFUSED 10.0.0.5:80"), which would tell a caller what lies behind a name.
+ */
+function networkFailure(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'the connection was refused';
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return 'the connection was reset';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the host name does not resolve';
+    case 'ETIMEDOUT':
+      return 'the connection timed out';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'the host cannot be reached';
+  }
+  if (typeof code === 'string' && /CERT|TLS|SSL|SIGNATURE|SELF_SIGNED/.test(code))
+    return `its TLS certificate was not accepted (${code})`;
+  if (typeof code === 'string' && code.startsWith('HPE_')) return 'it did not answer with valid HTTP';
+  return `a network error (${typeof code === 'string' ? code : 'unknown'})`;
+}
+
 function filenameOf(res: IncomingMessage, url: URL, contentType: string | null): string {
   const disposition = res.headers['content-disposition'] ?? '';
   const star = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(disposition);
@@ -84,7 +111,8 @@ export class GuardedFetcher implements UrlFetcher {
     if (addresses.length === 0) throw new Forbidden(`${host} does not resolve`);
     for (const a of addresses) {
       if (!hostAllowed && !this.options.allowList.allowsAddress(a.address) && isForbiddenAddress(a.address)) {
-        throw new Forbidden(`${host} resolves to ${a.address}, a private, local or reserved address`);
+        // Which address it was stays here: a caller must not learn the layout of the internal network.
+        throw new Forbidden(`${host} resolves to a private, local or reserved address`);
       }
     }
     return addresses[0]!;
@@ -163,7 +191,7 @@ export class GuardedFetcher implements UrlFetcher {
             'fetch_timeout',
             `${url.href} did not answer within ${this.options.timeoutMs} ms.`,
           );
-        throw new DocumentFailure('fetch_failed', `Could not fetch ${url.href}: ${(err as Error).message}`);
+        throw new DocumentFailure('fetch_failed', `Could not fetch ${url.href}: ${networkFailure(err)}.`);
       }
       // Whatever goes wrong with the answer fails the document once, here: never an error the job
       // engine would retry (fetching the URL again), never a connection left open until the timeout.
@@ -260,7 +288,7 @@ export class GuardedFetcher implements UrlFetcher {
       t.destroy(
         timeout.aborted
           ? new DocumentFailure('fetch_timeout', `${url.href} did not finish within the time limit.`)
-          : new DocumentFailure('fetch_failed', `Reading ${url.href} failed: ${err.message}`),
+          : new DocumentFailure('fetch_failed', `Reading ${url.href} failed: ${networkFailure(err)}.`),
       ),
     );
     return t;
