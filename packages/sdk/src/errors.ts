@@ -56,7 +56,10 @@ export class NotFoundError extends APIError {}
 export class RequestTimeoutError extends APIError {}
 /** 409: `idempotency_conflict`, `invalid_run_state` or `text_not_available`. */
 export class ConflictError extends APIError {}
-/** 413: a file or the whole upload is over the server's limits. */
+/**
+ * 413: a file, a form field or the whole upload is over the server's limits (`file_too_large`,
+ * `too_many_files`, `too_many_fields`, `field_too_large`, `payload_too_large`).
+ */
 export class PayloadTooLargeError extends APIError {}
 
 /**

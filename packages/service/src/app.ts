@@ -23,7 +23,7 @@ import { isConsoleNavigation, registerConsole } from './http/console.js';
 import type { AppDeps } from './http/context.js';
 import { checkInput } from './http/input.js';
 import { documentRoutes } from './http/routes/documents.js';
-import { ingestRoutes } from './http/routes/ingest.js';
+import { ingestRoutes, UPLOAD_FIELDS } from './http/routes/ingest.js';
 import { keyRoutes } from './http/routes/keys.js';
 import { openAiRoutes } from './http/routes/openai.js';
 import { opsRoutes } from './http/routes/ops.js';
@@ -144,9 +144,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     limits: {
       fileSize: deps.config.limits.maxFileBytes,
       files: deps.config.limits.maxFilesPerUpload,
-      fields: 20,
-      fieldSize: 64 * 1024,
-      parts: deps.config.limits.maxFilesPerUpload + 20,
+      // No separate limit on parts: files and fields are each limited, with an error that names which.
+      fields: UPLOAD_FIELDS.max,
+      fieldSize: UPLOAD_FIELDS.maxBytes,
       headerPairs: 200,
     },
   });

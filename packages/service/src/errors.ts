@@ -75,8 +75,10 @@ export const errors = {
       `This address already holds ${max} open connections; close some and retry.`,
       { 'retry-after': '1' },
     ),
-  payloadTooLarge: (maxBytes: number) =>
-    new AppError(413, 'payload_too_large', `The request body exceeds the limit of ${maxBytes} bytes.`),
+  tooManyFields: (max: number) =>
+    new AppError(413, 'too_many_fields', `An upload may carry at most ${max} form fields besides its files.`),
+  fieldTooLarge: (field: string, maxBytes: number) =>
+    new AppError(413, 'field_too_large', `The form field "${field}" exceeds the limit of ${maxBytes} bytes.`),
   queryTooLong: (max: number) =>
     new AppError(400, 'query_too_long', `The query is longer than ${max} characters.`),
   idempotencyConflict: (key: string) =>

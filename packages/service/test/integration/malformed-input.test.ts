@@ -245,3 +245,19 @@ describe('metadata filters with very many values', () => {
     expect((await api.get('/ready')).body.checks.database.ok).toBe(true);
   });
 });
+
+describe('upload form fields over their limits', () => {
+  it('more than 20 fields: 413 too_many_fields', async () => {
+    const fields = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`extra${i}`, 'x']));
+    const r = await api.upload([{ name: 'a.txt', content: 'text' }], fields);
+    expect(code(r)).toEqual([413, 'too_many_fields']);
+    expect(r.body.error.message).toContain('at most 20 form fields');
+  });
+
+  it('a metadata field over 64 KiB: 413 field_too_large, not "must be a JSON object"', async () => {
+    const metadata = JSON.stringify({ note: 'n'.repeat(70 * 1024) });
+    const r = await api.upload([{ name: 'a.txt', content: 'text' }], { metadata });
+    expect(code(r)).toEqual([413, 'field_too_large']);
+    expect(r.body.error.message).toContain('"metadata"');
+  });
+});

@@ -42,6 +42,9 @@ function parseMetadata(raw: string | undefined): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** Form fields an upload may carry besides its files (workspaceId, idempotencyKey, metadata, …). */
+export const UPLOAD_FIELDS = { max: 20, maxBytes: 64 * 1024 };
+
 /** A failure of the multipart body itself (as opposed to storage or the database). */
 class MultipartBodyError extends Error {
   constructor(override readonly cause: unknown) {
@@ -79,8 +82,7 @@ function multipartError(err: unknown, currentFile: string, deps: AppDeps): AppEr
   if (code === 'FST_REQ_FILE_TOO_LARGE')
     return errors.fileTooLarge(currentFile, deps.config.limits.maxFileBytes);
   if (code === 'FST_FILES_LIMIT') return errors.tooManyFiles(deps.config.limits.maxFilesPerUpload);
-  if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT')
-    return errors.payloadTooLarge(deps.config.limits.maxFileBytes);
+  if (code === 'FST_FIELDS_LIMIT') return errors.tooManyFields(UPLOAD_FIELDS.max);
   const message = err instanceof Error ? err.message.replace(/\.$/, '') : String(err);
   return errors.malformedMultipart(message);
 }
@@ -155,6 +157,8 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
       try {
         for await (const part of partsOf(request)) {
           if (part.type === 'field') {
+            // busboy cuts a longer value silently; a cut metadata object would be misreported as not JSON.
+            if (part.valueTruncated) throw errors.fieldTooLarge(part.fieldname, UPLOAD_FIELDS.maxBytes);
             const value = String(part.value);
             checkInput({ [part.fieldname]: value }, '');
             fields[part.fieldname] = value;
