@@ -33,7 +33,12 @@ import { searchRoutes } from './http/routes/search.js';
 import { sessionRoutes } from './http/routes/session.js';
 import { randomToken } from './ids.js';
 
-const REQUEST_ID = /^[\w.:-]{1,64}$/;
+/**
+ * A client's own request id (a UUID, a trace id, the SDK's `sdk_…`): 8 to 64 letters, digits and `._-`,
+ * never in the server's own `req_` form, so that such an id in a log was always issued here. Anything
+ * else is replaced by a generated id.
+ */
+const CLIENT_REQUEST_ID = /^(?!req_)[A-Za-z0-9][\w.-]{7,63}$/;
 
 /** Maps framework errors (validation, body parsing, multipart) onto the API's error table. */
 export function toAppError(err: FastifyError & { code?: string }): AppError {
@@ -115,7 +120,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomToken(10)}`;
+      return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : `req_${randomToken(10)}`;
     },
   });
   app.setValidatorCompiler(validatorCompiler);

@@ -430,3 +430,27 @@ describe('a document that forges citation markers', () => {
     });
   }
 });
+
+describe('smaller findings', () => {
+  it('takes a client request id only in the strict form, never one that poses as the server’s', async () => {
+    const echoed = async (id: string) =>
+      (await jsonRequest(srv.port, 'GET', '/health', { headers: { 'x-request-id': id } })).headers[
+        'x-request-id'
+      ];
+    for (const kept of [
+      '0f8fc2a4-5b6e-4a42-9d1b-3c1a2b3c4d5e',
+      'sdk_0123456789abcdef01234567',
+      'job-42.poll',
+    ])
+      expect(await echoed(kept)).toBe(kept);
+    for (const replaced of [
+      'req_forged0000000000',
+      'abc',
+      'x'.repeat(65),
+      'a:b:c:d:e:f',
+      '-leading-dash',
+      'id with space',
+    ])
+      expect(await echoed(replaced)).toMatch(/^req_[0-9a-z]{16}$/);
+  });
+});
