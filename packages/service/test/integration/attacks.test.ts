@@ -450,7 +450,10 @@ describe('smaller findings', () => {
       'a:b:c:d:e:f',
       '-leading-dash',
       'id with space',
-    ])
-      expect(await echoed(replaced)).toMatch(/^req_[0-9a-z]{16}$/);
+    ]) {
+      const id = await echoed(replaced);
+      expect(id).not.toBe(replaced);
+      expect(id).toMatch(/^req_[0-9a-z]{16}$/);
+    }
   });
 });
