@@ -180,6 +180,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Answered before the body was read (a refused key, a body too large or too slow): close the
     // connection instead of reading the rest of a body nobody will use.
     if (!request.raw.complete) reply.header('connection', 'close');
+    // API answers hold an account's data (documents, their text, the session's CSRF token): no
+    // browser or proxy cache may keep them.
+    if (request.url.startsWith('/v1/') && !reply.hasHeader('cache-control'))
+      reply.header('cache-control', 'no-store');
   });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';

@@ -432,6 +432,33 @@ describe('a document that forges citation markers', () => {
 });
 
 describe('smaller findings', () => {
+  it('keeps API answers out of caches: the session with its CSRF token, document text and content', async () => {
+    let worker: RunningProcess | undefined;
+    try {
+      worker = startWorkerProcess(srv);
+      const api = client(srv.url, srv.key);
+      const up = await api.upload([
+        { name: 'private.md', content: '# Private\n\nSalaries are reviewed in May.\n' },
+      ]);
+      await api.waitForRun(up.body.run.id, 60_000);
+      const id = up.body.documents[0].id as string;
+      for (const path of [`/v1/documents/${id}/text`, `/v1/documents/${id}/content`, `/v1/documents/${id}`]) {
+        const r = await fetch(srv.url + path, { headers: { authorization: `Bearer ${srv.key}` } });
+        expect(r.status, path).toBe(200);
+        expect(r.headers.get('cache-control'), path).toBe('no-store');
+      }
+    } finally {
+      await worker?.stop();
+    }
+    const signIn = await jsonRequest(srv.port, 'POST', '/v1/session', { body: admin });
+    expect(signIn.headers['cache-control']).toBe('no-store');
+    const cookie = signIn.headers['set-cookie']!.split(';')[0]!;
+    const session = await jsonRequest(srv.port, 'GET', '/v1/session', { headers: { cookie } });
+    expect(session.status).toBe(200);
+    expect(session.json.csrfToken).toBeTruthy();
+    expect(session.headers['cache-control']).toBe('no-store');
+  });
+
   it('takes a client request id only in the strict form, never one that poses as the server’s', async () => {
     const echoed = async (id: string) =>
       (await jsonRequest(srv.port, 'GET', '/health', { headers: { 'x-request-id': id } })).headers[
