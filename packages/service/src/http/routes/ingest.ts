@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { StagedFile } from '../../domain/ports.js';
-import { AppError, errors } from '../../errors.js';
+import { type AppError, errors } from '../../errors.js';
 import { createUpload, stageFile } from '../../ingestion/upload.js';
 import { ingestUrls } from '../../ingestion/urls.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
@@ -77,7 +77,6 @@ async function* partsOf(request: FastifyRequest): AsyncGenerator<Multipart> {
 }
 
 function multipartError(err: unknown, currentFile: string, deps: AppDeps): AppError {
-  if (err instanceof AppError) return err;
   const code = (err as { code?: string }).code;
   if (code === 'FST_REQ_FILE_TOO_LARGE')
     return errors.fileTooLarge(currentFile, deps.config.limits.maxFileBytes);
