@@ -167,6 +167,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       app.server,
       server.maxConnectionsPerAddress,
       proxyMatcher(server.trustedProxies),
+      (address) =>
+        deps.log.warn(
+          { address, max: server.maxConnectionsPerAddress },
+          'refused connections over HTTP_MAX_CONNECTIONS_PER_ADDRESS (a reverse proxy belongs in TRUSTED_PROXIES)',
+        ),
     );
   app.addHook('preParsing', async (request, _reply, payload) =>
     limitBodyTime(request, payload, server.bodyTimeoutMs),

@@ -27,14 +27,18 @@ export function proxyMatcher(entries: string[]): (address: string) => boolean {
  * Caps the connections one client address holds open at once, so that one caller cannot take every
  * descriptor with connections that never finish a request (headers or bodies sent a byte at a time,
  * which the timeouts end only after a while). Proxies are exempt: all their clients share their address.
- * A connection over the cap gets a 429 and is closed before a byte of its request is read.
+ * A connection over the cap gets a 429 and is closed.
  */
 export function capConnectionsPerAddress(
   server: Server,
   max: number,
   exempt: (address: string) => boolean,
+  warn: (address: string) => void,
 ): void {
   const open = new Map<string, number>();
+  // One warning a minute at most: an operator learns of it (a proxy missing from TRUSTED_PROXIES
+  // looks like this), and an attack cannot flood the log.
+  let warnedAt = 0;
   const refusal = (() => {
     const e = errors.tooManyConnections(max);
     return (requestId: string) => {
@@ -51,13 +55,18 @@ export function capConnectionsPerAddress(
       ].join('\r\n');
     };
   })();
-  // Before the HTTP server's own listener, so a refused connection is never parsed.
+  // Before the HTTP server's own listener: the refusal is written first and the socket closed as soon
+  // as it is sent, so the server does not get to handle a request on it.
   server.prependListener('connection', (socket: Socket) => {
     const address = socket.remoteAddress ? plainAddress(socket.remoteAddress) : undefined;
     if (!address || exempt(address)) return;
     const count = open.get(address) ?? 0;
     if (count >= max) {
       socket.end(refusal(`req_${randomToken(10)}`), () => socket.destroy());
+      if (Date.now() - warnedAt > 60_000) {
+        warnedAt = Date.now();
+        warn(address);
+      }
       return;
     }
     open.set(address, count + 1);

@@ -203,6 +203,8 @@ describe('behind a configured proxy (TRUSTED_PROXIES)', () => {
     expect(answer.closed).toBe(true);
     expect(answer.status).toBe(429);
     expect(JSON.parse(answer.body).error.code).toBe('too_many_connections');
+    // The operator hears of it (once a minute at most).
+    await vi.waitFor(() => expect(proxied.process.output()).toContain('HTTP_MAX_CONNECTIONS_PER_ADDRESS'));
     // The proxy's own connections are not counted: it carries every client.
     const viaProxy = await Promise.all(
       Array.from({ length: 8 }, () => jsonRequest(proxied.port, 'GET', '/health')),
