@@ -36,6 +36,16 @@ export const errors = {
       'unsupported_content_type',
       `Content type "${type}" is not accepted here; send ${expected}.`,
     ),
+  invalidCharacters: (where: string) =>
+    new AppError(
+      400,
+      'invalid_characters',
+      `"${where}" contains a NUL character (U+0000), which text sent to this service may not contain.`,
+    ),
+  tooDeeplyNested: (where: string, max: number) =>
+    new AppError(400, 'too_deeply_nested', `"${where}" is nested more than ${max} levels deep.`),
+  tooManyFilterValues: (detail: string) =>
+    new AppError(400, 'too_many_filter_values', `Too many filter values: ${detail}.`),
   noFiles: () =>
     new AppError(400, 'no_files', 'The upload contains no files: send them in the multipart field "files".'),
   tooManyFiles: (max: number) =>
@@ -46,8 +56,29 @@ export const errors = {
       'file_too_large',
       `File "${filename}" exceeds the limit of ${maxBytes} bytes per file.`,
     ),
-  payloadTooLarge: (maxBytes: number) =>
-    new AppError(413, 'payload_too_large', `The request body exceeds the limit of ${maxBytes} bytes.`),
+  uploadIncomplete: (filename: string) =>
+    new AppError(
+      400,
+      'upload_incomplete',
+      `File "${filename}" did not arrive whole: the upload ended early or its multipart body is malformed.`,
+    ),
+  malformedMultipart: (detail: string) =>
+    new AppError(400, 'malformed_multipart', `The multipart body is malformed: ${detail}.`),
+  bodyTimeout: (seconds: number) =>
+    new AppError(408, 'request_timeout', `The request body did not arrive within ${seconds} s.`, {
+      connection: 'close',
+    }),
+  tooManyConnections: (max: number) =>
+    new AppError(
+      429,
+      'too_many_connections',
+      `This address already holds ${max} open connections; close some and retry.`,
+      { 'retry-after': '1' },
+    ),
+  tooManyFields: (max: number) =>
+    new AppError(413, 'too_many_fields', `An upload may carry at most ${max} form fields besides its files.`),
+  fieldTooLarge: (field: string, maxBytes: number) =>
+    new AppError(413, 'field_too_large', `The form field "${field}" exceeds the limit of ${maxBytes} bytes.`),
   queryTooLong: (max: number) =>
     new AppError(400, 'query_too_long', `The query is longer than ${max} characters.`),
   idempotencyConflict: (key: string) =>

@@ -1,11 +1,13 @@
-import type { FastifyInstance } from 'fastify';
+import type { Multipart } from '@fastify/multipart';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { StagedFile } from '../../domain/ports.js';
-import { AppError, errors } from '../../errors.js';
+import { type AppError, errors } from '../../errors.js';
 import { createUpload, stageFile } from '../../ingestion/upload.js';
 import { ingestUrls } from '../../ingestion/urls.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
+import { checkInput } from '../input.js';
 import { ErrorBody, errorResponses, UploadResponse } from '../schemas.js';
 import { documentView, runView, workspaceView } from '../views.js';
 
@@ -36,7 +38,52 @@ function parseMetadata(raw: string | undefined): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw errors.invalidRequest('The field "metadata" must be a JSON object.');
   }
+  checkInput(value, 'metadata');
   return value as Record<string, unknown>;
+}
+
+/** Form fields an upload may carry besides its files (workspaceId, idempotencyKey, metadata, …). */
+export const UPLOAD_FIELDS = { max: 20, maxBytes: 64 * 1024 };
+
+/** A failure of the multipart body itself (as opposed to storage or the database). */
+class MultipartBodyError extends Error {
+  constructor(override readonly cause: unknown) {
+    super('multipart body error');
+  }
+}
+
+/**
+ * The parts of a multipart request. Whatever the parser throws (its own limits, a missing boundary,
+ * a body that ends early or is not multipart at all) comes out as a MultipartBodyError, so the route
+ * can answer it with a 4xx and never mistake it for a failure of the server.
+ */
+async function* partsOf(request: FastifyRequest): AsyncGenerator<Multipart> {
+  let parts: AsyncIterableIterator<Multipart>;
+  try {
+    parts = request.parts();
+  } catch (err) {
+    throw new MultipartBodyError(err);
+  }
+  for (;;) {
+    let next: IteratorResult<Multipart>;
+    try {
+      next = await parts.next();
+    } catch (err) {
+      throw new MultipartBodyError(err);
+    }
+    if (next.done) return;
+    yield next.value;
+  }
+}
+
+function multipartError(err: unknown, currentFile: string, deps: AppDeps): AppError {
+  const code = (err as { code?: string }).code;
+  if (code === 'FST_REQ_FILE_TOO_LARGE')
+    return errors.fileTooLarge(currentFile, deps.config.limits.maxFileBytes);
+  if (code === 'FST_FILES_LIMIT') return errors.tooManyFiles(deps.config.limits.maxFilesPerUpload);
+  if (code === 'FST_FIELDS_LIMIT') return errors.tooManyFields(UPLOAD_FIELDS.max);
+  const message = err instanceof Error ? err.message.replace(/\.$/, '') : String(err);
+  return errors.malformedMultipart(message);
 }
 
 export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
@@ -57,7 +104,7 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.post(
     '/v1/ingest/urls',
     {
-      preHandler: authorize(deps, 'ingest'),
+      onRequest: authorize(deps, 'ingest'),
       schema: {
         summary: 'Ingest web pages and files by URL into a new or existing workspace (fetched by the worker)',
         tags: ['ingest'],
@@ -88,7 +135,7 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.post(
     '/v1/ingest/bulk',
     {
-      preHandler: authorize(deps, 'ingest'),
+      onRequest: authorize(deps, 'ingest'),
       schema: {
         summary: 'Upload files into a new or existing workspace and start a processing run',
         tags: ['ingest'],
@@ -107,9 +154,13 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
       let checkedWorkspace = false;
       let currentFile = '';
       try {
-        for await (const part of request.parts()) {
+        for await (const part of partsOf(request)) {
           if (part.type === 'field') {
-            fields[part.fieldname] = String(part.value);
+            // busboy cuts a longer value silently; a cut metadata object would be misreported as not JSON.
+            if (part.valueTruncated) throw errors.fieldTooLarge(part.fieldname, UPLOAD_FIELDS.maxBytes);
+            const value = String(part.value);
+            checkInput({ [part.fieldname]: value }, '');
+            fields[part.fieldname] = value;
             continue;
           }
           if (part.fieldname !== 'files' && part.fieldname !== 'file') {
@@ -138,24 +189,14 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
         }
       } catch (err) {
         await deps.objects.delete(staged.map((f) => f.storageKey)).catch(() => {});
-        const code = (err as { code?: string }).code;
-        if (code === 'FST_REQ_FILE_TOO_LARGE')
-          throw errors.fileTooLarge(currentFile, deps.config.limits.maxFileBytes);
-        if (code === 'FST_FILES_LIMIT') throw errors.tooManyFiles(deps.config.limits.maxFilesPerUpload);
-        if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT')
-          throw errors.payloadTooLarge(deps.config.limits.maxFileBytes);
-        if (err instanceof AppError) throw err;
-        if (code?.startsWith('FST_'))
-          throw errors.invalidRequest(`The multipart body is malformed: ${(err as Error).message}`);
+        if (err instanceof MultipartBodyError) throw multipartError(err.cause, currentFile, deps);
         throw err;
       }
       const idempotencyKey = fields.idempotencyKey?.trim() || undefined;
-      if (idempotencyKey && idempotencyKey.length > 255) {
-        await deps.objects.delete(staged.map((f) => f.storageKey)).catch(() => {});
-        throw errors.invalidRequest('The idempotency key may be at most 255 characters.');
-      }
       let metadata: Record<string, unknown>;
       try {
+        if (idempotencyKey && idempotencyKey.length > 255)
+          throw errors.invalidRequest('The idempotency key may be at most 255 characters.');
         metadata = parseMetadata(fields.metadata);
       } catch (err) {
         await deps.objects.delete(staged.map((f) => f.storageKey)).catch(() => {});
