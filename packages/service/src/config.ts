@@ -54,6 +54,10 @@ export interface Config {
   };
   worker: {
     docConcurrency: number;
+    /** Most documents of one workspace a consumer takes at once (1: one at a time). */
+    batchDocuments: number;
+    /** Most bytes of originals in one batch; a larger document is processed alone. */
+    batchMaxBytes: number;
     leaseSeconds: number;
     maxAttempts: number;
     reconcileIntervalSeconds: number;
@@ -215,6 +219,8 @@ const envSchema = z.object({
   CONSOLE_ADMIN_PASSWORD: optionalString,
   CONSOLE_DIR: optionalString,
   WORKER_DOC_CONCURRENCY: int(1, 1),
+  WORKER_BATCH_DOCUMENTS: int(50, 1),
+  WORKER_BATCH_MAX_BYTES: int(1024 * 1024, 1),
   DOCUMENT_LEASE_SECONDS: int(60, 2),
   DOCUMENT_MAX_ATTEMPTS: int(3, 1),
   RECONCILE_INTERVAL_SECONDS: int(15, 1),
@@ -360,6 +366,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     },
     worker: {
       docConcurrency: e.WORKER_DOC_CONCURRENCY,
+      batchDocuments: e.WORKER_BATCH_DOCUMENTS,
+      batchMaxBytes: e.WORKER_BATCH_MAX_BYTES,
       leaseSeconds: e.DOCUMENT_LEASE_SECONDS,
       maxAttempts: e.DOCUMENT_MAX_ATTEMPTS,
       reconcileIntervalSeconds: e.RECONCILE_INTERVAL_SECONDS,

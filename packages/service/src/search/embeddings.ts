@@ -1,5 +1,12 @@
 import type { Log } from '../domain/log.js';
-import type { Embedder, EmbeddingStateStore, IndexRow, SearchIndex, VectorSpace } from '../domain/ports.js';
+import type {
+  DocumentRows,
+  Embedder,
+  EmbeddingStateStore,
+  IndexRow,
+  SearchIndex,
+  VectorSpace,
+} from '../domain/ports.js';
 
 /** The configured embedder, and how to reach the model of older vectors when it is still served. */
 export interface Embeddings {
@@ -34,21 +41,28 @@ export class EmbeddingService {
     return this.deps.embeddings.current.model;
   }
 
-  /** Embeds a freshly indexed document's chunks with the configured model. */
-  async embedDocument(workspaceId: string, documentId: string, rows: IndexRow[], signal?: AbortSignal) {
+  /** Embeds freshly indexed documents' chunks with the configured model, in one pass. */
+  async embedDocuments(workspaceId: string, documents: DocumentRows<IndexRow>[], signal?: AbortSignal) {
+    const rows = documents.flatMap((d) => d.rows);
     if (rows.length === 0) return;
     const embedder = this.deps.embeddings.current;
     const vectors = await embedder.embedPassages(rows.map(passageText), signal);
     const space: VectorSpace = { model: embedder.model, dimension: vectors[0]!.length };
-    await this.deps.index.replaceDocumentVectors(
+    let next = 0;
+    await this.deps.index.replaceVectors(
       workspaceId,
       space,
-      documentId,
-      rows.map((r, i) => ({ id: r.id, documentId, vector: vectors[i]! })),
+      documents.map((d) => ({
+        documentId: d.documentId,
+        rows: d.rows.map((r) => ({ id: r.id, documentId: d.documentId, vector: vectors[next++]! })),
+      })),
     );
-    // The first document of a workspace fixes its model; documents that were indexed before without
+    // The first documents of a workspace fix its model; documents that were indexed before without
     // vectors (another model, or none) make the state incomplete until maintenance fills them in.
-    const others = await this.deps.state.countOtherReadyDocuments(workspaceId, documentId);
+    const others = await this.deps.state.countOtherReadyDocuments(
+      workspaceId,
+      documents.map((d) => d.documentId),
+    );
     await this.deps.state.initEmbeddingState(workspaceId, { ...space, complete: others === 0 });
   }
 

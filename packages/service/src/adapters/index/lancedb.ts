@@ -11,6 +11,7 @@ import {
   Utf8,
 } from 'apache-arrow';
 import type {
+  DocumentRows,
   IndexHit,
   IndexQuery,
   IndexRow,
@@ -344,7 +345,36 @@ export class LanceSearchIndex implements SearchIndex {
       await table.delete(`document_id = ${sqlString(documentId)}`);
       return;
     }
-    await replaceRows(table, documentId, rows.map(toRecord));
+    await replaceRows(table, [documentId], rows.map(toRecord));
+  }
+
+  async replaceDocuments(workspaceId: string, documents: DocumentRows<IndexRow>[]): Promise<void> {
+    if (documents.length === 0) return;
+    for (const d of documents) {
+      if (d.rows.some((r) => r.documentId !== d.documentId))
+        throw new Error('rows belong to another document');
+    }
+    const records = documents.flatMap((d) => d.rows.map(toRecord));
+    const table = records.length
+      ? await this.openOrCreateTable(workspaceId)
+      : await this.openTable(workspaceId);
+    if (!table) return;
+    const ids = documents.map((d) => d.documentId);
+    if (records.length === 0) await table.delete(documentFilter(ids));
+    else await replaceRows(table, ids, records);
+  }
+
+  async countRowsByDocument(workspaceId: string, documentIds: string[]): Promise<Map<string, number>> {
+    const counts = new Map(documentIds.map((id) => [id, 0]));
+    const table = documentIds.length ? await this.openTable(workspaceId) : undefined;
+    if (!table) return counts;
+    const found = await table.query().where(documentFilter(documentIds)).select(['document_id']).toArrow();
+    const column = found.getChild('document_id');
+    for (let i = 0; i < found.numRows; i++) {
+      const id = column!.get(i) as string;
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+    return counts;
   }
 
   async countDocumentRows(workspaceId: string, documentId: string): Promise<number> {
@@ -381,29 +411,30 @@ export class LanceSearchIndex implements SearchIndex {
     }
   }
 
-  async replaceDocumentVectors(
+  async replaceVectors(
     workspaceId: string,
     space: VectorSpace,
-    documentId: string,
-    rows: VectorRow[],
+    documents: DocumentRows<VectorRow>[],
   ): Promise<void> {
-    if (rows.some((r) => r.documentId !== documentId || r.vector.length !== space.dimension)) {
-      throw new Error(`vectors do not belong to document ${documentId} in ${space.model}/${space.dimension}`);
+    if (documents.length === 0) return;
+    for (const d of documents) {
+      if (d.rows.some((r) => r.documentId !== d.documentId || r.vector.length !== space.dimension)) {
+        throw new Error(
+          `vectors do not belong to document ${d.documentId} in ${space.model}/${space.dimension}`,
+        );
+      }
     }
     const name = vectorTableName(workspaceId, space);
-    const table = rows.length
+    const records = documents.flatMap((d) =>
+      d.rows.map((r) => ({ id: r.id, document_id: r.documentId, vector: Array.from(r.vector) })),
+    );
+    const table = records.length
       ? await this.create(name, vectorSchema(space.dimension))
       : await this.open(name);
     if (!table) return;
-    if (rows.length === 0) {
-      await table.delete(`document_id = ${sqlString(documentId)}`);
-      return;
-    }
-    await replaceRows(
-      table,
-      documentId,
-      rows.map((r) => ({ id: r.id, document_id: r.documentId, vector: Array.from(r.vector) })),
-    );
+    const ids = documents.map((d) => d.documentId);
+    if (records.length === 0) await table.delete(documentFilter(ids));
+    else await replaceRows(table, ids, records);
   }
 
   async upsertVectors(workspaceId: string, space: VectorSpace, rows: VectorRow[]): Promise<void> {
@@ -528,14 +559,20 @@ function asUnavailable(err: unknown): unknown {
 }
 
 /**
- * One commit that inserts the new rows and removes any old row of the document that is not in the
- * new set: readers never see the document half-replaced.
+ * One commit that inserts the new rows and removes any old row of the documents that is not in the
+ * new set: readers never see a document half-replaced.
  */
-async function replaceRows(table: lancedb.Table, documentId: string, records: Record<string, unknown>[]) {
+async function replaceRows(table: lancedb.Table, documentIds: string[], records: Record<string, unknown>[]) {
   await table
     .mergeInsert('id')
     .whenMatchedUpdateAll()
     .whenNotMatchedInsertAll()
-    .whenNotMatchedBySourceDelete({ where: `document_id = ${sqlString(documentId)}` })
+    .whenNotMatchedBySourceDelete({ where: documentFilter(documentIds) })
     .execute(records);
+}
+
+function documentFilter(documentIds: string[]): string {
+  return documentIds.length === 1
+    ? `document_id = ${sqlString(documentIds[0]!)}`
+    : `document_id IN (${documentIds.map(sqlString).join(', ')})`;
 }
