@@ -107,8 +107,11 @@ export interface SearchIndex {
   upsertVectors(workspaceId: string, space: VectorSpace, rows: VectorRow[]): Promise<void>;
   /** Removes a workspace's vectors of every space but `keep`. */
   dropVectorSpaces(workspaceId: string, keep: VectorSpace | undefined): Promise<void>;
-  /** Folds recent writes into the index and compacts small fragments. */
-  optimize(workspaceId: string): Promise<void>;
+  /**
+   * Folds recent writes into the index, compacts small fragments and removes versions replaced more
+   * than `keptSeconds` ago; answers how many replaced versions remain (for a later run to remove).
+   */
+  optimize(workspaceId: string): Promise<{ oldVersions: number; keptSeconds: number }>;
   check(): Promise<void>;
   close(): Promise<void>;
 }
@@ -179,7 +182,8 @@ export interface WorkerOptions {
 export interface JobQueue {
   /** `ahead`: taken before the jobs already waiting (documents a batch had to leave). */
   enqueueDocuments(documentIds: string[], options?: { ahead?: boolean }): Promise<void>;
-  enqueueWorkspaceMaintenance(workspaceId: string): Promise<void>;
+  /** Optimises the workspace's index after `delaySeconds` (default 5), folding a burst of writes into one run. */
+  enqueueWorkspaceMaintenance(workspaceId: string, options?: { delaySeconds?: number }): Promise<void>;
   startWorkers(handlers: JobHandlers, options: WorkerOptions): Promise<void>;
   /** Stops taking jobs and waits for the handlers still running; enqueueing keeps working. */
   stopWorkers(): Promise<void>;

@@ -59,8 +59,13 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
         // Vectors first: a missing vector changes results, an unoptimised table only costs time, so a
         // failing optimisation (retried with the job) must not hold the re-embedding back.
         await deps.embeddings?.maintain(workspaceId);
-        await deps.index.optimize(workspaceId);
-        log.debug({ workspaceId }, 'index optimised');
+        const { oldVersions, keptSeconds } = await deps.index.optimize(workspaceId);
+        log.debug({ workspaceId, oldVersions }, 'index optimised');
+        // Recently replaced versions are kept for readers still on them; come back once they may go,
+        // so that a table that stops changing does not keep them (and their files) for good.
+        if (oldVersions > 0) {
+          await deps.jobs.enqueueWorkspaceMaintenance(workspaceId, { delaySeconds: keptSeconds + 5 });
+        }
       },
     },
     { concurrency: deps.concurrency, batchSize: deps.batchDocuments },

@@ -209,6 +209,14 @@ export const DEFAULT_CACHE_SIZES: LanceCacheSizes = {
 };
 
 /**
+ * How long `optimize` keeps a table's replaced versions (and the files only they use): a reader in
+ * another process may still be on one. Every read first looks for the latest version
+ * (`readConsistencyInterval: 0`) and no read takes near a minute, so a minute is ample; a longer time
+ * only keeps more versions and files of a table under steady ingestion.
+ */
+export const OLD_VERSIONS_KEPT_SECONDS = 60;
+
+/**
  * Table handles kept open, most recently used first. A handle holds about 25 KiB besides what it puts
  * in the caches above (1,000 tables opened and searched: +23 MiB), so a service that sees every
  * workspace of a large installation would otherwise grow with their number.
@@ -218,6 +226,7 @@ export const MAX_OPEN_TABLES = 1000;
 export interface LanceSearchIndexOptions {
   caches?: LanceCacheSizes;
   maxOpenTables?: number;
+  oldVersionsKeptSeconds?: number;
 }
 
 /**
@@ -235,6 +244,8 @@ export class LanceSearchIndex implements SearchIndex {
   private readonly tables: LruMap<string, Promise<lancedb.Table>>;
   /** Handles whose table has been brought to the current schema. */
   private readonly upgraded = new WeakSet<lancedb.Table>();
+  /** How long `optimize` keeps replaced versions (OLD_VERSIONS_KEPT_SECONDS unless a test says). */
+  private readonly oldVersionsKeptSeconds: number;
   /** Holds LanceDB's caches; its `sizeBytes()` is what they use now. */
   readonly session: lancedb.Session;
 
@@ -245,6 +256,7 @@ export class LanceSearchIndex implements SearchIndex {
   ) {
     const caches = options.caches ?? DEFAULT_CACHE_SIZES;
     this.tables = new LruMap(options.maxOpenTables ?? MAX_OPEN_TABLES);
+    this.oldVersionsKeptSeconds = options.oldVersionsKeptSeconds ?? OLD_VERSIONS_KEPT_SECONDS;
     this.session = new lancedb.Session(BigInt(caches.indexBytes), BigInt(caches.metadataBytes));
     // Strong read consistency: the server must see what a worker in another process has just written,
     // because a client that saw its run complete searches right away.
@@ -521,16 +533,21 @@ export class LanceSearchIndex implements SearchIndex {
     }
   }
 
-  async optimize(workspaceId: string): Promise<void> {
+  async optimize(workspaceId: string): Promise<{ oldVersions: number; keptSeconds: number }> {
+    const keptSeconds = this.oldVersionsKeptSeconds;
     const table = await this.openTable(workspaceId);
-    if (!table) return;
+    if (!table) return { oldVersions: 0, keptSeconds };
     await this.ensureFtsIndexes(table);
-    // Keep old versions briefly: a reader in another process may still be on one.
-    const cleanupOlderThan = new Date(Date.now() - 10 * 60 * 1000);
+    const cleanupOlderThan = new Date(Date.now() - keptSeconds * 1000);
     await table.optimize({ cleanupOlderThan });
+    let oldVersions = (await table.listVersions()).length - 1;
     for (const name of await this.vectorTables(workspaceId)) {
-      await (await this.open(name))?.optimize({ cleanupOlderThan });
+      const vectors = await this.open(name);
+      if (!vectors) continue;
+      await vectors.optimize({ cleanupOlderThan });
+      oldVersions += (await vectors.listVersions()).length - 1;
     }
+    return { oldVersions, keptSeconds };
   }
 
   async check(): Promise<void> {

@@ -76,10 +76,18 @@ export class PgBossQueue implements JobQueue {
     }
   }
 
-  async enqueueWorkspaceMaintenance(workspaceId: string): Promise<void> {
+  async enqueueWorkspaceMaintenance(
+    workspaceId: string,
+    options: { delaySeconds?: number } = {},
+  ): Promise<void> {
     await this.start();
-    // Delayed a little so that a burst of finished documents folds into one optimisation.
-    await this.boss.send(MAINTAIN_WORKSPACE, { workspaceId }, { singletonKey: workspaceId, startAfter: 5 });
+    // Delayed a little so that a burst of finished documents folds into one optimisation; while one
+    // waits, sending another is a no-op (one waiting job per workspace).
+    await this.boss.send(
+      MAINTAIN_WORKSPACE,
+      { workspaceId },
+      { singletonKey: workspaceId, startAfter: options.delaySeconds ?? 5 },
+    );
   }
 
   async startWorkers(handlers: JobHandlers, options: WorkerOptions): Promise<void> {
