@@ -143,7 +143,7 @@ describe('claiming a batch', () => {
     expect(third.deferred).toEqual([a1, a2]);
   });
 
-  it('lets a paused run stop a batch between documents without counting an attempt', async () => {
+  it('reports the pace of a run, and lets a pause stop a batch between documents without counting an attempt', async () => {
     svc = await startTestService({ worker: false });
     const api = client(svc.url, await svc.key());
     const up = await api.upload(notes(2));
@@ -156,6 +156,18 @@ describe('claiming a batch', () => {
     });
     expect(claim.claimed).toHaveLength(2);
     expect(await store.startDocument(d0!, 'wrk_1', 'parsing')).toMatchObject({ runStatus: 'processing' });
+    // The run's pace comes from what workers finished: nothing yet, then one document.
+    const runUrl = `/v1/runs/${up.body.run.id}`;
+    expect((await api.get(runUrl)).body).toMatchObject({ documentsPerSecond: null, etaSeconds: null });
+    await new Promise((r) => setTimeout(r, 200));
+    const finished = await store.finishDocuments('wrk_1', [
+      { documentId: d0!, result: { status: 'ready', chunkCount: 1 } },
+    ]);
+    expect([...finished]).toEqual([d0]);
+    const pace = (await api.get(`${runUrl}/progress`)).body;
+    expect(pace.documentsPerSecond).toBeGreaterThan(0);
+    // One document left at that pace (the API rounds the pace to two decimals).
+    expect(Math.abs(pace.etaSeconds - 1 / pace.documentsPerSecond)).toBeLessThan(1.01);
     expect((await api.post(`/v1/runs/${up.body.run.id}/pause`)).body.status).toBe('paused');
     expect(await store.startDocument(d1!, 'wrk_1', 'parsing')).toEqual({
       held: true,
@@ -168,9 +180,10 @@ describe('claiming a batch', () => {
       [[d0, d1]],
     );
     expect(Object.fromEntries(rows.map((r) => [r.id, [r.attempts, r.stage]]))).toEqual({
-      [d0!]: [1, 'parsing'],
+      [d0!]: [1, 'done'],
       [d1!]: [0, 'queued'],
     });
+    expect((await api.get(runUrl)).body).toMatchObject({ documentsPerSecond: null, etaSeconds: null });
     // The batch gives it back: waiting in the queue again, for when the run resumes.
     await store.unclaimDocuments([d1!], 'wrk_1');
     const back = await query<{ status: string; lease_owner: string | null }>(

@@ -30,6 +30,9 @@ import { inTransaction } from './db.js';
 
 type Row = Record<string, unknown>;
 
+/** A run's pace is measured over the last minute of its work: recent enough to follow changes. */
+const RUN_ACTIVITY_WINDOW_SECONDS = 60;
+
 type Queryable = pg.Pool | pg.PoolClient;
 
 const toDate = (v: unknown): Date => v as Date;
@@ -314,9 +317,31 @@ export class PgStore implements ServiceStore {
        WHERE run_id = $1 AND status = 'failed' ORDER BY created_at, id`,
       [runId],
     );
+    // Processed: finished by a worker (not cancelled or deleted, which finish many at once).
+    const activity = await this.pool.query(
+      `WITH d AS (
+         SELECT min(started_at) AS first_started,
+                max(finished_at) FILTER (WHERE status IN ('ready', 'needs_ocr', 'failed')) AS last_finished,
+                count(*) FILTER (WHERE status IN ('ready', 'needs_ocr', 'failed')) AS processed,
+                count(*) FILTER (WHERE status IN ('ready', 'needs_ocr', 'failed')
+                                   AND finished_at > now() - make_interval(secs => $2::float8)) AS recent
+         FROM documents WHERE run_id = $1)
+       SELECT processed, recent,
+              coalesce(least($2::float8, extract(epoch FROM now() - first_started)::float8), 0) AS window_seconds,
+              coalesce(extract(epoch FROM last_finished - first_started)::float8, 0) AS busy_seconds
+       FROM d`,
+      [runId, RUN_ACTIVITY_WINDOW_SECONDS],
+    );
+    const a = activity.rows[0] as Row;
     return {
       ...run,
       counts: countsFrom(counts.rows as Row[]),
+      activity: {
+        processed: Number(a.processed),
+        busySeconds: Math.max(0, a.busy_seconds as number),
+        recentlyProcessed: Number(a.recent),
+        windowSeconds: Math.max(0, a.window_seconds as number),
+      },
       failures: failures.rows.map((f) => ({
         documentId: f.id as string,
         filename: f.filename as string,
