@@ -58,7 +58,15 @@ class LeaseLost extends Error {}
 
 /** What became of one document of a batch before the index. */
 type Prepared =
-  | { kind: 'parsed'; doc: DocumentRecord; rows: IndexRow[]; result: FinishDocument; textBytes: number }
+  | {
+      kind: 'parsed';
+      doc: DocumentRecord;
+      rows: IndexRow[];
+      result: FinishDocument;
+      textBytes: number;
+      /** The extracted text being written to object storage; done before the document is. */
+      stored: Promise<void>;
+    }
   | { kind: 'failed'; doc: DocumentRecord; result: FinishDocument }
   | { kind: 'lost'; doc: DocumentRecord }
   | { kind: 'paused'; doc: DocumentRecord }
@@ -114,6 +122,11 @@ class Batch {
   /** The first error that retrying may cure; the batch stops taking documents after it. */
   private failure: unknown;
   private readonly work: string;
+  /**
+   * Originals copied to the work folder, by document: the next document's is fetched while the
+   * current one is parsed, so that storage and the parser work at the same time.
+   */
+  private readonly inputs = new Map<string, Promise<string>>();
 
   constructor(
     private readonly deps: PipelineDeps,
@@ -136,13 +149,14 @@ class Batch {
     let pendingText = 0;
     const unclaim: string[] = [];
     try {
+      await mkdir(this.work, { recursive: true });
       for (const [i, doc] of this.docs.entries()) {
         if (this.failure !== undefined) {
           // Left for later, never started: back to the queue without an attempt counted.
           unclaim.push(...this.docs.slice(i).map((d) => d.id));
           break;
         }
-        const prepared = await this.prepare(doc);
+        const prepared = await this.prepare(doc, this.docs[i + 1]);
         if (prepared.kind === 'paused') unclaim.push(doc.id);
         else if (prepared.kind === 'lost') this.lose(doc.id);
         else if (prepared.kind === 'error') {
@@ -179,8 +193,30 @@ class Batch {
     if (this.failure !== undefined) throw this.failure;
   }
 
+  /**
+   * Copies a document's original to the work folder (once). A document whose bytes are not stored yet
+   * (a URL) is fetched first, when it starts.
+   */
+  private input(doc: DocumentRecord): Promise<string> {
+    let copied = this.inputs.get(doc.id);
+    if (!copied) {
+      copied = (async () => {
+        const original = await this.deps.objects.get(doc.storageKey);
+        if (!original)
+          throw new DocumentFailure('original_missing', 'The uploaded file is missing from storage.');
+        const file = path.join(this.work, doc.id);
+        await streamPipeline(original, createWriteStream(file));
+        return file;
+      })();
+      // Awaited when the document is parsed; until then a failure must not count as unhandled.
+      copied.catch(() => {});
+      this.inputs.set(doc.id, copied);
+    }
+    return copied;
+  }
+
   /** Everything up to the index for one document: start, fetch (URLs), parse, store the text, chunk. */
-  private async prepare(claimed: DocumentRecord): Promise<Prepared> {
+  private async prepare(claimed: DocumentRecord, next: DocumentRecord | undefined): Promise<Prepared> {
     const { deps, workerId } = this;
     const abort = new AbortController();
     this.aborts.set(claimed.id, abort);
@@ -220,28 +256,29 @@ class Batch {
       }
       const current = doc;
       const parsed = await timed('parsing', async () => {
-        await mkdir(this.work, { recursive: true });
-        const input = path.join(this.work, current.id);
+        const input = this.input(current);
         try {
-          const original = await deps.objects.get(current.storageKey);
-          if (!original)
-            throw new DocumentFailure('original_missing', 'The uploaded file is missing from storage.');
-          await streamPipeline(original, createWriteStream(input));
-          const result = await deps.parser.parse(
+          const inputPath = await input;
+          if (next && next.sha256 !== null) this.input(next);
+          return await deps.parser.parse(
             {
-              path: input,
+              path: inputPath,
               filename: current.filename,
               declaredMediaType: current.declaredMediaType,
               group: current.workspaceId,
             },
             signal,
           );
-          await deps.objects.put(artifactKeys.text(current.id), result.text, 'text/markdown; charset=utf-8');
-          return result;
         } finally {
-          await rm(input, { force: true });
+          await rm(path.join(this.work, current.id), { force: true });
         }
       });
+      const stored = deps.objects.put(
+        artifactKeys.text(current.id),
+        parsed.text,
+        'text/markdown; charset=utf-8',
+      );
+      stored.catch(() => {});
       const chunks = await timed('chunking', async () => chunkText(parsed.text, current.id));
       if (chunks.length === 0) {
         if (parsed.mediaType === 'application/pdf') {
@@ -254,6 +291,7 @@ class Batch {
         doc: current,
         rows: indexRowsOf(current, parsed, chunks),
         textBytes: parsed.text.length,
+        stored,
         result: {
           status: 'ready',
           mediaType: parsed.mediaType,
@@ -329,9 +367,13 @@ class Batch {
               'indexing',
             )
           : new Map();
-      for (const p of parsed) {
+      const stored = await Promise.allSettled(parsed.map((p) => p.stored));
+      for (const [i, p] of parsed.entries()) {
         const run = runs.get(p.doc.id);
-        if (!run || this.aborts.get(p.doc.id)?.signal.aborted) {
+        const put = stored[i]!;
+        if (put.status === 'rejected') {
+          await this.retryLater([p.doc], put.reason);
+        } else if (!run || this.aborts.get(p.doc.id)?.signal.aborted) {
           this.lose(p.doc.id);
         } else if (run === 'cancelled') {
           const failure = cancelledWhileProcessing();
@@ -382,8 +424,11 @@ class Batch {
         }
       }
     } catch (err) {
+      // Those of the group not settled yet (finished, lost or sent back already).
       await this.retryLater(
-        group.filter((p) => p.kind === 'parsed' || p.kind === 'failed').map((p) => p.doc),
+        group
+          .filter((p) => (p.kind === 'parsed' || p.kind === 'failed') && this.held.has(p.doc.id))
+          .map((p) => p.doc),
         err,
       );
       return;
