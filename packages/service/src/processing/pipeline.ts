@@ -46,8 +46,8 @@ export interface PipelineDeps {
 
 /**
  * A batch's parsed documents are written to the index (one commit) and finished (one transaction)
- * once the first of them has waited this long, so that the first documents of a large upload are
- * searchable within about a second of being parsed, whatever the batch's size.
+ * once this long has passed since the first of them started, so that a document is searchable about a
+ * second after it was parsed (at once after a long parse), whatever the batch's size.
  */
 const FLUSH_AFTER_MS = 1000;
 /** ... or once their text reaches this size, which bounds what a batch holds in memory. */
@@ -156,13 +156,15 @@ class Batch {
           unclaim.push(...this.docs.slice(i).map((d) => d.id));
           break;
         }
+        const startedAt = performance.now();
         const prepared = await this.prepare(doc, this.docs[i + 1]);
         if (prepared.kind === 'paused') unclaim.push(doc.id);
         else if (prepared.kind === 'lost') this.lose(doc.id);
         else if (prepared.kind === 'error') {
           await this.retryLater([prepared.doc], prepared.error);
         } else {
-          if (pending.length === 0) pendingSince = performance.now();
+          // From the document's start: a long parse alone is reason enough to write it out.
+          if (pending.length === 0) pendingSince = startedAt;
           pending.push(prepared);
           if (prepared.kind === 'parsed') pendingText += prepared.textBytes;
         }
