@@ -76,6 +76,10 @@ export interface Config {
   };
   worker: {
     docConcurrency: number;
+    /** Most documents of one workspace a consumer takes at once (1: one at a time). */
+    batchDocuments: number;
+    /** Most bytes of originals in one batch; a larger document is processed alone. */
+    batchMaxBytes: number;
     leaseSeconds: number;
     maxAttempts: number;
     reconcileIntervalSeconds: number;
@@ -289,6 +293,8 @@ const envSchema = z.object({
   CONSOLE_ADMIN_PASSWORD: optionalString,
   CONSOLE_DIR: optionalString,
   WORKER_DOC_CONCURRENCY: int(1, 1),
+  WORKER_BATCH_DOCUMENTS: int(50, 1),
+  WORKER_BATCH_MAX_BYTES: int(1024 * 1024, 1),
   DOCUMENT_LEASE_SECONDS: int(60, 2),
   DOCUMENT_MAX_ATTEMPTS: int(3, 1),
   RECONCILE_INTERVAL_SECONDS: int(15, 1),
@@ -313,7 +319,7 @@ const envSchema = z.object({
   PARSER_TMP_MB: int(1024, 16),
   PARSER_MAX_UNPACKED_MB: int(1024, 1),
   PARSER_BWRAP_PATH: optionalString,
-  PARSER_DOCUMENTS_PER_PROCESS: int(20, 1),
+  PARSER_DOCUMENTS_PER_PROCESS: int(200, 1),
   PARSER_PROCESS_IDLE_SECONDS: int(10, 1),
   PATH: optionalString,
   EMBEDDINGS_PROVIDER: z.enum(['none', 'openai', 'local']).default('none'),
@@ -469,6 +475,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     },
     worker: {
       docConcurrency: e.WORKER_DOC_CONCURRENCY,
+      batchDocuments: e.WORKER_BATCH_DOCUMENTS,
+      batchMaxBytes: e.WORKER_BATCH_MAX_BYTES,
       leaseSeconds: e.DOCUMENT_LEASE_SECONDS,
       maxAttempts: e.DOCUMENT_MAX_ATTEMPTS,
       reconcileIntervalSeconds: e.RECONCILE_INTERVAL_SECONDS,

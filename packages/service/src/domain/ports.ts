@@ -88,19 +88,28 @@ export interface VectorQuery {
   documentIds?: string[] | undefined;
 }
 
+/** A document's rows (chunks or vectors), for writing several documents at once. */
+export interface DocumentRows<Row> {
+  documentId: string;
+  rows: Row[];
+}
+
 /** Per-workspace full-text index of chunks (LanceDB). */
 export interface SearchIndex {
   /** Atomically replaces every row of one document with `rows` (an empty array removes it). */
   replaceDocument(workspaceId: string, documentId: string, rows: IndexRow[]): Promise<void>;
+  /** The same for several documents in one commit (a batch): none is ever seen half-replaced. */
+  replaceDocuments(workspaceId: string, documents: DocumentRows<IndexRow>[]): Promise<void>;
   countDocumentRows(workspaceId: string, documentId: string): Promise<number>;
+  /** Rows of each of the documents (0 for one without any). */
+  countRowsByDocument(workspaceId: string, documentIds: string[]): Promise<Map<string, number>>;
   deleteDocument(workspaceId: string, documentId: string): Promise<void>;
   search(workspaceId: string, query: IndexQuery): Promise<IndexHit[]>;
-  /** Chunk vectors are kept per vector space, beside the chunks; a replace is per document. */
-  replaceDocumentVectors(
+  /** Chunk vectors are kept per vector space, beside the chunks; each document's set is replaced whole. */
+  replaceVectors(
     workspaceId: string,
     space: VectorSpace,
-    documentId: string,
-    rows: VectorRow[],
+    documents: DocumentRows<VectorRow>[],
   ): Promise<void>;
   /** Nearest chunks by cosine similarity (score 1 = same direction); [] when the space has no vectors. */
   vectorSearch(workspaceId: string, space: VectorSpace, query: VectorQuery): Promise<IndexHit[]>;
@@ -112,8 +121,11 @@ export interface SearchIndex {
   upsertVectors(workspaceId: string, space: VectorSpace, rows: VectorRow[]): Promise<void>;
   /** Removes a workspace's vectors of every space but `keep`. */
   dropVectorSpaces(workspaceId: string, keep: VectorSpace | undefined): Promise<void>;
-  /** Folds recent writes into the index and compacts small fragments. */
-  optimize(workspaceId: string): Promise<void>;
+  /**
+   * Folds recent writes into the index, compacts small fragments and removes versions replaced more
+   * than `keptSeconds` ago; answers how many replaced versions remain (for a later run to remove).
+   */
+  optimize(workspaceId: string): Promise<{ oldVersions: number; keptSeconds: number }>;
   check(): Promise<void>;
   close(): Promise<void>;
 }
@@ -143,8 +155,8 @@ export interface EmbeddingStateStore {
   /** Records the state unless one exists; returns the state in force afterwards. */
   initEmbeddingState(workspaceId: string, state: EmbeddingState): Promise<EmbeddingState>;
   setEmbeddingState(workspaceId: string, state: EmbeddingState): Promise<void>;
-  /** Ready documents of the workspace other than `exceptDocumentId`. */
-  countOtherReadyDocuments(workspaceId: string, exceptDocumentId: string): Promise<number>;
+  /** Ready documents of the workspace other than `exceptDocumentIds`. */
+  countOtherReadyDocuments(workspaceId: string, exceptDocumentIds: string[]): Promise<number>;
   /** Workspaces with ready documents whose vectors are not complete in `model`. */
   workspacesNeedingEmbeddings(model: string, limit: number): Promise<string[]>;
 }
@@ -175,15 +187,25 @@ export interface ChatModel {
 }
 
 export interface JobHandlers {
-  processDocument(documentId: string): Promise<void>;
+  /** The documents of up to `batchSize` jobs taken together (see startWorkers). */
+  processDocuments(documentIds: string[]): Promise<void>;
   maintainWorkspace(workspaceId: string): Promise<void>;
+}
+
+export interface WorkerOptions {
+  /** Consumers, each handling one batch at a time. */
+  concurrency: number;
+  /** Most document jobs a consumer takes at once. */
+  batchSize: number;
 }
 
 /** Background jobs (pg-boss in its own database). Enqueueing the same document twice while queued is a no-op. */
 export interface JobQueue {
-  enqueueDocuments(documentIds: string[]): Promise<void>;
-  enqueueWorkspaceMaintenance(workspaceId: string): Promise<void>;
-  startWorkers(handlers: JobHandlers, concurrency: number): Promise<void>;
+  /** `ahead`: taken before the jobs already waiting (documents a batch had to leave). */
+  enqueueDocuments(documentIds: string[], options?: { ahead?: boolean }): Promise<void>;
+  /** Optimises the workspace's index after `delaySeconds` (default 5), folding a burst of writes into one run. */
+  enqueueWorkspaceMaintenance(workspaceId: string, options?: { delaySeconds?: number }): Promise<void>;
+  startWorkers(handlers: JobHandlers, options: WorkerOptions): Promise<void>;
   /** Stops taking jobs and waits for the handlers still running; enqueueing keeps working. */
   stopWorkers(): Promise<void>;
   depth(): Promise<{ queued: number; active: number }>;
@@ -332,25 +354,46 @@ export interface DocumentStore {
   listWorkspaces(accountId: string): Promise<(Workspace & { counts: DocumentCounts })[]>;
 }
 
-export type ClaimResult =
-  | { kind: 'claimed'; document: DocumentRecord }
-  | { kind: 'gone' }
-  | { kind: 'terminal' }
-  | { kind: 'leased_elsewhere' }
-  | { kind: 'run_paused' }
-  | { kind: 'run_cancelled' }
-  | { kind: 'attempts_exhausted'; document: DocumentRecord };
+export interface ClaimOptions {
+  leaseSeconds: number;
+  maxAttempts: number;
+  /** Most bytes of originals in one batch; a larger document is claimed alone. */
+  maxBytes: number;
+}
+
+/** What claiming a batch gave this worker. */
+export interface BatchClaim {
+  /** Held by this worker now, in the order asked; all of one workspace. */
+  claimed: DocumentRecord[];
+  /** Could be processed, but not in this batch (another workspace, or over its budget). */
+  deferred: string[];
+  /** Every attempt started and none finished: to be failed. */
+  exhausted: DocumentRecord[];
+  /** Nothing to do here (gone, finished, leased by another worker, run paused or cancelled). */
+  skipped: { documentId: string; reason: string }[];
+}
+
+export type StartOutcome =
+  | { held: false }
+  /** Started (attempt counted) when `runStatus` is `processing`; otherwise left as claimed. */
+  | { held: true; runStatus: RunStatus; attempts: number };
 
 export interface WorkStore {
-  claimDocument(
-    documentId: string,
+  claimDocuments(documentIds: string[], workerId: string, options: ClaimOptions): Promise<BatchClaim>;
+  startDocument(documentId: string, workerId: string, stage: DocumentStage): Promise<StartOutcome>;
+  /** Moves held documents to a stage; answers, for each one still held, its run's status. */
+  setStages(documentIds: string[], workerId: string, stage: DocumentStage): Promise<Map<string, RunStatus>>;
+  /** Extends the leases; answers the documents this worker still holds (not deleted, cancelled, taken over). */
+  renewLeases(documentIds: string[], workerId: string, leaseSeconds: number): Promise<Set<string>>;
+  /** Lets started documents' leases lapse now, so that they are retried. */
+  releaseLeases(documentIds: string[], workerId: string): Promise<void>;
+  /** Returns claimed documents that were never started to the queue. */
+  unclaimDocuments(documentIds: string[], workerId: string): Promise<void>;
+  /** Finishes documents this worker holds and settles their runs in one transaction; answers those finished. */
+  finishDocuments(
     workerId: string,
-    leaseSeconds: number,
-    maxAttempts: number,
-  ): Promise<ClaimResult>;
-  /** Extends the lease; false when this worker no longer holds it (deleted, cancelled, taken over). */
-  renewLease(documentId: string, workerId: string, leaseSeconds: number): Promise<boolean>;
-  setStage(documentId: string, workerId: string, stage: DocumentStage): Promise<boolean>;
+    results: { documentId: string; result: FinishDocument }[],
+  ): Promise<Set<string>>;
   /** The encrypted fetch headers of a URL document, if any. */
   fetchHeadersOf(documentId: string): Promise<string | null>;
   /** Records what fetching a URL document produced (and erases its fetch headers); undefined when this worker no longer holds it. */
@@ -359,10 +402,6 @@ export interface WorkStore {
     workerId: string,
     fetched: { sizeBytes: number; sha256: string; declaredMediaType: string | null; filename: string },
   ): Promise<DocumentRecord | undefined>;
-  runStatusOf(documentId: string): Promise<RunStatus | undefined>;
-  /** Finishes a document this worker holds and settles its run in the same transaction. */
-  finishDocument(documentId: string, workerId: string, result: FinishDocument): Promise<boolean>;
-  releaseLease(documentId: string, workerId: string): Promise<void>;
   /** Documents of processing runs that no live worker holds (candidates for re-enqueueing), by id. */
   findOrphanedDocuments(limit: number, afterId: string | null): Promise<string[]>;
   /** Fails a document nobody holds (its attempts are exhausted) and settles its run. */

@@ -1,5 +1,5 @@
 import PgBoss from 'pg-boss';
-import type { JobHandlers, JobQueue } from '../../domain/ports.js';
+import type { JobHandlers, JobQueue, WorkerOptions } from '../../domain/ports.js';
 import { asUnavailable } from '../postgres/db.js';
 
 const PROCESS_DOCUMENT = 'process-document';
@@ -81,8 +81,10 @@ export class PgBossQueue implements JobQueue {
     });
   }
 
-  async enqueueDocuments(documentIds: string[]): Promise<void> {
+  async enqueueDocuments(documentIds: string[], options: { ahead?: boolean } = {}): Promise<void> {
     await this.start();
+    // pg-boss takes jobs by priority first, then in the order they were created.
+    const priority = options.ahead ? 1 : 0;
     for (let i = 0; i < documentIds.length; i += 500) {
       const batch = documentIds.slice(i, i + 500);
       await this.boss.insert(
@@ -90,28 +92,38 @@ export class PgBossQueue implements JobQueue {
           name: PROCESS_DOCUMENT,
           data: { documentId },
           singletonKey: documentId,
+          priority,
         })),
       );
     }
   }
 
-  async enqueueWorkspaceMaintenance(workspaceId: string): Promise<void> {
+  async enqueueWorkspaceMaintenance(
+    workspaceId: string,
+    options: { delaySeconds?: number } = {},
+  ): Promise<void> {
     await this.start();
-    // Delayed a little so that a burst of finished documents folds into one optimisation.
-    await this.boss.send(MAINTAIN_WORKSPACE, { workspaceId }, { singletonKey: workspaceId, startAfter: 5 });
+    // Delayed a little so that a burst of finished documents folds into one optimisation; while one
+    // waits, sending another is a no-op (one waiting job per workspace).
+    await this.boss.send(
+      MAINTAIN_WORKSPACE,
+      { workspaceId },
+      { singletonKey: workspaceId, startAfter: options.delaySeconds ?? 5 },
+    );
   }
 
-  async startWorkers(handlers: JobHandlers, concurrency: number): Promise<void> {
+  async startWorkers(handlers: JobHandlers, options: WorkerOptions): Promise<void> {
     await this.start();
-    const poll = { batchSize: 1, pollingIntervalSeconds: this.options.pollIntervalSeconds };
+    const poll = { batchSize: options.batchSize, pollingIntervalSeconds: this.options.pollIntervalSeconds };
     // pg-boss 10 has no per-worker concurrency setting: each work() call is one sequential consumer.
     // Its loop also sleeps a full polling interval after every job; notifying the consumer when a job
-    // is done makes it fetch the next one at once while the queue has work.
-    for (let i = 0; i < concurrency; i++) {
+    // is done makes it fetch the next one at once while the queue has work. The jobs a consumer takes
+    // at once complete together, or fail together when the handler throws (and are retried).
+    for (let i = 0; i < options.concurrency; i++) {
       let id = '';
-      id = await this.boss.work<{ documentId: string }>(PROCESS_DOCUMENT, poll, async ([job]) => {
+      id = await this.boss.work<{ documentId: string }>(PROCESS_DOCUMENT, poll, async (jobs) => {
         try {
-          if (job) await this.track(handlers.processDocument(job.data.documentId));
+          if (jobs.length) await this.track(handlers.processDocuments(jobs.map((j) => j.data.documentId)));
         } finally {
           if (id && this.localWorkers.includes(id)) this.boss.notifyWorker(id);
         }
