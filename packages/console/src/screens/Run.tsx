@@ -131,7 +131,12 @@ function RunView({ data, reload }: { data: RunProgress; reload: () => void }) {
         <ul className="legend" data-testid="run-counts">
           {segments.map((s) => (
             <li key={s.state} data-state={s.state}>
-              <span className={`swatch tone-${s.tone}`} aria-hidden="true" /> {s.count} {s.word}
+              {/* Queued documents are the bar's empty track, and look like it here. */}
+              <span
+                className={s.state === 'queued' ? 'swatch track' : `swatch tone-${s.tone}`}
+                aria-hidden="true"
+              />{' '}
+              {s.count} {s.word}
             </li>
           ))}
         </ul>

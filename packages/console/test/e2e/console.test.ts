@@ -503,7 +503,9 @@ describe('the web console in Chromium', () => {
       .getByRole('link', { name: 'long.md', exact: true })
       .click();
     await page.getByTestId('text-view').waitFor();
-    expect(await page.getByTestId('unformatted-note').textContent()).toMatch(/The text is long \(0\.5 million characters\)/);
+    expect(await page.getByTestId('unformatted-note').textContent()).toMatch(
+      /The text is long \(0\.5 million characters\)/,
+    );
     expect(await page.getByTestId('text-view').locator('h4').count()).toBe(0);
     expect(await page.getByTestId('text-view').textContent()).toContain('## Part 8999');
   });
