@@ -95,6 +95,10 @@ async function main() {
   const initialFiles = await firstLoad(dist);
   const initial = await Promise.all(initialFiles.map((f) => measure(dist, f)));
   const lazy = await Promise.all(all.filter((f) => !initialFiles.includes(f)).map((f) => measure(dist, f)));
+  // The Markdown renderer is fetched by the screens that show text; everything else on demand is pdf.js.
+  const isMarkdown = (s: Sized) => /^assets\/render-/.test(s.file);
+  const pdfFiles = lazy.filter((s) => !isMarkdown(s));
+  const markdownFiles = lazy.filter(isMarkdown);
   const reference = await referenceBuild();
   const initialTotal = sum(initial);
   const report = {
@@ -102,8 +106,13 @@ async function main() {
     firstLoad: { files: initial, total: initialTotal, requests: initial.length },
     onDemand: {
       what: 'PDF renderer (pdf.js) and its worker, fetched when a PDF is opened',
-      files: lazy,
-      total: sum(lazy),
+      files: pdfFiles,
+      total: sum(pdfFiles),
+    },
+    onDemandText: {
+      what: "Markdown renderer (marked and the console's rendering), fetched when a document's text, search or chat is opened",
+      files: markdownFiles,
+      total: sum(markdownFiles),
     },
     reference: {
       what: 'minimal React 19 app (react-dom/client rendering one element), same Vite build',
@@ -134,7 +143,11 @@ async function main() {
     '',
     '| Fetched when a PDF is opened | raw | gzip | brotli |',
     '|---|---|---|---|',
-    ...lazy.map(row),
+    ...pdfFiles.map(row),
+    '',
+    '| Fetched when a document, search or chat is opened | raw | gzip | brotli |',
+    '|---|---|---|---|',
+    ...markdownFiles.map(row),
     '',
     `Reference, same run: a minimal React 19 app built the same way loads ${kb(reference.total.gzip)} gzip ` +
       `(${kb(reference.total.brotli)} brotli). The console's first visit is ${report.ratioToReference.gzip}× that ` +

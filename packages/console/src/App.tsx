@@ -1,6 +1,7 @@
-import { type ReactNode, useEffect, useState } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { consoleApi, onSignedOut, type Session } from './api';
 import { ErrorNote, Loading } from './components/common';
+import { useTitle } from './lib/hooks';
 import { Link, match, navigate, useLocation } from './router';
 import { ChatScreen } from './screens/Chat';
 import { DocumentScreen } from './screens/Document';
@@ -25,11 +26,8 @@ const ROUTES: [string, (p: Record<string, string>) => ReactNode][] = [
   ['/keys', () => <KeysScreen />],
 ];
 
-function Screen({ path }: { path: string }) {
-  for (const [pattern, render] of ROUTES) {
-    const params = match(pattern, path);
-    if (params) return render(params);
-  }
+function NotFound({ path }: { path: string }) {
+  useTitle('Not found');
   return (
     <section>
       <h1>Not found</h1>
@@ -40,10 +38,31 @@ function Screen({ path }: { path: string }) {
   );
 }
 
+function Screen({ path }: { path: string }) {
+  for (const [pattern, render] of ROUTES) {
+    const params = match(pattern, path);
+    if (params) return render(params);
+  }
+  return <NotFound path={path} />;
+}
+
+/** The section a screen belongs to: a workspace's runs and documents are under Workspaces. */
+function sectionOf(path: string): string {
+  if (path.startsWith('/workspaces') || path.startsWith('/runs/') || path.startsWith('/documents/'))
+    return '/workspaces';
+  if (path.startsWith('/keys')) return '/keys';
+  return path === '/' ? '/' : '';
+}
+
+/** Moves the keyboard and screen readers to the main content, as a new page would. */
+function focusMain() {
+  document.getElementById('main')?.focus();
+}
+/** A link of the main navigation: `page` on the screen it opens, `true` on the screens of its section. */
 function NavLink({ to, path, children }: { to: string; path: string; children: string }) {
-  const current = to === '/' ? path === '/' : path.startsWith(to);
+  const current = path === to ? 'page' : sectionOf(path) === to ? 'true' : undefined;
   return (
-    <Link to={to} className={current ? 'current' : undefined} aria-current={current ? 'page' : undefined}>
+    <Link to={to} className={current ? 'current' : undefined} aria-current={current}>
       {children}
     </Link>
   );
@@ -53,11 +72,21 @@ export function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [error, setError] = useState<unknown>();
   const { path } = useLocation();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const shownPath = useRef(path);
 
   useEffect(() => {
     consoleApi.session().then(setSession, setError);
     return onSignedOut(() => setSession(null));
   }, []);
+
+  // A new screen: the menu closes, and the keyboard and screen readers start at its content.
+  useEffect(() => {
+    if (shownPath.current === path) return;
+    shownPath.current = path;
+    setMenuOpen(false);
+    focusMain();
+  }, [path]);
 
   const signOut = async () => {
     try {
@@ -73,31 +102,47 @@ export function App() {
   if (session === null) return <SignIn onSignedIn={setSession} />;
   return (
     <>
-      <header className="top">
+      {/* The browser moves focus to the target (focusable with tabIndex -1) by itself. */}
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className={menuOpen ? 'top open' : 'top'}>
         <Link to="/" className="brand">
           DocSlurp
         </Link>
-        <nav aria-label="Main">
-          <NavLink to="/" path={path}>
-            Overview
-          </NavLink>
-          <NavLink to="/workspaces" path={path}>
-            Workspaces
-          </NavLink>
-          <NavLink to="/keys" path={path}>
-            API keys
-          </NavLink>
-        </nav>
-        <div className="who">
-          <span className="muted small" data-testid="user-email">
-            {session.user.email}
-          </span>
-          <button type="button" onClick={signOut}>
-            Sign out
-          </button>
+        {/* On a narrow screen the navigation folds behind this button. */}
+        <button
+          type="button"
+          className="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="top-menu"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          Menu
+        </button>
+        <div className="top-menu" id="top-menu">
+          <nav aria-label="Main">
+            <NavLink to="/" path={path}>
+              Overview
+            </NavLink>
+            <NavLink to="/workspaces" path={path}>
+              Workspaces
+            </NavLink>
+            <NavLink to="/keys" path={path}>
+              API keys
+            </NavLink>
+          </nav>
+          <div className="who">
+            <span className="muted small" data-testid="user-email">
+              {session.user.email}
+            </span>
+            <button type="button" onClick={signOut}>
+              Sign out
+            </button>
+          </div>
         </div>
       </header>
-      <main>
+      <main id="main" tabIndex={-1}>
         <Screen path={path} />
       </main>
     </>

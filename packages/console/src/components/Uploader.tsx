@@ -1,12 +1,15 @@
 import type { UploadResult } from '@service/sdk';
 import { type DragEvent, useRef, useState } from 'react';
 import { type UploadTask, uploadFiles } from '../api';
+import { checkFile, SUPPORTED_FORMATS } from '../lib/formats';
 import { formatBytes } from '../lib/progress';
-import { ErrorNote, ProgressBar } from './common';
+import { ErrorNote, Hidden, ProgressBar } from './common';
 
 /**
  * Drop files (or pick them) and upload them in one request, with a progress bar per file. Without a
- * workspace the upload creates one; with one, the files are appended to it.
+ * workspace the upload creates one; with one, the files are appended to it. Each file is checked
+ * first: one the service cannot read is refused here, with the reason and the formats it reads,
+ * rather than sent to fail in its run.
  */
 export function Uploader({
   workspaceId,
@@ -21,19 +24,29 @@ export function Uploader({
   const [dragging, setDragging] = useState(false);
   const [error, setError] = useState<unknown>();
   const [task, setTask] = useState<UploadTask>();
+  const [refused, setRefused] = useState<{ name: string; reason: string }[]>([]);
   const input = useRef<HTMLInputElement>(null);
 
-  const add = (list: FileList | null) => {
+  const add = async (list: FileList | null) => {
     if (!list || task) return;
     setError(undefined);
-    const added = Array.from(list, (file) => ({ key: nextKey.current++, file }));
+    const chosen = Array.from(list);
+    const checks = await Promise.all(chosen.map((file) => checkFile(file)));
+    const added: { key: number; file: File }[] = [];
+    const notAdded: { name: string; reason: string }[] = [];
+    chosen.forEach((file, i) => {
+      const check = checks[i]!;
+      if (check.ok) added.push({ key: nextKey.current++, file });
+      else notAdded.push({ name: file.name, reason: check.reason });
+    });
+    setRefused(notAdded);
     setFiles((prev) => [...prev, ...added]);
   };
 
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
     setDragging(false);
-    add(e.dataTransfer.files);
+    void add(e.dataTransfer.files);
   };
 
   const start = async () => {
@@ -79,7 +92,8 @@ export function Uploader({
           </button>
         </p>
         <p className="muted small">
-          PDF, Word, HTML, Markdown, text, CSV, spreadsheets, zip archives… several at once.
+          PDF, Word, PowerPoint, Excel, OpenDocument, HTML, Markdown, text, CSV, e-mail, EPUB… several at
+          once.
         </p>
         <input
           ref={input}
@@ -88,8 +102,10 @@ export function Uploader({
           hidden
           data-testid="file-input"
           onChange={(e) => {
-            add(e.target.files);
-            e.target.value = '';
+            const list = e.target.files;
+            void add(list).finally(() => {
+              e.target.value = '';
+            });
           }}
         />
       </div>
@@ -107,7 +123,7 @@ export function Uploader({
                     className="link small"
                     onClick={() => setFiles(files.filter((x) => x.key !== key))}
                   >
-                    remove
+                    remove<Hidden> {f.name}</Hidden>
                   </button>
                 ) : (
                   <span className="small muted">{Math.round((progress[i] ?? 0) * 100)}%</span>
@@ -128,6 +144,25 @@ export function Uploader({
             )}
           </div>
         </>
+      ) : null}
+      {refused.length > 0 ? (
+        <div className="error" role="alert" data-testid="refused-files">
+          <strong>
+            {refused.length === 1
+              ? 'This file was not added'
+              : `These ${refused.length} files were not added`}
+            : DocSlurp cannot read {refused.length === 1 ? 'it' : 'them'}.
+          </strong>
+          <ul>
+            {refused.map((r, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: two chosen files may have the same name.
+              <li key={i}>
+                <strong className="filename">{r.name}</strong>: {r.reason}
+              </li>
+            ))}
+          </ul>
+          <p className="small">DocSlurp reads {SUPPORTED_FORMATS.join(', ')}.</p>
+        </div>
       ) : null}
       {error ? <ErrorNote error={error} title="Upload failed" /> : null}
     </section>

@@ -1,17 +1,63 @@
+import type { ReactNode } from 'react';
 import { describeError } from '../api';
+import type { Segment } from '../lib/runs';
 
+/**
+ * What went wrong, in words; the error code and the request id (for whoever reads the server's logs)
+ * are behind a "Details" toggle.
+ */
 export function ErrorNote({ error, title }: { error: unknown; title?: string }) {
   const e = describeError(error);
   return (
     <div className="error" role="alert">
       <strong>{title ?? 'Something went wrong'}:</strong> {e.message}
-      {e.code ? <code className="muted"> {e.code}</code> : null}
-      {e.requestId ? <span className="muted small"> (request {e.requestId})</span> : null}
+      {e.code || e.requestId ? (
+        <Details>
+          {e.code ? (
+            <>
+              code <code>{e.code}</code>
+            </>
+          ) : null}
+          {e.code && e.requestId ? ' · ' : null}
+          {e.requestId ? (
+            <>
+              request <code>{e.requestId}</code>
+            </>
+          ) : null}
+        </Details>
+      ) : null}
     </div>
   );
 }
 
-export function ProgressBar({ value, label }: { value: number; label: string }) {
+/**
+ * Internal facts (scores, error codes, request ids) that people rarely need, folded away. `of` names
+ * what they are about, for screen readers, where a list has one toggle per item.
+ */
+export function Details({ of, children }: { of?: string; children: ReactNode }) {
+  return (
+    <details className="details small">
+      <summary>Details{of ? <span className="sr-only"> of {of}</span> : null}</summary>
+      <div className="muted">{children}</div>
+    </details>
+  );
+}
+
+/** Text for screen readers only: the rest of a button's name, which sighted users read from its row. */
+export const Hidden = ({ children }: { children: ReactNode }) => <span className="sr-only">{children}</span>;
+
+export function ProgressBar({
+  value,
+  label,
+  tone = 'busy',
+  valueText,
+}: {
+  value: number;
+  label: string;
+  /** The colour of what is filled: busy (blue) while work goes on, ok, warn, bad for outcomes. */
+  tone?: string;
+  valueText?: string;
+}) {
   const pct = Math.round(Math.max(0, Math.min(1, value)) * 100);
   return (
     <div
@@ -21,8 +67,50 @@ export function ProgressBar({ value, label }: { value: number; label: string }) 
       aria-valuemin={0}
       aria-valuemax={100}
       aria-valuenow={pct}
+      aria-valuetext={valueText}
     >
-      <div className="bar-fill" style={{ width: `${pct}%` }} />
+      <div className={`bar-fill tone-${tone}`} style={{ width: `${pct}%` }} />
+    </div>
+  );
+}
+
+/**
+ * A run's documents as one bar of coloured parts: ready, needing OCR, failed, in progress, cancelled.
+ * Queued documents are the empty track. The value read out is the share processed, never the share
+ * merely finished: a cancelled run is not "100 %".
+ */
+export function RunBar({
+  segments,
+  processed,
+  label,
+  valueText,
+}: {
+  segments: Segment[];
+  processed: number;
+  label: string;
+  valueText: string;
+}) {
+  return (
+    <div
+      className="bar stacked"
+      role="progressbar"
+      aria-label={label}
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={Math.round(processed * 100)}
+      aria-valuetext={valueText}
+      data-testid="run-bar"
+    >
+      {segments
+        .filter((s) => s.state !== 'queued')
+        .map((s) => (
+          <div
+            key={s.state}
+            className={`bar-part tone-${s.tone}`}
+            data-state={s.state}
+            style={{ width: `${s.share * 100}%` }}
+          />
+        ))}
     </div>
   );
 }
@@ -35,12 +123,22 @@ const TONE: Record<string, string> = {
   paused: 'wait',
   needs_ocr: 'warn',
   failed: 'bad',
-  cancelled: 'muted',
+  cancelled: 'cancelled',
   deleted: 'muted',
 };
 
 export function Status({ value }: { value: string }) {
   return <span className={`status status-${TONE[value] ?? 'muted'}`}>{value.replace('_', ' ')}</span>;
+}
+
+/** A table that scrolls sideways inside its own box on a narrow screen, never the page. */
+export function TableScroll({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard.
+    <section className="table-scroll" aria-label={label} tabIndex={0}>
+      {children}
+    </section>
+  );
 }
 
 export function When({ iso }: { iso: string | null }) {

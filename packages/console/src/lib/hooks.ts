@@ -54,3 +54,10 @@ export function useLoad<T>(
   const reload = useCallback(() => setTick((t) => t + 1), []);
   return { ...state, reload };
 }
+
+/** The page's title names the screen (and what it shows), so tabs, history and screen readers can tell them apart. */
+export function useTitle(title: string | undefined): void {
+  useEffect(() => {
+    document.title = title ? `${title} · DocSlurp` : 'DocSlurp';
+  }, [title]);
+}

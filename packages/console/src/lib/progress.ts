@@ -16,14 +16,6 @@ export function fileFractions(files: { size: number }[], loaded: number, total: 
   });
 }
 
-/** How far a document has got through the pipeline, for its bar on the run screen. */
-export function stageFraction(status: string, stage: string): number {
-  if (status !== 'queued' && status !== 'processing') return 1;
-  const order = ['queued', 'parsing', 'chunking', 'indexing', 'done'];
-  const i = order.indexOf(stage);
-  return i <= 0 ? 0 : i / (order.length - 1);
-}
-
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   const units = ['KB', 'MB', 'GB', 'TB'];

@@ -9,7 +9,10 @@ import './pdf.css';
 // The worker is a file of its own on this origin, as the page's CSP requires.
 GlobalWorkerOptions.workerSrc = workerUrl;
 
+/** Pages are shown at this scale, or smaller where the screen is narrower than that (a phone). */
 const CSS_SCALE = 1.25;
+/** The padding of the pages' box, left and right together. */
+const BOX_PADDING = 32;
 
 interface Props {
   /** The PDF's bytes, already on their way when this component's code arrives. */
@@ -21,9 +24,15 @@ interface Props {
 }
 
 /** Renders one page (canvas and text layer) into `slot`, then marks the cited words on it. */
-async function renderPage(pdf: PDFDocumentProxy, n: number, slot: HTMLElement, words: string[] | undefined) {
+async function renderPage(
+  pdf: PDFDocumentProxy,
+  n: number,
+  scale: number,
+  slot: HTMLElement,
+  words: string[] | undefined,
+) {
   const page = await pdf.getPage(n);
-  const viewport = page.getViewport({ scale: CSS_SCALE });
+  const viewport = page.getViewport({ scale });
   const ratio = window.devicePixelRatio || 1;
   const canvas = document.createElement('canvas');
   canvas.width = Math.floor(viewport.width * ratio);
@@ -33,8 +42,8 @@ async function renderPage(pdf: PDFDocumentProxy, n: number, slot: HTMLElement, w
   const layer = document.createElement('div');
   layer.className = 'textLayer';
   // The text layer sizes its spans from these variables (pdf.js's viewer sets them the same way).
-  slot.style.setProperty('--scale-factor', String(CSS_SCALE));
-  slot.style.setProperty('--total-scale-factor', String(CSS_SCALE));
+  slot.style.setProperty('--scale-factor', String(scale));
+  slot.style.setProperty('--total-scale-factor', String(scale));
   slot.replaceChildren(canvas, layer);
   await page.render({
     canvas,
@@ -67,7 +76,9 @@ async function renderPage(pdf: PDFDocumentProxy, n: number, slot: HTMLElement, w
 export default function PdfView({ bytes, page, highlights }: Props) {
   const [pdf, setPdf] = useState<PDFDocumentProxy>();
   const [sizes, setSizes] = useState<{ width: number; height: number }[]>([]);
+  const [scale, setScale] = useState(CSS_SCALE);
   const [error, setError] = useState<unknown>();
+  const frame = useRef<HTMLDivElement>(null);
   const container = useRef<HTMLDivElement>(null);
   const highlightsRef = useRef(highlights);
   highlightsRef.current = highlights;
@@ -80,13 +91,18 @@ export default function PdfView({ bytes, page, highlights }: Props) {
       const data = new Uint8Array(await bytes).slice();
       // No eval: the page's CSP forbids it, and pdf.js has an interpreter for fonts' glyph programs.
       loaded = await getDocument({ data, isEvalSupported: false, enableXfa: false }).promise;
+      // As wide as the first page fits in the box: on a phone the page is not wider than the screen.
+      const room = (frame.current?.clientWidth ?? 0) - BOX_PADDING;
+      const natural = (await loaded.getPage(1)).getViewport({ scale: 1 }).width;
+      const fit = room > 0 ? Math.min(CSS_SCALE, room / natural) : CSS_SCALE;
       const all = await Promise.all(
         Array.from({ length: loaded.numPages }, async (_, i) => {
-          const v = (await loaded!.getPage(i + 1)).getViewport({ scale: CSS_SCALE });
+          const v = (await loaded!.getPage(i + 1)).getViewport({ scale: fit });
           return { width: v.width, height: v.height };
         }),
       );
       if (cancelled) return;
+      setScale(fit);
       setSizes(all);
       setPdf(loaded);
     })().catch((err: unknown) => {
@@ -111,7 +127,7 @@ export default function PdfView({ bytes, page, highlights }: Props) {
           const n = Number((entry.target as HTMLElement).dataset.page);
           if (started.has(n)) continue;
           started.add(n);
-          renderPage(pdf, n, entry.target as HTMLElement, highlightsRef.current.get(n))
+          renderPage(pdf, n, scale, entry.target as HTMLElement, highlightsRef.current.get(n))
             .then(() => {
               const cited = n === page ? entry.target.querySelector('.cited') : null;
               if (cited) scrollWithin(root, cited);
@@ -125,23 +141,28 @@ export default function PdfView({ bytes, page, highlights }: Props) {
     const target = page ? slots[page - 1] : undefined;
     if (target) scrollWithin(root, target, 'start');
     return () => observer.disconnect();
-  }, [pdf, page]);
+  }, [pdf, page, scale]);
 
   if (error) return <ErrorNote error={error} title="The PDF cannot be shown" />;
-  if (!pdf) return <Loading />;
   return (
-    <div className="pdf" ref={container} data-testid="pdf-view">
-      {sizes.map((s, i) => (
-        <div
-          // biome-ignore lint/suspicious/noArrayIndexKey: pages are numbered by position.
-          key={i}
-          className={`pdf-page${page === i + 1 ? ' target' : ''}`}
-          data-page={i + 1}
-          style={{ width: `${s.width}px`, height: `${s.height}px` }}
-          role="img"
-          aria-label={`Page ${i + 1}`}
-        />
-      ))}
+    <div ref={frame}>
+      {pdf ? (
+        <div className="pdf" ref={container} data-testid="pdf-view">
+          {sizes.map((s, i) => (
+            <div
+              // biome-ignore lint/suspicious/noArrayIndexKey: pages are numbered by position.
+              key={i}
+              className={`pdf-page${page === i + 1 ? ' target' : ''}`}
+              data-page={i + 1}
+              style={{ width: `${s.width}px`, height: `${s.height}px` }}
+              role="img"
+              aria-label={`Page ${i + 1}`}
+            />
+          ))}
+        </div>
+      ) : (
+        <Loading />
+      )}
     </div>
   );
 }

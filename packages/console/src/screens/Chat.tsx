@@ -1,8 +1,11 @@
 import type { AnswerCitation } from '@service/sdk';
-import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { type FormEvent, type ReactNode, useEffect, useRef, useState } from 'react';
 import { sdk } from '../api';
 import { ErrorNote } from '../components/common';
+import { Markdown, useMarkdown } from '../components/Markdown';
 import { WorkspaceHeader } from '../components/WorkspaceHeader';
+import { quotesOf } from '../lib/answers';
+import { useTitle } from '../lib/hooks';
 import { documentHref } from '../lib/links';
 import { splitCitationMarkers } from '../lib/text';
 import { Link } from '../router';
@@ -18,29 +21,56 @@ interface Turn {
 const citationHref = (c: AnswerCitation) =>
   documentHref(c.documentId, { mediaType: c.mediaType, page: c.page, start: c.charStart, end: c.charEnd });
 
-/** The answer's text with each `[n]` a link to the passage it cites (once the citations have arrived). */
-function Answer({ turn }: { turn: Turn }) {
-  const byN = new Map(turn.citations.map((c) => [c.n, c]));
+const sourceOf = (c: AnswerCitation) => `${c.filename}${c.page ? `, page ${c.page}` : ''}`;
+
+/** A citation marker: a link to the passage, named for screen readers by the source it cites. */
+function Marker({ n, citation }: { n: number; citation: AnswerCitation | undefined }) {
+  if (!citation) return <span>[{n}]</span>;
   return (
-    <p className="answer" data-testid="answer" aria-live="polite" aria-busy={turn.streaming}>
-      {splitCitationMarkers(turn.answer).map((part) => {
-        if ('text' in part) return part.text;
-        const c = byN.get(part.n);
-        return c ? (
-          <Link
-            key={part.at}
-            to={citationHref(c)}
-            className="marker"
-            title={`${c.filename}${c.page ? `, page ${c.page}` : ''}`}
-          >
-            [{part.n}]
-          </Link>
-        ) : (
-          <span key={part.at}>[{part.n}]</span>
-        );
-      })}
+    <Link to={citationHref(citation)} className="marker" title={sourceOf(citation)}>
+      [{n}]<span className="sr-only"> {sourceOf(citation)}</span>
+    </Link>
+  );
+}
+
+/** Text with each `[n]` a link to the passage it cites (once the citations have arrived). */
+function withMarkers(text: string, byN: Map<number, AnswerCitation>): ReactNode {
+  return splitCitationMarkers(text).map((part) =>
+    'text' in part ? part.text : <Marker key={part.at} n={part.n} citation={byN.get(part.n)} />,
+  );
+}
+
+/**
+ * The answer. A written one is Markdown with markers; one made of quotes (no answer model configured:
+ * the service quotes the passages' sentences) is shown as what it is, each quote in quotation marks
+ * with the marker of its source, under a line that says so.
+ */
+function Answer({ turn }: { turn: Turn }) {
+  const renderer = useMarkdown();
+  const byN = new Map(turn.citations.map((c) => [c.n, c]));
+  const quotes = turn.streaming ? undefined : quotesOf(turn.answer, turn.citations);
+  if (quotes) {
+    return (
+      <div className="answer" data-testid="answer" data-kind="quoted" aria-live="polite">
+        <p className="answer-kind small">
+          Quoted from the documents: no answer model is configured, so the answer is their own sentences.
+        </p>
+        <ul className="quotes">
+          {quotes.map((q) => (
+            <li key={q.n}>
+              <q>{renderer ? renderer.renderInlineMarkdown(q.text) : q.text}</q>{' '}
+              <Marker n={q.n} citation={byN.get(q.n)} />
+            </li>
+          ))}
+        </ul>
+      </div>
+    );
+  }
+  return (
+    <div className="answer" data-testid="answer" aria-live="polite" aria-busy={turn.streaming}>
+      <Markdown source={turn.answer} text={(s) => withMarkers(s, byN)} />
       {turn.streaming ? <span className="cursor" aria-hidden="true" /> : null}
-    </p>
+    </div>
   );
 }
 
@@ -65,6 +95,9 @@ export function ChatScreen({ workspaceId }: { workspaceId: string }) {
     sessionStorage.setItem(storageKey(workspaceId), JSON.stringify(done));
   }, [turns, workspaceId]);
   const streaming = turns.some((t) => t.streaming);
+  useTitle(`Chat · workspace ${workspaceId}`);
+  // The renderer for answers' Markdown comes before the first question is asked.
+  useMarkdown();
 
   const update = (index: number, change: Partial<Turn>) =>
     setTurns((all) => all.map((t, i) => (i === index ? { ...t, ...change } : t)));
@@ -114,11 +147,13 @@ export function ChatScreen({ workspaceId }: { workspaceId: string }) {
               <ol className="citations" data-testid="citations">
                 {t.citations.map((c) => (
                   <li key={c.n} value={c.n}>
-                    <Link to={citationHref(c)}>
-                      {c.filename}
-                      {c.page ? `, page ${c.page}` : ''}
-                    </Link>
-                    <blockquote>{c.text}</blockquote>
+                    <Link to={citationHref(c)}>{sourceOf(c)}</Link>
+                    {/* A quoted answer already shows each quote; a written one shows what it drew on. */}
+                    {quotesOf(t.answer, t.citations) ? null : (
+                      <blockquote>
+                        <Markdown source={c.text} />
+                      </blockquote>
+                    )}
                   </li>
                 ))}
               </ol>

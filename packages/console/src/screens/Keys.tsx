@@ -1,8 +1,8 @@
 import { type FormEvent, useState } from 'react';
 import { consoleApi, SCOPES, type Scope } from '../api';
 import { ConfirmButton } from '../components/ConfirmButton';
-import { ErrorNote, Loading, When } from '../components/common';
-import { useLoad } from '../lib/hooks';
+import { ErrorNote, Loading, TableScroll, When } from '../components/common';
+import { useLoad, useTitle } from '../lib/hooks';
 
 const SCOPE_HELP: Record<Scope, string> = {
   ingest: 'upload files and web pages, manage runs, delete documents',
@@ -36,10 +36,10 @@ function NewSecret({ secret, onDone }: { secret: string; onDone: () => void }) {
           onFocus={(e) => e.target.select()}
         />
         <button type="button" onClick={copy}>
-          {copied ? 'Copied' : 'Copy'}
+          {copied ? 'Key copied' : 'Copy key'}
         </button>
         <button type="button" className="link" onClick={onDone}>
-          Done
+          Done: hide the key
         </button>
       </div>
       {copied === false ? (
@@ -55,6 +55,7 @@ export function KeysScreen() {
   const [scopes, setScopes] = useState<Scope[]>(['search']);
   const [secret, setSecret] = useState<string>();
   const [actionError, setActionError] = useState<unknown>();
+  useTitle('API keys');
 
   const create = async (e: FormEvent) => {
     e.preventDefault();
@@ -130,48 +131,55 @@ export function KeysScreen() {
       {!data && !error ? <Loading /> : null}
       {data && data.keys.length === 0 ? <p className="muted">No keys yet.</p> : null}
       {data && data.keys.length > 0 ? (
-        <table data-testid="keys">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Key</th>
-              <th>Scopes</th>
-              <th>Created</th>
-              <th>Last used</th>
-              <th>State</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {data.keys.map((k) => (
-              <tr key={k.id} data-key={k.id} className={k.revokedAt ? 'revoked' : undefined}>
-                <td>{k.name ?? <span className="muted">–</span>}</td>
-                <td>
-                  <code>{k.prefix}…</code>
-                </td>
-                <td>{k.scopes.join(', ')}</td>
-                <td>
-                  <When iso={k.createdAt} />
-                </td>
-                <td>
-                  <When iso={k.lastUsedAt} />
-                </td>
-                <td>
-                  {k.revokedAt ? (
-                    <span className="status status-muted">revoked</span>
-                  ) : (
-                    <span className="status status-ok">active</span>
-                  )}
-                </td>
-                <td className="actions">
-                  {k.revokedAt ? null : (
-                    <ConfirmButton label="Revoke" confirmLabel="Revoke now" onConfirm={() => revoke(k.id)} />
-                  )}
-                </td>
+        <TableScroll label="Keys of your account">
+          <table data-testid="keys">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Key</th>
+                <th>Scopes</th>
+                <th>Created</th>
+                <th>Last used</th>
+                <th>State</th>
+                <th />
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {data.keys.map((k) => (
+                <tr key={k.id} data-key={k.id} className={k.revokedAt ? 'revoked' : undefined}>
+                  <td>{k.name ?? <span className="muted">–</span>}</td>
+                  <td>
+                    <code>{k.prefix}…</code>
+                  </td>
+                  <td>{k.scopes.join(', ')}</td>
+                  <td>
+                    <When iso={k.createdAt} />
+                  </td>
+                  <td>
+                    <When iso={k.lastUsedAt} />
+                  </td>
+                  <td>
+                    {k.revokedAt ? (
+                      <span className="status status-muted">revoked</span>
+                    ) : (
+                      <span className="status status-ok">active</span>
+                    )}
+                  </td>
+                  <td className="actions">
+                    {k.revokedAt ? null : (
+                      <ConfirmButton
+                        label="Revoke"
+                        confirmLabel="Revoke now"
+                        target={`key ${k.name ?? k.prefix}`}
+                        onConfirm={() => revoke(k.id)}
+                      />
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       ) : null}
     </section>
   );

@@ -1,6 +1,6 @@
 import { consoleApi, sdk } from '../api';
-import { ErrorNote, Loading, ProgressBar, Status, When } from '../components/common';
-import { useLoad } from '../lib/hooks';
+import { Details, ErrorNote, Loading, ProgressBar, Status, TableScroll, When } from '../components/common';
+import { useLoad, useTitle } from '../lib/hooks';
 import { Link } from '../router';
 
 const STATES = ['ready', 'queued', 'processing', 'needs_ocr', 'failed', 'cancelled'] as const;
@@ -12,6 +12,7 @@ export function OverviewScreen() {
     [],
     ([o]) => (o.runsProcessing > 0 ? 2000 : undefined),
   );
+  useTitle('Overview');
   if (error) return <ErrorNote error={error} />;
   if (!data) return <Loading />;
   const [overview, { workspaces }] = data;
@@ -63,34 +64,39 @@ export function OverviewScreen() {
       {overview.recentFailures.length === 0 ? (
         <p className="muted">No document has failed.</p>
       ) : (
-        <table data-testid="recent-failures">
-          <thead>
-            <tr>
-              <th>Document</th>
-              <th>Reason</th>
-              <th>Run</th>
-              <th>When</th>
-            </tr>
-          </thead>
-          <tbody>
-            {overview.recentFailures.map((f) => (
-              <tr key={f.documentId}>
-                <td>
-                  <Link to={`/documents/${f.documentId}`}>{f.filename}</Link>
-                </td>
-                <td>
-                  <code>{f.code}</code> {f.message}
-                </td>
-                <td>
-                  <Link to={`/runs/${f.runId}`}>{f.runId}</Link>
-                </td>
-                <td>
-                  <When iso={f.failedAt} />
-                </td>
+        <TableScroll label="Recent failures">
+          <table data-testid="recent-failures">
+            <thead>
+              <tr>
+                <th>Document</th>
+                <th>Reason</th>
+                <th>Run</th>
+                <th>When</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {overview.recentFailures.map((f) => (
+                <tr key={f.documentId}>
+                  <td>
+                    <Link to={`/documents/${f.documentId}`}>{f.filename}</Link>
+                  </td>
+                  <td>
+                    {f.message}
+                    <Details of={f.filename}>
+                      code <code>{f.code}</code>
+                    </Details>
+                  </td>
+                  <td>
+                    <Link to={`/runs/${f.runId}`}>{f.runId}</Link>
+                  </td>
+                  <td>
+                    <When iso={f.failedAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
 
       <h2>Workspaces</h2>

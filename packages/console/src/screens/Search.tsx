@@ -1,8 +1,9 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, type ReactNode, useState } from 'react';
 import { sdk } from '../api';
-import { ErrorNote, Loading } from '../components/common';
+import { Details, ErrorNote, Loading } from '../components/common';
+import { Markdown, useMarkdown } from '../components/Markdown';
 import { WorkspaceHeader } from '../components/WorkspaceHeader';
-import { useLoad } from '../lib/hooks';
+import { useLoad, useTitle } from '../lib/hooks';
 import { documentHref } from '../lib/links';
 import { highlightTerms } from '../lib/text';
 import { Link, navigate, useLocation } from '../router';
@@ -11,6 +12,9 @@ export function SearchScreen({ workspaceId }: { workspaceId: string }) {
   const { params } = useLocation();
   const q = params.get('q') ?? '';
   const [draft, setDraft] = useState(q);
+  useTitle(q ? `Search: ${q}` : 'Search');
+  // The renderer for the passages' Markdown comes while the search runs.
+  useMarkdown();
   // The query lives in the URL, so a search can be bookmarked and the back button returns to it.
   const { data, error, loading } = useLoad(
     (signal) => (q ? sdk.search({ workspaceId, q, topK: 10 }, { signal }) : Promise.resolve(undefined)),
@@ -52,6 +56,12 @@ export function SearchScreen({ workspaceId }: { workspaceId: string }) {
               start: c.charStart,
               end: c.charEnd,
             });
+            // Every run of the passage's text, with the query's words marked.
+            const highlight = (s: string): ReactNode =>
+              highlightTerms(s, q).map((part, i) =>
+                // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one run never reorder.
+                part.marked ? <mark key={i}>{part.text}</mark> : part.text,
+              );
             return (
               <li key={c.chunkId} className="result">
                 <div className="result-head">
@@ -64,18 +74,15 @@ export function SearchScreen({ workspaceId }: { workspaceId: string }) {
                   {c.headingPath.length > 0 ? (
                     <span className="muted small"> · {c.headingPath.join(' › ')}</span>
                   ) : null}
-                  <span className="muted small score"> score {hit.score.toFixed(2)}</span>
                 </div>
-                <p className="passage">
-                  {highlightTerms(hit.text, q).map((part, i) =>
-                    part.marked ? (
-                      // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one passage never reorder.
-                      <mark key={i}>{part.text}</mark>
-                    ) : (
-                      part.text
-                    ),
-                  )}
-                </p>
+                {c.mediaType === 'text/plain' ? (
+                  <p className="passage plain">{highlight(hit.text)}</p>
+                ) : (
+                  <Markdown source={hit.text} text={highlight} className="passage" />
+                )}
+                <Details of={c.filename}>
+                  relevance score <code>{hit.score.toFixed(3)}</code> · passage <code>{c.chunkId}</code>
+                </Details>
               </li>
             );
           })}

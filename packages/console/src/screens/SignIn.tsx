@@ -1,12 +1,14 @@
 import { type FormEvent, useState } from 'react';
 import { consoleApi, type Session } from '../api';
 import { ErrorNote } from '../components/common';
+import { useTitle } from '../lib/hooks';
 
 export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
+  useTitle('Sign in');
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();

@@ -2,12 +2,13 @@ import type { Document } from '@service/sdk';
 import { useState } from 'react';
 import { isNotFound, sdk } from '../api';
 import { ConfirmButton } from '../components/ConfirmButton';
-import { ErrorNote, Loading, Status, When } from '../components/common';
+import { Details, ErrorNote, Hidden, Loading, Status, TableScroll, When } from '../components/common';
 import { Uploader } from '../components/Uploader';
 import { WorkspaceHeader } from '../components/WorkspaceHeader';
-import { useLoad } from '../lib/hooks';
+import { useLoad, useTitle } from '../lib/hooks';
 import { contentHref, documentHref } from '../lib/links';
 import { formatBytes } from '../lib/progress';
+import { naturalCompare } from '../lib/runs';
 import { Link, navigate } from '../router';
 
 const busy = (d: Document) => d.status === 'queued' || d.status === 'processing';
@@ -16,13 +17,21 @@ const busy = (d: Document) => d.status === 'queued' || d.status === 'processing'
 function runsOf(documents: Document[]) {
   const runs = new Map<
     string,
-    { id: string; createdAt: string; total: number; busy: number; failed: number }
+    { id: string; createdAt: string; total: number; busy: number; failed: number; cancelled: number }
   >();
   for (const d of documents) {
-    const r = runs.get(d.runId) ?? { id: d.runId, createdAt: d.createdAt, total: 0, busy: 0, failed: 0 };
+    const r = runs.get(d.runId) ?? {
+      id: d.runId,
+      createdAt: d.createdAt,
+      total: 0,
+      busy: 0,
+      failed: 0,
+      cancelled: 0,
+    };
     r.total++;
     if (busy(d)) r.busy++;
     if (d.status === 'failed') r.failed++;
+    if (d.status === 'cancelled') r.cancelled++;
     if (d.createdAt < r.createdAt) r.createdAt = d.createdAt;
     runs.set(d.runId, r);
   }
@@ -36,6 +45,8 @@ export function WorkspaceScreen({ id }: { id: string }) {
     ([, { documents }]) => (documents.some(busy) ? 2000 : undefined),
   );
   const [actionError, setActionError] = useState<unknown>();
+  const name = data?.[0].name;
+  useTitle(`Workspace ${name ?? id}`);
 
   if (error && isNotFound(error)) {
     return (
@@ -78,8 +89,10 @@ export function WorkspaceScreen({ id }: { id: string }) {
           <li key={r.id}>
             <Link to={`/runs/${r.id}`}>{r.id}</Link>{' '}
             <span className="muted small">
-              {r.total} documents{r.busy ? `, ${r.busy} in progress` : ''}
-              {r.failed ? `, ${r.failed} failed` : ''} · <When iso={r.createdAt} />
+              {r.total} {r.total === 1 ? 'document' : 'documents'}
+              {r.busy ? `, ${r.busy} in progress` : ''}
+              {r.failed ? `, ${r.failed} failed` : ''}
+              {r.cancelled ? `, ${r.cancelled} cancelled` : ''} · <When iso={r.createdAt} />
             </span>
           </li>
         ))}
@@ -90,49 +103,61 @@ export function WorkspaceScreen({ id }: { id: string }) {
       {documents.length === 0 ? (
         <p className="muted">No documents.</p>
       ) : (
-        <table data-testid="documents">
-          <thead>
-            <tr>
-              <th>Document</th>
-              <th>State</th>
-              <th>Size</th>
-              <th>Pages</th>
-              <th>Passages</th>
-              <th>Added</th>
-              <th />
-            </tr>
-          </thead>
-          <tbody>
-            {documents.map((d) => (
-              <tr key={d.id} data-document={d.filename}>
-                <td>
-                  <Link to={documentHref(d.id, { mediaType: d.mediaType })}>{d.filename}</Link>
-                  {d.error ? (
-                    <div className="small bad-text">
-                      <code>{d.error.code}</code> {d.error.message}
-                    </div>
-                  ) : null}
-                </td>
-                <td>
-                  <Status value={d.status} />
-                  {busy(d) ? <span className="muted small"> {d.stage}</span> : null}
-                </td>
-                <td>{formatBytes(d.sizeBytes)}</td>
-                <td>{d.pageCount ?? '–'}</td>
-                <td>{d.chunkCount ?? '–'}</td>
-                <td>
-                  <When iso={d.createdAt} />
-                </td>
-                <td className="actions">
-                  <a href={contentHref(d.id)} download={d.filename}>
-                    Download
-                  </a>
-                  <ConfirmButton label="Delete" confirmLabel="Delete for good" onConfirm={() => remove(d)} />
-                </td>
+        <TableScroll label="Documents of the workspace">
+          <table data-testid="documents">
+            <thead>
+              <tr>
+                <th>Document</th>
+                <th>State</th>
+                <th>Size</th>
+                <th>Pages</th>
+                <th>Passages</th>
+                <th>Added</th>
+                <th />
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {[...documents]
+                .sort((a, b) => naturalCompare(a.filename, b.filename))
+                .map((d) => (
+                  <tr key={d.id} data-document={d.filename}>
+                    <td>
+                      <Link to={documentHref(d.id, { mediaType: d.mediaType })}>{d.filename}</Link>
+                      {d.error && d.status !== 'cancelled' ? (
+                        <div className="small bad-text">
+                          {d.error.message}
+                          <Details of={d.filename}>
+                            code <code>{d.error.code}</code>
+                          </Details>
+                        </div>
+                      ) : null}
+                    </td>
+                    <td>
+                      <Status value={d.status} />
+                      {busy(d) ? <span className="muted small"> {d.stage}</span> : null}
+                    </td>
+                    <td>{formatBytes(d.sizeBytes)}</td>
+                    <td>{d.pageCount ?? '–'}</td>
+                    <td>{d.chunkCount ?? '–'}</td>
+                    <td>
+                      <When iso={d.createdAt} />
+                    </td>
+                    <td className="actions">
+                      <a href={contentHref(d.id)} download={d.filename}>
+                        Download<Hidden> {d.filename}</Hidden>
+                      </a>
+                      <ConfirmButton
+                        label="Delete"
+                        confirmLabel="Delete for good"
+                        target={d.filename}
+                        onConfirm={() => remove(d)}
+                      />
+                    </td>
+                  </tr>
+                ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
     </section>
   );

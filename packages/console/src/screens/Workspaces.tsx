@@ -1,11 +1,12 @@
 import { sdk } from '../api';
-import { ErrorNote, Loading, When } from '../components/common';
+import { ErrorNote, Loading, TableScroll, When } from '../components/common';
 import { Uploader } from '../components/Uploader';
-import { useLoad } from '../lib/hooks';
+import { useLoad, useTitle } from '../lib/hooks';
 import { Link, navigate } from '../router';
 
 export function WorkspacesScreen() {
   const { data, error } = useLoad((signal) => sdk.listWorkspaces({ signal }), []);
+  useTitle('Workspaces');
   return (
     <section>
       <h1>Workspaces</h1>
@@ -17,34 +18,36 @@ export function WorkspacesScreen() {
       {!data && !error ? <Loading /> : null}
       {data && data.workspaces.length === 0 ? <p className="muted">None yet.</p> : null}
       {data && data.workspaces.length > 0 ? (
-        <table data-testid="workspaces">
-          <thead>
-            <tr>
-              <th>Workspace</th>
-              <th>Documents</th>
-              <th>Ready</th>
-              <th>Processing</th>
-              <th>Failed</th>
-              <th>Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.workspaces.map((w) => (
-              <tr key={w.id}>
-                <td>
-                  <Link to={`/workspaces/${w.id}`}>{w.name ?? w.id}</Link>
-                </td>
-                <td>{w.counts.total}</td>
-                <td>{w.counts.ready}</td>
-                <td>{w.counts.queued + w.counts.processing}</td>
-                <td>{w.counts.failed}</td>
-                <td>
-                  <When iso={w.createdAt} />
-                </td>
+        <TableScroll label="Your workspaces">
+          <table data-testid="workspaces">
+            <thead>
+              <tr>
+                <th>Workspace</th>
+                <th>Documents</th>
+                <th>Ready</th>
+                <th>Processing</th>
+                <th>Failed</th>
+                <th>Created</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {data.workspaces.map((w) => (
+                <tr key={w.id}>
+                  <td>
+                    <Link to={`/workspaces/${w.id}`}>{w.name ?? w.id}</Link>
+                  </td>
+                  <td>{w.counts.total}</td>
+                  <td>{w.counts.ready}</td>
+                  <td>{w.counts.queued + w.counts.processing}</td>
+                  <td>{w.counts.failed}</td>
+                  <td>
+                    <When iso={w.createdAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       ) : null}
     </section>
   );

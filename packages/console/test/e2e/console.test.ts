@@ -3,7 +3,7 @@ import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDocx, makePdf } from '../../../service/test/support/fixtures.js';
+import { makeDocx, makePdf, makeZip } from '../../../service/test/support/fixtures.js';
 import {
   cliPath,
   embeddedDataDir,
@@ -37,6 +37,7 @@ const notes = Buffer.from(
     (_, i) => `Weekly sync ${i}: the roadmap review moved to Thursday; action items were assigned.`,
   ).join('\n\n')}\n`,
 );
+const BROKEN = { name: 'broken.pdf', type: 'application/pdf', data: Buffer.from('%PDF-1.7\nthis is no PDF') };
 const FILES = [
   { name: 'notes.md', type: 'text/markdown', data: notes },
   { name: 'handbook.pdf', type: 'application/pdf', data: pdf },
@@ -56,6 +57,22 @@ let workspaceId: string;
 let workspaceUrl: string;
 
 const shot = (p: Page, name: string) => p.screenshot({ path: path.join(shots, `${name}.png`) });
+
+/** The parts of the run's bar as drawn: each one's state, its share of the bar's width and its colour. */
+function barParts(p: Page) {
+  return p.getByTestId('run-bar').evaluate((bar) => {
+    const width = bar.getBoundingClientRect().width;
+    return Array.from(bar.querySelectorAll<HTMLElement>('.bar-part'), (part) => ({
+      state: part.dataset.state,
+      share: Math.round((part.getBoundingClientRect().width / width) * 100) / 100,
+      tone: Array.from(part.classList).find((c) => c.startsWith('tone-')),
+    }));
+  });
+}
+
+/** Whether the page scrolls sideways (wider than the window): it must not, at any width. */
+const sideScroll = (p: Page) =>
+  p.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 
 /** Drops files onto the upload area the way a browser does: a `drop` event carrying a DataTransfer. */
 async function dropFiles(p: Page, files: { name: string; type: string; data: Buffer }[]) {
@@ -215,10 +232,17 @@ describe('the web console in Chromium', () => {
     for (const f of FILES) {
       const row = page.locator(`tr[data-document="${f.name}"]`);
       expect(await row.getAttribute('data-status')).toBe('ready');
-      expect(await row.locator('td').nth(2).textContent()).toBe('done');
+      expect(await row.locator('td').nth(2).textContent()).toBe('processed');
       expect(await row.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('100');
+      expect(await row.locator('.bar-fill').getAttribute('class')).toContain('tone-ok');
     }
-    expect(await page.getByTestId('run-progress').textContent()).toContain('100% · 3 ready');
+    // In words and in colour: all three processed and ready, the whole bar green.
+    const words = 'Completed: 3 of 3 documents processed (3 ready).';
+    expect(await page.getByTestId('run-progress').textContent()).toBe(words);
+    expect(await barParts(page)).toEqual([{ state: 'ready', share: 1, tone: 'tone-ok' }]);
+    // The live region tells screen readers the outcome; the page's title names the run.
+    expect(await page.getByRole('status').textContent()).toBe(words);
+    expect(await page.title()).toBe(`Run ${runId} (completed) · DocSlurp`);
     // A finished run shows the pace it went at (documents per second over its work).
     expect(await page.getByTestId('run-pace').textContent()).toMatch(/^[\d.]+ documents\/s$/);
     await shot(page, 'run');
@@ -242,11 +266,18 @@ describe('the web console in Chromium', () => {
     const saved = await (await download).path();
     expect(Buffer.compare(await readFile(saved), pdf)).toBe(0);
 
-    await page.locator('tr[data-document="policy.docx"]').getByRole('link', { name: 'policy.docx' }).click();
+    await page
+      .locator('tr[data-document="policy.docx"]')
+      .getByRole('link', { name: 'policy.docx', exact: true })
+      .click();
     await page.getByTestId('text-view').waitFor();
     expect(await page.getByTestId('text-view').textContent()).toContain(
       'Every employee receives 25 days of paid vacation per year.',
     );
+    // The text's Markdown is rendered: its heading is a heading, with no '#' shown.
+    await page.getByTestId('text-view').getByRole('heading', { name: 'Vacation policy' }).waitFor();
+    expect(await page.getByTestId('text-view').textContent()).not.toContain('#');
+    expect(await page.title()).toBe('policy.docx · DocSlurp');
 
     await page.goBack();
     // Until a PDF is opened, the PDF renderer has not been fetched: it is not part of the first load.
@@ -255,7 +286,7 @@ describe('the web console in Chromium', () => {
     expect(pdfCode()).toEqual([]);
     await page
       .locator('tr[data-document="handbook.pdf"]')
-      .getByRole('link', { name: 'handbook.pdf' })
+      .getByRole('link', { name: 'handbook.pdf', exact: true })
       .click();
     // A PDF opens as the original, rendered page by page.
     await page.locator('.pdf-page[data-page="1"][data-rendered="true"]').waitFor();
@@ -263,9 +294,7 @@ describe('the web console in Chromium', () => {
     await page.getByRole('button', { name: 'Extracted text' }).click();
     const markers = await page.locator('.page-marker').allTextContents();
     expect(markers).toEqual(['Page 1', 'Page 2', 'Page 3']);
-    expect(await page.locator('[data-page="2"] pre').textContent()).toContain(
-      'Reimbursement of travel expenses',
-    );
+    expect(await page.locator('[data-page="2"]').textContent()).toContain('Reimbursement of travel expenses');
     // And back to the original: rendered again from the bytes already fetched.
     await page.getByRole('button', { name: 'Original PDF' }).click();
     await page.locator('.pdf-page[data-page="1"][data-rendered="true"]').waitFor();
@@ -275,11 +304,17 @@ describe('the web console in Chromium', () => {
     await page.goto(`${workspaceUrl}/search`);
     await page.getByLabel('Search the workspace').fill('travel reimbursement receipts');
     await page.getByRole('button', { name: 'Search' }).click();
-    const first = page.getByTestId('search-results').locator('li').first();
+    const first = page.getByTestId('search-results').locator('.result').first();
     await first.waitFor();
     expect(await first.locator('.citation-link').textContent()).toBe('handbook.pdf, page 2');
     const marked = (await first.locator('mark').allTextContents()).map((t) => t.toLowerCase());
     expect(marked).toEqual(expect.arrayContaining(['travel', 'reimbursement', 'receipts']));
+    // The internal score is behind a "Details" toggle, named for its result.
+    const score = first.getByText(/relevance score/);
+    expect(await score.isVisible()).toBe(false);
+    await first.locator('summary', { hasText: 'Details' }).click();
+    expect(await score.isVisible()).toBe(true);
+    expect(await page.title()).toBe('Search: travel reimbursement receipts · DocSlurp');
     await shot(page, 'search');
 
     const from = ada.timeline.length;
@@ -314,23 +349,30 @@ describe('the web console in Chromium', () => {
     await shot(page, 'document-pdf');
   });
 
-  it('streams a chat answer whose citation markers link to the cited passages', async () => {
+  it('streams a chat answer whose citation markers link to the cited passages, and says it is quoted', async () => {
     await page.goto(`${workspaceUrl}/chat`);
     await page.getByLabel('Ask a question').fill('How many vacation days does an employee receive per year?');
     await page.getByRole('button', { name: 'Ask' }).click();
     const answer = page.getByTestId('answer').first();
     await page.getByTestId('citations').waitFor();
     expect(await answer.textContent()).toContain('25 days of paid vacation');
+    // This server has no chat model: the answer is the passages' own sentences, and says so.
+    expect(await answer.getAttribute('data-kind')).toBe('quoted');
+    expect(await answer.textContent()).toContain('Quoted from the documents: no answer model is configured');
+    const quote = answer.locator('q').first();
+    expect(await quote.textContent()).toContain('25 days of paid vacation');
     const marker = answer.locator('a.marker').first();
-    expect(await marker.textContent()).toBe('[1]');
+    // Seen as [1]; heard as "[1] policy.docx".
+    expect(await marker.textContent()).toBe('[1] policy.docx');
+    expect(await marker.locator('.sr-only').textContent()).toBe(' policy.docx');
     const chatRequest = ada.requests.find((r) => r.url.endsWith('/v1/search/chat'));
     expect(chatRequest?.headers.accept).toBe('text/event-stream');
     await shot(page, 'chat');
 
-    const citedText = await page.getByTestId('citations').locator('blockquote').first().textContent();
+    const citedText = await quote.textContent();
     await marker.click();
-    await page.getByTestId('text-view').locator('mark').waitFor();
-    const mark = (await page.getByTestId('text-view').locator('mark').textContent())!;
+    await page.getByTestId('text-view').locator('mark').first().waitFor();
+    const mark = (await page.getByTestId('text-view').locator('mark').allTextContents()).join(' ');
     expect(mark.replace(/\s+/g, ' ')).toContain(citedText!.replace(/\s+/g, ' ').trim());
     const markVisible = await page.evaluate(() => {
       const box = document.querySelector('[data-testid=text-view]')!.getBoundingClientRect();
@@ -344,50 +386,263 @@ describe('the web console in Chromium', () => {
     expect(await page.getByTestId('answer').first().textContent()).toContain('25 days of paid vacation');
   });
 
-  it('pauses, resumes and cancels runs, and shows failures with their reasons', async () => {
+  it('pauses and resumes runs, and shows failures with their reasons', async () => {
     await page.goto(workspaceUrl);
     const many = Array.from({ length: 40 }, (_, i) => ({
       name: `memo-${String(i).padStart(2, '0')}.txt`,
       type: 'text/plain',
-      data: Buffer.from(`Memo ${i}. The quarterly figures for region ${i} are attached. `.repeat(200)),
+      // About 120 KB each: a worker takes eight of them in a batch (WORKER_BATCH_MAX_BYTES), so most
+      // are still waiting when the run is paused.
+      data: Buffer.from(`Memo ${i}. The quarterly figures for region ${i} are attached. `.repeat(2000)),
     }));
-    const broken = {
-      name: 'broken.pdf',
-      type: 'application/pdf',
-      data: Buffer.from('%PDF-1.7\nthis is no PDF'),
-    };
     await page
       .getByTestId('file-input')
-      .setInputFiles([broken, ...many].map((f) => ({ name: f.name, mimeType: f.type, buffer: f.data })));
+      .setInputFiles([BROKEN, ...many].map((f) => ({ name: f.name, mimeType: f.type, buffer: f.data })));
     await page.getByRole('button', { name: /Add 41 files/ }).click();
-    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.getByRole('button', { name: 'Pause run' }).click();
     await page.locator('h1 .status', { hasText: 'paused' }).waitFor();
     const runId = /\/runs\/(run_[\w-]+)/.exec(page.url())![1]!;
-    // Paused means no new document starts: the queued count holds still.
-    const queued = async () => (await inPage(page, 'GET', `/v1/runs/${runId}`)).body.counts.queued as number;
-    const before = await queued();
+    // Paused means no new document starts: the batch in hand gives back what it has not started, and
+    // from then on the queued count holds still.
+    const counts = async () =>
+      (await inPage(page, 'GET', `/v1/runs/${runId}`)).body.counts as { queued: number; processing: number };
+    await expect.poll(async () => (await counts()).processing, { timeout: 30_000 }).toBe(0);
+    const before = (await counts()).queued;
     expect(before).toBeGreaterThan(0);
     await page.waitForTimeout(2500);
-    expect(await queued()).toBe(before);
+    expect((await counts()).queued).toBe(before);
     await shot(page, 'run-paused');
 
-    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.getByRole('button', { name: 'Resume run' }).click();
     await page.locator('h1 .status', { hasText: 'completed' }).waitFor({ timeout: 90_000 });
     const failure = page.getByTestId('run-failures').locator('li');
     expect(await failure.count()).toBe(1);
-    expect(await failure.textContent()).toMatch(/^broken\.pdf: (corrupt_document|unsupported_media_type) \S/);
+    // The reason in words; its code behind "Details".
+    expect(await failure.textContent()).toMatch(/^broken\.pdf: [A-Z]\S* /);
+    expect(['corrupt_document', 'unsupported_media_type']).toContain(
+      await failure.locator('details code').textContent(),
+    );
+    expect(await failure.locator('details code').isVisible()).toBe(false);
     expect(await page.locator('tr[data-document="broken.pdf"]').getAttribute('data-status')).toBe('failed');
+    // A completed run with a failure: 40 green, 1 red, and the words for both.
+    expect(await page.getByTestId('run-progress').textContent()).toBe(
+      'Completed: 41 of 41 documents processed (40 ready, 1 failed).',
+    );
+    const parts = await barParts(page);
+    expect(parts.map((x) => [x.state, x.tone])).toEqual([
+      ['ready', 'tone-ok'],
+      ['failed', 'tone-bad'],
+    ]);
+    expect(parts[0]!.share).toBeCloseTo(40 / 41, 1);
+    expect(parts[1]!.share).toBeCloseTo(1 / 41, 1);
+  });
 
+  it('shows a run whose documents all failed in red and in words, never as a full blue bar', async () => {
     await page.goto(workspaceUrl);
     await page
       .getByTestId('file-input')
-      .setInputFiles(many.map((f) => ({ name: `again-${f.name}`, mimeType: f.type, buffer: f.data })));
-    await page.getByRole('button', { name: /Add 40 files/ }).click();
+      .setInputFiles([{ name: 'broken-again.pdf', mimeType: BROKEN.type, buffer: BROKEN.data }]);
+    await page.getByRole('button', { name: /Add 1 file/ }).click();
+    await page.locator('h1 .status', { hasText: 'failed' }).waitFor({ timeout: 60_000 });
+    expect(await page.getByTestId('run-progress').textContent()).toBe(
+      'Failed: 1 of 1 document processed (1 failed).',
+    );
+    expect(await barParts(page)).toEqual([{ state: 'failed', share: 1, tone: 'tone-bad' }]);
+    expect(await page.getByTestId('run-counts').textContent()).toBe(' 1 failed');
+    const row = page.locator('tr[data-document="broken-again.pdf"]');
+    expect(await row.locator('.bar-fill').getAttribute('class')).toBe('bar-fill tone-bad');
+    expect(await row.locator('.caption').textContent()).toBe('processed: failed');
+    expect(await page.locator('.tone-busy').count()).toBe(0);
+    expect(await page.getByRole('status').textContent()).toBe(
+      'Failed: 1 of 1 document processed (1 failed).',
+    );
+  });
+
+  it('refuses files it cannot read before sending them, naming the formats it reads', async () => {
+    await page.goto(workspaceUrl);
+    const sent = ada.requests.filter((r) => r.url.endsWith('/v1/ingest/bulk')).length;
+    const zip = makeZip([{ name: 'inside.txt', data: 'A text file inside an archive.' }]);
+    const binary = Buffer.from(Array.from({ length: 2048 }, (_, i) => (i * 7919 + 13) % 256));
+    await page.getByTestId('file-input').setInputFiles([
+      { name: 'archive.zip', mimeType: 'application/zip', buffer: zip },
+      { name: 'program.exe', mimeType: 'application/octet-stream', buffer: binary },
+      { name: 'empty.txt', mimeType: 'text/plain', buffer: Buffer.alloc(0) },
+      { name: 'fine.md', mimeType: 'text/markdown', buffer: Buffer.from('# Fine\n\nA readable note.\n') },
+      // Named like an archive, but a PDF: the content decides, as on the server.
+      { name: 'report.zip', mimeType: 'application/zip', buffer: pdf },
+    ]);
+    const refused = page.getByTestId('refused-files');
+    await refused.waitFor();
+    expect(await refused.getAttribute('role')).toBe('alert');
+    const text = (await refused.textContent())!;
+    expect(text).toContain('These 3 files were not added: DocSlurp cannot read them.');
+    expect(await refused.locator('li').allTextContents()).toEqual([
+      'archive.zip: a zip archive: DocSlurp does not unpack archives, upload the files inside it',
+      'program.exe: binary content of no format DocSlurp reads',
+      'empty.txt: the file is empty',
+    ]);
+    expect(text).toMatch(/DocSlurp reads PDF, Word \(\.docx\), .*Markdown, plain text, CSV and TSV/);
+    expect(await page.getByTestId('upload-file').allTextContents()).toEqual([
+      expect.stringContaining('fine.md'),
+      expect.stringContaining('report.zip'),
+    ]);
+    // Nothing was sent: the refusal is the browser's.
+    expect(ada.requests.filter((r) => r.url.endsWith('/v1/ingest/bulk')).length).toBe(sent);
+    for (const name of ['fine.md', 'report.zip'])
+      await page.getByRole('button', { name: `remove ${name}`, exact: true }).click();
+    expect(await page.getByTestId('upload-file').count()).toBe(0);
+  });
+
+  it('shows a very long text as it is, saying why, so that it opens quickly', async () => {
+    await page.goto(workspaceUrl);
+    const long = Array.from(
+      { length: 9000 },
+      (_, i) => `## Part ${i}\n\nA paragraph of part ${i} with some words.\n`,
+    ).join('\n');
+    expect(long.length).toBeGreaterThan(500_000);
+    await page
+      .getByTestId('file-input')
+      .setInputFiles([{ name: 'long.md', mimeType: 'text/markdown', buffer: Buffer.from(long) }]);
+    await page.getByRole('button', { name: /Add 1 file/ }).click();
+    await page.locator('h1 .status', { hasText: 'completed' }).waitFor({ timeout: 60_000 });
+    await page
+      .locator('tr[data-document="long.md"]')
+      .getByRole('link', { name: 'long.md', exact: true })
+      .click();
+    await page.getByTestId('text-view').waitFor();
+    expect(await page.getByTestId('unformatted-note').textContent()).toMatch(
+      /The text is long \(0\.5 million characters\)/,
+    );
+    expect(await page.getByTestId('text-view').locator('h4').count()).toBe(0);
+    expect(await page.getByTestId('text-view').textContent()).toContain('## Part 8999');
+  });
+
+  let cancelledRun: string;
+
+  it('asks before cancelling a run, then shows what was processed and what was cancelled, with the final counts', async () => {
+    await page.goto(workspaceUrl);
+    // Three large documents (seconds each) among many small ones: one of them is being processed
+    // when the run is cancelled, and settles after it (the worker stops it, or it finishes).
+    const big = (n: number) => ({
+      name: `big-${n}.md`,
+      mimeType: 'text/markdown',
+      buffer: Buffer.from(
+        Array.from(
+          { length: 60_000 },
+          (_, i) => `## Section ${i}\n\nParagraph ${i} of long report ${n}: figures, dates and notes.\n`,
+        ).join('\n'),
+      ),
+    });
+    const small = Array.from({ length: 117 }, (_, i) => ({
+      name: `file${i + 1}.txt`,
+      mimeType: 'text/plain',
+      buffer: Buffer.from(`File ${i + 1}. A short note about item ${i + 1}.`),
+    }));
+    await page.getByTestId('file-input').setInputFiles([big(1), big(2), big(3), ...small]);
+    await page.getByRole('button', { name: /Add 120 files/ }).click();
+    await page.getByRole('heading', { name: /^Run run_/ }).waitFor();
+    cancelledRun = /\/runs\/(run_[\w-]+)/.exec(page.url())![1]!;
+    const api = async () => (await inPage(page, 'GET', `/v1/runs/${cancelledRun}/progress`)).body;
+
+    // Cancel asks first; "Keep the run" backs out and nothing is cancelled.
     await page.getByRole('button', { name: 'Cancel run' }).click();
-    await page.locator('h1 .status', { hasText: 'cancelled' }).waitFor();
+    const confirm = page.getByRole('button', { name: /^Yes, cancel/ });
+    await confirm.waitFor();
+    expect(await confirm.textContent()).toMatch(/^Yes, cancel: \d+ waiting documents will not be processed$/);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toMatch(/^Yes, cancel/);
+    expect((await api()).status).toBe('processing');
+    await page.getByRole('button', { name: 'Keep the run' }).click();
+    expect(await confirm.count()).toBe(0);
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel run');
+    expect((await api()).status).toBe('processing');
+
+    // Confirmed while a large document is being processed, some are done and others still wait.
+    await page.getByRole('button', { name: 'Cancel run' }).click();
     await expect
-      .poll(async () => page.locator('tr[data-status="cancelled"]').count(), { timeout: 15_000 })
-      .toBeGreaterThan(0);
+      .poll(
+        async () => {
+          const p = await api();
+          const bigBusy = p.documents.some(
+            (d: { filename: string; status: string }) =>
+              d.filename.startsWith('big-') && d.status === 'processing',
+          );
+          return bigBusy && p.counts.queued > 0 && p.counts.ready > 0;
+        },
+        { timeout: 60_000, interval: 50 },
+      )
+      .toBe(true);
+    await confirm.click();
+    await page.locator('h1 .status', { hasText: 'cancelled' }).waitFor();
+    // The run is terminal while that document is still being processed.
+    const atCancel = await api();
+    expect(atCancel.status).toBe('cancelled');
+    expect(atCancel.counts.processing).toBe(1);
+
+    // Once it has finished, the page shows the API's final counts, not the ones it had at the cancel.
+    await expect.poll(async () => (await api()).counts.processing, { timeout: 60_000 }).toBe(0);
+    const final = (await api()).counts;
+    expect(final.ready).toBeGreaterThanOrEqual(1);
+    expect(final.ready + final.cancelled).toBe(120);
+    const words =
+      `Cancelled: ${final.ready} of 120 documents processed (${final.ready} ready); ` +
+      `${final.cancelled} cancelled before they were processed.`;
+    await expect.poll(() => page.getByTestId('run-progress').textContent(), { timeout: 10_000 }).toBe(words);
+    expect(await page.getByRole('status').textContent()).toBe(words);
+    // Not "100 %": the bar is green for what was processed, hatched grey for what was cancelled.
+    expect(await page.locator('.run-summary').textContent()).not.toContain('100');
+    expect(await page.getByTestId('run-bar').getAttribute('aria-valuenow')).toBe(
+      String(Math.round((final.ready / 120) * 100)),
+    );
+    const parts = await barParts(page);
+    expect(parts.map((x) => [x.state, x.tone])).toEqual([
+      ['ready', 'tone-ok'],
+      ['cancelled', 'tone-cancelled'],
+    ]);
+    expect(parts[0]!.share).toBeCloseTo(final.ready / 120, 1);
+    expect(parts[1]!.share).toBeCloseTo(final.cancelled / 120, 1);
+    const cancelledRow = page.locator('tr[data-status="cancelled"]').first();
+    expect(await cancelledRow.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('0');
+    expect(await cancelledRow.locator('.caption').textContent()).toBe('not processed: cancelled');
+    expect(await cancelledRow.locator('.status').textContent()).toBe('cancelled');
+    await shot(page, 'run-cancelled');
+  });
+
+  it('reads a run of many files page by page, sorted as people number them, filtered by state', async () => {
+    const column = (attribute: string) =>
+      page
+        .getByTestId('run-documents')
+        .locator('tbody tr')
+        .evaluateAll((rows, a) => rows.map((r) => r.getAttribute(a)), attribute);
+    // Natural order: file2 before file10.
+    expect((await column('data-document')).slice(0, 14)).toEqual([
+      'big-1.md',
+      'big-2.md',
+      'big-3.md',
+      ...Array.from({ length: 11 }, (_, i) => `file${i + 1}.txt`),
+    ]);
+    expect(await page.getByTestId('page-info').textContent()).toBe('Documents 1–50 of 120');
+    await page.getByRole('button', { name: 'Next page' }).click();
+    expect(await page.getByTestId('page-info').textContent()).toBe('Documents 51–100 of 120');
+    expect((await column('data-document'))[0]).toBe('file48.txt');
+    await page.getByRole('button', { name: 'Next page' }).click();
+    expect(await page.getByTestId('page-info').textContent()).toBe('Documents 101–120 of 120');
+    expect((await column('data-document')).at(-1)).toBe('file117.txt');
+    expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+
+    // The summary counts, and a filter per state: only cancelled documents, from the first page again.
+    const counts = (await inPage(page, 'GET', `/v1/runs/${cancelledRun}`)).body.counts;
+    expect(await page.getByTestId('run-counts').locator('li').allTextContents()).toEqual([
+      ` ${counts.ready} ready`,
+      ` ${counts.cancelled} cancelled`,
+    ]);
+    const cancelledFilter = page.getByRole('button', { name: `cancelled (${counts.cancelled})` });
+    await cancelledFilter.click();
+    expect(await cancelledFilter.getAttribute('aria-pressed')).toBe('true');
+    expect(await page.getByTestId('page-info').textContent()).toBe(`Documents 1–50 of ${counts.cancelled}`);
+    expect(new Set(await column('data-status'))).toEqual(new Set(['cancelled']));
+    await page.getByRole('button', { name: `ready (${counts.ready})` }).click();
+    expect(new Set(await column('data-status'))).toEqual(new Set(['ready']));
+    expect((await column('data-status')).length).toBe(Math.min(50, counts.ready));
   });
 
   it('gives an overview: documents by state, work in progress and recent failures', async () => {
@@ -425,8 +680,9 @@ describe('the web console in Chromium', () => {
   it('deletes a document', async () => {
     await page.goto(workspaceUrl);
     const row = page.locator('tr[data-document="memo-00.txt"]');
-    await row.getByRole('button', { name: 'Delete' }).click();
-    await row.getByRole('button', { name: 'Delete for good' }).click();
+    // Each button names the document it acts on.
+    await row.getByRole('button', { name: 'Delete: memo-00.txt', exact: true }).click();
+    await row.getByRole('button', { name: 'Delete for good: memo-00.txt', exact: true }).click();
     await row.waitFor({ state: 'detached' });
     const docs = (await inPage(page, 'GET', `/v1/workspaces/${workspaceId}/documents`)).body.documents;
     expect(docs.some((d: { filename: string }) => d.filename === 'memo-00.txt')).toBe(false);
@@ -441,8 +697,8 @@ describe('the web console in Chromium', () => {
     await page.getByRole('button', { name: 'Create key' }).click();
     const secret = await page.getByTestId('new-key').inputValue();
     expect(secret).toMatch(/^dsk_\w{20,}$/);
-    await page.getByRole('button', { name: 'Copy' }).click();
-    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    await page.getByRole('button', { name: 'Copy key' }).click();
+    await page.getByRole('button', { name: 'Key copied' }).waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
     await shot(page, 'keys');
 
@@ -451,15 +707,15 @@ describe('the web console in Chromium', () => {
     expect((await asServer('/v1/workspaces')).status).toBe(200);
     expect((await asServer(`/v1/runs/run_x`)).status).toBe(403); // no ingest scope
 
-    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('button', { name: 'Done: hide the key' }).click();
     expect(await page.getByTestId('new-key').count()).toBe(0);
     // Shown once: the list has the prefix only, and nothing the browser received since has the secret.
     const received = ada.responses.length;
     await page.reload();
     const row = page.locator('tr', { hasText: 'reporting job' });
     expect(await row.locator('td').nth(2).textContent()).toBe('search, artifacts');
-    await row.getByRole('button', { name: 'Revoke' }).click();
-    await row.getByRole('button', { name: 'Revoke now' }).click();
+    await row.getByRole('button', { name: 'Revoke: key reporting job', exact: true }).click();
+    await row.getByRole('button', { name: 'Revoke now: key reporting job', exact: true }).click();
     await row.locator('.status', { hasText: 'revoked' }).waitFor();
     expect(ada.responses.slice(received).some((r) => r.body.includes(secret))).toBe(false);
     expect((await asServer('/v1/workspaces')).status).toBe(401);
@@ -537,10 +793,162 @@ describe('the web console in Chromium', () => {
     }
   });
 
+  it('works with a keyboard and a screen reader: skip link, aria-current, a title per screen, named buttons', async () => {
+    await page.goto(`${serve.url}/keys`);
+    await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
+    expect(await page.title()).toBe('API keys · DocSlurp');
+    const focused = () =>
+      page.evaluate(() => {
+        const e = document.activeElement;
+        return { tag: e?.tagName, id: e?.id, text: e?.textContent, inMain: !!e?.closest('main') };
+      });
+    // The first Tab reaches the skip link, shown while it has focus; Enter moves past the navigation.
+    await page.keyboard.press('Tab');
+    expect(await focused()).toMatchObject({ tag: 'A', text: 'Skip to content' });
+    const skip = (await page.getByRole('link', { name: 'Skip to content' }).boundingBox())!;
+    expect(skip.y).toBeGreaterThanOrEqual(0);
+    await page.keyboard.press('Enter');
+    expect(await focused()).toMatchObject({ id: 'main' });
+    await page.keyboard.press('Tab');
+    expect(await focused()).toMatchObject({ inMain: true });
+
+    // aria-current: the screen's own link is the page; the section's link is current on its screens.
+    const nav = page.getByRole('navigation', { name: 'Main' });
+    const current = () =>
+      nav
+        .getByRole('link')
+        .evaluateAll((links) => links.map((l) => [l.textContent, l.getAttribute('aria-current')]));
+    expect(await current()).toEqual([
+      ['Overview', null],
+      ['Workspaces', null],
+      ['API keys', 'page'],
+    ]);
+    await nav.getByRole('link', { name: 'Workspaces' }).click();
+    await page.getByRole('heading', { name: 'Workspaces', level: 1 }).waitFor();
+    // A new screen: focus starts at its content, and its title says which screen it is.
+    expect(await focused()).toMatchObject({ id: 'main' });
+    expect(await page.title()).toBe('Workspaces · DocSlurp');
+    expect(await current()).toEqual([
+      ['Overview', null],
+      ['Workspaces', 'page'],
+      ['API keys', null],
+    ]);
+    await page.goto(workspaceUrl);
+    await page.getByTestId('documents').waitFor();
+    expect((await current())[1]).toEqual(['Workspaces', 'true']);
+    const tabs = page.getByRole('navigation', { name: 'Workspace' }).getByRole('link');
+    expect(await tabs.evaluateAll((ls) => ls.map((l) => l.getAttribute('aria-current')))).toEqual([
+      'page',
+      null,
+      null,
+    ]);
+
+    // Every button says what it acts on: no two buttons of a screen share a name.
+    const buttonNames = async () => {
+      const tree = await page.locator('main').ariaSnapshot();
+      return Array.from(tree.matchAll(/\bbutton "((?:[^"\\]|\\.)*)"/g), (m) => m[1]!);
+    };
+    for (const url of [workspaceUrl, `${serve.url}/runs/${cancelledRun}`]) {
+      await page.goto(url);
+      await page.locator('table tbody tr').first().waitFor();
+      const names = await buttonNames();
+      expect(names.length).toBeGreaterThan(3);
+      expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
+    }
+  });
+
+  it('works on a phone: at 390 px no screen scrolls sideways, the top bar folds, tables scroll in their box', async () => {
+    const docs = (await inPage(page, 'GET', `/v1/workspaces/${workspaceId}/documents`)).body.documents as {
+      id: string;
+      filename: string;
+    }[];
+    const docId = (name: string) => docs.find((d) => d.filename === name)!.id;
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      const screens: { url: string; ready: () => Promise<unknown>; title: string }[] = [
+        { url: '/', ready: () => page.getByTestId('recent-failures').waitFor(), title: 'Overview' },
+        { url: '/workspaces', ready: () => page.getByTestId('workspaces').waitFor(), title: 'Workspaces' },
+        {
+          url: `/workspaces/${workspaceId}`,
+          ready: () => page.getByTestId('documents').waitFor(),
+          title: `Workspace ${workspaceId}`,
+        },
+        {
+          url: `/workspaces/${workspaceId}/search?q=travel+reimbursement`,
+          ready: () => page.getByTestId('search-results').waitFor(),
+          title: 'Search: travel reimbursement',
+        },
+        {
+          url: `/workspaces/${workspaceId}/chat`,
+          ready: () => page.getByTestId('answer').first().waitFor(),
+          title: `Chat · workspace ${workspaceId}`,
+        },
+        {
+          url: `/runs/${cancelledRun}`,
+          ready: () => page.getByTestId('run-documents').waitFor(),
+          title: `Run ${cancelledRun} (cancelled)`,
+        },
+        {
+          url: `/documents/${docId('policy.docx')}`,
+          ready: () => page.getByTestId('text-view').waitFor(),
+          title: 'policy.docx',
+        },
+        {
+          url: `/documents/${docId('handbook.pdf')}?view=pdf&page=2`,
+          ready: () => page.locator('.pdf-page[data-page="2"][data-rendered="true"]').waitFor(),
+          title: 'handbook.pdf',
+        },
+        { url: '/keys', ready: () => page.getByTestId('keys').waitFor(), title: 'API keys' },
+        {
+          url: '/no/such/screen',
+          ready: () => page.getByRole('heading', { name: 'Not found' }).waitFor(),
+          title: 'Not found',
+        },
+      ];
+      for (const s of screens) {
+        await page.goto(serve.url + s.url);
+        await s.ready();
+        expect(await page.title(), s.url).toBe(`${s.title} · DocSlurp`);
+        expect(await sideScroll(page), s.url).toBeLessThanOrEqual(0);
+        if (s.url.startsWith('/runs/')) await shot(page, 'phone-run');
+      }
+
+      // The top bar folds: the navigation is behind "Menu" until it is opened, and opening it adds no width.
+      await page.goto(`${serve.url}/workspaces/${workspaceId}`);
+      await page.getByTestId('documents').waitFor();
+      const nav = page.getByRole('navigation', { name: 'Main' });
+      const menu = page.getByRole('button', { name: 'Menu' });
+      expect(await nav.isVisible()).toBe(false);
+      expect(await menu.getAttribute('aria-expanded')).toBe('false');
+      await menu.click();
+      expect(await menu.getAttribute('aria-expanded')).toBe('true');
+      expect(await nav.isVisible()).toBe(true);
+      expect(await sideScroll(page)).toBeLessThanOrEqual(0);
+      await shot(page, 'phone-menu');
+      await nav.getByRole('link', { name: 'API keys' }).click();
+      await page.getByTestId('keys').waitFor();
+      expect(await nav.isVisible()).toBe(false); // closed again on the new screen
+
+      // A wide table scrolls inside its own box, and long ids wrap instead of widening the page.
+      await page.goto(`${serve.url}/workspaces/${workspaceId}`);
+      const box = page.locator('.table-scroll', { has: page.getByTestId('documents') });
+      const widths = await box.evaluate((b) => ({ scroll: b.scrollWidth, client: b.clientWidth }));
+      expect(widths.scroll).toBeGreaterThan(widths.client);
+      await page.goto(`${serve.url}/runs/${cancelledRun}`);
+      const h1 = (await page.getByRole('heading', { level: 1 }).boundingBox())!;
+      expect(h1.x + h1.width).toBeLessThanOrEqual(390);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 860 });
+    }
+  });
+
   it('signs out on the server: the old session cookie stops working', async () => {
     const cookie = (await ada.context.cookies()).find((c) => c.name === 'docslurp_session')!;
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to DocSlurp' }).waitFor();
+    expect(await page.title()).toBe('Sign in · DocSlurp');
+    await page.setViewportSize({ width: 390, height: 844 });
+    expect(await sideScroll(page)).toBeLessThanOrEqual(0);
     const replay = await fetch(`${serve.url}/v1/workspaces`, {
       headers: { cookie: `docslurp_session=${cookie.value}` },
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fileFractions, formatDuration, paceText, stageFraction } from '../../src/lib/progress.js';
+import { fileFractions, formatDuration, paceText } from '../../src/lib/progress.js';
 import {
   highlightTerms,
   locateWords,
@@ -98,13 +98,6 @@ describe('progress', () => {
     expect(fileFractions(files, 1200, total)).toEqual([1, 0, 0]);
     expect(fileFractions(files, 2800, total)).toEqual([1, 0.5, 0]);
     expect(fileFractions(files, total, total)).toEqual([1, 1, 1]);
-  });
-
-  it('turns a document stage into a bar value', () => {
-    expect(stageFraction('queued', 'queued')).toBe(0);
-    expect(stageFraction('processing', 'chunking')).toBe(0.5);
-    expect(stageFraction('ready', 'done')).toBe(1);
-    expect(stageFraction('failed', 'parsing')).toBe(1);
   });
 
   it('says how fast a run goes and how long it still needs', () => {
