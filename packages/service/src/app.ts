@@ -8,15 +8,15 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import {
-  hasZodFastifySchemaValidationErrors,
   jsonSchemaTransform,
   jsonSchemaTransformObject,
   serializerCompiler,
   validatorCompiler,
 } from 'fastify-type-provider-zod';
-import { AppError, DependencyUnavailable, errors } from './errors.js';
+import { errors } from './errors.js';
 import { isConsoleNavigation, registerConsole } from './http/console.js';
 import type { AppDeps } from './http/context.js';
+import { toAppError } from './http/errors.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { ingestRoutes } from './http/routes/ingest.js';
 import { keyRoutes } from './http/routes/keys.js';
@@ -29,35 +29,6 @@ import { sessionRoutes } from './http/routes/session.js';
 import { randomToken } from './ids.js';
 
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
-
-/** Maps framework errors (validation, body parsing, multipart) onto the API's error table. */
-export function toAppError(err: FastifyError & { code?: string }): AppError {
-  if (err instanceof AppError) return err;
-  if (err instanceof DependencyUnavailable)
-    return err.dependency === 'database' ? errors.databaseUnavailable() : errors.storageUnavailable();
-  if (hasZodFastifySchemaValidationErrors(err)) {
-    const details = err.validation
-      .map((v) => `${v.instancePath ? v.instancePath.slice(1).replaceAll('/', '.') : 'body'}: ${v.message}`)
-      .join('; ');
-    return errors.invalidRequest(`Invalid ${err.validationContext ?? 'request'}: ${details}`);
-  }
-  switch (err.code) {
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return errors.invalidJson(err.message);
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError(413, 'payload_too_large', 'The request body is too large.');
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return errors.unsupportedContentType('this content type', 'application/json');
-    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
-      return errors.unsupportedContentType('this content type', 'multipart/form-data');
-  }
-  if (err instanceof SyntaxError && err.statusCode === 400) return errors.invalidJson(err.message);
-  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-    return new AppError(err.statusCode, 'invalid_request', err.message);
-  }
-  return errors.internal();
-}
 
 /** The HTTP application without listening, so tests inject requests and main/ binds the port. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {

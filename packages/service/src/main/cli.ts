@@ -82,11 +82,11 @@ async function untilAvailable<T>(log: Logger, what: string, fn: () => Promise<T>
 
 /** What the server makes sure of in the database: the bootstrap key and the configured console user. */
 async function provision(deps: Deps): Promise<void> {
-  if (deps.config.bootstrapApiKey) await ensureBootstrapKey(deps.store, deps.config.bootstrapApiKey);
+  if (deps.config.bootstrapApiKey) await ensureBootstrapKey(deps.accounts, deps.config.bootstrapApiKey);
   const { adminEmail, adminPassword } = deps.config.console;
-  if (adminEmail && adminPassword && !(await deps.store.findUserByEmail(adminEmail))) {
-    const account = await deps.store.ensureAccount(DEFAULT_ACCOUNT);
-    await createUser(deps.store, { accountId: account.id, email: adminEmail, password: adminPassword });
+  if (adminEmail && adminPassword && !(await deps.users.findUserByEmail(adminEmail))) {
+    const account = await deps.accounts.ensureAccount(DEFAULT_ACCOUNT);
+    await createUser(deps.users, { accountId: account.id, email: adminEmail, password: adminPassword });
     deps.log.info({ email: adminEmail }, 'created the console user from CONSOLE_ADMIN_EMAIL');
   }
 }
@@ -183,7 +183,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
   const deps = await createDeps(config, log, dbs.urls);
   stoppers.push(() => deps.close());
   // One process owns the embedded database, so any lease in it belongs to a process that is gone.
-  if (dbs.embedded?.owned) await deps.store.releaseAllLeases();
+  if (dbs.embedded?.owned) await deps.work.releaseAllLeases();
   // Refuse to start at all, rather than serve uploads nobody can parse, when isolation is impossible.
   await deps.parser.start();
   const app = await startServer(deps);
@@ -194,7 +194,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.server.port;
   const host = config.server.host === '0.0.0.0' ? '127.0.0.1' : config.server.host;
   log.info({ ms: Math.round(performance.now() - t0), port }, 'ready');
-  const hasUsers = (await deps.store.listUsers(undefined)).length > 0;
+  const hasUsers = (await deps.users.listUsers(undefined)).length > 0;
   printBanner(config, `http://${host.includes(':') ? `[${host}]` : host}:${port}`, hasUsers);
 }
 
@@ -258,8 +258,8 @@ async function keys(config: Config, log: Logger, args: string[]): Promise<void> 
       if (!values.scopes)
         throw new ConfigError('keys create needs --scopes, e.g. --scopes ingest,search,artifacts');
       const scopes = parseScopes(values.scopes);
-      const account = await deps.store.ensureAccount(values.account ?? DEFAULT_ACCOUNT);
-      const { key, secret } = await createApiKey(deps.store, {
+      const account = await deps.accounts.ensureAccount(values.account ?? DEFAULT_ACCOUNT);
+      const { key, secret } = await createApiKey(deps.accounts, {
         accountId: account.id,
         scopes,
         name: values.name ?? null,
@@ -276,9 +276,9 @@ async function keys(config: Config, log: Logger, args: string[]): Promise<void> 
         );
       }
     } else if (action === 'list') {
-      const account = values.account ? await deps.store.findAccount(values.account) : undefined;
+      const account = values.account ? await deps.accounts.findAccount(values.account) : undefined;
       if (values.account && !account) throw new ConfigError(`no account "${values.account}"`);
-      const list = await deps.store.listApiKeys(account?.id);
+      const list = await deps.accounts.listApiKeys(account?.id);
       if (values.json) {
         process.stdout.write(`${JSON.stringify(list)}\n`);
         return;
@@ -293,7 +293,7 @@ async function keys(config: Config, log: Logger, args: string[]): Promise<void> 
       }
     } else if (action === 'revoke') {
       if (!target) throw new ConfigError('keys revoke needs the key id or its prefix');
-      const k = await deps.store.revokeApiKey(target, undefined);
+      const k = await deps.accounts.revokeApiKey(target, undefined);
       if (!k) throw new ConfigError(`no key with id or prefix "${target}"`);
       process.stdout.write(`Revoked ${k.id} (${k.prefix}…).\n`);
     } else {
@@ -326,8 +326,8 @@ async function users(config: Config, log: Logger, args: string[]): Promise<void>
       if (!values.email || !password) {
         throw new ConfigError('users create needs --email and --password (or --password-stdin)');
       }
-      const account = await deps.store.ensureAccount(values.account ?? DEFAULT_ACCOUNT);
-      const user = await createUser(deps.store, {
+      const account = await deps.accounts.ensureAccount(values.account ?? DEFAULT_ACCOUNT);
+      const user = await createUser(deps.users, {
         accountId: account.id,
         email: values.email,
         password,
@@ -336,8 +336,8 @@ async function users(config: Config, log: Logger, args: string[]): Promise<void>
       });
       process.stdout.write(`Created console user ${user.email} (${user.id}) in account "${account.name}".\n`);
     } else if (action === 'list') {
-      const account = values.account ? await deps.store.findAccount(values.account) : undefined;
-      for (const u of await deps.store.listUsers(account?.id)) {
+      const account = values.account ? await deps.accounts.findAccount(values.account) : undefined;
+      for (const u of await deps.users.listUsers(account?.id)) {
         process.stdout.write(
           `${u.id}  ${u.email}  ${u.accountId}  last sign-in ${u.lastLoginAt?.toISOString() ?? 'never'}\n`,
         );
@@ -352,7 +352,7 @@ async function secrets(config: Config, log: Logger, args: string[]): Promise<voi
   if (args[0] !== 'rotate') throw new ConfigError('use: docslurp secrets rotate');
   await withDatabase(config, log, async (deps) => {
     if (!deps.secrets) throw new ConfigError('ENCRYPTION_KEY is not set');
-    const { total, rotated } = await rotateSecrets(deps.store, deps.secrets);
+    const { total, rotated } = await rotateSecrets(deps.documents, deps.secrets);
     process.stdout.write(`Re-encrypted ${rotated} of ${total} stored credentials with the current key.\n`);
   });
 }

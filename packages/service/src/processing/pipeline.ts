@@ -6,15 +6,9 @@ import { Transform } from 'node:stream';
 import { pipeline as streamPipeline } from 'node:stream/promises';
 import { artifactKeys } from '../domain/artifacts.js';
 import type { Log } from '../domain/log.js';
-import type {
-  DocumentParser,
-  JobQueue,
-  ObjectStore,
-  SearchIndex,
-  UrlFetcher,
-  WorkStore,
-} from '../domain/ports.js';
+import type { DocumentParser, JobQueue, ObjectStore, SearchIndex, UrlFetcher } from '../domain/ports.js';
 import { fetchHeadersContext, type SecretBox } from '../domain/secrets.js';
+import type { WorkStore } from '../domain/stores.js';
 import type { DocumentRecord, DocumentStage } from '../domain/types.js';
 import { DependencyUnavailable, DocumentFailure } from '../errors.js';
 import { sanitizeFilename } from '../ingestion/upload.js';
@@ -23,7 +17,7 @@ import { indexDocument, indexRowsOf } from '../search/indexing.js';
 import { chunkText } from './chunker.js';
 
 export interface PipelineDeps {
-  store: WorkStore;
+  work: WorkStore;
   objects: ObjectStore;
   index: SearchIndex;
   parser: DocumentParser;
@@ -53,9 +47,9 @@ export async function processDocument(
   documentId: string,
   workerId: string,
 ): Promise<void> {
-  const claim = await deps.store.claimDocument(documentId, workerId, deps.leaseSeconds, deps.maxAttempts);
+  const claim = await deps.work.claimDocument(documentId, workerId, deps.leaseSeconds, deps.maxAttempts);
   if (claim.kind === 'attempts_exhausted') {
-    await deps.store.failUnleased(
+    await deps.work.failUnleased(
       documentId,
       'processing_failed',
       `Processing stopped after ${claim.document.attempts} attempts; the last attempt did not finish (the worker may have crashed on this file).`,
@@ -72,7 +66,7 @@ export async function processDocument(
   const work = path.join(deps.tmpDir, `${documentId}-${randomBytes(4).toString('hex')}`);
   try {
     const result = await runStages(deps, doc, workerId, work, lease.signal);
-    if (!(await deps.store.finishDocument(documentId, workerId, result))) throw new LeaseLost();
+    if (!(await deps.work.finishDocument(documentId, workerId, result))) throw new LeaseLost();
     deps.log.info(
       { documentId, status: result.status, chunks: result.chunkCount ?? 0 },
       'document processed',
@@ -84,7 +78,7 @@ export async function processDocument(
     if (err instanceof DocumentFailure) {
       const status =
         err.code === 'needs_ocr' ? 'needs_ocr' : err.code === 'cancelled' ? 'cancelled' : 'failed';
-      const finished = await deps.store.finishDocument(documentId, workerId, {
+      const finished = await deps.work.finishDocument(documentId, workerId, {
         status,
         errorCode: err.code,
         errorMessage: err.message,
@@ -94,8 +88,7 @@ export async function processDocument(
     }
     if (err instanceof LeaseLost || lease.signal.aborted) {
       // Deleted or taken over while we worked: make sure nothing we wrote stays searchable if deleted.
-      if (await deps.store.isDeleted(documentId))
-        await deps.index.deleteDocument(doc.workspaceId, documentId);
+      if (await deps.work.isDeleted(documentId)) await deps.index.deleteDocument(doc.workspaceId, documentId);
       deps.log.info({ documentId }, 'document no longer held by this worker');
       return;
     }
@@ -103,7 +96,7 @@ export async function processDocument(
     if (doc.attempts >= deps.maxAttempts) {
       // Object storage down through every attempt: say so, since the file itself may be fine.
       const storageDown = err instanceof DependencyUnavailable && err.dependency === 'objectStorage';
-      await deps.store.finishDocument(documentId, workerId, {
+      await deps.work.finishDocument(documentId, workerId, {
         status: 'failed',
         errorCode: storageDown ? 'storage_unavailable' : 'processing_failed',
         errorMessage: `Processing failed after ${doc.attempts} attempts: ${(err as Error).message}`,
@@ -111,7 +104,7 @@ export async function processDocument(
       return;
     }
     // Transient (storage, index, database): let the job engine retry after a back-off.
-    await deps.store.releaseLease(documentId, workerId);
+    await deps.work.releaseLease(documentId, workerId);
     throw err;
   } finally {
     lease.stop();
@@ -128,8 +121,8 @@ async function runStages(
 ) {
   let doc = claimed;
   const enter = async (stage: DocumentStage) => {
-    if (signal.aborted || !(await deps.store.setStage(doc.id, workerId, stage))) throw new LeaseLost();
-    if ((await deps.store.runStatusOf(doc.id)) === 'cancelled') {
+    if (signal.aborted || !(await deps.work.setStage(doc.id, workerId, stage))) throw new LeaseLost();
+    if ((await deps.work.runStatusOf(doc.id)) === 'cancelled') {
       throw new DocumentFailure(
         'cancelled',
         'The run was cancelled while this document was being processed.',
@@ -148,7 +141,7 @@ async function runStages(
   if (doc.sourceUrl && doc.sha256 === null) {
     const sourceUrl = doc.sourceUrl;
     doc = await timed('fetching', async () => {
-      const encrypted = await deps.store.fetchHeadersOf(doc.id);
+      const encrypted = await deps.work.fetchHeadersOf(doc.id);
       let headers: Record<string, string> = {};
       if (encrypted) {
         if (!deps.secrets)
@@ -173,7 +166,7 @@ async function runStages(
       });
       fetched.body.on('error', (err) => meter.destroy(err));
       await deps.objects.put(doc.storageKey, fetched.body.pipe(meter), fetched.contentType ?? undefined);
-      const updated = await deps.store.recordFetched(doc.id, workerId, {
+      const updated = await deps.work.recordFetched(doc.id, workerId, {
         sizeBytes: size,
         sha256: hash.digest('hex'),
         declaredMediaType: fetched.contentType,
@@ -231,7 +224,7 @@ function holdLease(deps: PipelineDeps, documentId: string, workerId: string) {
   const controller = new AbortController();
   const timer = setInterval(
     () => {
-      deps.store
+      deps.work
         .renewLease(documentId, workerId, deps.leaseSeconds)
         .then((held) => {
           if (!held) controller.abort();

@@ -384,8 +384,8 @@ describe('keys, scopes and accounts', () => {
     const c = client(svc.url, secret);
     expect((await c.post('/v1/search', { workspaceId, q: 'x' })).status).toBe(200);
     const { hashApiKey } = await import('../../src/domain/keys.js');
-    const rec = await svc.deps.store.findApiKeyByHash(hashApiKey(secret));
-    await svc.deps.store.revokeApiKey(rec!.id, undefined);
+    const rec = await svc.deps.accounts.findApiKeyByHash(hashApiKey(secret));
+    await svc.deps.accounts.revokeApiKey(rec!.id, undefined);
     const r = await c.post('/v1/search', { workspaceId, q: 'x' });
     expect([r.status, r.body.error.code]).toEqual([401, 'invalid_api_key']);
   });

@@ -104,9 +104,9 @@ describe('recovery by the reconciler', () => {
     const up = await api.upload([{ name: 'a.md', content: '# A\n\nAlpha bravo charlie.' }]);
     const docId = up.body.documents[0].id;
     // A worker claims the document and dies without a trace: its lease simply expires.
-    const claim = await svc.deps.store.claimDocument(docId, 'wrk_dead', 2, 3);
+    const claim = await svc.deps.work.claimDocument(docId, 'wrk_dead', 2, 3);
     expect(claim.kind).toBe('claimed');
-    expect((await svc.deps.store.claimDocument(docId, 'wrk_other', 2, 3)).kind).toBe('leased_elsewhere');
+    expect((await svc.deps.work.claimDocument(docId, 'wrk_other', 2, 3)).kind).toBe('leased_elsewhere');
 
     await svc.startWorker();
     const done = await api.waitForRun(up.body.run.id);
@@ -126,7 +126,7 @@ describe('recovery by the reconciler', () => {
     const docId = up.body.documents[0].id;
     // Two workers each claimed it and died (their leases expire).
     for (const w of ['wrk_a', 'wrk_b']) {
-      expect((await svc.deps.store.claimDocument(docId, w, 1, 2)).kind).toBe('claimed');
+      expect((await svc.deps.work.claimDocument(docId, w, 1, 2)).kind).toBe('claimed');
       await new Promise((r) => setTimeout(r, 1100));
     }
     await svc.startWorker();
