@@ -37,7 +37,11 @@ export class APIError extends DocSlurpError {
   }
 }
 
-/** 400: the request is malformed (`invalid_request`, `invalid_json`, `no_files`, `query_too_long`). */
+/**
+ * 400: the request is malformed (`invalid_request`, `invalid_json`, `no_files`, `query_too_long`,
+ * `upload_incomplete`, `malformed_multipart`, `invalid_characters`, `too_deeply_nested`,
+ * `too_many_filter_values`).
+ */
 export class BadRequestError extends APIError {}
 /** 401: no API key, or one that is unknown or revoked. */
 export class AuthenticationError extends APIError {}
@@ -45,12 +49,23 @@ export class AuthenticationError extends APIError {}
 export class PermissionDeniedError extends APIError {}
 /** 404: no such workspace, run or document for this key's account. */
 export class NotFoundError extends APIError {}
+/**
+ * 408: the server stopped waiting for the request's body (`request_timeout`): it arrived too slowly or
+ * stalled. Retried like other transient answers when the call may be retried.
+ */
+export class RequestTimeoutError extends APIError {}
 /** 409: `idempotency_conflict`, `invalid_run_state` or `text_not_available`. */
 export class ConflictError extends APIError {}
-/** 413: a file or the whole upload is over the server's limits. */
+/**
+ * 413: a file, a form field or the whole upload is over the server's limits (`file_too_large`,
+ * `too_many_files`, `too_many_fields`, `field_too_large`, `payload_too_large`).
+ */
 export class PayloadTooLargeError extends APIError {}
 
-/** 429: too many requests. `retryAfterMs` is how long the server asked to wait, when it said. */
+/**
+ * 429: too many requests (`rate_limited`), or too many open connections from one address
+ * (`too_many_connections`). `retryAfterMs` is how long the server asked to wait, when it said.
+ */
 export class RateLimitError extends APIError {
   readonly retryAfterMs: number | undefined;
 
@@ -155,6 +170,7 @@ const byStatus: Record<number, APIErrorClass> = {
   401: AuthenticationError,
   403: PermissionDeniedError,
   404: NotFoundError,
+  408: RequestTimeoutError,
   409: ConflictError,
   413: PayloadTooLargeError,
   429: RateLimitError,

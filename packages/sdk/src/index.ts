@@ -21,6 +21,7 @@ export {
   PayloadTooLargeError,
   PermissionDeniedError,
   RateLimitError,
+  RequestTimeoutError,
   RunCancelledError,
   RunFailedError,
   RunPausedError,

@@ -19,7 +19,10 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Retries for this call, 0 to 2; only applies to calls that may be retried at all. */
   maxRetries?: number;
-  /** Sent as `x-request-id` (letters, digits, `._:-`, at most 64); generated when absent. */
+  /**
+   * Sent as `x-request-id` (8 to 64 letters, digits and `._-`, not starting with `req_`, or the server
+   * uses its own); generated when absent.
+   */
   requestId?: string;
 }
 

@@ -1,3 +1,4 @@
+import { PassThrough } from 'node:stream';
 import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
@@ -5,7 +6,9 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
+  type FastifyRequest,
   LogController,
+  type RequestPayload,
 } from 'fastify';
 import {
   jsonSchemaTransform,
@@ -13,7 +16,9 @@ import {
   serializerCompiler,
   validatorCompiler,
 } from 'fastify-type-provider-zod';
+import { checkInput } from './domain/input.js';
 import { errors } from './errors.js';
+import { capConnectionsPerAddress, proxyMatcher } from './http/connections.js';
 import { isConsoleNavigation, registerConsole } from './http/console.js';
 import type { AppDeps } from './http/context.js';
 import { toAppError } from './http/errors.js';
@@ -27,21 +32,67 @@ import { runRoutes } from './http/routes/runs.js';
 import { searchRoutes } from './http/routes/search.js';
 import { sessionRoutes } from './http/routes/session.js';
 import { randomToken } from './ids.js';
+import { UPLOAD_FIELDS } from './ingestion/form.js';
 
-const REQUEST_ID = /^[\w.:-]{1,64}$/;
+/**
+ * A client's own request id (a UUID, a trace id, the SDK's `sdk_…`): 8 to 64 letters, digits and `._-`,
+ * never in the server's own `req_` form, so that such an id in a log was always issued here. Anything
+ * else is replaced by a generated id.
+ */
+const CLIENT_REQUEST_ID = /^(?!req_)[A-Za-z0-9][\w.-]{7,63}$/;
+
+/**
+ * A body other than an upload must arrive whole within `ms` (however it trickles in); an upload may
+ * take as long as the request timeout allows, but may not pause for `ms`. Either way a body that stops
+ * coming ends the request and frees its connection.
+ */
+function limitBodyTime(request: FastifyRequest, payload: RequestPayload, ms: number): RequestPayload {
+  if (request.raw.complete) return payload;
+  // isMultipart() is not known yet here: the content-type parser, which sets it, runs after this hook.
+  if (/^multipart\/form-data\b/i.test(request.headers['content-type'] ?? '')) {
+    // The upload route reads the request itself; an idle socket is destroyed by the HTTP server.
+    const socket = request.raw.socket;
+    socket.setTimeout(ms);
+    request.raw.once('end', () => socket.setTimeout(0));
+    return payload;
+  }
+  const body = new PassThrough();
+  // Fastify listens for the error while it reads the body; a body nobody reads must not crash us.
+  body.on('error', () => {});
+  const timer = setTimeout(() => {
+    payload.unpipe(body);
+    body.destroy(errors.bodyTimeout(ms / 1000));
+  }, ms);
+  body.once('close', () => clearTimeout(timer));
+  request.raw.once('close', () => clearTimeout(timer));
+  payload.pipe(body);
+  return body;
+}
 
 /** The HTTP application without listening, so tests inject requests and main/ binds the port. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { server } = deps.config;
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     // One log line per request comes from the onResponse hook below, with the route pattern.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.limits.jsonBodyBytes,
-    trustProxy: deps.config.mode === 'stack',
+    // Connections that never finish a request must not pile up (slowloris): the whole request must
+    // arrive within requestTimeout, the headers within the body timeout (checked every second or so,
+    // not Node's default of every 30 s), and an idle keep-alive connection ends after keepAliveTimeout.
+    requestTimeout: server.requestTimeoutMs,
+    keepAliveTimeout: server.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: server.bodyTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, server.bodyTimeoutMs),
+    },
+    // Forwarded headers are believed only from the configured proxies: anyone else could forge the
+    // client address (sign-in limits, /ready's detail) and the scheme (the cookie's Secure flag).
+    trustProxy: server.trustedProxies.length ? server.trustedProxies : false,
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomToken(10)}`;
+      return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : `req_${randomToken(10)}`;
     },
   });
   app.setValidatorCompiler(validatorCompiler);
@@ -70,9 +121,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     limits: {
       fileSize: deps.config.limits.maxFileBytes,
       files: deps.config.limits.maxFilesPerUpload,
-      fields: 20,
-      fieldSize: 64 * 1024,
-      parts: deps.config.limits.maxFilesPerUpload + 20,
+      // No separate limit on parts: files and fields are each limited, with an error that names which.
+      fields: UPLOAD_FIELDS.max,
+      fieldSize: UPLOAD_FIELDS.maxBytes,
       headerPairs: 200,
     },
   });
@@ -82,6 +133,34 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
     reply.header('x-frame-options', 'DENY');
+  });
+  if (server.maxConnectionsPerAddress > 0)
+    capConnectionsPerAddress(
+      app.server,
+      server.maxConnectionsPerAddress,
+      proxyMatcher(server.trustedProxies),
+      (address) =>
+        deps.log.warn(
+          { address, max: server.maxConnectionsPerAddress },
+          'refused connections over HTTP_MAX_CONNECTIONS_PER_ADDRESS (a reverse proxy belongs in TRUSTED_PROXIES)',
+        ),
+    );
+  app.addHook('preParsing', async (request, _reply, payload) =>
+    limitBodyTime(request, payload, server.bodyTimeoutMs),
+  );
+  app.addHook('preValidation', async (request) => {
+    checkInput(request.params, 'path');
+    checkInput(request.query, 'query');
+    checkInput(request.body, '');
+  });
+  app.addHook('onSend', async (request, reply) => {
+    // Answered before the body was read (a refused key, a body too large or too slow): close the
+    // connection instead of reading the rest of a body nobody will use.
+    if (!request.raw.complete) reply.header('connection', 'close');
+    // API answers hold an account's data (documents, their text, the session's CSRF token): no
+    // browser or proxy cache may keep them.
+    if (request.url.startsWith('/v1/') && !reply.hasHeader('cache-control'))
+      reply.header('cache-control', 'no-store');
   });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { MODEL_CATALOG } from './adapters/models/catalog.js';
@@ -21,7 +22,27 @@ export interface Config {
     workflowNamespace: string;
     poolSize: number;
   };
-  server: { host: string; port: number; publicUrl: string | undefined };
+  server: {
+    host: string;
+    port: number;
+    publicUrl: string | undefined;
+    /**
+     * Reverse proxies (addresses or CIDR ranges) whose X-Forwarded-For, -Proto and -Host headers are
+     * believed (TRUSTED_PROXIES). Empty: the socket's address is the client, whatever a header says.
+     */
+    trustedProxies: string[];
+    /** The whole request (headers and body, uploads included) must arrive within this. */
+    requestTimeoutMs: number;
+    /**
+     * The headers, and a body that is not an upload, must arrive within this; an upload may pause
+     * for at most this long.
+     */
+    bodyTimeoutMs: number;
+    /** An idle keep-alive connection is closed after this. */
+    keepAliveTimeoutMs: number;
+    /** Open connections one client address may hold (configured proxies excepted); 0: no cap. */
+    maxConnectionsPerAddress: number;
+  };
   objects:
     | { kind: 'fs'; dir: string }
     | {
@@ -233,6 +254,11 @@ const envSchema = z.object({
   SERVER_BIND_ADDRESS: optionalString,
   SERVER_PORT: int(8080, 0).pipe(z.number().max(65535)),
   SELFHOST_URL: optionalString,
+  TRUSTED_PROXIES: optionalString,
+  HTTP_REQUEST_TIMEOUT_SECONDS: int(600, 1),
+  HTTP_BODY_TIMEOUT_SECONDS: int(30, 1),
+  HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: int(72, 1),
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: int(100, 0),
   OBJECT_STORE: z.enum(['fs', 's3']).optional(),
   S3_BUCKET: optionalString,
   S3_REGION: optionalString,
@@ -385,6 +411,10 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     e.INDEX_URI ?? (objectKind === 's3' ? `s3://${bucket}/lancedb` : path.join(dataDir, 'index'));
 
   const host = e.SERVER_BIND_ADDRESS ?? '127.0.0.1';
+  const trustedProxies = parseTrustedProxies(e.TRUSTED_PROXIES);
+  if (e.HTTP_BODY_TIMEOUT_SECONDS > e.HTTP_REQUEST_TIMEOUT_SECONDS) {
+    throw new ConfigError('HTTP_BODY_TIMEOUT_SECONDS may not exceed HTTP_REQUEST_TIMEOUT_SECONDS');
+  }
   const embeddings = embeddingsConfig(e, cwd);
   if ((e.LLM_BASE_URL === undefined) !== (e.LLM_MODEL === undefined)) {
     throw new ConfigError(
@@ -413,7 +443,16 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       workflowNamespace: namespace,
       poolSize: e.DATABASE_POOL_SIZE,
     },
-    server: { host, port: e.SERVER_PORT, publicUrl: e.SELFHOST_URL },
+    server: {
+      host,
+      port: e.SERVER_PORT,
+      publicUrl: e.SELFHOST_URL,
+      trustedProxies,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_SECONDS * 1000,
+      bodyTimeoutMs: e.HTTP_BODY_TIMEOUT_SECONDS * 1000,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS * 1000,
+      maxConnectionsPerAddress: e.HTTP_MAX_CONNECTIONS_PER_ADDRESS,
+    },
     objects,
     index: { uri: indexUri },
     cache: e.REDIS_URL ? { kind: 'redis', url: e.REDIS_URL } : { kind: 'memory' },
@@ -485,6 +524,26 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     },
     llm,
   };
+}
+
+/** `10.0.0.5, 172.16.0.0/12, ::1`: addresses and CIDR ranges, nothing else (no names, no wildcards). */
+function parseTrustedProxies(raw: string | undefined): string[] {
+  const entries = (raw ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const [address, prefix, extra] = entry.split('/');
+    const family = net.isIP(address ?? '');
+    const validPrefix =
+      prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+    if (!family || !validPrefix || extra !== undefined) {
+      throw new ConfigError(
+        `TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR range (e.g. 10.0.0.5 or 172.16.0.0/12)`,
+      );
+    }
+  }
+  return entries;
 }
 
 function embeddingsConfig(e: z.infer<typeof envSchema>, cwd: string): EmbeddingsConfig {

@@ -10,6 +10,11 @@ export const ERROR_STATUS = {
   query_too_long: 400,
   vector_search_unavailable: 400,
   encryption_not_configured: 400,
+  invalid_characters: 400,
+  too_deeply_nested: 400,
+  too_many_filter_values: 400,
+  upload_incomplete: 400,
+  malformed_multipart: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
   invalid_credentials: 401,
@@ -23,14 +28,18 @@ export const ERROR_STATUS = {
   document_not_found: 404,
   key_not_found: 404,
   route_not_found: 404,
+  request_timeout: 408,
   idempotency_conflict: 409,
   invalid_run_state: 409,
   text_not_available: 409,
   file_too_large: 413,
   too_many_files: 413,
   payload_too_large: 413,
+  too_many_fields: 413,
+  field_too_large: 413,
   unsupported_content_type: 415,
   rate_limited: 429,
+  too_many_connections: 429,
   internal_error: 500,
   model_unavailable: 502,
   database_unavailable: 503,
@@ -85,19 +94,43 @@ export const errors = {
       'unsupported_content_type',
       `Content type "${type}" is not accepted here; send ${expected}.`,
     ),
+  invalidCharacters: (where: string) =>
+    new AppError(
+      'invalid_characters',
+      `"${where}" contains a NUL character (U+0000), which text sent to this service may not contain.`,
+    ),
+  tooDeeplyNested: (where: string, max: number) =>
+    new AppError('too_deeply_nested', `"${where}" is nested more than ${max} levels deep.`),
+  tooManyFilterValues: (detail: string) =>
+    new AppError('too_many_filter_values', `Too many filter values: ${detail}.`),
   noFiles: () =>
     new AppError('no_files', 'The upload contains no files: send them in the multipart field "files".'),
   tooManyFiles: (max: number) =>
     new AppError('too_many_files', `An upload may contain at most ${max} files.`),
   fileTooLarge: (filename: string, maxBytes: number) =>
     new AppError('file_too_large', `File "${filename}" exceeds the limit of ${maxBytes} bytes per file.`),
-  payloadTooLarge: (maxBytes?: number) =>
+  uploadIncomplete: (filename: string) =>
     new AppError(
-      'payload_too_large',
-      maxBytes === undefined
-        ? 'The request body is too large.'
-        : `The request body exceeds the limit of ${maxBytes} bytes.`,
+      'upload_incomplete',
+      `File "${filename}" did not arrive whole: the upload ended early or its multipart body is malformed.`,
     ),
+  malformedMultipart: (detail: string) =>
+    new AppError('malformed_multipart', `The multipart body is malformed: ${detail}.`),
+  bodyTimeout: (seconds: number) =>
+    new AppError('request_timeout', `The request body did not arrive within ${seconds} s.`, {
+      connection: 'close',
+    }),
+  tooManyConnections: (max: number) =>
+    new AppError(
+      'too_many_connections',
+      `This address already holds ${max} open connections; close some and retry.`,
+      { 'retry-after': '1' },
+    ),
+  tooManyFields: (max: number) =>
+    new AppError('too_many_fields', `An upload may carry at most ${max} form fields besides its files.`),
+  fieldTooLarge: (field: string, maxBytes: number) =>
+    new AppError('field_too_large', `The form field "${field}" exceeds the limit of ${maxBytes} bytes.`),
+  payloadTooLarge: () => new AppError('payload_too_large', 'The request body is too large.'),
   queryTooLong: (max: number) =>
     new AppError('query_too_long', `The query is longer than ${max} characters.`),
   idempotencyConflict: (key: string) =>

@@ -30,6 +30,9 @@ export function newId(prefix: string): string {
   return `${prefix}_${base32(bytes)}`;
 }
 
+/** What any id of this service looks like (ids from elsewhere, e.g. in filters, are checked against it). */
+export const ID_SHAPE = /^[A-Za-z0-9_:-]+$/;
+
 export function randomToken(bytes: number): string {
   return base32(randomBytes(bytes));
 }

@@ -11,6 +11,7 @@ import {
   PayloadTooLargeError,
   PermissionDeniedError,
   RateLimitError,
+  RequestTimeoutError,
   ServerError,
 } from '../../src/index.js';
 import { apiError, json, scriptedFetch } from '../support/fake-fetch.js';
@@ -31,6 +32,7 @@ describe('one error class per status family', () => {
     [401, 'invalid_api_key', AuthenticationError],
     [403, 'insufficient_scope', PermissionDeniedError],
     [404, 'run_not_found', NotFoundError],
+    [408, 'request_timeout', RequestTimeoutError],
     [409, 'invalid_run_state', ConflictError],
     [413, 'file_too_large', PayloadTooLargeError],
     [429, 'rate_limited', RateLimitError],

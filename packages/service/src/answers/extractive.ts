@@ -3,6 +3,7 @@ import type { Citation, SearchHit } from '../domain/types.js';
 import { contentTerms, STOP_WORDS, stem, words } from '../text/english.js';
 import { sentenceSpans } from '../text/sentences.js';
 import { type AnswerType, expectedAnswer, satisfies } from './answer-types.js';
+import { neutraliseMarkers } from './markers.js';
 
 export const NOT_FOUND_ANSWER = 'I could not find an answer to that in this workspace.';
 
@@ -336,7 +337,7 @@ export function composeExtractiveAnswer(
       charEnd: hit.citation.charStart + q.units[q.units.length - 1]!.end,
     };
     citations.push(citation);
-    parts.push(`${q.text} [${citation.n}]`);
+    parts.push(`${neutraliseMarkers(q.text)} [${citation.n}]`);
   }
   return { answer: parts.join(' '), citations };
 }

@@ -2,6 +2,7 @@ import type { ChatMessage, ChatModel, ChatUsage } from '../domain/ports.js';
 import type { SearchHit } from '../domain/types.js';
 import type { Answer, AnswerCitation } from './extractive.js';
 import { NOT_FOUND_ANSWER } from './extractive.js';
+import { markerChecker, neutraliseMarkers } from './markers.js';
 
 /** What the model is told to reply, exactly, when the sources lack the answer. */
 export const NOT_IN_SOURCES = 'NOT_IN_WORKSPACE';
@@ -19,7 +20,8 @@ function describe(hit: SearchHit, n: number): string {
   const where = [c.filename, c.page !== null ? `page ${c.page}` : null, c.headingPath.join(' > ') || null]
     .filter(Boolean)
     .join(', ');
-  return `[${n}] (${where})\n${hit.text.trim()}`;
+  // The passage's own bracketed numbers must not look like the numbers of the sources.
+  return `[${n}] (${neutraliseMarkers(where)})\n${neutraliseMarkers(hit.text.trim())}`;
 }
 
 /** The prompt: the rules, earlier turns of the conversation, then the sources and the question. */
@@ -34,25 +36,6 @@ export function buildMessages(
     ...history.filter((m) => m.role !== 'system'),
     { role: 'user', content: `Sources:\n\n${sources}\n\nQuestion: ${question}` },
   ];
-}
-
-/**
- * Keeps the markers that name a source (1…count) and removes the others; "[1, 2]" becomes "[1][2]".
- * Returns the cleaned text and the numbers it cites.
- */
-export function checkMarkers(text: string, count: number): { text: string; cited: number[] } {
-  const cited = new Set<number>();
-  const cleaned = text
-    .replace(/\s*(?:\[\d+(?:\s*[,;]\s*\d+)*\])+/g, (run) => {
-      const ok = [...run.matchAll(/\d+/g)]
-        .map((m) => Number(m[0]))
-        .filter((n) => Number.isInteger(n) && n >= 1 && n <= count);
-      for (const n of ok) cited.add(n);
-      const lead = /^\s/.test(run) ? ' ' : '';
-      return ok.length ? lead + [...new Set(ok)].map((n) => `[${n}]`).join('') : '';
-    })
-    .replace(/[ \t]+([.,;:!?])/g, '$1');
-  return { text: cleaned.trim(), cited: [...cited].sort((a, b) => a - b) };
 }
 
 function citationsFor(hits: SearchHit[], cited: number[]): AnswerCitation[] {
@@ -74,7 +57,7 @@ function declined(text: string): boolean {
 /** The model's answer with checked markers, or the "not in the workspace" answer. */
 export function finishAnswer(raw: string, hits: SearchHit[]): Answer {
   if (declined(raw)) return { answer: NOT_FOUND_ANSWER, citations: [] };
-  const { text, cited } = checkMarkers(raw, hits.length);
+  const { text, cited } = markerChecker(hits.map((h) => h.text))(raw);
   if (!text) return { answer: NOT_FOUND_ANSWER, citations: [] };
   return { answer: text, citations: citationsFor(hits, cited) };
 }
@@ -116,6 +99,7 @@ export async function* streamLlmAnswer(
   let usage: ChatUsage | undefined;
   let declinedAnswer = false;
   let out = '';
+  const checkMarkers = markerChecker(hits.map((h) => h.text));
   const emit = (final: boolean) => {
     if (
       !final &&
@@ -132,7 +116,7 @@ export async function* streamLlmAnswer(
     const open = final ? -1 : raw.search(/\s*\[[\d,; ]*$/);
     const upTo = open === -1 ? raw.length : open;
     if (upTo <= sent) return '';
-    const cleanedAll = checkMarkers(raw.slice(0, upTo), hits.length).text;
+    const cleanedAll = checkMarkers(raw.slice(0, upTo)).text;
     const piece = cleanedAll.slice(out.length);
     sent = upTo;
     out = cleanedAll;

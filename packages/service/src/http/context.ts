@@ -100,7 +100,11 @@ async function limit(deps: AppDeps, principal: Principal, reply: FastifyReply): 
   }
 }
 
-/** A preHandler that authenticates the caller, applies the per-caller rate limit and checks one scope. */
+/**
+ * An onRequest hook that authenticates the caller, applies the per-caller rate limit and checks one
+ * scope: before the body is read or validated, so a caller without a key neither keeps a connection
+ * busy with a body nor learns the body's schema from validation errors.
+ */
 export function authorize(deps: AppDeps, scope: Scope) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const principal = await authenticate(deps, request);

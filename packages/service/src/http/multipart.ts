@@ -1,40 +1,54 @@
+import type { Multipart } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import type { UploadForm, UploadLimit, UploadPart } from '../ingestion/form.js';
+import { UploadFormError, type UploadFormProblem, type UploadPart } from '../ingestion/form.js';
 
 /** @fastify/multipart's errors for the limits app.ts configures, by what they mean for an upload. */
-const LIMITS: Record<string, UploadLimit> = {
+const LIMITS: Record<string, UploadFormProblem> = {
   FST_REQ_FILE_TOO_LARGE: 'file_size',
   FST_FILES_LIMIT: 'files',
-  FST_PARTS_LIMIT: 'parts',
-  FST_FIELDS_LIMIT: 'parts',
+  FST_FIELDS_LIMIT: 'fields',
 };
 
-async function* partsOf(request: FastifyRequest): AsyncIterable<UploadPart> {
-  for await (const part of request.parts()) {
-    if (part.type === 'field') {
-      yield { kind: 'field', name: part.fieldname, value: String(part.value) };
-    } else {
-      // busboy leaves the name undefined for `filename=""`, whatever the typings say.
-      const filename: string | undefined = part.filename;
-      yield {
-        kind: 'file',
-        field: part.fieldname,
-        filename: filename ?? '',
-        mediaType: part.mimetype || null,
-        stream: part.file,
-      };
-    }
-  }
+function formError(err: unknown): UploadFormError {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  const message = err instanceof Error ? err.message.replace(/\.$/, '') : String(err);
+  return new UploadFormError((typeof code === 'string' && LIMITS[code]) || 'malformed', message);
 }
 
-/** A multipart request as the ingestion operation reads it. */
-export function uploadForm(request: FastifyRequest): UploadForm {
+function partOf(part: Multipart): UploadPart {
+  if (part.type === 'field')
+    return { kind: 'field', name: part.fieldname, value: String(part.value), truncated: part.valueTruncated };
+  // busboy leaves the name undefined for `filename=""`, whatever the typings say.
+  const filename: string | undefined = part.filename;
   return {
-    parts: partsOf(request),
-    limitBroken(err) {
-      const code = typeof err === 'object' && err !== null && 'code' in err ? err.code : undefined;
-      if (typeof code !== 'string') return undefined;
-      return LIMITS[code] ?? (code.startsWith('FST_') ? 'malformed' : undefined);
-    },
+    kind: 'file',
+    field: part.fieldname,
+    filename: filename ?? '',
+    mediaType: part.mimetype || null,
+    stream: part.file,
   };
+}
+
+/**
+ * The parts of a multipart request as the ingestion operation reads them. Whatever the parser throws
+ * (its own limits, a missing boundary, a body that ends early or is not multipart at all) comes out as
+ * an UploadFormError, so it is answered with a 4xx and never mistaken for a failure of the server.
+ */
+export async function* uploadForm(request: FastifyRequest): AsyncGenerator<UploadPart> {
+  let parts: AsyncIterableIterator<Multipart>;
+  try {
+    parts = request.parts();
+  } catch (err) {
+    throw formError(err);
+  }
+  for (;;) {
+    let next: IteratorResult<Multipart>;
+    try {
+      next = await parts.next();
+    } catch (err) {
+      throw formError(err);
+    }
+    if (next.done) return;
+    yield partOf(next.value);
+  }
 }

@@ -1,23 +1,31 @@
 import type { Readable } from 'node:stream';
+import { checkInput } from '../domain/input.js';
 import type { JobQueue, ObjectStore } from '../domain/ports.js';
 import type { StagedFile, WorkspaceStore } from '../domain/stores.js';
 import type { Principal } from '../domain/types.js';
-import { errors } from '../errors.js';
+import { type AppError, errors } from '../errors.js';
 import { createUpload, stageFile, type UploadResult } from './upload.js';
 
 /** One part of a multipart upload, in the order the client sent them. */
 export type UploadPart =
-  | { kind: 'field'; name: string; value: string }
+  | { kind: 'field'; name: string; value: string /** cut at UPLOAD_FIELDS.maxBytes */; truncated: boolean }
   | { kind: 'file'; field: string; filename: string; mediaType: string | null; stream: Readable };
 
-/** A limit of the upload form that reading it broke. */
-export type UploadLimit = 'file_size' | 'files' | 'parts' | 'malformed';
+/** Form fields an upload may carry besides its files (workspaceId, idempotencyKey, metadata, …). */
+export const UPLOAD_FIELDS = { max: 20, maxBytes: 64 * 1024 };
 
-/** An upload's body as the HTTP layer reads it: the parts, and what its parser's errors mean. */
-export interface UploadForm {
-  parts: AsyncIterable<UploadPart>;
-  /** Which limit an error thrown by the parts (or by a file's stream) means; undefined for other errors. */
-  limitBroken(err: unknown): UploadLimit | undefined;
+/** What can be wrong with the multipart body itself (as opposed to storage or the database). */
+export type UploadFormProblem = 'file_size' | 'files' | 'fields' | 'malformed';
+
+/** Raised by the HTTP layer's reader of the parts for a body that breaks a limit or the format. */
+export class UploadFormError extends Error {
+  constructor(
+    readonly problem: UploadFormProblem,
+    readonly detail: string,
+  ) {
+    super(`multipart body error: ${detail}`);
+    this.name = 'UploadFormError';
+  }
 }
 
 export interface FormDeps {
@@ -38,6 +46,7 @@ function parseMetadata(raw: string | undefined): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw errors.invalidRequest('The field "metadata" must be a JSON object.');
   }
+  checkInput(value, 'metadata');
   return { ...value };
 }
 
@@ -48,7 +57,7 @@ function parseMetadata(raw: string | undefined): Record<string, unknown> {
 export async function ingestForm(
   deps: FormDeps,
   principal: Principal,
-  form: UploadForm,
+  parts: AsyncIterable<UploadPart>,
 ): Promise<UploadResult> {
   const staged: StagedFile[] = [];
   const discardStaged = () => deps.objects.delete(staged.map((f) => f.storageKey)).catch(() => {});
@@ -56,8 +65,11 @@ export async function ingestForm(
   let checkedWorkspace = false;
   let currentFile = '';
   try {
-    for await (const part of form.parts) {
+    for await (const part of parts) {
       if (part.kind === 'field') {
+        // busboy cuts a longer value silently; a cut metadata object would be misreported as not JSON.
+        if (part.truncated) throw errors.fieldTooLarge(part.name, UPLOAD_FIELDS.maxBytes);
+        checkInput({ [part.name]: part.value }, '');
         fields[part.name] = part.value;
         continue;
       }
@@ -80,7 +92,7 @@ export async function ingestForm(
     }
   } catch (err) {
     await discardStaged();
-    throw asUploadError(err, form.limitBroken(err), currentFile, deps.limits);
+    throw err instanceof UploadFormError ? formError(err, currentFile, deps.limits) : err;
   }
   let request: {
     workspaceId: string | undefined;
@@ -103,24 +115,15 @@ export async function ingestForm(
   return createUpload(deps, principal, { ...request, files: staged });
 }
 
-function asUploadError(
-  err: unknown,
-  limit: UploadLimit | undefined,
-  filename: string,
-  limits: FormDeps['limits'],
-): unknown {
-  switch (limit) {
+function formError(err: UploadFormError, filename: string, limits: FormDeps['limits']): AppError {
+  switch (err.problem) {
     case 'file_size':
       return errors.fileTooLarge(filename, limits.maxFileBytes);
     case 'files':
       return errors.tooManyFiles(limits.maxFilesPerUpload);
-    case 'parts':
-      return errors.payloadTooLarge(limits.maxFileBytes);
+    case 'fields':
+      return errors.tooManyFields(UPLOAD_FIELDS.max);
     case 'malformed':
-      return errors.invalidRequest(
-        `The multipart body is malformed: ${err instanceof Error ? err.message : String(err)}`,
-      );
-    case undefined:
-      return err;
+      return errors.malformedMultipart(err.detail);
   }
 }

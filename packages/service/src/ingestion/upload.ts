@@ -14,24 +14,51 @@ export interface IncomingFile {
 }
 
 /**
- * Keeps a file name readable and harmless: no directories, no control characters, at most 255
- * characters (the extension kept). The original bytes are never changed.
+ * Keeps a file name readable and harmless: no directories, no control characters, no controls that
+ * reorder its display (so "gpj.[RLO]exe.txt" cannot pose as "gpj.txt.exe"), at most 255 UTF-16 units,
+ * cut between characters (the extension kept). The original bytes are never changed.
  */
 export function sanitizeFilename(raw: string): string {
   const base = raw.split(/[/\\]/).pop() ?? '';
   let name = base
     .normalize('NFC')
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+    .replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
+    .replace(LONE_SURROGATE, '')
     .replace(/^[.\s]+/, '')
     .trim();
   if (name.length > 255) {
     const ext = /\.[A-Za-z0-9]{1,10}$/.exec(name)?.[0] ?? '';
-    name = name.slice(0, 255 - ext.length) + ext;
+    let stem = name.slice(0, 255 - ext.length);
+    // Never half of a character that takes two UTF-16 units.
+    if (/[\uD800-\uDBFF]$/.test(stem)) stem = stem.slice(0, -1);
+    name = stem + ext;
   }
   return name || 'unnamed';
 }
 
-/** Streams one file into object storage while hashing and counting it; nothing is held whole in memory. */
+/** Half of a surrogate pair without the other half: not a character, and not storable as UTF-8. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+const TOKEN = "[\\w!#$%&'*+.^`|~-]+";
+const MEDIA_TYPE = new RegExp(
+  `^${TOKEN}/${TOKEN}(?:\\s*;\\s*${TOKEN}=(?:${TOKEN}|"[^"\\\\\\x00-\\x1f\\x7f]*"))*$`,
+);
+
+/**
+ * A media type as a client declared it, when it is one (`type/subtype`, parameters allowed); anything
+ * else (control characters, line breaks, free text) is dropped, since it ends up in a response header.
+ */
+export function mediaTypeOrNull(raw: string | null | undefined): string | null {
+  const value = raw?.trim();
+  return value && value.length <= 255 && MEDIA_TYPE.test(value) ? value : null;
+}
+
+/**
+ * Streams one file into object storage while hashing and counting it; nothing is held whole in memory.
+ * The incoming stream may already have failed before it reaches here (a body that ended inside the
+ * part, a client that went away): that failure must end the write, never leave it waiting for bytes
+ * that will not come, and it is the caller's fault (`upload_incomplete`), not the storage's.
+ */
 export async function stageFile(objects: ObjectStore, file: IncomingFile): Promise<StagedFile> {
   const documentId = newId('doc');
   const hash = createHash('sha256');
@@ -44,13 +71,37 @@ export async function stageFile(objects: ObjectStore, file: IncomingFile): Promi
     },
   });
   const storageKey = artifactKeys.original(documentId);
-  file.stream.on('error', (err) => meter.destroy(err));
-  await objects.put(storageKey, file.stream.pipe(meter), file.mediaType ?? 'application/octet-stream');
+  // The source is watched by hand rather than piped with pipeline(): a storage failure must not be
+  // mistaken for a broken upload, and a source that failed before it got here must still end the write.
+  let incomplete = false;
+  const source = file.stream;
+  const fail = (err: Error) => {
+    incomplete = true;
+    meter.destroy(err);
+  };
+  // Until the store attaches its own listeners, an error on the meter must not go unhandled.
+  meter.on('error', () => {});
+  if (source.errored || (source.destroyed && !source.readableEnded)) {
+    fail(source.errored ?? new Error('the file stream closed early'));
+  } else {
+    source.once('error', fail);
+    source.once('close', () => {
+      if (!source.readableEnded) fail(new Error('the file stream closed early'));
+    });
+    source.pipe(meter);
+  }
+  const declaredMediaType = mediaTypeOrNull(file.mediaType);
+  try {
+    await objects.put(storageKey, meter, declaredMediaType ?? 'application/octet-stream');
+  } catch (err) {
+    if (incomplete) throw errors.uploadIncomplete(sanitizeFilename(file.filename));
+    throw err;
+  }
   return {
     documentId,
     storageKey,
     filename: sanitizeFilename(file.filename),
-    declaredMediaType: file.mediaType,
+    declaredMediaType,
     sizeBytes: size,
     sha256: hash.digest('hex'),
   };

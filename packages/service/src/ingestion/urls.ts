@@ -3,6 +3,7 @@ import type { JobQueue, ObjectStore } from '../domain/ports.js';
 import { fetchHeadersContext, type SecretBox } from '../domain/secrets.js';
 import type { StagedFile, WorkspaceStore } from '../domain/stores.js';
 import type { Principal } from '../domain/types.js';
+import { decodeUriPart } from '../domain/uri.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { createUpload, sanitizeFilename, type UploadResult } from './upload.js';
@@ -30,7 +31,7 @@ export function validateUrl(raw: string): URL {
 
 function provisionalName(url: URL): string {
   const last = url.pathname.split('/').filter(Boolean).pop();
-  return sanitizeFilename(last ? decodeURIComponent(last) : url.hostname);
+  return sanitizeFilename(last ? decodeUriPart(last) : url.hostname);
 }
 
 /** Headers that describe the connection or the body, which a caller must not set. */

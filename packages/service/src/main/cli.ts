@@ -404,7 +404,9 @@ async function migrate(config: Config, log: Logger): Promise<void> {
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const [command, ...rest] = argv;
-  if (!command || command === 'help' || command === '--help' || command === '-h') {
+  const help = (arg: string | undefined) => arg === '--help' || arg === '-h';
+  // `docslurp users --help` asks for the same text as `docslurp --help`.
+  if (!command || command === 'help' || help(command) || rest.some(help)) {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
@@ -443,6 +445,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
         process.exit(2);
     }
   } catch (err) {
+    // A mistyped option is a usage error, not a crash: the message and the usage, no stack trace.
+    if ((err as { code?: unknown }).code?.toString().startsWith('ERR_PARSE_ARGS_')) {
+      process.stderr.write(`docslurp: ${(err as Error).message}\n\n${USAGE}\n`);
+      process.exit(2);
+    }
     if (
       err instanceof ConfigError ||
       err instanceof EmbeddedPostgresError ||

@@ -25,12 +25,22 @@ const filename = fc.oneof(
     '.hidden',
     ' ',
     '',
+    'gpj.\u202eexe.txt',
+    '\u2067invoice\u2069\u200f.pdf',
   ),
   fc.string({ minLength: 300, maxLength: 1200 }).map((s) => `${s}.pdf`),
+  // Long names of astral characters (two UTF-16 units each), cut near the limit.
+  fc.string({ unit: 'grapheme', minLength: 120, maxLength: 400 }).map((s) => `${s}.txt`),
+  fc.integer({ min: 240, max: 260 }).map((n) => `${'a'.repeat(n)}\u{1F600}\u{1F600}.pdf`),
 );
 
+/** A surrogate without its partner: what cutting a string between the two halves leaves. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** Controls that reorder text for display, so that "gpj.[RLO]exe.txt" shows as "gpj.txt.exe". */
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
 describe('file names', () => {
-  it('are always made safe: no folders, no control characters, at most 255 characters, never empty', () => {
+  it('are always made safe: no folders, no control or bidi characters, at most 255 characters cut between characters, never empty', () => {
     fc.assert(
       fc.property(filename, (raw) => {
         const safe = sanitizeFilename(raw);
@@ -38,6 +48,8 @@ describe('file names', () => {
         expect(safe.length).toBeLessThanOrEqual(255);
         expect(safe).not.toMatch(/[/\\\u0000-\u001f\u007f]/);
         expect(safe).not.toMatch(/^\./);
+        expect(safe).not.toMatch(LONE_SURROGATE);
+        expect(safe).not.toMatch(BIDI_CONTROLS);
       }),
       { numRuns: 2000 },
     );

@@ -37,6 +37,50 @@ describe('loadConfig', () => {
   });
 });
 
+describe('trusted proxies', () => {
+  it('trusts no proxy unless told, in either mode', () => {
+    expect(loadConfig({}).server.trustedProxies).toEqual([]);
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@db/service' }).server.trustedProxies).toEqual([]);
+  });
+
+  it('reads addresses and CIDR ranges and refuses anything else', () => {
+    expect(
+      loadConfig({ TRUSTED_PROXIES: ' 10.0.0.5, 172.16.0.0/12 ,fd00::/8' }).server.trustedProxies,
+    ).toEqual(['10.0.0.5', '172.16.0.0/12', 'fd00::/8']);
+    for (const bad of ['proxy.internal', '10.0.0.0/33', '*', '10.0.0.0/8/1', 'true'])
+      expect(() => loadConfig({ TRUSTED_PROXIES: bad })).toThrow(/TRUSTED_PROXIES/);
+  });
+});
+
+describe('HTTP timeouts and connections', () => {
+  it('has defaults and reads the settings in seconds', () => {
+    expect(loadConfig({}).server).toMatchObject({
+      requestTimeoutMs: 600_000,
+      bodyTimeoutMs: 30_000,
+      keepAliveTimeoutMs: 72_000,
+      maxConnectionsPerAddress: 100,
+    });
+    const c = loadConfig({
+      HTTP_REQUEST_TIMEOUT_SECONDS: '3600',
+      HTTP_BODY_TIMEOUT_SECONDS: '10',
+      HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '5',
+      HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
+    }).server;
+    expect(c).toMatchObject({
+      requestTimeoutMs: 3_600_000,
+      bodyTimeoutMs: 10_000,
+      keepAliveTimeoutMs: 5_000,
+    });
+    expect(c.maxConnectionsPerAddress).toBe(0);
+  });
+
+  it('refuses a body timeout longer than the request timeout', () => {
+    expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_SECONDS: '20', HTTP_BODY_TIMEOUT_SECONDS: '30' })).toThrow(
+      /HTTP_BODY_TIMEOUT_SECONDS/,
+    );
+  });
+});
+
 describe('parser settings', () => {
   it('requires isolation in the stack and allows the fallback in embedded mode', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://db/service' }).parser.isolation).toBe('required');

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NOT_FOUND_ANSWER } from '../../src/answers/extractive.js';
-import {
-  buildMessages,
-  checkMarkers,
-  composeLlmAnswer,
-  NOT_IN_SOURCES,
-  streamLlmAnswer,
-} from '../../src/answers/llm.js';
+import { buildMessages, composeLlmAnswer, NOT_IN_SOURCES, streamLlmAnswer } from '../../src/answers/llm.js';
 import type { ChatModel, ChatRequest } from '../../src/domain/ports.js';
 import type { SearchHit } from '../../src/domain/types.js';
 
@@ -68,13 +62,6 @@ describe('LLM answers', () => {
     expect(m[3]!.content).toContain('[2] (f2.pdf, page 2, Policies)');
     expect(m[3]!.content).toMatch(/Question: How many days\?$/);
     expect(m[0]!.content).toContain(NOT_IN_SOURCES);
-  });
-
-  it('keeps markers that name a source and removes the others', () => {
-    expect(checkMarkers('A [1]. B [3]. C [1, 2]. D [0][2].', 2)).toEqual({
-      text: 'A [1]. B. C [1][2]. D [2].',
-      cited: [1, 2],
-    });
   });
 
   it('cites only the sources the answer names', async () => {

@@ -30,6 +30,14 @@ describe('isForbiddenAddress', () => {
     '64:ff9b::10.0.0.1',
     '2002:7f00:1::1',
     '2002:a9fe:a9fe::',
+    '::127.0.0.1',
+    '::7f00:1',
+    '::169.254.169.254',
+    '::10.0.0.1',
+    '::ffff:0:127.0.0.1',
+    '::ffff:0:7f00:1',
+    '::ffff:0:a9fe:a9fe',
+    '::ffff:0:192.168.1.1',
     'not-an-ip',
   ])('refuses %s', (ip) => expect(isForbiddenAddress(ip)).toBe(true));
 
@@ -41,6 +49,7 @@ describe('isForbiddenAddress', () => {
     '2606:4700:4700::1111',
     '64:ff9b::808:808',
     '2002:808:808::1',
+    '::ffff:0:808:808',
   ])('allows the public address %s', (ip) => expect(isForbiddenAddress(ip)).toBe(false));
 });
 
@@ -125,7 +134,27 @@ describe('GuardedFetcher and DNS rebinding', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DocumentFailure);
     expect((err as DocumentFailure).code).toBe('url_forbidden');
-    expect((err as DocumentFailure).message).toContain('127.0.0.1');
+    // The internal address it found is not told.
+    expect((err as DocumentFailure).message).toContain('resolves to a private, local or reserved address');
+    expect((err as DocumentFailure).message).not.toContain('127.0.0.1');
+  });
+
+  it('describes a failed connection without the address it tried', async () => {
+    // A port on loopback that nothing listens on: "connect ECONNREFUSED 127.0.0.1:<port>" inside.
+    const closed = http.createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const closedPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const f = new GuardedFetcher(
+      options(async () => [{ address: '127.0.0.1', family: 4 }], ['internal.test']),
+    );
+    const err = await f
+      .fetch(`http://internal.test:${closedPort}/`, new AbortController().signal)
+      .catch((e: unknown) => e);
+    expect((err as DocumentFailure).code).toBe('fetch_failed');
+    expect((err as DocumentFailure).message).toBe(
+      `Could not fetch http://internal.test:${closedPort}/: the connection was refused.`,
+    );
   });
 
   it('refuses literal internal addresses without asking DNS', async () => {
@@ -141,6 +170,8 @@ describe('GuardedFetcher and DNS rebinding', () => {
       'http://169.254.169.254/latest/meta-data/',
       'http://[::1]/',
       'http://[::ffff:127.0.0.1]/',
+      'http://[::127.0.0.1]/',
+      'http://[::ffff:0:127.0.0.1]/',
     ]) {
       const err = await f.fetch(url, new AbortController().signal).catch((e: unknown) => e);
       expect((err as DocumentFailure).code, url).toBe('url_forbidden');

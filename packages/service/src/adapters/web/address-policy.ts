@@ -3,8 +3,8 @@ import net from 'node:net';
 /**
  * Addresses a fetch on a user's behalf must never reach: this host, private networks, link-local
  * (including every cloud's metadata service at 169.254.169.254 and fd00:ec2::254), carrier-grade NAT,
- * multicast and reserved space. IPv4 addresses embedded in IPv6 (mapped, NAT64, 6to4) are checked as
- * the IPv4 address they reach.
+ * multicast and reserved space. IPv4 addresses embedded in IPv6 (mapped, compatible, translated, NAT64,
+ * 6to4) are checked as the IPv4 address they reach.
  */
 const FORBIDDEN = new net.BlockList();
 const V4: [string, number][] = [
@@ -49,8 +49,12 @@ function embeddedIpv4(ip: string): string | undefined {
   const groups = expandIpv6(lower);
   if (!groups) return undefined;
   const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-  // ::ffff:a.b.c.d written in hex, NAT64 64:ff9b::/96 and 6to4 2002::/16.
+  // ::ffff:a.b.c.d written in hex, IPv4-compatible ::/96 (::a.b.c.d, deprecated but still a way to
+  // write an IPv4 address), IPv4-translated ::ffff:0:0/96, NAT64 64:ff9b::/96 and 6to4 2002::/16.
   if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) return v4(groups[6]!, groups[7]!);
+  if (groups.slice(0, 6).every((g) => g === 0)) return v4(groups[6]!, groups[7]!);
+  if (groups.slice(0, 4).every((g) => g === 0) && groups[4] === 0xffff && groups[5] === 0)
+    return v4(groups[6]!, groups[7]!);
   if (groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0))
     return v4(groups[6]!, groups[7]!);
   if (groups[0] === 0x2002) return v4(groups[1]!, groups[2]!);

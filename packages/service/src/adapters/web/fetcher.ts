@@ -4,6 +4,7 @@ import https from 'node:https';
 import net, { type LookupFunction } from 'node:net';
 import { Transform } from 'node:stream';
 import type { FetchedResource, UrlFetcher } from '../../domain/ports.js';
+import { decodeUriPart } from '../../domain/uri.js';
 import { DocumentFailure } from '../../errors.js';
 import { type AllowList, isForbiddenAddress } from './address-policy.js';
 
@@ -46,14 +47,41 @@ export function acceptedContentType(type: string | null): boolean {
 
 class Forbidden extends Error {}
 
+/**
+ * A socket or TLS error in words, from its code only: the error's own message names the address it
+ * tried ("connect ECONNREFUSED 10.0.0.5:80"), which would tell a caller what lies behind a name.
+ */
+function networkFailure(err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'the connection was refused';
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return 'the connection was reset';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the host name does not resolve';
+    case 'ETIMEDOUT':
+      return 'the connection timed out';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'the host cannot be reached';
+  }
+  if (typeof code === 'string' && /CERT|TLS|SSL|SIGNATURE|SELF_SIGNED/.test(code))
+    return `its TLS certificate was not accepted (${code})`;
+  if (typeof code === 'string' && code.startsWith('HPE_')) return 'it did not answer with valid HTTP';
+  return `a network error (${typeof code === 'string' ? code : 'unknown'})`;
+}
+
 function filenameOf(res: IncomingMessage, url: URL, contentType: string | null): string {
   const disposition = res.headers['content-disposition'] ?? '';
   const star = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(disposition);
   const plain = /filename\s*=\s*"?([^";]+)"?/i.exec(disposition);
-  let name = star ? decodeURIComponent(star[1]!) : plain ? plain[1]! : '';
+  let name = star ? decodeUriPart(star[1]!) : plain ? plain[1]! : '';
   if (!name) {
     const last = url.pathname.split('/').filter(Boolean).pop();
-    name = last ? decodeURIComponent(last) : url.hostname;
+    name = last ? decodeUriPart(last) : url.hostname;
   }
   if (!/\.[A-Za-z0-9]{1,8}$/.test(name) && contentType?.includes('html')) name += '.html';
   return name;
@@ -83,7 +111,8 @@ export class GuardedFetcher implements UrlFetcher {
     if (addresses.length === 0) throw new Forbidden(`${host} does not resolve`);
     for (const a of addresses) {
       if (!hostAllowed && !this.options.allowList.allowsAddress(a.address) && isForbiddenAddress(a.address)) {
-        throw new Forbidden(`${host} resolves to ${a.address}, a private, local or reserved address`);
+        // Which address it was stays here: a caller must not learn the layout of the internal network.
+        throw new Forbidden(`${host} resolves to a private, local or reserved address`);
       }
     }
     return addresses[0]!;
@@ -128,10 +157,17 @@ export class GuardedFetcher implements UrlFetcher {
     let url = new URL(rawUrl);
     const origin = url.origin;
     for (let hop = 0; ; hop++) {
+      // Every hop is checked as the first URL was: a redirect must not add credentials either.
       if (url.protocol !== 'http:' && url.protocol !== 'https:') {
         throw new DocumentFailure(
           'url_forbidden',
           `Only http and https URLs can be fetched, not ${url.protocol}`,
+        );
+      }
+      if (url.username || url.password) {
+        throw new DocumentFailure(
+          'url_forbidden',
+          'Refused to fetch a URL with a user name or password (a redirect led to one).',
         );
       }
       let res: IncomingMessage;
@@ -155,51 +191,82 @@ export class GuardedFetcher implements UrlFetcher {
             'fetch_timeout',
             `${url.href} did not answer within ${this.options.timeoutMs} ms.`,
           );
-        throw new DocumentFailure('fetch_failed', `Could not fetch ${url.href}: ${(err as Error).message}`);
+        throw new DocumentFailure('fetch_failed', `Could not fetch ${url.href}: ${networkFailure(err)}.`);
       }
-      const location = res.headers.location;
-      if (REDIRECTS.has(res.statusCode ?? 0) && location) {
+      // Whatever goes wrong with the answer fails the document once, here: never an error the job
+      // engine would retry (fetching the URL again), never a connection left open until the timeout.
+      try {
+        const next = this.redirectTarget(res, url, hop, rawUrl);
+        if (!next) return this.accept(res, url, combined, timeout);
         res.resume();
-        if (hop >= this.options.maxRedirects) {
-          throw new DocumentFailure(
-            'too_many_redirects',
-            `${rawUrl} redirected more than ${this.options.maxRedirects} times.`,
-          );
-        }
-        url = new URL(location, url);
-        continue;
-      }
-      if ((res.statusCode ?? 500) >= 400) {
-        res.resume();
-        throw new DocumentFailure('fetch_failed', `${url.href} answered HTTP ${res.statusCode}.`);
-      }
-      const contentType = res.headers['content-type'] ?? null;
-      if (!acceptedContentType(contentType)) {
-        res.resume();
+        url = next;
+      } catch (err) {
+        res.destroy();
+        if (err instanceof DocumentFailure) throw err;
         throw new DocumentFailure(
-          'unsupported_media_type',
-          `${url.href} is ${contentType}, which is not a document type.`,
+          'fetch_failed',
+          `The answer of ${url.href} could not be read: ${(err as Error).message}`,
         );
       }
-      const declared = Number(res.headers['content-length']);
-      if (declared > this.options.maxBytes) {
-        res.resume();
-        throw new DocumentFailure(
-          'file_too_large',
-          `${url.href} is ${declared} bytes; the limit is ${this.options.maxBytes}.`,
-        );
-      }
-      return {
-        body: res.pipe(this.limiter(url, timeout, res)),
-        contentType,
-        finalUrl: url.href,
-        filename: filenameOf(res, url, contentType),
-      };
     }
   }
 
-  /** Passes the body through while counting it; stops it at the size limit or the time limit. */
-  private limiter(url: URL, timeout: AbortSignal, res: IncomingMessage): Transform {
+  /** Where a redirect leads, or undefined for an answer that is no redirect. */
+  private redirectTarget(res: IncomingMessage, url: URL, hop: number, rawUrl: string): URL | undefined {
+    const location = res.headers.location;
+    if (!REDIRECTS.has(res.statusCode ?? 0) || !location) return undefined;
+    if (hop >= this.options.maxRedirects) {
+      throw new DocumentFailure(
+        'too_many_redirects',
+        `${rawUrl} redirected more than ${this.options.maxRedirects} times.`,
+      );
+    }
+    try {
+      return new URL(location, url);
+    } catch {
+      throw new DocumentFailure('fetch_failed', `${url.href} redirected to an invalid URL.`);
+    }
+  }
+
+  /** The answer's body, once its status, type and declared size are acceptable. */
+  private accept(
+    res: IncomingMessage,
+    url: URL,
+    aborted: AbortSignal,
+    timeout: AbortSignal,
+  ): FetchedResource {
+    if ((res.statusCode ?? 500) >= 400) {
+      throw new DocumentFailure('fetch_failed', `${url.href} answered HTTP ${res.statusCode}.`);
+    }
+    const contentType = res.headers['content-type'] ?? null;
+    if (!acceptedContentType(contentType)) {
+      throw new DocumentFailure(
+        'unsupported_media_type',
+        `${url.href} is ${contentType}, which is not a document type.`,
+      );
+    }
+    const declared = Number(res.headers['content-length']);
+    if (declared > this.options.maxBytes) {
+      throw new DocumentFailure(
+        'file_too_large',
+        `${url.href} is ${declared} bytes; the limit is ${this.options.maxBytes}.`,
+      );
+    }
+    const filename = filenameOf(res, url, contentType);
+    return {
+      body: res.pipe(this.limiter(url, aborted, timeout, res)),
+      contentType,
+      finalUrl: url.href,
+      filename,
+    };
+  }
+
+  /**
+   * Passes the body through while counting it; stops it at the size limit or the time limit. A body
+   * without Content-Length ends where the connection ends, so the connection cut by the time limit
+   * looks like a normal end: only the signal tells the truncated body from a whole one.
+   */
+  private limiter(url: URL, aborted: AbortSignal, timeout: AbortSignal, res: IncomingMessage): Transform {
     const max = this.options.maxBytes;
     let seen = 0;
     const t = new Transform({
@@ -209,12 +276,19 @@ export class GuardedFetcher implements UrlFetcher {
           done(new DocumentFailure('file_too_large', `${url.href} is larger than ${max} bytes.`));
         else done(null, chunk);
       },
+      flush(done) {
+        if (timeout.aborted)
+          done(new DocumentFailure('fetch_timeout', `${url.href} did not finish within the time limit.`));
+        else if (aborted.aborted)
+          done(new DocumentFailure('fetch_failed', `Fetching ${url.href} was stopped before it finished.`));
+        else done();
+      },
     });
     res.on('error', (err) =>
       t.destroy(
         timeout.aborted
           ? new DocumentFailure('fetch_timeout', `${url.href} did not finish within the time limit.`)
-          : new DocumentFailure('fetch_failed', `Reading ${url.href} failed: ${err.message}`),
+          : new DocumentFailure('fetch_failed', `Reading ${url.href} failed: ${networkFailure(err)}.`),
       ),
     );
     return t;

@@ -11,6 +11,7 @@ import {
   listDocuments,
   listWorkspaces,
 } from '../../documents/documents.js';
+import { mediaTypeOrNull } from '../../ingestion/upload.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import {
   Availability,
@@ -38,7 +39,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.get(
     '/v1/workspaces',
     {
-      preHandler: authorize(deps, 'artifacts'),
+      onRequest: authorize(deps, 'artifacts'),
       schema: {
         ...ws,
         summary: 'Workspaces of the account, newest first',
@@ -54,7 +55,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.get(
     '/v1/workspaces/:id',
     {
-      preHandler: authorize(deps, 'artifacts'),
+      onRequest: authorize(deps, 'artifacts'),
       schema: {
         ...ws,
         params: Params,
@@ -68,7 +69,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.get(
     '/v1/workspaces/:id/documents',
     {
-      preHandler: authorize(deps, 'artifacts'),
+      onRequest: authorize(deps, 'artifacts'),
       schema: {
         ...ws,
         params: Params,
@@ -84,7 +85,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.get(
     '/v1/workspaces/:id/availability',
     {
-      preHandler: authorize(deps, 'search'),
+      onRequest: authorize(deps, 'search'),
       schema: {
         ...ws,
         params: Params,
@@ -98,7 +99,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.get(
     '/v1/documents/:id',
     {
-      preHandler: authorize(deps, 'artifacts'),
+      onRequest: authorize(deps, 'artifacts'),
       schema: { ...docs, summary: 'One document', response: { 200: Document, ...errorResponses } },
     },
     async (req) => documentView(await getDocument(deps.documents, principalOf(req), req.params.id)),
@@ -107,7 +108,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.get(
     '/v1/documents/:id/text',
     {
-      preHandler: authorize(deps, 'artifacts'),
+      onRequest: authorize(deps, 'artifacts'),
       schema: {
         ...docs,
         summary: 'Extracted text (Markdown) with <!-- page N --> markers; citation offsets point into it',
@@ -124,16 +125,18 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.get(
     '/v1/documents/:id/content',
     {
-      preHandler: authorize(deps, 'artifacts'),
+      onRequest: authorize(deps, 'artifacts'),
       schema: { ...docs, summary: 'The original bytes as uploaded' },
     },
     async (req, reply) => {
       const { document, body } = await getDocumentContent(deps, principalOf(req), req.params.id);
+      // The declared type was the client's word: only a well-formed one becomes a header (values
+      // stored before uploads were checked may hold anything).
       reply
         .type(
           document.mediaType && !document.mediaType.includes('*')
             ? document.mediaType
-            : (document.declaredMediaType ?? 'application/octet-stream'),
+            : (mediaTypeOrNull(document.declaredMediaType) ?? 'application/octet-stream'),
         )
         .header('content-length', String(document.sizeBytes))
         .header('content-disposition', contentDisposition(document.filename))
@@ -146,7 +149,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.delete(
     '/v1/documents/:id',
     {
-      preHandler: authorize(deps, 'ingest'),
+      onRequest: authorize(deps, 'ingest'),
       schema: {
         ...docs,
         summary: 'Delete a document; it leaves search at once',

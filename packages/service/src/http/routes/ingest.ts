@@ -52,7 +52,7 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.post(
     '/v1/ingest/urls',
     {
-      preHandler: authorize(deps, 'ingest'),
+      onRequest: authorize(deps, 'ingest'),
       schema: {
         summary: 'Ingest web pages and files by URL into a new or existing workspace (fetched by the worker)',
         tags: ['ingest'],
@@ -77,7 +77,7 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.post(
     '/v1/ingest/bulk',
     {
-      preHandler: authorize(deps, 'ingest'),
+      onRequest: authorize(deps, 'ingest'),
       schema: {
         summary: 'Upload files into a new or existing workspace and start a processing run',
         tags: ['ingest'],

@@ -38,7 +38,7 @@ export function keyRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.get(
     '/v1/keys',
     {
-      preHandler: authorizeSession(deps),
+      onRequest: authorizeSession(deps),
       schema: {
         ...common,
         summary: 'API keys of the account',
@@ -51,7 +51,7 @@ export function keyRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.post(
     '/v1/keys',
     {
-      preHandler: authorizeSession(deps),
+      onRequest: authorizeSession(deps),
       schema: {
         ...common,
         summary: 'Create an API key; its secret is in this answer only',
@@ -73,7 +73,7 @@ export function keyRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.delete(
     '/v1/keys/:id',
     {
-      preHandler: authorizeSession(deps),
+      onRequest: authorizeSession(deps),
       schema: {
         ...common,
         summary: 'Revoke an API key',

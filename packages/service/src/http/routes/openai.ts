@@ -107,7 +107,7 @@ export function openAiRoutes(app: FastifyInstance, deps: AppDeps): void {
     api.get(
       '/v1/workspaces/:workspaceId/openai/models',
       {
-        preHandler: authorize(deps, 'search'),
+        onRequest: authorize(deps, 'search'),
         schema: { ...common, summary: 'Models of the OpenAI-compatible workspace chat', params: Params },
       },
       async (req) => {
@@ -122,7 +122,7 @@ export function openAiRoutes(app: FastifyInstance, deps: AppDeps): void {
     api.post(
       '/v1/workspaces/:workspaceId/openai/chat/completions',
       {
-        preHandler: authorize(deps, 'search'),
+        onRequest: authorize(deps, 'search'),
         schema: {
           ...common,
           summary: 'OpenAI-compatible chat completion grounded in the workspace (plain or streamed)',

@@ -40,7 +40,7 @@ export function overviewRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.withTypeProvider<ZodTypeProvider>().get(
     '/v1/overview',
     {
-      preHandler: authorize(deps, 'artifacts'),
+      onRequest: authorize(deps, 'artifacts'),
       schema: {
         tags: ['workspaces'],
         summary: 'The account at a glance: documents by state, runs in progress, recent failures',

@@ -15,7 +15,7 @@ export function runRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.get(
     '/v1/runs/:id',
     {
-      preHandler: authorize(deps, 'ingest'),
+      onRequest: authorize(deps, 'ingest'),
       schema: {
         ...common,
         summary: 'A run and its document counts',
@@ -28,7 +28,7 @@ export function runRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.get(
     '/v1/runs/:id/progress',
     {
-      preHandler: authorize(deps, 'ingest'),
+      onRequest: authorize(deps, 'ingest'),
       schema: {
         ...common,
         summary: 'Progress of a run, per document with stage and error',
@@ -49,20 +49,20 @@ export function runRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.post(
     '/v1/runs/:id/pause',
     {
-      preHandler: authorize(deps, 'ingest'),
+      onRequest: authorize(deps, 'ingest'),
       schema: actionSchema('Stop starting new documents; those in progress finish'),
     },
     async (req) => runView(await pauseRun(deps.runs, principalOf(req), req.params.id)),
   );
   api.post(
     '/v1/runs/:id/resume',
-    { preHandler: authorize(deps, 'ingest'), schema: actionSchema('Resume a paused run') },
+    { onRequest: authorize(deps, 'ingest'), schema: actionSchema('Resume a paused run') },
     async (req) => runView(await resumeRun(deps, principalOf(req), req.params.id)),
   );
   api.post(
     '/v1/runs/:id/cancel',
     {
-      preHandler: authorize(deps, 'ingest'),
+      onRequest: authorize(deps, 'ingest'),
       schema: actionSchema('Cancel a run: waiting documents are not processed'),
     },
     async (req) => runView(await cancelRun(deps.runs, principalOf(req), req.params.id)),

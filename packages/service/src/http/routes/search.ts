@@ -3,10 +3,15 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { answerQuestion, answerStream } from '../../answers/answer.js';
 import { errors } from '../../errors.js';
+import { ID_SHAPE } from '../../ids.js';
 import { searchWorkspace } from '../../search/search.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import { ChatResponse, errorResponses, SearchResponse } from '../schemas.js';
 import { EventStream } from '../sse.js';
+
+/** Alternatives one metadata filter key may list, and values all metadata filters may hold together. */
+const MAX_VALUES_PER_KEY = 100;
+const MAX_METADATA_VALUES = 1000;
 
 export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -14,7 +19,7 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
 
   const Filters = z
     .object({
-      documentIds: z.array(z.string().max(100)).max(1000).optional(),
+      documentIds: z.array(z.string().max(100).regex(ID_SHAPE, 'not a document id')).max(1000).optional(),
       filenames: z.array(z.string().max(1000)).max(1000).optional(),
       mediaTypes: z
         .array(z.string().max(200))
@@ -24,7 +29,9 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
       metadata: z
         .record(z.string().max(200), z.unknown())
         .optional()
-        .describe('Upload metadata: every key must match; an array lists alternatives'),
+        .describe(
+          'Upload metadata: every key must match; an array lists alternatives (at most 100 a key, 1,000 in all)',
+        ),
     })
     .strict()
     .optional()
@@ -75,12 +82,29 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
   const checkLength = (q: string) => {
     if (q.length > maxQueryChars) throw errors.queryTooLong(maxQueryChars);
   };
+  // Each metadata value becomes a query parameter: unbounded, a filter would run into the database's
+  // limit on parameters and fail as if the database were down.
+  const checkFilterValues = (filters: { metadata?: Record<string, unknown> | undefined } | undefined) => {
+    let total = 0;
+    for (const [key, value] of Object.entries(filters?.metadata ?? {})) {
+      const count = Array.isArray(value) ? value.length : 1;
+      if (count > MAX_VALUES_PER_KEY)
+        throw errors.tooManyFilterValues(
+          `filters.metadata.${key} has ${count} values; at most ${MAX_VALUES_PER_KEY}`,
+        );
+      total += count;
+    }
+    if (total > MAX_METADATA_VALUES)
+      throw errors.tooManyFilterValues(
+        `filters.metadata has ${total} values; at most ${MAX_METADATA_VALUES} in all`,
+      );
+  };
   const common = { tags: ['search'], security: [{ apiKey: [] }] };
 
   api.post(
     '/v1/search',
     {
-      preHandler: authorize(deps, 'search'),
+      onRequest: authorize(deps, 'search'),
       schema: {
         ...common,
         summary: 'Relevant passages of a workspace, each with its citation',
@@ -90,6 +114,7 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
     async (req) => {
       checkLength(req.body.q);
+      checkFilterValues(req.body.filters);
       return { results: await searchWorkspace(deps, principalOf(req), req.body) };
     },
   );
@@ -97,7 +122,7 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.get(
     '/v1/search',
     {
-      preHandler: authorize(deps, 'search'),
+      onRequest: authorize(deps, 'search'),
       schema: {
         ...common,
         summary: 'Search with query parameters',
@@ -114,7 +139,7 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
   api.post(
     '/v1/search/chat',
     {
-      preHandler: authorize(deps, 'search'),
+      onRequest: authorize(deps, 'search'),
       schema: {
         ...common,
         summary: 'A grounded answer with citations',
@@ -124,6 +149,7 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
     async (req, reply) => {
       checkLength(req.body.q);
+      checkFilterValues(req.body.filters);
       if (!req.body.stream) {
         const { answer, citations } = await answerQuestion(deps, principalOf(req), req.body);
         return { answer, citations };

@@ -1,0 +1,79 @@
+import type { Server } from 'node:http';
+import net, { type Socket } from 'node:net';
+import { errors } from '../errors.js';
+import { randomToken } from '../ids.js';
+
+/** `::ffff:10.0.0.5` (an IPv4 client of a server listening on IPv6) is `10.0.0.5`. */
+export function plainAddress(address: string): string {
+  return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice(7) : address;
+}
+
+/** Whether an address is one of the configured proxies (addresses or CIDR ranges, as validated by config). */
+export function proxyMatcher(entries: string[]): (address: string) => boolean {
+  const list = new net.BlockList();
+  for (const entry of entries) {
+    const [address, prefix] = entry.split('/') as [string, string | undefined];
+    const family = net.isIPv4(address) ? 'ipv4' : 'ipv6';
+    if (prefix === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, Number(prefix), family);
+  }
+  return (raw) => {
+    const address = plainAddress(raw);
+    return list.check(address, net.isIPv4(address) ? 'ipv4' : 'ipv6');
+  };
+}
+
+/**
+ * Caps the connections one client address holds open at once, so that one caller cannot take every
+ * descriptor with connections that never finish a request (headers or bodies sent a byte at a time,
+ * which the timeouts end only after a while). Proxies are exempt: all their clients share their address.
+ * A connection over the cap gets a 429 and is closed.
+ */
+export function capConnectionsPerAddress(
+  server: Server,
+  max: number,
+  exempt: (address: string) => boolean,
+  warn: (address: string) => void,
+): void {
+  const open = new Map<string, number>();
+  // One warning a minute at most: an operator learns of it (a proxy missing from TRUSTED_PROXIES
+  // looks like this), and an attack cannot flood the log.
+  let warnedAt = 0;
+  const refusal = (() => {
+    const e = errors.tooManyConnections(max);
+    return (requestId: string) => {
+      const body = JSON.stringify({ error: { code: e.code, message: e.message, requestId } });
+      return [
+        `HTTP/1.1 ${e.status} Too Many Requests`,
+        'content-type: application/json; charset=utf-8',
+        `content-length: ${Buffer.byteLength(body)}`,
+        ...Object.entries(e.headers).map(([k, v]) => `${k}: ${v}`),
+        `x-request-id: ${requestId}`,
+        'connection: close',
+        '',
+        body,
+      ].join('\r\n');
+    };
+  })();
+  // Before the HTTP server's own listener: the refusal is written first and the socket closed as soon
+  // as it is sent, so the server does not get to handle a request on it.
+  server.prependListener('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ? plainAddress(socket.remoteAddress) : undefined;
+    if (!address || exempt(address)) return;
+    const count = open.get(address) ?? 0;
+    if (count >= max) {
+      socket.end(refusal(`req_${randomToken(10)}`), () => socket.destroy());
+      if (Date.now() - warnedAt > 60_000) {
+        warnedAt = Date.now();
+        warn(address);
+      }
+      return;
+    }
+    open.set(address, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left > 0) open.set(address, left);
+      else open.delete(address);
+    });
+  });
+}
