@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { JobHandlers } from './jobs.js';
 
 /** Raw and derived artifacts (originals, extracted text). A folder in embedded mode, S3 in the stack. */
 export interface ObjectStore {
@@ -160,12 +161,7 @@ export interface ChatModel {
   stream(req: ChatRequest): AsyncIterable<{ delta: string } | { usage: ChatUsage }>;
 }
 
-export interface JobHandlers {
-  processDocument(documentId: string): Promise<void>;
-  maintainWorkspace(workspaceId: string): Promise<void>;
-}
-
-/** Background jobs (pg-boss in its own database). Enqueueing the same document twice while queued is a no-op. */
+/** Background jobs (pg-boss in its own database), as declared in jobs.ts. Enqueueing the same document twice while queued is a no-op. */
 export interface JobQueue {
   enqueueDocuments(documentIds: string[]): Promise<void>;
   enqueueWorkspaceMaintenance(workspaceId: string): Promise<void>;

@@ -50,8 +50,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
 
   await deps.jobs.startWorkers(
     {
-      processDocument: (documentId) => processDocument(deps, documentId, id),
-      maintainWorkspace: async (workspaceId) => {
+      processDocument: ({ documentId }) => processDocument(deps, documentId, id),
+      maintainWorkspace: async ({ workspaceId }) => {
         // Vectors first: a missing vector changes results, an unoptimised table only costs time, so a
         // failing optimisation (retried with the job) must not hold the re-embedding back.
         await deps.embeddings?.maintain(workspaceId);

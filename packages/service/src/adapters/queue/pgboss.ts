@@ -1,9 +1,24 @@
 import PgBoss from 'pg-boss';
-import type { JobHandlers, JobQueue } from '../../domain/ports.js';
+import type { z } from 'zod';
+import { JOBS, type JobDefinition, type JobHandlers } from '../../domain/jobs.js';
+import type { JobQueue } from '../../domain/ports.js';
 import { asUnavailable } from '../postgres/db.js';
 
-const PROCESS_DOCUMENT = 'process-document';
-const MAINTAIN_WORKSPACE = 'maintain-workspace';
+const PROCESS_DOCUMENT = JOBS.processDocument.name;
+const MAINTAIN_WORKSPACE = JOBS.maintainWorkspace.name;
+
+/** pg-boss's options for a job's queue, from its declaration in jobs.ts. */
+function queueOptions({ retry }: JobDefinition<z.ZodType>): Omit<PgBoss.Queue, 'name'> {
+  return { retryLimit: retry.limit, retryDelay: retry.delaySeconds, retryBackoff: retry.backoff };
+}
+
+function sendOptions<P extends z.ZodType>(definition: JobDefinition<P>, payload: z.infer<P>) {
+  const { startAfterSeconds } = definition;
+  return {
+    singletonKey: definition.singletonKey(payload),
+    ...(startAfterSeconds === undefined ? {} : { startAfter: startAfterSeconds }),
+  };
+}
 
 export interface PgBossQueueOptions {
   url: string;
@@ -59,8 +74,8 @@ export class PgBossQueue implements JobQueue {
       const boss = this.boss;
       const attempt = (async () => {
         await boss.start();
-        await this.ensureQueue(PROCESS_DOCUMENT, { retryLimit: 5, retryDelay: 2, retryBackoff: true });
-        await this.ensureQueue(MAINTAIN_WORKSPACE, { retryLimit: 3, retryDelay: 10, retryBackoff: true });
+        for (const definition of Object.values(JOBS))
+          await this.ensureQueue(definition.name, queueOptions(definition));
       })().catch(async (err: unknown) => {
         if (this.started === attempt) {
           this.started = undefined;
@@ -89,7 +104,7 @@ export class PgBossQueue implements JobQueue {
         batch.map((documentId) => ({
           name: PROCESS_DOCUMENT,
           data: { documentId },
-          singletonKey: documentId,
+          singletonKey: JOBS.processDocument.singletonKey({ documentId }),
         })),
       );
     }
@@ -97,8 +112,9 @@ export class PgBossQueue implements JobQueue {
 
   async enqueueWorkspaceMaintenance(workspaceId: string): Promise<void> {
     await this.start();
-    // Delayed a little so that a burst of finished documents folds into one optimisation.
-    await this.boss.send(MAINTAIN_WORKSPACE, { workspaceId }, { singletonKey: workspaceId, startAfter: 5 });
+    // Delayed a little (jobs.ts) so that a burst of finished documents folds into one optimisation.
+    const payload = { workspaceId };
+    await this.boss.send(MAINTAIN_WORKSPACE, payload, sendOptions(JOBS.maintainWorkspace, payload));
   }
 
   async startWorkers(handlers: JobHandlers, concurrency: number): Promise<void> {
@@ -109,22 +125,37 @@ export class PgBossQueue implements JobQueue {
     // is done makes it fetch the next one at once while the queue has work.
     for (let i = 0; i < concurrency; i++) {
       let id = '';
-      id = await this.boss.work<{ documentId: string }>(PROCESS_DOCUMENT, poll, async ([job]) => {
+      id = await this.boss.work(PROCESS_DOCUMENT, poll, async ([job]) => {
         try {
-          if (job) await this.track(handlers.processDocument(job.data.documentId));
+          if (job) await this.handle(JOBS.processDocument, job, handlers.processDocument);
         } finally {
           if (id && this.localWorkers.includes(id)) this.boss.notifyWorker(id);
         }
       });
       this.localWorkers.push(id);
     }
-    await this.boss.work<{ workspaceId: string }>(
-      MAINTAIN_WORKSPACE,
-      { batchSize: 1, pollingIntervalSeconds: 2 },
-      async ([job]) => {
-        if (job) await this.track(handlers.maintainWorkspace(job.data.workspaceId));
-      },
-    );
+    await this.boss.work(MAINTAIN_WORKSPACE, { batchSize: 1, pollingIntervalSeconds: 2 }, async ([job]) => {
+      if (job) await this.handle(JOBS.maintainWorkspace, job, handlers.maintainWorkspace);
+    });
+  }
+
+  /**
+   * Runs a job's handler with its payload checked against the job's schema. A payload that does not
+   * match is reported and dropped: retrying cannot fix it.
+   */
+  private async handle<P extends z.ZodType>(
+    definition: JobDefinition<P>,
+    job: PgBoss.Job<unknown>,
+    handler: (payload: z.infer<P>) => Promise<void>,
+  ): Promise<void> {
+    const parsed = definition.payload.safeParse(job.data);
+    if (!parsed.success) {
+      this.options.onError(
+        new Error(`job ${job.id} (${definition.name}) has an invalid payload: ${parsed.error.message}`),
+      );
+      return;
+    }
+    await this.track(handler(parsed.data));
   }
 
   async stopWorkers(): Promise<void> {
