@@ -20,6 +20,8 @@ import { PgDocumentFilter } from './adapters/postgres/document-filter.js';
 import { PgEmbeddingStateStore } from './adapters/postgres/embedding-state.js';
 import { createRepositories, type Repositories } from './adapters/postgres/repositories.js';
 import { PgBossQueue } from './adapters/queue/pgboss.js';
+import { sandboxLayout } from './adapters/sandbox/bwrap.js';
+import { SandboxedParser } from './adapters/sandbox/parser.js';
 import { AllowList } from './adapters/web/address-policy.js';
 import { GuardedFetcher } from './adapters/web/fetcher.js';
 import type { Config, LocalModelSource } from './config.js';
@@ -30,8 +32,6 @@ import type { AppDeps } from './http/context.js';
 import { Metrics } from './ops/metrics.js';
 import type { DependencyCheck } from './ops/readiness.js';
 import { packageRoot } from './paths.js';
-import { sandboxLayout } from './sandbox/bwrap.js';
-import { SandboxedParser } from './sandbox/parser.js';
 import { EmbeddingService, type Embeddings } from './search/embeddings.js';
 import type { RerankStage } from './search/rerank.js';
 

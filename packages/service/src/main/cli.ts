@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { S3ObjectStore } from '../adapters/objects/s3.js';
 import { EmbeddedPostgresError } from '../adapters/postgres/embedded.js';
+import { ParserIsolationUnavailable } from '../adapters/sandbox/parser.js';
 import { buildApp } from '../app.js';
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { createDeps, type Deps } from '../deps.js';
@@ -15,7 +16,6 @@ import { DependencyUnavailable } from '../errors.js';
 import { createLogger } from '../logger.js';
 import { exportBucket, importBucket } from '../ops/bucket-transfer.js';
 import { type RunningWorker, startWorker } from '../processing/worker.js';
-import { ParserIsolationUnavailable } from '../sandbox/parser.js';
 import { logAllocator } from './allocator.js';
 import { type Databases, migrateAll, resolveDatabases } from './database.js';
 

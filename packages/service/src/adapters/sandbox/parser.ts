@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { copyFile, link, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { ParserConfig } from '../config.js';
-import type { Log } from '../domain/log.js';
-import type { DocumentParser, ParsedDocument, ParseInput } from '../domain/ports.js';
-import { DocumentFailure, isDocumentFailureCode } from '../errors.js';
+import type { ParserConfig } from '../../config.js';
+import type { Log } from '../../domain/log.js';
+import type { DocumentParser, ParsedDocument, ParseInput } from '../../domain/ports.js';
+import { DocumentFailure, isDocumentFailureCode } from '../../errors.js';
 import { bwrapArgs, explainBwrapFailure, SANDBOX_ENV, SANDBOX_INPUT, type SandboxLayout } from './bwrap.js';
 import { type ParseRequest, type ParseResponse, SANDBOX_FAILURES } from './protocol.js';
 import { type Command, type Outcome, type ProcessLimits, SupervisedProcess, supervise } from './supervise.js';

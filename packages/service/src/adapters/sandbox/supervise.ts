@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
-import type { DocumentFailureCode } from '../errors.js';
+import type { DocumentFailureCode } from '../../errors.js';
 import { SANDBOX_FAILURES } from './protocol.js';
 
 export interface ProcessLimits {

@@ -1,5 +1,5 @@
-import type { ParsedDocument } from '../domain/ports.js';
-import type { DocumentFailureCode } from '../errors.js';
+import type { ParsedDocument } from '../../domain/ports.js';
+import type { DocumentFailureCode } from '../../errors.js';
 
 /** What the worker asks of the sandboxed parser process (sent as JSON on its standard input). */
 export interface ParseRequest {
