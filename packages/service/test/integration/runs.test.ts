@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { client } from '../support/http.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { holdsFor, waitFor } from '../support/wait.js';
 
 let svc: TestService | undefined;
 afterEach(async () => {
@@ -39,7 +40,8 @@ describe('run control', () => {
 
     // A worker that picks the jobs up while the run is paused leaves the documents waiting.
     await svc.startWorker();
-    await new Promise((r) => setTimeout(r, 1500));
+    const workflow = svc.dbs.urls.workflow;
+    await waitFor('the worker to take the jobs', async () => (await jobsIn(workflow)) === 0);
     const during = await api.get(`/v1/runs/${runId}/progress`);
     expect(during.body.status).toBe('paused');
     expect(during.body.counts.queued).toBe(3);
@@ -59,7 +61,8 @@ describe('run control', () => {
     const cancelled = await api.post(`/v1/runs/${up.body.run.id}/cancel`);
     expect(cancelled.body).toMatchObject({ status: 'cancelled', counts: { cancelled: 2, queued: 0 } });
     await svc.startWorker();
-    await new Promise((r) => setTimeout(r, 1500));
+    const workflow = svc.dbs.urls.workflow;
+    await waitFor('the worker to take the jobs', async () => (await jobsIn(workflow)) === 0);
     const after = await api.get(`/v1/runs/${up.body.run.id}/progress`);
     expect(after.body.status).toBe('cancelled');
     expect(after.body.documents.map((d: { status: string }) => d.status)).toEqual(['cancelled', 'cancelled']);
@@ -71,9 +74,15 @@ describe('run control', () => {
     const api = client(svc.url, await svc.key());
     await svc.worker?.stop();
     const up = await api.upload(files(2));
-    await new Promise((r) => setTimeout(r, 2000));
-    expect((await api.get(`/v1/runs/${up.body.run.id}/progress`)).body.counts.queued).toBe(2);
-    expect(await jobsIn(svc.dbs.urls.workflow)).toBe(2);
+    const workflow = svc.dbs.urls.workflow;
+    // Four polling intervals of the job engine (JOB_POLL_INTERVAL_SECONDS is 0.5 in tests).
+    await holdsFor(
+      'two queued documents with two waiting jobs',
+      async () =>
+        (await api.get(`/v1/runs/${up.body.run.id}/progress`)).body.counts.queued === 2 &&
+        (await jobsIn(workflow)) === 2,
+      2000,
+    );
 
     await svc.startWorker();
     expect(await api.waitForRun(up.body.run.id)).toMatchObject({ counts: { ready: 2 } });
@@ -125,9 +134,12 @@ describe('recovery by the reconciler', () => {
     const up = await api.upload([{ name: 'poison.txt', content: 'crashes every worker' }]);
     const docId = up.body.documents[0].id;
     // Two workers each claimed it and died (their leases expire).
+    const work = svc.deps.work;
     for (const w of ['wrk_a', 'wrk_b']) {
-      expect((await svc.deps.work.claimDocument(docId, w, 1, 2)).kind).toBe('claimed');
-      await new Promise((r) => setTimeout(r, 1100));
+      expect((await work.claimDocument(docId, w, 1, 2)).kind).toBe('claimed');
+      await waitFor(`${w}'s lease to expire`, async () =>
+        (await work.findOrphanedDocuments(10, null)).includes(docId),
+      );
     }
     await svc.startWorker();
     const done = await api.waitForRun(up.body.run.id);
