@@ -1,3 +1,5 @@
+// Over 400 lines: the public API end to end against one running service (one start for all, since a
+// start costs seconds); each describe block is one endpoint family.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDocx, makePdf } from '../support/fixtures.js';
 import { client } from '../support/http.js';

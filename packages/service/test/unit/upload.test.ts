@@ -9,7 +9,7 @@ import type { Principal } from '../../src/domain/types.js';
 import { AppError } from '../../src/errors.js';
 import { type FormDeps, ingestForm, UploadFormError, type UploadPart } from '../../src/ingestion/form.js';
 import { createUpload, stageFile } from '../../src/ingestion/upload.js';
-import { MemoryWorkspaceStore } from '../support/fakes.js';
+import { MemoryWorkspaceStore } from '../support/fake-workspaces.js';
 
 const principal: Principal = {
   accountId: 'acc_a',

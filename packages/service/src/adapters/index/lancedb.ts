@@ -1,3 +1,6 @@
+// Over 400 lines: the one adapter of the SearchIndex port (tables, caches, full-text and vector
+// queries share the connection and its per-table state). Batched ingestion (issue 17) changes it
+// now; split it along tables, queries and caches once that has landed.
 import { createHash } from 'node:crypto';
 import * as lancedb from '@lancedb/lancedb';
 import {

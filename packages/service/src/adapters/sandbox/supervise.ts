@@ -1,3 +1,5 @@
+// Over 400 lines: one process's supervision (limits, watchdog, one request at a time, how it ended) is
+// one state machine over one child process; split, its parts would share all of that state.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
