@@ -1,3 +1,4 @@
+import type { DocumentFailureCode } from '../errors.js';
 import type {
   ApiKeyRecord,
   DocumentCounts,
@@ -70,7 +71,7 @@ export type UploadOutcome =
 
 export interface FinishDocument {
   status: Extract<DocumentStatus, 'ready' | 'needs_ocr' | 'failed' | 'cancelled'>;
-  errorCode?: string | null;
+  errorCode?: DocumentFailureCode | null;
   errorMessage?: string | null;
   mediaType?: string | null;
   pageCount?: number | null;
@@ -146,7 +147,7 @@ export interface WorkStore {
   /** Documents of processing runs that no live worker holds (candidates for re-enqueueing), by id. */
   findOrphanedDocuments(limit: number, afterId: string | null): Promise<string[]>;
   /** Fails a document nobody holds (its attempts are exhausted) and settles its run. */
-  failUnleased(documentId: string, code: string, message: string): Promise<void>;
+  failUnleased(documentId: string, code: DocumentFailureCode, message: string): Promise<void>;
   /** Runs still `processing` whose documents are all terminal (after a crash between the two writes). */
   findUnsettledRuns(limit: number): Promise<string[]>;
   /** Completes or fails the run when every document is terminal. */

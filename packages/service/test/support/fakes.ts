@@ -5,6 +5,7 @@
  * set per document) so that a test of a branch meets the same answers it would in production;
  * integration tests cover the real ones.
  */
+
 import type {
   IndexHit,
   IndexQuery,
@@ -20,6 +21,7 @@ import {
   type RunStatus,
   TERMINAL_DOCUMENT_STATUSES,
 } from '../../src/domain/types.js';
+import type { DocumentFailureCode } from '../../src/errors.js';
 
 interface HeldDocument {
   record: DocumentRecord;
@@ -186,7 +188,7 @@ export class MemoryWorkStore implements WorkStore {
     return true;
   }
 
-  async failUnleased(documentId: string, code: string, message: string): Promise<void> {
+  async failUnleased(documentId: string, code: DocumentFailureCode, message: string): Promise<void> {
     const d = this.documents.get(documentId);
     if (!d || (d.record.status !== 'queued' && d.record.status !== 'processing')) return;
     this.finish(d, { status: 'failed', errorCode: code, errorMessage: message });

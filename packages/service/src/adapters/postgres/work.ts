@@ -5,6 +5,7 @@ import {
   type RunStatus,
   TERMINAL_DOCUMENT_STATUSES,
 } from '../../domain/types.js';
+import type { DocumentFailureCode } from '../../errors.js';
 import { inTransaction, type Pool, type PoolClient } from './db.js';
 import { type DocumentRow, toDocument } from './rows.js';
 import { CANCELLED_BEFORE_PROCESSING, settleRunIn } from './runs.js';
@@ -137,7 +138,7 @@ export class PgWorkRepository implements WorkStore {
     });
   }
 
-  async failUnleased(documentId: string, code: string, message: string): Promise<void> {
+  async failUnleased(documentId: string, code: DocumentFailureCode, message: string): Promise<void> {
     await inTransaction(this.pool, async (c) => {
       const runId = await lockRunOf(c, documentId);
       if (!runId) return;
