@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { client } from '../support/http.js';
+import { capturingLog, WARN } from '../support/log.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { holdsFor, waitFor } from '../support/wait.js';
 
@@ -86,6 +87,28 @@ describe('run control', () => {
 
     await svc.startWorker();
     expect(await api.waitForRun(up.body.run.id)).toMatchObject({ counts: { ready: 2 } });
+  });
+});
+
+describe('jobs (domain/jobs.ts)', () => {
+  it('drops a job whose payload does not match its schema, saying so, and keeps working', async () => {
+    const { log, lines } = capturingLog();
+    svc = await startTestService({ log });
+    const api = client(svc.url, await svc.key());
+    const c = new pg.Client({ connectionString: svc.dbs.urls.workflow });
+    await c.connect();
+    const bad = await c.query<{ id: string }>(
+      `INSERT INTO service.job (name, data) VALUES ('process-document', '{"documentId": 42}') RETURNING id`,
+    );
+    const state = async () =>
+      (await c.query<{ state: string }>('SELECT state FROM service.job WHERE id = $1', [bad.rows[0]!.id]))
+        .rows[0]?.state;
+    await waitFor('the bad job to be taken', async () => (await state()) === 'completed');
+    await c.end();
+    const warning = lines.find((l) => l.level === WARN && l.msg === 'job engine error');
+    expect(JSON.stringify(warning)).toMatch(/has an invalid payload/);
+    const up = await api.upload(files(1));
+    expect(await api.waitForRun(up.body.run.id)).toMatchObject({ status: 'completed' });
   });
 });
 
