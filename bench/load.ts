@@ -28,7 +28,7 @@ import path from 'node:path';
 import { DEFAULT_CACHE_SIZES } from '../packages/service/src/adapters/index/lancedb.js';
 import { repoRoot } from './lib/data.js';
 import { ServiceClient } from './lib/driver.js';
-import { waitForIndexed } from './lib/index-state.js';
+import { indexFootprint, waitForIndexed } from './lib/index-state.js';
 import { parseBenchArgs, writeResults } from './lib/results.js';
 import { buildCorpus, loadTexts } from './load/corpus.js';
 import { pdfIngestion } from './load/pdf.js';
@@ -96,7 +96,15 @@ interface Built {
   characters: number;
   buildSeconds: number;
   builtAt: string;
+  /** The table on disk when every run was done, once its rows were all in the BM25 index, and at the end. */
+  footprint: {
+    runsDone: Footprint;
+    indexed: Footprint;
+    maintained: Footprint & { afterSeconds: number };
+  };
 }
+
+type Footprint = Awaited<ReturnType<typeof indexFootprint>>;
 
 // Beside the other tools' caches: git and Biome both leave node_modules alone, and it outlives /tmp.
 const cacheRoot =
@@ -105,9 +113,10 @@ const cacheRoot =
 async function buildWorkspace(): Promise<{ dir: string; database: string; built: Built }> {
   await mkdir(cacheRoot, { recursive: true });
   // The index format is part of the name: a workspace built by an older service lacks what the search
-  // reads now (v2: rows carry their word codes), and would measure the slower path for old rows.
-  const dir = path.join(cacheRoot, `load-v2-${settings.chunks}-${settings.chunksPerDocument}`);
-  const database = `docslurp_bench_load_v2_${settings.chunks}_${settings.chunksPerDocument}`;
+  // reads now (v2: rows carry their word codes), and would measure the slower path for old rows; v3:
+  // built in batches, with the table's footprint in the manifest.
+  const dir = path.join(cacheRoot, `load-v3-${settings.chunks}-${settings.chunksPerDocument}`);
+  const database = `docslurp_bench_load_v3_${settings.chunks}_${settings.chunksPerDocument}`;
   const manifest = path.join(dir, 'manifest.json');
   if (existsSync(manifest) && (await databaseExists(database))) {
     const built = JSON.parse(await readFile(manifest, 'utf8')) as Built;
@@ -132,6 +141,7 @@ async function buildWorkspace(): Promise<{ dir: string; database: string; built:
   let state: Awaited<ReturnType<typeof waitForIndexed>>;
   let workspaceId: string;
   let ready = 0;
+  let footprint: Built['footprint'];
   const failures: unknown[] = [];
   try {
     const client = new ServiceClient(service.url, KEY);
@@ -151,8 +161,24 @@ async function buildWorkspace(): Promise<{ dir: string; database: string; built:
       failures.push(...p.failures);
       log(`  ${ready}/${corpus.files.length} documents ready, ${failures.length} failed`);
     }
+    const indexUri = path.join(dir, 'data/index');
+    const runsDone = await indexFootprint(indexUri, workspaceId);
     // The worker folds new rows into the BM25 index after a run; search is measured on that state.
-    state = await waitForIndexed(path.join(dir, 'data/index'), workspaceId, 15 * 60 * 1000);
+    state = await waitForIndexed(indexUri, workspaceId, 15 * 60 * 1000);
+    const indexed = await indexFootprint(indexUri, workspaceId);
+    // Its maintenance keeps replaced versions for a minute, then comes back to remove them.
+    const m0 = performance.now();
+    let maintained = indexed;
+    while (maintained.versions > 1 && performance.now() - m0 < 5 * 60 * 1000) {
+      await new Promise((r) => setTimeout(r, 5000));
+      maintained = await indexFootprint(indexUri, workspaceId);
+    }
+    footprint = {
+      runsDone,
+      indexed,
+      maintained: { ...maintained, afterSeconds: Math.round((performance.now() - m0) / 1000) },
+    };
+    log(`  footprint: ${JSON.stringify(footprint)}`);
   } finally {
     await service.stop();
   }
@@ -165,6 +191,7 @@ async function buildWorkspace(): Promise<{ dir: string; database: string; built:
     characters: corpus.characters,
     buildSeconds: Math.round((performance.now() - t0) / 1000),
     builtAt: new Date().toISOString(),
+    footprint,
   };
   if (state.unindexed > 0) log(`warning: ${state.unindexed} rows still outside the BM25 index`);
   await writeFile(manifest, `${JSON.stringify(built, null, 2)}\n`);
@@ -375,6 +402,21 @@ function markdown(): string {
       `Workspace: ${w.indexedRows} chunks (${w.plannedChunks} planned; ${w.failedDocuments.length} documents failed in the build${w.failedDocuments.length ? `: ${JSON.stringify(w.failedDocuments)}` : ''}) in ${w.documents} text documents (${(w.characters / 1e6).toFixed(1)} M characters of SciFact and SQuAD prose), built through the service in ${w.buildSeconds} s on ${w.builtAt.slice(0, 10)}.`,
       '',
     );
+    if (w.footprint) {
+      const f = w.footprint;
+      const row = (what: string, x: Footprint) =>
+        `| ${what} | ${x.versions} | ${x.fragments} | ${x.files} | ${x.megabytes} MB |`;
+      lines.push(
+        "The workspace's LanceDB table on disk during the build (the worker's maintenance compacts fragments and removes versions replaced more than a minute ago):",
+        '',
+        '| when | versions | fragments | files | size |',
+        '|---|---|---|---|---|',
+        row('every run done', f.runsDone),
+        row('every row in the BM25 index', f.indexed),
+        row(`maintenance done (${f.maintained.afterSeconds} s later)`, f.maintained),
+        '',
+      );
+    }
   }
   if (r.search) {
     const s = r.search;

@@ -6,11 +6,15 @@ import { readFileSync } from 'node:fs';
 
 const MAX_LINES = 400;
 const exempt = [/^bench\//, /^packages\/service\/src\/parsing\//];
-const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
-  encoding: 'utf8',
-})
-  .split('\n')
-  .filter((f) => /\.(ts|tsx|mts|mjs|js|cjs)$/.test(f) && !exempt.some((e) => e.test(f)));
+const files = [
+  ...new Set(
+    execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard'], {
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter((f) => /\.(ts|tsx|mts|mjs|js|cjs)$/.test(f) && !exempt.some((e) => e.test(f))),
+  ),
+];
 
 const unexplained = [];
 for (const file of files) {

@@ -43,6 +43,13 @@ export interface Run {
   finishedAt: string | null;
   counts: DocumentCounts;
   failures: RunFailure[];
+  /**
+   * Documents processed per second over the last minute of work (over the whole run once it is
+   * finished); null while nothing was processed in that minute, and while the run is paused.
+   */
+  documentsPerSecond: number | null;
+  /** Estimated seconds until every document is finished at that pace; 0 once finished, null when unknown. */
+  etaSeconds: number | null;
 }
 
 export interface DocumentError {

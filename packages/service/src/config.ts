@@ -96,6 +96,10 @@ export interface Config {
   };
   worker: {
     docConcurrency: number;
+    /** Most documents of one workspace a consumer takes at once (1: one at a time). */
+    batchDocuments: number;
+    /** Most bytes of originals in one batch; a larger document is processed alone. */
+    batchMaxBytes: number;
     leaseSeconds: number;
     maxAttempts: number;
     reconcileIntervalSeconds: number;
@@ -236,6 +240,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     },
     worker: {
       docConcurrency: e.WORKER_DOC_CONCURRENCY,
+      batchDocuments: e.WORKER_BATCH_DOCUMENTS,
+      batchMaxBytes: e.WORKER_BATCH_MAX_BYTES,
       leaseSeconds: e.DOCUMENT_LEASE_SECONDS,
       maxAttempts: e.DOCUMENT_MAX_ATTEMPTS,
       reconcileIntervalSeconds: e.RECONCILE_INTERVAL_SECONDS,

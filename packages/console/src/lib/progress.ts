@@ -35,3 +35,27 @@ export function formatBytes(n: number): string {
   }
   return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
 }
+
+/** A duration for people: seconds under a minute, minutes under an hour, then hours and minutes. */
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  const minutes = Math.round(s / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const h = Math.floor(minutes / 60);
+  const m = minutes % 60;
+  return m === 0 ? `${h} h` : `${h} h ${m} min`;
+}
+
+/** The run's pace and what is left, as the run screen shows it; empty when there is nothing to say. */
+export function paceText(run: {
+  status: string;
+  documentsPerSecond: number | null;
+  etaSeconds: number | null;
+}): string {
+  if (run.documentsPerSecond === null) return '';
+  const rate = run.documentsPerSecond;
+  const pace = `${rate >= 10 ? Math.round(rate) : rate.toFixed(1)} documents/s`;
+  if (run.status !== 'processing' || run.etaSeconds === null) return pace;
+  return `${pace} · about ${formatDuration(run.etaSeconds)} left`;
+}

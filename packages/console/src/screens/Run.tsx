@@ -4,7 +4,7 @@ import { isNotFound, sdk } from '../api';
 import { ErrorNote, Loading, ProgressBar, Status, When } from '../components/common';
 import { useLoad } from '../lib/hooks';
 import { documentHref } from '../lib/links';
-import { stageFraction } from '../lib/progress';
+import { paceText, stageFraction } from '../lib/progress';
 import { Link } from '../router';
 
 /** A run watched live: polled every second until it is done (every few seconds while paused). */
@@ -60,6 +60,11 @@ export function RunScreen({ id }: { id: string }) {
           {c.needs_ocr ? `, ${c.needs_ocr} need OCR` : ''}
           {c.cancelled ? `, ${c.cancelled} cancelled` : ''} of {c.total}
         </p>
+        {paceText(data) ? (
+          <p className="muted small" data-testid="run-pace">
+            {paceText(data)}
+          </p>
+        ) : null}
         <p className="muted small">
           Started <When iso={data.createdAt} />
           {data.finishedAt ? (

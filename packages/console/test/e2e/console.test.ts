@@ -221,6 +221,8 @@ describe('the web console in Chromium', () => {
       expect(await row.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('100');
     }
     expect(await page.getByTestId('run-progress').textContent()).toContain('100% · 3 ready');
+    // A finished run shows the pace it went at (documents per second over its work).
+    expect(await page.getByTestId('run-pace').textContent()).toMatch(/^[\d.]+ documents\/s$/);
     await shot(page, 'run');
     const run = await inPage(page, 'GET', `/v1/runs/${runId}`);
     expect(run.body.status).toBe('completed');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fileFractions, stageFraction } from '../../src/lib/progress.js';
+import { fileFractions, formatDuration, paceText, stageFraction } from '../../src/lib/progress.js';
 import {
   highlightTerms,
   locateWords,
@@ -105,5 +105,20 @@ describe('progress', () => {
     expect(stageFraction('processing', 'chunking')).toBe(0.5);
     expect(stageFraction('ready', 'done')).toBe(1);
     expect(stageFraction('failed', 'parsing')).toBe(1);
+  });
+
+  it('says how fast a run goes and how long it still needs', () => {
+    expect(formatDuration(42.4)).toBe('42 s');
+    expect(formatDuration(150)).toBe('3 min');
+    expect(formatDuration(2 * 3600 + 5 * 60)).toBe('2 h 5 min');
+    expect(formatDuration(3600)).toBe('1 h');
+    expect(paceText({ status: 'processing', documentsPerSecond: 152.4, etaSeconds: 35 })).toBe(
+      '152 documents/s · about 35 s left',
+    );
+    expect(paceText({ status: 'processing', documentsPerSecond: 0.25, etaSeconds: 480 })).toBe(
+      '0.3 documents/s · about 8 min left',
+    );
+    expect(paceText({ status: 'completed', documentsPerSecond: 88, etaSeconds: 0 })).toBe('88 documents/s');
+    expect(paceText({ status: 'processing', documentsPerSecond: null, etaSeconds: null })).toBe('');
   });
 });

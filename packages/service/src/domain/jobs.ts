@@ -15,7 +15,7 @@ export interface JobDefinition<P extends z.ZodType> {
   retry: RetryPolicy;
   /** At most one waiting job per key: enqueueing the same work twice while it waits is a no-op. */
   singletonKey: (payload: z.infer<P>) => string;
-  /** Wait this long before the job may start (lets a burst of requests fold into one job). */
+  /** Wait this long before the job may start, unless the sender says otherwise (folds a burst into one job). */
   startAfterSeconds?: number;
 }
 
@@ -41,9 +41,3 @@ export const JOBS = {
     startAfterSeconds: 5,
   }),
 };
-
-export type JobKind = keyof typeof JOBS;
-export type JobPayload<K extends JobKind> = z.infer<(typeof JOBS)[K]['payload']>;
-
-/** What the worker does for each kind of job. */
-export type JobHandlers = { [K in JobKind]: (payload: JobPayload<K>) => Promise<void> };

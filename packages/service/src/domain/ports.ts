@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import type { JobHandlers } from './jobs.js';
 
 /** Raw and derived artifacts (originals, extracted text). A folder in embedded mode, S3 in the stack. */
 export interface ObjectStore {
@@ -75,19 +74,28 @@ export interface VectorQuery {
   documentIds?: string[] | undefined;
 }
 
+/** A document's rows (chunks or vectors), for writing several documents at once. */
+export interface DocumentRows<Row> {
+  documentId: string;
+  rows: Row[];
+}
+
 /** Per-workspace full-text index of chunks (LanceDB). */
 export interface SearchIndex {
   /** Atomically replaces every row of one document with `rows` (an empty array removes it). */
   replaceDocument(workspaceId: string, documentId: string, rows: IndexRow[]): Promise<void>;
+  /** The same for several documents in one commit (a batch): none is ever seen half-replaced. */
+  replaceDocuments(workspaceId: string, documents: DocumentRows<IndexRow>[]): Promise<void>;
   countDocumentRows(workspaceId: string, documentId: string): Promise<number>;
+  /** Rows of each of the documents (0 for one without any). */
+  countRowsByDocument(workspaceId: string, documentIds: string[]): Promise<Map<string, number>>;
   deleteDocument(workspaceId: string, documentId: string): Promise<void>;
   search(workspaceId: string, query: IndexQuery): Promise<IndexHit[]>;
-  /** Chunk vectors are kept per vector space, beside the chunks; a replace is per document. */
-  replaceDocumentVectors(
+  /** Chunk vectors are kept per vector space, beside the chunks; each document's set is replaced whole. */
+  replaceVectors(
     workspaceId: string,
     space: VectorSpace,
-    documentId: string,
-    rows: VectorRow[],
+    documents: DocumentRows<VectorRow>[],
   ): Promise<void>;
   /** Nearest chunks by cosine similarity (score 1 = same direction); [] when the space has no vectors. */
   vectorSearch(workspaceId: string, space: VectorSpace, query: VectorQuery): Promise<IndexHit[]>;
@@ -99,8 +107,11 @@ export interface SearchIndex {
   upsertVectors(workspaceId: string, space: VectorSpace, rows: VectorRow[]): Promise<void>;
   /** Removes a workspace's vectors of every space but `keep`. */
   dropVectorSpaces(workspaceId: string, keep: VectorSpace | undefined): Promise<void>;
-  /** Folds recent writes into the index and compacts small fragments. */
-  optimize(workspaceId: string): Promise<void>;
+  /**
+   * Folds recent writes into the index, compacts small fragments and removes versions replaced more
+   * than `keptSeconds` ago; answers how many replaced versions remain (for a later run to remove).
+   */
+  optimize(workspaceId: string): Promise<{ oldVersions: number; keptSeconds: number }>;
   check(): Promise<void>;
   close(): Promise<void>;
 }
@@ -130,8 +141,8 @@ export interface EmbeddingStateStore {
   /** Records the state unless one exists; returns the state in force afterwards. */
   initEmbeddingState(workspaceId: string, state: EmbeddingState): Promise<EmbeddingState>;
   setEmbeddingState(workspaceId: string, state: EmbeddingState): Promise<void>;
-  /** Ready documents of the workspace other than `exceptDocumentId`. */
-  countOtherReadyDocuments(workspaceId: string, exceptDocumentId: string): Promise<number>;
+  /** Ready documents of the workspace other than `exceptDocumentIds`. */
+  countOtherReadyDocuments(workspaceId: string, exceptDocumentIds: string[]): Promise<number>;
   /** Workspaces with ready documents whose vectors are not complete in `model`. */
   workspacesNeedingEmbeddings(model: string, limit: number): Promise<string[]>;
 }
@@ -161,11 +172,26 @@ export interface ChatModel {
   stream(req: ChatRequest): AsyncIterable<{ delta: string } | { usage: ChatUsage }>;
 }
 
+export interface JobHandlers {
+  /** The documents of up to `batchSize` jobs taken together (see startWorkers). */
+  processDocuments(documentIds: string[]): Promise<void>;
+  maintainWorkspace(workspaceId: string): Promise<void>;
+}
+
+export interface WorkerOptions {
+  /** Consumers, each handling one batch at a time. */
+  concurrency: number;
+  /** Most document jobs a consumer takes at once. */
+  batchSize: number;
+}
+
 /** Background jobs (pg-boss in its own database), as declared in jobs.ts. Enqueueing the same document twice while queued is a no-op. */
 export interface JobQueue {
-  enqueueDocuments(documentIds: string[]): Promise<void>;
-  enqueueWorkspaceMaintenance(workspaceId: string): Promise<void>;
-  startWorkers(handlers: JobHandlers, concurrency: number): Promise<void>;
+  /** `ahead`: taken before the jobs already waiting (documents a batch had to leave). */
+  enqueueDocuments(documentIds: string[], options?: { ahead?: boolean }): Promise<void>;
+  /** Optimises the workspace's index after `delaySeconds` (default 5), folding a burst of writes into one run. */
+  enqueueWorkspaceMaintenance(workspaceId: string, options?: { delaySeconds?: number }): Promise<void>;
+  startWorkers(handlers: JobHandlers, options: WorkerOptions): Promise<void>;
   /** Stops taking jobs and waits for the handlers still running; enqueueing keeps working. */
   stopWorkers(): Promise<void>;
   depth(): Promise<{ queued: number; active: number }>;

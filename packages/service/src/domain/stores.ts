@@ -113,25 +113,46 @@ export interface DocumentStore {
   countsByStatus(workspaceId: string): Promise<DocumentCounts>;
 }
 
-export type ClaimResult =
-  | { kind: 'claimed'; document: DocumentRecord }
-  | { kind: 'gone' }
-  | { kind: 'terminal' }
-  | { kind: 'leased_elsewhere' }
-  | { kind: 'run_paused' }
-  | { kind: 'run_cancelled' }
-  | { kind: 'attempts_exhausted'; document: DocumentRecord };
+export interface ClaimOptions {
+  leaseSeconds: number;
+  maxAttempts: number;
+  /** Most bytes of originals in one batch; a larger document is claimed alone. */
+  maxBytes: number;
+}
+
+/** What claiming a batch gave this worker. */
+export interface BatchClaim {
+  /** Held by this worker now, in the order asked; all of one workspace. */
+  claimed: DocumentRecord[];
+  /** Could be processed, but not in this batch (another workspace, or over its budget). */
+  deferred: string[];
+  /** Every attempt started and none finished: to be failed. */
+  exhausted: DocumentRecord[];
+  /** Nothing to do here (gone, finished, leased by another worker, run paused or cancelled). */
+  skipped: { documentId: string; reason: string }[];
+}
+
+export type StartOutcome =
+  | { held: false }
+  /** Started (attempt counted) when `runStatus` is `processing`; otherwise left as claimed. */
+  | { held: true; runStatus: RunStatus; attempts: number };
 
 export interface WorkStore {
-  claimDocument(
-    documentId: string,
+  claimDocuments(documentIds: string[], workerId: string, options: ClaimOptions): Promise<BatchClaim>;
+  startDocument(documentId: string, workerId: string, stage: DocumentStage): Promise<StartOutcome>;
+  /** Moves held documents to a stage; answers, for each one still held, its run's status. */
+  setStages(documentIds: string[], workerId: string, stage: DocumentStage): Promise<Map<string, RunStatus>>;
+  /** Extends the leases; answers the documents this worker still holds (not deleted, cancelled, taken over). */
+  renewLeases(documentIds: string[], workerId: string, leaseSeconds: number): Promise<Set<string>>;
+  /** Lets started documents' leases lapse now, so that they are retried. */
+  releaseLeases(documentIds: string[], workerId: string): Promise<void>;
+  /** Returns claimed documents that were never started to the queue. */
+  unclaimDocuments(documentIds: string[], workerId: string): Promise<void>;
+  /** Finishes documents this worker holds and settles their runs in one transaction; answers those finished. */
+  finishDocuments(
     workerId: string,
-    leaseSeconds: number,
-    maxAttempts: number,
-  ): Promise<ClaimResult>;
-  /** Extends the lease; false when this worker no longer holds it (deleted, cancelled, taken over). */
-  renewLease(documentId: string, workerId: string, leaseSeconds: number): Promise<boolean>;
-  setStage(documentId: string, workerId: string, stage: DocumentStage): Promise<boolean>;
+    results: { documentId: string; result: FinishDocument }[],
+  ): Promise<Set<string>>;
   /** The encrypted fetch headers of a URL document, if any. */
   fetchHeadersOf(documentId: string): Promise<string | null>;
   /** Records what fetching a URL document produced (and erases its fetch headers); undefined when this worker no longer holds it. */
@@ -140,10 +161,6 @@ export interface WorkStore {
     workerId: string,
     fetched: { sizeBytes: number; sha256: string; declaredMediaType: string | null; filename: string },
   ): Promise<DocumentRecord | undefined>;
-  runStatusOf(documentId: string): Promise<RunStatus | undefined>;
-  /** Finishes a document this worker holds and settles its run in the same transaction. */
-  finishDocument(documentId: string, workerId: string, result: FinishDocument): Promise<boolean>;
-  releaseLease(documentId: string, workerId: string): Promise<void>;
   /** Documents of processing runs that no live worker holds (candidates for re-enqueueing), by id. */
   findOrphanedDocuments(limit: number, afterId: string | null): Promise<string[]>;
   /** Fails a document nobody holds (its attempts are exhausted) and settles its run. */

@@ -108,10 +108,23 @@ export interface RunFailure {
   message: string;
 }
 
+/** How quickly a run's documents are being processed (finished by a worker, whatever the outcome). */
+export interface RunActivity {
+  /** Documents processed so far. */
+  processed: number;
+  /** From the first document's start to the last processed one's end. */
+  busySeconds: number;
+  /** Documents processed within the last `windowSeconds`. */
+  recentlyProcessed: number;
+  /** The last minute, or less when the first document started more recently (0 before it). */
+  windowSeconds: number;
+}
+
 /** A run as clients see it: its state plus document counts and every failure with its reason. */
 export interface RunView extends Run {
   counts: DocumentCounts;
   failures: RunFailure[];
+  activity: RunActivity;
 }
 
 /** A passage of a document's extracted text, with where it came from. */

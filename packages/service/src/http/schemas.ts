@@ -42,6 +42,19 @@ export const Run = z
     finishedAt: z.string().nullable(),
     counts: DocumentCounts,
     failures: z.array(RunFailure),
+    documentsPerSecond: z
+      .number()
+      .nullable()
+      .describe(
+        'Documents processed per second over the last minute of work (over the whole run once it is finished); null while nothing has been processed in that minute or while paused',
+      ),
+    etaSeconds: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        'Estimated seconds until every document is finished, at that pace; 0 once the run is finished, null when it cannot be estimated',
+      ),
   })
   .meta({ id: 'Run' });
 

@@ -1,4 +1,5 @@
 import type { DocumentRecord, RunView, Workspace } from '../domain/types.js';
+import { runPace } from '../runs/runs.js';
 
 /** Domain records → API JSON (dates as ISO strings, internal fields left out). */
 
@@ -9,6 +10,7 @@ export function workspaceView(w: Workspace) {
 }
 
 export function runView(r: RunView) {
+  const pace = runPace(r);
   return {
     id: r.id,
     workspaceId: r.workspaceId,
@@ -18,6 +20,8 @@ export function runView(r: RunView) {
     finishedAt: iso(r.finishedAt),
     counts: r.counts,
     failures: r.failures,
+    documentsPerSecond: pace.documentsPerSecond === null ? null : Number(pace.documentsPerSecond.toFixed(2)),
+    etaSeconds: pace.etaSeconds,
   };
 }
 

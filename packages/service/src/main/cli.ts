@@ -121,6 +121,8 @@ async function runWorker(deps: Deps): Promise<RunningWorker> {
     startWorker({
       ...deps,
       concurrency: deps.config.worker.docConcurrency,
+      batchDocuments: deps.config.worker.batchDocuments,
+      batchMaxBytes: deps.config.worker.batchMaxBytes,
       reconcileIntervalSeconds: deps.config.worker.reconcileIntervalSeconds,
       leaseSeconds: deps.config.worker.leaseSeconds,
       maxAttempts: deps.config.worker.maxAttempts,

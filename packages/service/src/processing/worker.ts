@@ -2,12 +2,14 @@ import { hostname } from 'node:os';
 import type { Log } from '../domain/log.js';
 import type { JobQueue, SearchIndex } from '../domain/ports.js';
 import { randomToken } from '../ids.js';
-import { type PipelineDeps, processDocument } from './pipeline.js';
+import { type PipelineDeps, processDocuments } from './pipeline.js';
 
 export interface WorkerDeps extends PipelineDeps {
   jobs: JobQueue;
   index: SearchIndex;
   concurrency: number;
+  /** Most documents (jobs) one batch takes (WORKER_BATCH_DOCUMENTS). */
+  batchDocuments: number;
   reconcileIntervalSeconds: number;
   log: Log;
 }
@@ -19,9 +21,10 @@ export interface RunningWorker {
 }
 
 /**
- * The worker: consumes document jobs `concurrency` at a time and, on a timer, re-enqueues documents
- * that no live worker holds (after a crash, a lost enqueue or a restore) and settles runs whose
- * documents are all finished. The service database is the source of truth; jobs are only hints.
+ * The worker: `concurrency` consumers, each taking up to `batchDocuments` document jobs at a time
+ * and processing them as batches (pipeline.ts); on a timer, it re-enqueues documents that no live
+ * worker holds (after a crash, a lost enqueue or a restore) and settles runs whose documents are
+ * all finished. The service database is the source of truth; jobs are only hints.
  */
 export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const id = `wrk_${hostname()
@@ -50,16 +53,21 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
 
   await deps.jobs.startWorkers(
     {
-      processDocument: ({ documentId }) => processDocument(deps, documentId, id),
-      maintainWorkspace: async ({ workspaceId }) => {
+      processDocuments: (documentIds) => processDocuments(deps, documentIds, id),
+      maintainWorkspace: async (workspaceId) => {
         // Vectors first: a missing vector changes results, an unoptimised table only costs time, so a
         // failing optimisation (retried with the job) must not hold the re-embedding back.
         await deps.embeddings?.maintain(workspaceId);
-        await deps.index.optimize(workspaceId);
-        log.debug({ workspaceId }, 'index optimised');
+        const { oldVersions, keptSeconds } = await deps.index.optimize(workspaceId);
+        log.debug({ workspaceId, oldVersions }, 'index optimised');
+        // Recently replaced versions are kept for readers still on them; come back once they may go,
+        // so that a table that stops changing does not keep them (and their files) for good.
+        if (oldVersions > 0) {
+          await deps.jobs.enqueueWorkspaceMaintenance(workspaceId, { delaySeconds: keptSeconds + 5 });
+        }
       },
     },
-    deps.concurrency,
+    { concurrency: deps.concurrency, batchSize: deps.batchDocuments },
   );
 
   let stopped = false;
@@ -71,7 +79,10 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   tick();
   const timer = setInterval(tick, deps.reconcileIntervalSeconds * 1000);
   timer.unref();
-  log.info({ workerId: id, concurrency: deps.concurrency }, 'worker started');
+  log.info(
+    { workerId: id, concurrency: deps.concurrency, batchDocuments: deps.batchDocuments },
+    'worker started',
+  );
 
   return {
     id,

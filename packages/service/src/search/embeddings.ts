@@ -1,5 +1,12 @@
 import type { Log } from '../domain/log.js';
-import type { Embedder, EmbeddingStateStore, IndexRow, SearchIndex, VectorSpace } from '../domain/ports.js';
+import type {
+  DocumentRows,
+  Embedder,
+  EmbeddingStateStore,
+  IndexRow,
+  SearchIndex,
+  VectorSpace,
+} from '../domain/ports.js';
 
 /** The configured embedder, and how to reach the model of older vectors when it is still served. */
 export interface Embeddings {
@@ -36,10 +43,11 @@ export class EmbeddingService {
   }
 
   /**
-   * Embeds a freshly indexed document's chunks with the configured model. Without the model (not
-   * downloaded yet) the workspace is marked incomplete, and maintenance embeds the document later.
+   * Embeds freshly indexed documents' chunks with the configured model, in one pass. Without the model
+   * (not downloaded yet) the workspace is marked incomplete, and maintenance embeds the documents later.
    */
-  async embedDocument(workspaceId: string, documentId: string, rows: IndexRow[], signal?: AbortSignal) {
+  async embedDocuments(workspaceId: string, documents: DocumentRows<IndexRow>[], signal?: AbortSignal) {
+    const rows = documents.flatMap((d) => d.rows);
     if (rows.length === 0) return;
     const embedder = this.deps.embeddings.current;
     if (!embedder) {
@@ -50,15 +58,21 @@ export class EmbeddingService {
     }
     const vectors = await embedder.embedPassages(rows.map(passageText), signal);
     const space: VectorSpace = { model: embedder.model, dimension: vectors[0]!.length };
-    await this.deps.index.replaceDocumentVectors(
+    let next = 0;
+    await this.deps.index.replaceVectors(
       workspaceId,
       space,
-      documentId,
-      rows.map((r, i) => ({ id: r.id, documentId, vector: vectors[i]! })),
+      documents.map((d) => ({
+        documentId: d.documentId,
+        rows: d.rows.map((r) => ({ id: r.id, documentId: d.documentId, vector: vectors[next++]! })),
+      })),
     );
-    // The first document of a workspace fixes its model; documents that were indexed before without
+    // The first documents of a workspace fix its model; documents that were indexed before without
     // vectors (another model, or none) make the state incomplete until maintenance fills them in.
-    const others = await this.deps.state.countOtherReadyDocuments(workspaceId, documentId);
+    const others = await this.deps.state.countOtherReadyDocuments(
+      workspaceId,
+      documents.map((d) => d.documentId),
+    );
     await this.deps.state.initEmbeddingState(workspaceId, { ...space, complete: others === 0 });
   }
 

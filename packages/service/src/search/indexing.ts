@@ -1,4 +1,4 @@
-import type { IndexRow, SearchIndex } from '../domain/ports.js';
+import type { DocumentRows, IndexRow, SearchIndex } from '../domain/ports.js';
 import type { Chunk, DocumentRecord } from '../domain/types.js';
 import type { EmbeddingService } from './embeddings.js';
 import { wordCodes } from './word-codes.js';
@@ -42,21 +42,25 @@ export function indexRowsOf(
 }
 
 /**
- * Makes one document searchable: replaces its chunks in the index as one set, then its vectors when
- * embeddings are configured. Safe to run twice.
+ * Makes documents searchable, several in one commit (a worker's batch): replaces each one's chunks as
+ * one set, then their vectors when embeddings are configured. Safe to run twice.
  */
-export async function indexDocument(
+export async function indexDocuments(
   deps: IndexingDeps,
   workspaceId: string,
-  documentId: string,
-  rows: IndexRow[],
+  documents: DocumentRows<IndexRow>[],
   signal?: AbortSignal,
 ): Promise<void> {
-  await deps.index.replaceDocument(workspaceId, documentId, rows);
+  await deps.index.replaceDocuments(workspaceId, documents);
   // A replace racing another writer of the same document could leave extra rows: check and repair.
-  if ((await deps.index.countDocumentRows(workspaceId, documentId)) !== rows.length) {
-    await deps.index.deleteDocument(workspaceId, documentId);
-    await deps.index.replaceDocument(workspaceId, documentId, rows);
+  const counts = await deps.index.countRowsByDocument(
+    workspaceId,
+    documents.map((d) => d.documentId),
+  );
+  for (const d of documents) {
+    if (counts.get(d.documentId) === d.rows.length) continue;
+    await deps.index.deleteDocument(workspaceId, d.documentId);
+    await deps.index.replaceDocuments(workspaceId, [d]);
   }
-  await deps.embeddings?.embedDocument(workspaceId, documentId, rows, signal);
+  await deps.embeddings?.embedDocuments(workspaceId, documents, signal);
 }

@@ -73,6 +73,8 @@ async function startService(withWorker: boolean) {
     worker = await startWorker({
       ...deps,
       concurrency: 1,
+      batchDocuments: config.worker.batchDocuments,
+      batchMaxBytes: config.worker.batchMaxBytes,
       reconcileIntervalSeconds: 1,
       leaseSeconds: config.worker.leaseSeconds,
       maxAttempts: config.worker.maxAttempts,

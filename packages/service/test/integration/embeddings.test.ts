@@ -153,6 +153,8 @@ describe('hybrid search and a change of embedding model', () => {
     const worker = await startWorker({
       ...deps,
       concurrency: 1,
+      batchDocuments: config.worker.batchDocuments,
+      batchMaxBytes: config.worker.batchMaxBytes,
       reconcileIntervalSeconds: 1,
       leaseSeconds: 30,
       maxAttempts: 3,

@@ -74,12 +74,16 @@ async function runBeside(file: {
   const up = await api.upload([normal, file]);
   expect(up.status).toBe(202);
   const progress = await api.waitForRun(up.body.run.id, 120_000);
-  const [ok, hostile] = progress.documents as {
+  const documents = progress.documents as {
     id: string;
     status: string;
     filename: string;
     error: { code: string } | null;
   }[];
+  // By upload order, not by position: two small files staged within one millisecond get ids (and so
+  // a listing order) in either order.
+  const ids = up.body.documents.map((d: { id: string }) => d.id) as string[];
+  const [ok, hostile] = ids.map((id) => documents.find((d) => d.id === id));
   expect(ok).toMatchObject({ filename: 'normal.md', status: 'ready' });
   const record = await api.get(`/v1/documents/${hostile!.id}`);
   return {

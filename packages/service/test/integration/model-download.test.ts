@@ -324,6 +324,8 @@ describe('a local embedding model by name, downloaded from the hub', () => {
     const worker = await startWorker({
       ...deps,
       concurrency: 1,
+      batchDocuments: 1,
+      batchMaxBytes: 1 << 20,
       reconcileIntervalSeconds: 1,
       leaseSeconds: 30,
       maxAttempts: 3,

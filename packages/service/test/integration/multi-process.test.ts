@@ -60,6 +60,8 @@ beforeAll(async () => {
     SERVER_PORT: String(port),
     SERVICE_BOOTSTRAP_API_KEY: bootstrapKey,
     WORKER_DOC_CONCURRENCY: '1',
+    // Small batches, so that a few dozen documents make enough batches for both workers.
+    WORKER_BATCH_DOCUMENTS: '4',
     JOB_POLL_INTERVAL_SECONDS: '0.5',
     RECONCILE_INTERVAL_SECONDS: '2',
     LOG_LEVEL: 'info',
@@ -104,14 +106,14 @@ describe('migrate, server and two workers as separate processes', () => {
 
   it('spreads a batch over both workers and serves search from what they indexed', async () => {
     const api = client(url, bootstrapKey);
-    const files = Array.from({ length: 16 }, (_, i) => ({
+    const files = Array.from({ length: 48 }, (_, i) => ({
       name: `memo-${i}.md`,
       content: `# Memo ${i}\n\nThe code word for memo ${i} is quartz${i}x. It was filed by team ${i % 4}.\n`,
     }));
     const up = await api.upload(files);
     expect(up.status).toBe(202);
     const progress = await api.waitForRun(up.body.run.id, 120_000);
-    expect(progress.counts).toMatchObject({ total: 16, ready: 16, failed: 0 });
+    expect(progress.counts).toMatchObject({ total: 48, ready: 48, failed: 0 });
 
     const workerIds = [];
     for (const w of processes.filter((p) => p.name.startsWith('worker'))) {
@@ -128,10 +130,10 @@ describe('migrate, server and two workers as separate processes', () => {
     });
     expect(Object.keys(byWorker).sort()).toEqual([...workerIds].sort());
     for (const id of workerIds) expect(byWorker[id]).toBeGreaterThan(0);
-    expect(Object.values(byWorker).reduce((a, b) => a + b, 0)).toBe(16);
+    expect(Object.values(byWorker).reduce((a, b) => a + b, 0)).toBe(48);
 
     // The server process reads what the worker processes wrote to the shared index.
-    for (const i of [0, 7, 15]) {
+    for (const i of [0, 23, 47]) {
       const r = await api.post('/v1/search', { workspaceId: up.body.workspace.id, q: `quartz${i}x` });
       expect(r.status).toBe(200);
       expect(r.body.results[0].citation.filename).toBe(`memo-${i}.md`);

@@ -135,10 +135,18 @@ describe('recovery by the reconciler', () => {
     const api = client(svc.url, await svc.key());
     const up = await api.upload([{ name: 'a.md', content: '# A\n\nAlpha bravo charlie.' }]);
     const docId = up.body.documents[0].id;
-    // A worker claims the document and dies without a trace: its lease simply expires.
-    const claim = await svc.deps.work.claimDocument(docId, 'wrk_dead', 2, 3);
-    expect(claim.kind).toBe('claimed');
-    expect((await svc.deps.work.claimDocument(docId, 'wrk_other', 2, 3)).kind).toBe('leased_elsewhere');
+    // A worker claims the document, starts it and dies without a trace: its lease simply expires.
+    const options = { leaseSeconds: 2, maxAttempts: 3, maxBytes: 1024 * 1024 };
+    const claim = await svc.deps.work.claimDocuments([docId], 'wrk_dead', options);
+    expect(claim.claimed.map((d) => d.id)).toEqual([docId]);
+    expect(await svc.deps.work.startDocument(docId, 'wrk_dead', 'parsing')).toEqual({
+      held: true,
+      runStatus: 'processing',
+      attempts: 1,
+    });
+    const other = await svc.deps.work.claimDocuments([docId], 'wrk_other', options);
+    expect(other.claimed).toEqual([]);
+    expect(other.skipped).toEqual([{ documentId: docId, reason: 'leased_elsewhere' }]);
 
     await svc.startWorker();
     const done = await api.waitForRun(up.body.run.id);
@@ -156,10 +164,16 @@ describe('recovery by the reconciler', () => {
     const api = client(svc.url, await svc.key());
     const up = await api.upload([{ name: 'poison.txt', content: 'crashes every worker' }]);
     const docId = up.body.documents[0].id;
-    // Two workers each claimed it and died (their leases expire).
+    // Two workers each claimed it, started it and died (their leases expire).
     const work = svc.deps.work;
     for (const w of ['wrk_a', 'wrk_b']) {
-      expect((await work.claimDocument(docId, w, 1, 2)).kind).toBe('claimed');
+      const claim = await work.claimDocuments([docId], w, {
+        leaseSeconds: 1,
+        maxAttempts: 2,
+        maxBytes: 1024 * 1024,
+      });
+      expect(claim.claimed.map((d) => d.id)).toEqual([docId]);
+      expect(await work.startDocument(docId, w, 'parsing')).toMatchObject({ held: true });
       await waitFor(`${w}'s lease to expire`, async () =>
         (await work.findOrphanedDocuments(10, null)).includes(docId),
       );

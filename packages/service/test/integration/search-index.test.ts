@@ -171,3 +171,80 @@ describe('the LanceDB search index', () => {
     }
   });
 });
+
+describe('batches and maintenance', () => {
+  const versionsOf = async (uri: string, workspaceId: string) => {
+    const db = await lancedb.connect(uri);
+    const table = await db.openTable(workspaceId);
+    try {
+      return { version: await table.version(), versions: (await table.listVersions()).length };
+    } finally {
+      table.close();
+      db.close();
+    }
+  };
+
+  it('replaces several documents in one commit, each one whole', async () => {
+    const uri = path.join(dir, 'batches');
+    const index = new LanceSearchIndex(uri);
+    try {
+      await index.replaceDocument('ws_b', 'doc_first', rowsOf('doc_first'));
+      const before = await versionsOf(uri, 'ws_b');
+      await index.replaceDocuments('ws_b', [
+        { documentId: 'doc_a', rows: rowsOf('doc_a') },
+        { documentId: 'doc_b', rows: rowsOf('doc_b') },
+        { documentId: 'doc_c', rows: rowsOf('doc_c') },
+      ]);
+      expect((await versionsOf(uri, 'ws_b')).version).toBe(before.version + 1);
+      const ids = ['doc_first', 'doc_a', 'doc_b', 'doc_c', 'doc_none'];
+      expect(Object.fromEntries(await index.countRowsByDocument('ws_b', ids))).toEqual({
+        doc_first: 5,
+        doc_a: 5,
+        doc_b: 5,
+        doc_c: 5,
+        doc_none: 0,
+      });
+
+      // Again, as a retried batch does: doc_b now has fewer chunks; nothing is doubled or left over.
+      await index.replaceDocuments('ws_b', [
+        { documentId: 'doc_a', rows: rowsOf('doc_a') },
+        { documentId: 'doc_b', rows: rowsOf('doc_b').slice(0, 2) },
+      ]);
+      expect(Object.fromEntries(await index.countRowsByDocument('ws_b', ids))).toEqual({
+        doc_first: 5,
+        doc_a: 5,
+        doc_b: 2,
+        doc_c: 5,
+        doc_none: 0,
+      });
+      const b = await index.listRows('ws_b', null, 100);
+      expect(b.filter((r) => r.documentId === 'doc_b').map((r) => r.id)).toEqual(['doc_b_0', 'doc_b_1']);
+      await expect(
+        index.replaceDocuments('ws_b', [{ documentId: 'doc_a', rows: rowsOf('doc_b') }]),
+      ).rejects.toThrow(/another document/);
+    } finally {
+      await index.close();
+    }
+  });
+
+  it('optimize compacts, removes versions older than it keeps and says how many remain', async () => {
+    const uri = path.join(dir, 'versions');
+    const index = new LanceSearchIndex(uri, {}, { oldVersionsKeptSeconds: 1 });
+    try {
+      for (let d = 0; d < 6; d++) await index.replaceDocument('ws_v', `doc_${d}`, rowsOf(`doc_${d}`));
+      const written = await versionsOf(uri, 'ws_v');
+      expect(written.versions).toBeGreaterThan(6);
+      // Everything was replaced within the last second: compacted, but the old versions stay for now.
+      const first = await index.optimize('ws_v');
+      expect(first.keptSeconds).toBe(1);
+      expect(first.oldVersions).toBeGreaterThanOrEqual(written.versions);
+      await new Promise((r) => setTimeout(r, 1100));
+      expect(await index.optimize('ws_v')).toEqual({ oldVersions: 0, keptSeconds: 1 });
+      expect((await versionsOf(uri, 'ws_v')).versions).toBe(1);
+      const hits = await index.search('ws_v', { text: 'vitamin fracture', limit: 100 });
+      expect(new Set(hits.map((h) => h.row.documentId)).size).toBe(6);
+    } finally {
+      await index.close();
+    }
+  });
+});

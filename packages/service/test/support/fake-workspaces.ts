@@ -86,6 +86,7 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
     const view: RunView = {
       ...run,
       counts: { ...EMPTY_COUNTS, total: documents.length, queued: documents.length },
+      activity: { processed: 0, busySeconds: 0, recentlyProcessed: 0, windowSeconds: 0 },
       failures: [],
     };
     this.uploads.set(run.id, { workspace, run: view, documents });

@@ -1,20 +1,18 @@
 /**
- * In-memory stand-ins for the work store and the search index (and, in fake-workspaces.ts, the
- * workspace store), for unit tests of the pipeline and of uploads. They keep the rules the PostgreSQL repositories and LanceDB keep (a
- * lease held by one worker, terminal states, a run settled when its last document finishes, one row
- * set per document) so that a test of a branch meets the same answers it would in production;
- * integration tests cover the real ones.
+ * In-memory stand-ins for the work store (here), the search index (fake-index.ts) and the workspace
+ * store (fake-workspaces.ts), for unit tests of the pipeline and of uploads. They keep the rules the
+ * PostgreSQL repositories and LanceDB keep (a lease held by one worker, terminal states, a run settled
+ * when its last document finishes, one row set per document) so that a test of a branch meets the
+ * same answers it would in production; test/support/work-store-contract.ts holds the work store's
+ * fake and repository to the same suite.
  */
-
 import type {
-  IndexHit,
-  IndexQuery,
-  IndexRow,
-  SearchIndex,
-  VectorRow,
-  VectorSpace,
-} from '../../src/domain/ports.js';
-import type { ClaimResult, FinishDocument, WorkStore } from '../../src/domain/stores.js';
+  BatchClaim,
+  ClaimOptions,
+  FinishDocument,
+  StartOutcome,
+  WorkStore,
+} from '../../src/domain/stores.js';
 import {
   type DocumentRecord,
   type DocumentStage,
@@ -113,43 +111,132 @@ export class MemoryWorkStore implements WorkStore {
     d.fetchHeaders = null;
   }
 
-  async claimDocument(
-    documentId: string,
+  async claimDocuments(documentIds: string[], workerId: string, options: ClaimOptions): Promise<BatchClaim> {
+    const out: BatchClaim = { claimed: [], deferred: [], exhausted: [], skipped: [] };
+    const take: HeldDocument[] = [];
+    let workspaceId: string | undefined;
+    let bytes = 0;
+    for (const id of new Set(documentIds)) {
+      const d = this.documents.get(id);
+      if (!d || d.record.status === 'deleted') {
+        out.skipped.push({ documentId: id, reason: 'gone' });
+        continue;
+      }
+      const run = this.runs.get(d.record.runId)!;
+      if (TERMINAL_DOCUMENT_STATUSES.has(d.record.status)) {
+        out.skipped.push({ documentId: id, reason: 'terminal' });
+      } else if (d.leaseExpiresAt > this.now && d.leaseOwner !== workerId) {
+        out.skipped.push({ documentId: id, reason: 'leased_elsewhere' });
+      } else if (run.status === 'paused') {
+        this.update(d, { status: 'queued', stage: 'queued' });
+        d.leaseOwner = null;
+        d.leaseExpiresAt = 0;
+        out.skipped.push({ documentId: id, reason: 'run_paused' });
+      } else if (run.status === 'cancelled') {
+        this.finish(d, { status: 'cancelled', errorCode: 'cancelled' });
+        out.skipped.push({ documentId: id, reason: 'run_cancelled' });
+      } else if (d.record.attempts >= options.maxAttempts) {
+        out.exhausted.push({ ...d.record });
+      } else {
+        const weight =
+          d.record.attempts > 0 || d.record.sizeBytes === null
+            ? Number.POSITIVE_INFINITY
+            : d.record.sizeBytes;
+        if (take.length === 0) {
+          workspaceId = d.record.workspaceId;
+          bytes = weight;
+          take.push(d);
+        } else if (d.record.workspaceId === workspaceId && bytes + weight <= options.maxBytes) {
+          bytes += weight;
+          take.push(d);
+        } else {
+          out.deferred.push(id);
+        }
+      }
+    }
+    for (const d of take) {
+      this.update(d, { status: 'processing', stage: 'queued' });
+      d.leaseOwner = workerId;
+      d.leaseExpiresAt = this.now + options.leaseSeconds * 1000;
+      out.claimed.push({ ...d.record });
+    }
+    return out;
+  }
+
+  async startDocument(documentId: string, workerId: string, stage: DocumentStage): Promise<StartOutcome> {
+    const d = this.holds(documentId, workerId);
+    if (!d) return { held: false };
+    const runStatus = this.runs.get(d.record.runId)!.status;
+    if (runStatus !== 'processing') return { held: true, runStatus, attempts: 0 };
+    this.update(d, { stage, attempts: d.record.attempts + 1 });
+    return { held: true, runStatus, attempts: d.record.attempts };
+  }
+
+  async setStages(
+    documentIds: string[],
     workerId: string,
-    leaseSeconds: number,
-    maxAttempts: number,
-  ): Promise<ClaimResult> {
-    const d = this.documents.get(documentId);
-    if (!d || d.record.status === 'deleted') return { kind: 'gone' };
-    if (TERMINAL_DOCUMENT_STATUSES.has(d.record.status)) return { kind: 'terminal' };
-    if (d.leaseExpiresAt > this.now && d.leaseOwner !== workerId) return { kind: 'leased_elsewhere' };
-    const run = this.runs.get(d.record.runId)!;
-    if (run.status === 'paused') {
+    stage: DocumentStage,
+  ): Promise<Map<string, RunStatus>> {
+    const out = new Map<string, RunStatus>();
+    for (const id of documentIds) {
+      const d = this.holds(id, workerId);
+      if (!d) continue;
+      this.update(d, { stage });
+      out.set(id, this.runs.get(d.record.runId)!.status);
+    }
+    return out;
+  }
+
+  async renewLeases(documentIds: string[], workerId: string, leaseSeconds: number): Promise<Set<string>> {
+    const kept = new Set<string>();
+    for (const id of documentIds) {
+      const d = this.holds(id, workerId);
+      if (!d) continue;
+      d.leaseExpiresAt = this.now + leaseSeconds * 1000;
+      kept.add(id);
+    }
+    return kept;
+  }
+
+  async releaseLeases(documentIds: string[], workerId: string): Promise<void> {
+    for (const id of documentIds) {
+      const d = this.documents.get(id);
+      if (d?.leaseOwner === workerId) d.leaseExpiresAt = this.now;
+    }
+  }
+
+  async unclaimDocuments(documentIds: string[], workerId: string): Promise<void> {
+    for (const id of documentIds) {
+      const d = this.holds(id, workerId);
+      if (!d) continue;
       this.update(d, { status: 'queued', stage: 'queued' });
       d.leaseOwner = null;
-      return { kind: 'run_paused' };
+      d.leaseExpiresAt = 0;
     }
-    if (run.status === 'cancelled') {
-      this.finish(d, { status: 'cancelled', errorCode: 'cancelled' });
-      return { kind: 'run_cancelled' };
-    }
-    if (d.record.attempts >= maxAttempts) return { kind: 'attempts_exhausted', document: { ...d.record } };
-    this.update(d, { status: 'processing', attempts: d.record.attempts + 1 });
-    d.leaseOwner = workerId;
-    d.leaseExpiresAt = this.now + leaseSeconds * 1000;
-    return { kind: 'claimed', document: { ...d.record } };
   }
 
-  async renewLease(documentId: string, workerId: string, leaseSeconds: number): Promise<boolean> {
-    const d = this.holds(documentId, workerId);
-    if (d) d.leaseExpiresAt = this.now + leaseSeconds * 1000;
-    return d !== undefined;
-  }
-
-  async setStage(documentId: string, workerId: string, stage: DocumentStage): Promise<boolean> {
-    const d = this.holds(documentId, workerId);
-    if (d) this.update(d, { stage });
-    return d !== undefined;
+  async finishDocuments(
+    workerId: string,
+    results: { documentId: string; result: FinishDocument }[],
+  ): Promise<Set<string>> {
+    const finished = new Set<string>();
+    const runs = new Set<string>();
+    for (const { documentId, result } of results) {
+      const d = this.documents.get(documentId);
+      if (d) runs.add(d.record.runId);
+      if (!d || !this.holds(documentId, workerId)) continue;
+      this.finish(d, {
+        status: result.status,
+        errorCode: result.errorCode ?? null,
+        errorMessage: result.errorMessage ?? null,
+        ...(result.mediaType ? { mediaType: result.mediaType } : {}),
+        ...(result.pageCount != null ? { pageCount: result.pageCount } : {}),
+        ...(result.chunkCount != null ? { chunkCount: result.chunkCount } : {}),
+      });
+      finished.add(documentId);
+    }
+    for (const runId of runs) await this.settleRun(runId);
+    return finished;
   }
 
   async fetchHeadersOf(documentId: string): Promise<string | null> {
@@ -168,36 +255,11 @@ export class MemoryWorkStore implements WorkStore {
     return { ...d.record };
   }
 
-  async runStatusOf(documentId: string): Promise<RunStatus | undefined> {
-    const d = this.documents.get(documentId);
-    return d && this.runs.get(d.record.runId)?.status;
-  }
-
-  async finishDocument(documentId: string, workerId: string, result: FinishDocument): Promise<boolean> {
-    const d = this.holds(documentId, workerId);
-    if (!d) return false;
-    this.finish(d, {
-      status: result.status,
-      errorCode: result.errorCode ?? null,
-      errorMessage: result.errorMessage ?? null,
-      ...(result.mediaType ? { mediaType: result.mediaType } : {}),
-      ...(result.pageCount != null ? { pageCount: result.pageCount } : {}),
-      ...(result.chunkCount != null ? { chunkCount: result.chunkCount } : {}),
-    });
-    await this.settleRun(d.record.runId);
-    return true;
-  }
-
   async failUnleased(documentId: string, code: DocumentFailureCode, message: string): Promise<void> {
     const d = this.documents.get(documentId);
     if (!d || (d.record.status !== 'queued' && d.record.status !== 'processing')) return;
     this.finish(d, { status: 'failed', errorCode: code, errorMessage: message });
     await this.settleRun(d.record.runId);
-  }
-
-  async releaseLease(documentId: string, workerId: string): Promise<void> {
-    const d = this.documents.get(documentId);
-    if (d?.leaseOwner === workerId) d.leaseExpiresAt = this.now;
   }
 
   async findOrphanedDocuments(limit: number, afterId: string | null): Promise<string[]> {
@@ -245,84 +307,4 @@ export class MemoryWorkStore implements WorkStore {
     const d = this.documents.get(documentId);
     return !d || d.record.status === 'deleted';
   }
-}
-
-/**
- * A workspace's chunks in memory: one row set per document, replaced whole. Search ranks rows by how
- * many of the query's words they contain (enough for tests that care which rows are there, not how
- * well they rank). `failWith` makes the next writes fail, as an unreachable index would.
- */
-export class MemorySearchIndex implements SearchIndex {
-  readonly rows = new Map<string, IndexRow[]>();
-  /** Writes fail with this error while it is set. */
-  failWith: Error | undefined;
-
-  private workspace(workspaceId: string): IndexRow[] {
-    return this.rows.get(workspaceId) ?? [];
-  }
-
-  private write(): void {
-    if (this.failWith) throw this.failWith;
-  }
-
-  async replaceDocument(workspaceId: string, documentId: string, rows: IndexRow[]): Promise<void> {
-    this.write();
-    this.rows.set(workspaceId, [
-      ...this.workspace(workspaceId).filter((r) => r.documentId !== documentId),
-      ...rows,
-    ]);
-  }
-
-  async countDocumentRows(workspaceId: string, documentId: string): Promise<number> {
-    return this.workspace(workspaceId).filter((r) => r.documentId === documentId).length;
-  }
-
-  async deleteDocument(workspaceId: string, documentId: string): Promise<void> {
-    this.write();
-    this.rows.set(
-      workspaceId,
-      this.workspace(workspaceId).filter((r) => r.documentId !== documentId),
-    );
-  }
-
-  async search(workspaceId: string, query: IndexQuery): Promise<IndexHit[]> {
-    const words = query.text.toLowerCase().split(/\W+/).filter(Boolean);
-    return this.workspace(workspaceId)
-      .filter((r) => !query.documentIds || query.documentIds.includes(r.documentId))
-      .map((row) => ({ row, score: words.filter((w) => row.text.toLowerCase().includes(w)).length }))
-      .filter((h) => h.score > 0)
-      .sort((a, b) => b.score - a.score)
-      .slice(0, query.limit);
-  }
-
-  async replaceDocumentVectors(_w: string, _s: VectorSpace, _d: string, _rows: VectorRow[]): Promise<void> {
-    this.write();
-  }
-
-  async vectorSearch(): Promise<IndexHit[]> {
-    return [];
-  }
-
-  async vectorIds(): Promise<Set<string>> {
-    return new Set();
-  }
-
-  async listRows(workspaceId: string, afterId: string | null, limit: number): Promise<IndexRow[]> {
-    return this.workspace(workspaceId)
-      .filter((r) => afterId === null || r.id > afterId)
-      .sort((a, b) => (a.id < b.id ? -1 : 1))
-      .slice(0, limit);
-  }
-
-  async upsertVectors(): Promise<void> {
-    this.write();
-  }
-
-  async dropVectorSpaces(): Promise<void> {}
-
-  async optimize(): Promise<void> {}
-
-  async check(): Promise<void> {}
-
-  async close(): Promise<void> {}
 }

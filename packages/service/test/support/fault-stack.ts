@@ -18,6 +18,8 @@ export interface FaultStack {
   api: ReturnType<typeof client>;
   /** Runs `fn` with a connection to the service database. */
   db<T>(fn: (c: pg.Client) => Promise<T>): Promise<T>;
+  /** Starts one more worker process (after one was killed, say) and waits until it works. */
+  addWorker(): Promise<{ process: RunningProcess; id: string }>;
   stop(): Promise<void>;
 }
 
@@ -58,13 +60,14 @@ export async function startFaultStack(options: {
   const stop = async () => {
     for (const p of all) await p.stop();
   };
+  const started = async (p: RunningProcess) => {
+    const line = await p.waitFor(/"msg":"worker started"/, 60_000);
+    return { process: p, id: (JSON.parse(line) as { workerId: string }).workerId };
+  };
   try {
     await waitForHealth(url, 60_000);
     const workers = [];
-    for (const p of workerProcesses) {
-      const line = await p.waitFor(/"msg":"worker started"/, 60_000);
-      workers.push({ process: p, id: (JSON.parse(line) as { workerId: string }).workerId });
-    }
+    for (const p of workerProcesses) workers.push(await started(p));
     return {
       url,
       key,
@@ -80,6 +83,13 @@ export async function startFaultStack(options: {
         } finally {
           await c.end();
         }
+      },
+      async addWorker() {
+        const p = startCli(`worker-${all.length}`, ['worker'], env);
+        all.push(p);
+        const worker = await started(p);
+        workers.push(worker);
+        return worker;
       },
       stop,
     };

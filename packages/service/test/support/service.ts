@@ -99,6 +99,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     const w = await startWorker({
       ...deps,
       concurrency: config.worker.docConcurrency,
+      batchDocuments: config.worker.batchDocuments,
+      batchMaxBytes: config.worker.batchMaxBytes,
       reconcileIntervalSeconds: config.worker.reconcileIntervalSeconds,
       leaseSeconds: config.worker.leaseSeconds,
       maxAttempts: config.worker.maxAttempts,

@@ -14,10 +14,13 @@ workStoreContract('in memory', async () => {
       work.addRun(runId, status);
       const documentIds = attempts.map((a, i) => {
         const id = `doc_${n}_${i}`;
-        work.addDocument(documentRecord({ id, runId, attempts: a }));
+        work.addDocument(documentRecord({ id, runId, attempts: a, sizeBytes: 1 }));
         return id;
       });
       return { runId, documentIds };
+    },
+    async setRunStatus(runId, status) {
+      work.runs.get(runId)!.status = status;
     },
     document: async (id) => work.document(id),
     runStatus: async (runId) => work.runs.get(runId)!.status,

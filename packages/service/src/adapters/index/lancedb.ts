@@ -14,6 +14,7 @@ import {
   Utf8,
 } from 'apache-arrow';
 import type {
+  DocumentRows,
   IndexHit,
   IndexQuery,
   IndexRow,
@@ -212,6 +213,14 @@ export const DEFAULT_CACHE_SIZES: LanceCacheSizes = {
 };
 
 /**
+ * How long `optimize` keeps a table's replaced versions (and the files only they use): a reader in
+ * another process may still be on one. Every read first looks for the latest version
+ * (`readConsistencyInterval: 0`) and no read takes near a minute, so a minute is ample; a longer time
+ * only keeps more versions and files of a table under steady ingestion.
+ */
+export const OLD_VERSIONS_KEPT_SECONDS = 60;
+
+/**
  * Table handles kept open, most recently used first. A handle holds about 25 KiB besides what it puts
  * in the caches above (1,000 tables opened and searched: +23 MiB), so a service that sees every
  * workspace of a large installation would otherwise grow with their number.
@@ -221,6 +230,7 @@ export const MAX_OPEN_TABLES = 1000;
 export interface LanceSearchIndexOptions {
   caches?: LanceCacheSizes;
   maxOpenTables?: number;
+  oldVersionsKeptSeconds?: number;
 }
 
 /**
@@ -243,6 +253,8 @@ export class LanceSearchIndex implements SearchIndex {
   private readonly tables: LruMap<string, Promise<lancedb.Table>>;
   /** Handles whose table has been brought to the current schema. */
   private readonly upgraded = new WeakSet<lancedb.Table>();
+  /** How long `optimize` keeps replaced versions (OLD_VERSIONS_KEPT_SECONDS unless a test says). */
+  private readonly oldVersionsKeptSeconds: number;
   /** Holds LanceDB's caches; its `sizeBytes()` is what they use now. */
   readonly session: lancedb.Session;
 
@@ -253,6 +265,7 @@ export class LanceSearchIndex implements SearchIndex {
   ) {
     const caches = options.caches ?? DEFAULT_CACHE_SIZES;
     this.tables = new LruMap(options.maxOpenTables ?? MAX_OPEN_TABLES);
+    this.oldVersionsKeptSeconds = options.oldVersionsKeptSeconds ?? OLD_VERSIONS_KEPT_SECONDS;
     this.session = new lancedb.Session(BigInt(caches.indexBytes), BigInt(caches.metadataBytes));
     // Strong read consistency: the server must see what a worker in another process has just written,
     // because a client that saw its run complete searches right away.
@@ -379,7 +392,36 @@ export class LanceSearchIndex implements SearchIndex {
       await table.delete(`document_id = ${sqlString(documentId)}`);
       return;
     }
-    await replaceRows(table, documentId, rows.map(toRecord));
+    await replaceRows(table, [documentId], rows.map(toRecord));
+  }
+
+  async replaceDocuments(workspaceId: string, documents: DocumentRows<IndexRow>[]): Promise<void> {
+    if (documents.length === 0) return;
+    for (const d of documents) {
+      if (d.rows.some((r) => r.documentId !== d.documentId))
+        throw new Error('rows belong to another document');
+    }
+    const records = documents.flatMap((d) => d.rows.map(toRecord));
+    const table = records.length
+      ? await this.openOrCreateTable(workspaceId)
+      : await this.openTable(workspaceId);
+    if (!table) return;
+    const ids = documents.map((d) => d.documentId);
+    if (records.length === 0) await table.delete(documentFilter(ids));
+    else await replaceRows(table, ids, records);
+  }
+
+  async countRowsByDocument(workspaceId: string, documentIds: string[]): Promise<Map<string, number>> {
+    const counts = new Map(documentIds.map((id) => [id, 0]));
+    const table = documentIds.length ? await this.openTable(workspaceId) : undefined;
+    if (!table) return counts;
+    const found = await table.query().where(documentFilter(documentIds)).select(['document_id']).toArrow();
+    const column = found.getChild('document_id');
+    for (let i = 0; i < found.numRows; i++) {
+      const id = column!.get(i) as string;
+      counts.set(id, (counts.get(id) ?? 0) + 1);
+    }
+    return counts;
   }
 
   async countDocumentRows(workspaceId: string, documentId: string): Promise<number> {
@@ -429,29 +471,30 @@ export class LanceSearchIndex implements SearchIndex {
     }
   }
 
-  async replaceDocumentVectors(
+  async replaceVectors(
     workspaceId: string,
     space: VectorSpace,
-    documentId: string,
-    rows: VectorRow[],
+    documents: DocumentRows<VectorRow>[],
   ): Promise<void> {
-    if (rows.some((r) => r.documentId !== documentId || r.vector.length !== space.dimension)) {
-      throw new Error(`vectors do not belong to document ${documentId} in ${space.model}/${space.dimension}`);
+    if (documents.length === 0) return;
+    for (const d of documents) {
+      if (d.rows.some((r) => r.documentId !== d.documentId || r.vector.length !== space.dimension)) {
+        throw new Error(
+          `vectors do not belong to document ${d.documentId} in ${space.model}/${space.dimension}`,
+        );
+      }
     }
     const name = vectorTableName(workspaceId, space);
-    const table = rows.length
+    const records = documents.flatMap((d) =>
+      d.rows.map((r) => ({ id: r.id, document_id: r.documentId, vector: Array.from(r.vector) })),
+    );
+    const table = records.length
       ? await this.create(name, vectorSchema(space.dimension))
       : await this.open(name);
     if (!table) return;
-    if (rows.length === 0) {
-      await table.delete(`document_id = ${sqlString(documentId)}`);
-      return;
-    }
-    await replaceRows(
-      table,
-      documentId,
-      rows.map((r) => ({ id: r.id, document_id: r.documentId, vector: Array.from(r.vector) })),
-    );
+    const ids = documents.map((d) => d.documentId);
+    if (records.length === 0) await table.delete(documentFilter(ids));
+    else await replaceRows(table, ids, records);
   }
 
   async upsertVectors(workspaceId: string, space: VectorSpace, rows: VectorRow[]): Promise<void> {
@@ -538,16 +581,21 @@ export class LanceSearchIndex implements SearchIndex {
     }
   }
 
-  async optimize(workspaceId: string): Promise<void> {
+  async optimize(workspaceId: string): Promise<{ oldVersions: number; keptSeconds: number }> {
+    const keptSeconds = this.oldVersionsKeptSeconds;
     const table = await this.openTable(workspaceId);
-    if (!table) return;
+    if (!table) return { oldVersions: 0, keptSeconds };
     await this.ensureFtsIndexes(table);
-    // Keep old versions briefly: a reader in another process may still be on one.
-    const cleanupOlderThan = new Date(Date.now() - 10 * 60 * 1000);
+    const cleanupOlderThan = new Date(Date.now() - keptSeconds * 1000);
     await table.optimize({ cleanupOlderThan });
+    let oldVersions = (await table.listVersions()).length - 1;
     for (const name of await this.vectorTables(workspaceId)) {
-      await (await this.open(name))?.optimize({ cleanupOlderThan });
+      const vectors = await this.open(name);
+      if (!vectors) continue;
+      await vectors.optimize({ cleanupOlderThan });
+      oldVersions += (await vectors.listVersions()).length - 1;
     }
+    return { oldVersions, keptSeconds };
   }
 
   async check(): Promise<void> {
@@ -596,14 +644,20 @@ export function asUnavailable(err: unknown): unknown {
 }
 
 /**
- * One commit that inserts the new rows and removes any old row of the document that is not in the
- * new set: readers never see the document half-replaced.
+ * One commit that inserts the new rows and removes any old row of the documents that is not in the
+ * new set: readers never see a document half-replaced.
  */
-async function replaceRows(table: lancedb.Table, documentId: string, records: Record<string, unknown>[]) {
+async function replaceRows(table: lancedb.Table, documentIds: string[], records: Record<string, unknown>[]) {
   await table
     .mergeInsert('id')
     .whenMatchedUpdateAll()
     .whenNotMatchedInsertAll()
-    .whenNotMatchedBySourceDelete({ where: `document_id = ${sqlString(documentId)}` })
+    .whenNotMatchedBySourceDelete({ where: documentFilter(documentIds) })
     .execute(records);
+}
+
+function documentFilter(documentIds: string[]): string {
+  return documentIds.length === 1
+    ? `document_id = ${sqlString(documentIds[0]!)}`
+    : `document_id IN (${documentIds.map(sqlString).join(', ')})`;
 }

@@ -39,10 +39,10 @@ export class PgEmbeddingStateStore implements EmbeddingStateStore {
     );
   }
 
-  async countOtherReadyDocuments(workspaceId: string, exceptDocumentId: string): Promise<number> {
+  async countOtherReadyDocuments(workspaceId: string, exceptDocumentIds: string[]): Promise<number> {
     const r = await this.pool.query<{ n: string }>(
-      `SELECT count(*) AS n FROM documents WHERE workspace_id = $1 AND status = 'ready' AND id <> $2`,
-      [workspaceId, exceptDocumentId],
+      `SELECT count(*) AS n FROM documents WHERE workspace_id = $1 AND status = 'ready' AND id <> ALL($2::text[])`,
+      [workspaceId, exceptDocumentIds],
     );
     return Number(r.rows[0]?.n ?? 0);
   }

@@ -12,6 +12,9 @@ import {
   toRun,
 } from './rows.js';
 
+/** A run's pace is measured over the last minute of its work: recent enough to follow changes. */
+const RUN_ACTIVITY_WINDOW_SECONDS = 60;
+
 export const CANCELLED_BEFORE_PROCESSING = 'The run was cancelled before this document was processed.';
 
 /**
@@ -50,7 +53,38 @@ export async function runViewOf(q: Queryable, run: Run): Promise<RunView> {
      WHERE run_id = $1 AND status = 'failed' ORDER BY created_at, id`,
     [run.id],
   );
-  return { ...run, counts: countsFrom(counts.rows), failures: failures.rows.map(toFailure) };
+  // Processed: finished by a worker (not cancelled or deleted, which finish many at once).
+  const activity = await q.query<{
+    processed: number;
+    recent: number;
+    window_seconds: number;
+    busy_seconds: number;
+  }>(
+    `WITH d AS (
+       SELECT min(started_at) AS first_started,
+              max(finished_at) FILTER (WHERE status IN ('ready', 'needs_ocr', 'failed')) AS last_finished,
+              count(*) FILTER (WHERE status IN ('ready', 'needs_ocr', 'failed')) AS processed,
+              count(*) FILTER (WHERE status IN ('ready', 'needs_ocr', 'failed')
+                                 AND finished_at > now() - make_interval(secs => $2::float8)) AS recent
+       FROM documents WHERE run_id = $1)
+     SELECT processed, recent,
+            coalesce(least($2::float8, extract(epoch FROM now() - first_started)::float8), 0) AS window_seconds,
+            coalesce(extract(epoch FROM last_finished - first_started)::float8, 0) AS busy_seconds
+     FROM d`,
+    [run.id, RUN_ACTIVITY_WINDOW_SECONDS],
+  );
+  const a = activity.rows[0]!;
+  return {
+    ...run,
+    counts: countsFrom(counts.rows),
+    activity: {
+      processed: a.processed,
+      busySeconds: Math.max(0, a.busy_seconds),
+      recentlyProcessed: a.recent,
+      windowSeconds: Math.max(0, a.window_seconds),
+    },
+    failures: failures.rows.map(toFailure),
+  };
 }
 
 /** Runs: their state machine (pause, resume, cancel) and how they settle. */

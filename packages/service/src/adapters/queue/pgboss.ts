@@ -1,7 +1,7 @@
 import PgBoss from 'pg-boss';
 import type { z } from 'zod';
-import { JOBS, type JobDefinition, type JobHandlers } from '../../domain/jobs.js';
-import type { JobQueue } from '../../domain/ports.js';
+import { JOBS, type JobDefinition } from '../../domain/jobs.js';
+import type { JobHandlers, JobQueue, WorkerOptions } from '../../domain/ports.js';
 import { asUnavailable } from '../postgres/db.js';
 
 const PROCESS_DOCUMENT = JOBS.processDocument.name;
@@ -10,14 +10,6 @@ const MAINTAIN_WORKSPACE = JOBS.maintainWorkspace.name;
 /** pg-boss's options for a job's queue, from its declaration in jobs.ts. */
 function queueOptions({ retry }: JobDefinition<z.ZodType>): Omit<PgBoss.Queue, 'name'> {
   return { retryLimit: retry.limit, retryDelay: retry.delaySeconds, retryBackoff: retry.backoff };
-}
-
-function sendOptions<P extends z.ZodType>(definition: JobDefinition<P>, payload: z.infer<P>) {
-  const { startAfterSeconds } = definition;
-  return {
-    singletonKey: definition.singletonKey(payload),
-    ...(startAfterSeconds === undefined ? {} : { startAfter: startAfterSeconds }),
-  };
 }
 
 export interface PgBossQueueOptions {
@@ -96,8 +88,10 @@ export class PgBossQueue implements JobQueue {
     });
   }
 
-  async enqueueDocuments(documentIds: string[]): Promise<void> {
+  async enqueueDocuments(documentIds: string[], options: { ahead?: boolean } = {}): Promise<void> {
     await this.start();
+    // pg-boss takes jobs by priority first, then in the order they were created.
+    const priority = options.ahead ? 1 : 0;
     for (let i = 0; i < documentIds.length; i += 500) {
       const batch = documentIds.slice(i, i + 500);
       await this.boss.insert(
@@ -105,57 +99,70 @@ export class PgBossQueue implements JobQueue {
           name: PROCESS_DOCUMENT,
           data: { documentId },
           singletonKey: JOBS.processDocument.singletonKey({ documentId }),
+          priority,
         })),
       );
     }
   }
 
-  async enqueueWorkspaceMaintenance(workspaceId: string): Promise<void> {
+  async enqueueWorkspaceMaintenance(
+    workspaceId: string,
+    options: { delaySeconds?: number } = {},
+  ): Promise<void> {
     await this.start();
-    // Delayed a little (jobs.ts) so that a burst of finished documents folds into one optimisation.
+    // Delayed a little (jobs.ts) so that a burst of finished documents folds into one optimisation;
+    // while one waits, sending another is a no-op (one waiting job per workspace).
     const payload = { workspaceId };
-    await this.boss.send(MAINTAIN_WORKSPACE, payload, sendOptions(JOBS.maintainWorkspace, payload));
+    const job = JOBS.maintainWorkspace;
+    await this.boss.send(MAINTAIN_WORKSPACE, payload, {
+      singletonKey: job.singletonKey(payload),
+      startAfter: options.delaySeconds ?? job.startAfterSeconds ?? 0,
+    });
   }
 
-  async startWorkers(handlers: JobHandlers, concurrency: number): Promise<void> {
+  async startWorkers(handlers: JobHandlers, options: WorkerOptions): Promise<void> {
     await this.start();
-    const poll = { batchSize: 1, pollingIntervalSeconds: this.options.pollIntervalSeconds };
+    const poll = { batchSize: options.batchSize, pollingIntervalSeconds: this.options.pollIntervalSeconds };
     // pg-boss 10 has no per-worker concurrency setting: each work() call is one sequential consumer.
     // Its loop also sleeps a full polling interval after every job; notifying the consumer when a job
-    // is done makes it fetch the next one at once while the queue has work.
-    for (let i = 0; i < concurrency; i++) {
+    // is done makes it fetch the next one at once while the queue has work. The jobs a consumer takes
+    // at once complete together, or fail together when the handler throws (and are retried).
+    for (let i = 0; i < options.concurrency; i++) {
       let id = '';
-      id = await this.boss.work(PROCESS_DOCUMENT, poll, async ([job]) => {
+      id = await this.boss.work(PROCESS_DOCUMENT, poll, async (jobs) => {
         try {
-          if (job) await this.handle(JOBS.processDocument, job, handlers.processDocument);
+          const payloads = this.payloadsOf(JOBS.processDocument, jobs);
+          if (payloads.length) await this.track(handlers.processDocuments(payloads.map((p) => p.documentId)));
         } finally {
           if (id && this.localWorkers.includes(id)) this.boss.notifyWorker(id);
         }
       });
       this.localWorkers.push(id);
     }
-    await this.boss.work(MAINTAIN_WORKSPACE, { batchSize: 1, pollingIntervalSeconds: 2 }, async ([job]) => {
-      if (job) await this.handle(JOBS.maintainWorkspace, job, handlers.maintainWorkspace);
+    await this.boss.work(MAINTAIN_WORKSPACE, { batchSize: 1, pollingIntervalSeconds: 2 }, async (jobs) => {
+      const [payload] = this.payloadsOf(JOBS.maintainWorkspace, jobs);
+      if (payload) await this.track(handlers.maintainWorkspace(payload.workspaceId));
     });
   }
 
   /**
-   * Runs a job's handler with its payload checked against the job's schema. A payload that does not
-   * match is reported and dropped: retrying cannot fix it.
+   * The payloads of jobs taken together, each checked against its job's schema. A payload that does
+   * not match is reported and dropped (its job completes with the others): retrying cannot fix it.
    */
-  private async handle<P extends z.ZodType>(
+  private payloadsOf<P extends z.ZodType>(
     definition: JobDefinition<P>,
-    job: PgBoss.Job<unknown>,
-    handler: (payload: z.infer<P>) => Promise<void>,
-  ): Promise<void> {
-    const parsed = definition.payload.safeParse(job.data);
-    if (!parsed.success) {
-      this.options.onError(
-        new Error(`job ${job.id} (${definition.name}) has an invalid payload: ${parsed.error.message}`),
-      );
-      return;
+    jobs: PgBoss.Job<unknown>[],
+  ): z.infer<P>[] {
+    const payloads: z.infer<P>[] = [];
+    for (const job of jobs) {
+      const parsed = definition.payload.safeParse(job.data);
+      if (parsed.success) payloads.push(parsed.data);
+      else
+        this.options.onError(
+          new Error(`job ${job.id} (${definition.name}) has an invalid payload: ${parsed.error.message}`),
+        );
     }
-    await this.track(handler(parsed.data));
+    return payloads;
   }
 
   async stopWorkers(): Promise<void> {
