@@ -1,6 +1,5 @@
-// Over 400 lines: the one adapter of the SearchIndex port (tables, caches, full-text and vector
-// queries share the connection and its per-table state). Batched ingestion (issue 17) changes it
-// now; split it along tables, queries and caches once that has landed.
+// Over 400 lines: the one adapter of the SearchIndex port. Its class holds the connection, the open
+// tables and their caches, which every method (rows, full-text search, vectors, maintenance) shares.
 import { createHash } from 'node:crypto';
 import * as lancedb from '@lancedb/lancedb';
 import {
