@@ -47,14 +47,13 @@ const principal = {
   keyId: undefined,
   userId: undefined,
 };
-const store = {
+const workspaces = {
   getWorkspace: async () => ({ id: ws, accountId: 'a', name: null, createdAt: new Date() }),
-  liveDocumentIds: async (_w: string, ids: string[]) => new Set(ids),
-  // biome-ignore lint/suspicious/noExplicitAny: only the two methods above are used by search.
-} as any;
+};
+const documents = { liveDocumentIds: async (_w: string, ids: string[]) => new Set(ids) };
 const cases = [];
 for (const q of asked) {
-  const hits = await searchWorkspace({ store, index }, principal, {
+  const hits = await searchWorkspace({ workspaces, documents, index }, principal, {
     workspaceId: ws,
     q: q.question,
     topK: 8,

@@ -66,13 +66,17 @@ const principal = {
   keyId: undefined,
   userId: undefined,
 };
-const store = {
+const workspaces = {
   getWorkspace: async () => ({ id: ws, accountId: 'a', name: null, createdAt: new Date() }),
-  liveDocumentIds: async (_w: string, ids: string[]) => new Set(ids),
-  // biome-ignore lint/suspicious/noExplicitAny: only the two methods above are used by search.
-} as any;
+};
+const documents = { liveDocumentIds: async (_w: string, ids: string[]) => new Set(ids) };
 const search = (q: string, topK: number, maxChunksPerDocument?: number) =>
-  searchWorkspace({ store, index }, principal, { workspaceId: ws, q, topK, maxChunksPerDocument });
+  searchWorkspace({ workspaces, documents, index }, principal, {
+    workspaceId: ws,
+    q,
+    topK,
+    maxChunksPerDocument,
+  });
 
 // --option name=value overrides one of the answerer's options (DEFAULT_EXTRACTIVE).
 const answerOptions = { ...DEFAULT_EXTRACTIVE };

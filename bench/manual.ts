@@ -80,7 +80,7 @@ function ingestionFingerprint(serviceEnv: Record<string, string>): string {
   };
   for (const root of [
     'processing/worker.ts',
-    'sandbox/child.ts',
+    'adapters/sandbox/child.ts',
     'parsing/parse.ts',
     'adapters/index/lancedb.ts',
   ]) {

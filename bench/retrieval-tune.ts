@@ -48,11 +48,10 @@ const principal = {
   keyId: undefined,
   userId: undefined,
 };
-const store = {
+const workspaces = {
   getWorkspace: async () => ({ id: ws, accountId: 'a', name: null, createdAt: new Date() }),
-  liveDocumentIds: async (_w: string, ids: string[]) => new Set(ids),
-  // biome-ignore lint/suspicious/noExplicitAny: only the two methods above are used by search.
-} as any;
+};
+const documents = { liveDocumentIds: async (_w: string, ids: string[]) => new Set(ids) };
 {
   const lance = new LanceSearchIndex(dir);
   // Lexical candidates depend only on the query: fetch them once.
@@ -72,7 +71,8 @@ const store = {
         for (const q of queries) {
           const hits = await searchWorkspace(
             {
-              store,
+              workspaces,
+              documents,
               index,
               searchOptions: {
                 ...DEFAULT_SEARCH,

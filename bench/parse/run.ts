@@ -11,12 +11,12 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sandboxLayout } from '../../packages/service/src/adapters/sandbox/bwrap.js';
+import { SandboxedParser } from '../../packages/service/src/adapters/sandbox/parser.js';
 import { loadConfig } from '../../packages/service/src/config.js';
 import { silentLog } from '../../packages/service/src/domain/log.js';
 import { parseBytes } from '../../packages/service/src/parsing/parse.js';
 import { packageRoot } from '../../packages/service/src/paths.js';
-import { sandboxLayout } from '../../packages/service/src/sandbox/bwrap.js';
-import { SandboxedParser } from '../../packages/service/src/sandbox/parser.js';
 import { headingF1, tableCellRecall, tokenF1 } from './metrics.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -1,3 +1,5 @@
+// Over 400 lines: the SDK's client is one object with one method per API call; its helpers (transport,
+// errors, streams, runtime) live in their own modules.
 import {
   DocSlurpError,
   RunCancelledError,

@@ -39,15 +39,15 @@ export class APIError extends DocSlurpError {
 
 /**
  * 400: the request is malformed (`invalid_request`, `invalid_json`, `no_files`, `query_too_long`,
- * `upload_incomplete`, `malformed_multipart`, `invalid_characters`, `too_deeply_nested`,
- * `too_many_filter_values`).
+ * `vector_search_unavailable`, `encryption_not_configured`, `upload_incomplete`, `malformed_multipart`,
+ * `invalid_characters`, `too_deeply_nested`, `too_many_filter_values`).
  */
 export class BadRequestError extends APIError {}
-/** 401: no API key, or one that is unknown or revoked. */
+/** 401: no API key, or one that is unknown or revoked (or a console session that ended). */
 export class AuthenticationError extends APIError {}
-/** 403: the API key lacks the scope this call needs (`insufficient_scope`). */
+/** 403: the API key lacks the scope this call needs (`insufficient_scope`), or a session is needed. */
 export class PermissionDeniedError extends APIError {}
-/** 404: no such workspace, run or document for this key's account. */
+/** 404: no such workspace, run, document or key for this key's account, or no such route. */
 export class NotFoundError extends APIError {}
 /**
  * 408: the server stopped waiting for the request's body (`request_timeout`): it arrived too slowly or

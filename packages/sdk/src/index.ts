@@ -50,6 +50,7 @@ export type {
   RunStatus,
   SearchHit,
   SearchResponse,
+  Snippet,
   UploadResult,
   Workspace,
   WorkspaceSummary,

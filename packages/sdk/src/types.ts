@@ -11,7 +11,8 @@ export type DocumentStatus =
   | 'cancelled'
   | 'deleted';
 
-export type DocumentStage = 'queued' | 'parsing' | 'chunking' | 'indexing' | 'done';
+/** `fetching` only for documents ingested by URL. */
+export type DocumentStage = 'queued' | 'fetching' | 'parsing' | 'chunking' | 'indexing' | 'done';
 
 export interface Workspace {
   id: string;
@@ -82,8 +83,9 @@ export interface Document {
   mediaType: string | null;
   /** As sent by the client. */
   declaredMediaType: string | null;
-  sizeBytes: number;
-  sha256: string;
+  /** Null for a URL until the worker has fetched it. */
+  sizeBytes: number | null;
+  sha256: string | null;
   status: DocumentStatus;
   stage: DocumentStage;
   error: DocumentError | null;
@@ -117,10 +119,21 @@ export interface Citation {
   score: number;
 }
 
+/** A short excerpt of a passage around the query's words. */
+export interface Snippet {
+  text: string;
+  /** Offsets of the excerpt in the document's extracted text. */
+  charStart: number;
+  charEnd: number;
+  /** The query's words in the excerpt, as offsets into `text`. */
+  highlights: { start: number; end: number }[];
+}
+
 export interface SearchHit {
   text: string;
   score: number;
   citation: Citation;
+  snippet: Snippet;
 }
 
 export interface SearchResponse {

@@ -14,8 +14,8 @@ await build({
   // The parser runs as its own process per document: a separate small entry starts fast.
   entryPoints: {
     cli: 'src/main/bin.ts',
-    parser: 'src/sandbox/child.ts',
-    prerequisites: 'src/sandbox/prerequisites.ts',
+    parser: 'src/adapters/sandbox/child.ts',
+    prerequisites: 'src/adapters/sandbox/prerequisites.ts',
   },
   outdir: 'dist',
   bundle: true,

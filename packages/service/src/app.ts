@@ -11,19 +11,19 @@ import Fastify, {
   type RequestPayload,
 } from 'fastify';
 import {
-  hasZodFastifySchemaValidationErrors,
   jsonSchemaTransform,
   jsonSchemaTransformObject,
   serializerCompiler,
   validatorCompiler,
 } from 'fastify-type-provider-zod';
-import { AppError, DependencyUnavailable, errors } from './errors.js';
+import { checkInput } from './domain/input.js';
+import { errors } from './errors.js';
 import { capConnectionsPerAddress, proxyMatcher } from './http/connections.js';
 import { isConsoleNavigation, registerConsole } from './http/console.js';
 import type { AppDeps } from './http/context.js';
-import { checkInput } from './http/input.js';
+import { toAppError } from './http/errors.js';
 import { documentRoutes } from './http/routes/documents.js';
-import { ingestRoutes, UPLOAD_FIELDS } from './http/routes/ingest.js';
+import { ingestRoutes } from './http/routes/ingest.js';
 import { keyRoutes } from './http/routes/keys.js';
 import { openAiRoutes } from './http/routes/openai.js';
 import { opsRoutes } from './http/routes/ops.js';
@@ -32,6 +32,7 @@ import { runRoutes } from './http/routes/runs.js';
 import { searchRoutes } from './http/routes/search.js';
 import { sessionRoutes } from './http/routes/session.js';
 import { randomToken } from './ids.js';
+import { UPLOAD_FIELDS } from './ingestion/form.js';
 
 /**
  * A client's own request id (a UUID, a trace id, the SDK's `sdk_…`): 8 to 64 letters, digits and `._-`,
@@ -39,35 +40,6 @@ import { randomToken } from './ids.js';
  * else is replaced by a generated id.
  */
 const CLIENT_REQUEST_ID = /^(?!req_)[A-Za-z0-9][\w.-]{7,63}$/;
-
-/** Maps framework errors (validation, body parsing, multipart) onto the API's error table. */
-export function toAppError(err: FastifyError & { code?: string }): AppError {
-  if (err instanceof AppError) return err;
-  if (err instanceof DependencyUnavailable)
-    return err.dependency === 'database' ? errors.databaseUnavailable() : errors.storageUnavailable();
-  if (hasZodFastifySchemaValidationErrors(err)) {
-    const details = err.validation
-      .map((v) => `${v.instancePath ? v.instancePath.slice(1).replaceAll('/', '.') : 'body'}: ${v.message}`)
-      .join('; ');
-    return errors.invalidRequest(`Invalid ${err.validationContext ?? 'request'}: ${details}`);
-  }
-  switch (err.code) {
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return errors.invalidJson(err.message);
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError(413, 'payload_too_large', 'The request body is too large.');
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return errors.unsupportedContentType('this content type', 'application/json');
-    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
-      return errors.unsupportedContentType('this content type', 'multipart/form-data');
-  }
-  if (err instanceof SyntaxError && err.statusCode === 400) return errors.invalidJson(err.message);
-  if (err.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-    return new AppError(err.statusCode, 'invalid_request', err.message);
-  }
-  return errors.internal();
-}
 
 /**
  * A body other than an upload must arrive whole within `ms` (however it trickles in); an upload may

@@ -18,8 +18,10 @@ import { S3ObjectStore } from './adapters/objects/s3.js';
 import { createPool, type Pool } from './adapters/postgres/db.js';
 import { PgDocumentFilter } from './adapters/postgres/document-filter.js';
 import { PgEmbeddingStateStore } from './adapters/postgres/embedding-state.js';
-import { PgStore } from './adapters/postgres/store.js';
+import { createRepositories, type Repositories } from './adapters/postgres/repositories.js';
 import { PgBossQueue } from './adapters/queue/pgboss.js';
+import { sandboxLayout } from './adapters/sandbox/bwrap.js';
+import { SandboxedParser } from './adapters/sandbox/parser.js';
 import { AllowList } from './adapters/web/address-policy.js';
 import { GuardedFetcher } from './adapters/web/fetcher.js';
 import type { Config, LocalModelSource } from './config.js';
@@ -30,13 +32,11 @@ import type { AppDeps } from './http/context.js';
 import { Metrics } from './ops/metrics.js';
 import type { DependencyCheck } from './ops/readiness.js';
 import { packageRoot } from './paths.js';
-import { sandboxLayout } from './sandbox/bwrap.js';
-import { SandboxedParser } from './sandbox/parser.js';
 import { EmbeddingService, type Embeddings } from './search/embeddings.js';
 import type { RerankStage } from './search/rerank.js';
 
-export interface Deps extends AppDeps {
-  store: PgStore;
+/** What the server, the worker and the CLI are built from: the HTTP layer's deps and the worker's. */
+export interface Deps extends Omit<AppDeps, keyof Repositories>, Repositories {
   pool: Pool;
   jobs: PgBossQueue;
   parser: SandboxedParser;
@@ -242,7 +242,8 @@ export async function createDeps(
 ): Promise<Deps> {
   const withModels = options.models ?? true;
   const pool = createPool(urls.service, config.database.poolSize, 'docslurp');
-  const store = new PgStore(pool);
+  const repositories = createRepositories(pool);
+  const { ops } = repositories;
   const objects = createObjectStore(config);
   const index = new LanceSearchIndex(config.index.uri, lanceStorageOptions(config));
   const embedders = withModels ? await createEmbeddings(config, log) : undefined;
@@ -276,8 +277,8 @@ export async function createDeps(
     maxIdleProcesses: config.worker.docConcurrency,
   });
   const metrics = new Metrics({
-    documentCounts: () => store.globalDocumentCounts(),
-    runCounts: () => store.globalRunCounts(),
+    documentCounts: () => ops.globalDocumentCounts(),
+    runCounts: () => ops.globalRunCounts(),
     queueDepth: () => jobs.depth(),
     searchIndexCacheBytes: () => Number(index.session.sizeBytes()),
     parserProcessesStarted: () => parser.processesStarted,
@@ -291,7 +292,7 @@ export async function createDeps(
     config,
     log,
     pool,
-    store,
+    ...repositories,
     objects,
     index,
     jobs,
@@ -321,11 +322,11 @@ export async function createDeps(
       log.warn({ err }, 'no English lexicon (dist/lexicon.txt): answers will not tell absent names apart');
       return undefined;
     }),
-    authenticator: new Authenticator(store),
+    authenticator: new Authenticator(repositories.accounts),
     secrets: await loadSecretBox(config),
     tmpDir,
     readinessChecks: [
-      { name: 'database', critical: true, run: () => store.ping() },
+      { name: 'database', critical: true, run: () => ops.ping() },
       { name: 'objectStore', critical: true, run: () => objects.check() },
       { name: 'searchIndex', critical: true, run: () => index.check() },
       { name: 'jobEngine', critical: true, run: () => jobs.check() },

@@ -1,121 +1,212 @@
 /**
- * Errors are data with a code. Every error the API returns is built here, so the codes form one
- * table that docs/api.md and the SDK mirror: `{"error": {"code", "message", "requestId"}}`.
+ * Errors are data with a code. Every error the API returns is built here, from one catalogue of codes
+ * and their HTTP status that docs/api.md and the SDK mirror (test/unit/error-catalogue.test.ts checks
+ * both): `{"error": {"code", "message", "requestId"}}`.
  */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  invalid_json: 400,
+  no_files: 400,
+  query_too_long: 400,
+  vector_search_unavailable: 400,
+  encryption_not_configured: 400,
+  invalid_characters: 400,
+  too_deeply_nested: 400,
+  too_many_filter_values: 400,
+  upload_incomplete: 400,
+  malformed_multipart: 400,
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  invalid_credentials: 401,
+  session_expired: 401,
+  invalid_metrics_secret: 401,
+  insufficient_scope: 403,
+  session_required: 403,
+  csrf_token_invalid: 403,
+  workspace_not_found: 404,
+  run_not_found: 404,
+  document_not_found: 404,
+  key_not_found: 404,
+  route_not_found: 404,
+  request_timeout: 408,
+  idempotency_conflict: 409,
+  invalid_run_state: 409,
+  text_not_available: 409,
+  file_too_large: 413,
+  too_many_files: 413,
+  payload_too_large: 413,
+  too_many_fields: 413,
+  field_too_large: 413,
+  unsupported_content_type: 415,
+  rate_limited: 429,
+  too_many_connections: 429,
+  internal_error: 500,
+  model_unavailable: 502,
+  database_unavailable: 503,
+  storage_unavailable: 503,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/** An error the API answers with: its status follows from its code. */
 export class AppError extends Error {
+  readonly status: number;
+
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = 'AppError';
+    this.status = ERROR_STATUS[code];
   }
 }
 
+const RETRY_SOON = { 'retry-after': '5' };
+
 export const errors = {
   missingApiKey: () =>
-    new AppError(401, 'missing_api_key', 'Send an API key in the header "Authorization: Bearer <key>".'),
-  invalidApiKey: () => new AppError(401, 'invalid_api_key', 'The API key is not valid or has been revoked.'),
+    new AppError('missing_api_key', 'Send an API key in the header "Authorization: Bearer <key>".'),
+  invalidApiKey: () => new AppError('invalid_api_key', 'The API key is not valid or has been revoked.'),
   insufficientScope: (scope: string) =>
-    new AppError(403, 'insufficient_scope', `This API key lacks the "${scope}" scope required here.`),
-  workspaceNotFound: (id: string) => new AppError(404, 'workspace_not_found', `No workspace "${id}".`),
-  runNotFound: (id: string) => new AppError(404, 'run_not_found', `No run "${id}".`),
-  documentNotFound: (id: string) => new AppError(404, 'document_not_found', `No document "${id}".`),
+    new AppError('insufficient_scope', `This API key lacks the "${scope}" scope required here.`),
+  invalidCredentials: () => new AppError('invalid_credentials', 'The email or password is not correct.'),
+  sessionExpired: () => new AppError('session_expired', 'The session has ended; sign in again.'),
+  sessionRequired: () =>
+    new AppError('session_required', 'Only a signed-in console user can do this; API keys cannot.'),
+  csrfTokenInvalid: (header: string) =>
+    new AppError('csrf_token_invalid', `Send the session's CSRF token in the "${header}" header.`),
+  invalidMetricsSecret: () =>
+    new AppError('invalid_metrics_secret', 'Send "Authorization: Bearer <METRICS_SECRET>".'),
+  workspaceNotFound: (id: string) => new AppError('workspace_not_found', `No workspace "${id}".`),
+  runNotFound: (id: string) => new AppError('run_not_found', `No run "${id}".`),
+  documentNotFound: (id: string) => new AppError('document_not_found', `No document "${id}".`),
+  keyNotFound: (id: string) => new AppError('key_not_found', `No API key "${id}".`),
   routeNotFound: (method: string, url: string) =>
-    new AppError(404, 'route_not_found', `No route ${method} ${url.split('?')[0]}.`),
-  methodNotAllowed: (method: string) =>
-    new AppError(405, 'method_not_allowed', `Method ${method} is not allowed here.`),
-  invalidRequest: (message: string) => new AppError(400, 'invalid_request', message),
+    new AppError('route_not_found', `No route ${method} ${url.split('?')[0]}.`),
+  invalidRequest: (message: string) => new AppError('invalid_request', message),
   invalidJson: (message: string) =>
-    new AppError(400, 'invalid_json', `The request body is not valid JSON: ${message}`),
+    new AppError('invalid_json', `The request body is not valid JSON: ${message}`),
   unsupportedContentType: (type: string, expected: string) =>
     new AppError(
-      415,
       'unsupported_content_type',
       `Content type "${type}" is not accepted here; send ${expected}.`,
     ),
   invalidCharacters: (where: string) =>
     new AppError(
-      400,
       'invalid_characters',
       `"${where}" contains a NUL character (U+0000), which text sent to this service may not contain.`,
     ),
   tooDeeplyNested: (where: string, max: number) =>
-    new AppError(400, 'too_deeply_nested', `"${where}" is nested more than ${max} levels deep.`),
+    new AppError('too_deeply_nested', `"${where}" is nested more than ${max} levels deep.`),
   tooManyFilterValues: (detail: string) =>
-    new AppError(400, 'too_many_filter_values', `Too many filter values: ${detail}.`),
+    new AppError('too_many_filter_values', `Too many filter values: ${detail}.`),
   noFiles: () =>
-    new AppError(400, 'no_files', 'The upload contains no files: send them in the multipart field "files".'),
+    new AppError('no_files', 'The upload contains no files: send them in the multipart field "files".'),
   tooManyFiles: (max: number) =>
-    new AppError(413, 'too_many_files', `An upload may contain at most ${max} files.`),
+    new AppError('too_many_files', `An upload may contain at most ${max} files.`),
   fileTooLarge: (filename: string, maxBytes: number) =>
-    new AppError(
-      413,
-      'file_too_large',
-      `File "${filename}" exceeds the limit of ${maxBytes} bytes per file.`,
-    ),
+    new AppError('file_too_large', `File "${filename}" exceeds the limit of ${maxBytes} bytes per file.`),
   uploadIncomplete: (filename: string) =>
     new AppError(
-      400,
       'upload_incomplete',
       `File "${filename}" did not arrive whole: the upload ended early or its multipart body is malformed.`,
     ),
   malformedMultipart: (detail: string) =>
-    new AppError(400, 'malformed_multipart', `The multipart body is malformed: ${detail}.`),
+    new AppError('malformed_multipart', `The multipart body is malformed: ${detail}.`),
   bodyTimeout: (seconds: number) =>
-    new AppError(408, 'request_timeout', `The request body did not arrive within ${seconds} s.`, {
+    new AppError('request_timeout', `The request body did not arrive within ${seconds} s.`, {
       connection: 'close',
     }),
   tooManyConnections: (max: number) =>
     new AppError(
-      429,
       'too_many_connections',
       `This address already holds ${max} open connections; close some and retry.`,
       { 'retry-after': '1' },
     ),
   tooManyFields: (max: number) =>
-    new AppError(413, 'too_many_fields', `An upload may carry at most ${max} form fields besides its files.`),
+    new AppError('too_many_fields', `An upload may carry at most ${max} form fields besides its files.`),
   fieldTooLarge: (field: string, maxBytes: number) =>
-    new AppError(413, 'field_too_large', `The form field "${field}" exceeds the limit of ${maxBytes} bytes.`),
+    new AppError('field_too_large', `The form field "${field}" exceeds the limit of ${maxBytes} bytes.`),
+  payloadTooLarge: () => new AppError('payload_too_large', 'The request body is too large.'),
   queryTooLong: (max: number) =>
-    new AppError(400, 'query_too_long', `The query is longer than ${max} characters.`),
+    new AppError('query_too_long', `The query is longer than ${max} characters.`),
   idempotencyConflict: (key: string) =>
     new AppError(
-      409,
       'idempotency_conflict',
       `The idempotency key "${key}" was already used with a different request; use a new key for new content.`,
     ),
   invalidRunState: (runId: string, status: string, action: string) =>
-    new AppError(409, 'invalid_run_state', `Run "${runId}" is ${status} and cannot be ${action}.`),
+    new AppError('invalid_run_state', `Run "${runId}" is ${status} and cannot be ${action}.`),
+  textNotAvailable: (documentId: string, status: string) =>
+    new AppError(
+      'text_not_available',
+      `Document "${documentId}" is ${status}; it has no extracted text yet.`,
+    ),
+  encryptionNotConfigured: () =>
+    new AppError(
+      'encryption_not_configured',
+      'Fetch headers are stored encrypted; set ENCRYPTION_KEY first.',
+    ),
   rateLimited: (retryAfterSeconds: number) =>
-    new AppError(429, 'rate_limited', `Too many requests; retry in ${retryAfterSeconds} s.`, {
+    new AppError('rate_limited', `Too many requests; retry in ${retryAfterSeconds} s.`, {
       'retry-after': String(retryAfterSeconds),
     }),
   vectorSearchUnavailable: (workspaceId: string) =>
     new AppError(
-      400,
       'vector_search_unavailable',
       `Workspace "${workspaceId}" has no vectors this service can query (no embedding model configured, or its vectors are being rebuilt); use mode "lexical" or "hybrid".`,
     ),
-  modelUnavailable: (message: string) => new AppError(502, 'model_unavailable', message),
+  modelUnavailable: (message: string) => new AppError('model_unavailable', message),
   // Named after the dependency, so a client or a dashboard can tell which one is down.
   databaseUnavailable: () =>
-    new AppError(503, 'database_unavailable', 'The database is unavailable; retry shortly.', {
-      'retry-after': '5',
-    }),
+    new AppError('database_unavailable', 'The database is unavailable; retry shortly.', RETRY_SOON),
   storageUnavailable: () =>
-    new AppError(503, 'storage_unavailable', 'Object storage is unavailable; retry shortly.', {
-      'retry-after': '5',
-    }),
+    new AppError('storage_unavailable', 'Object storage is unavailable; retry shortly.', RETRY_SOON),
   internal: () =>
-    new AppError(
-      500,
-      'internal_error',
-      'An internal error occurred; the request id identifies it in the logs.',
-    ),
+    new AppError('internal_error', 'An internal error occurred; the request id identifies it in the logs.'),
 };
+
+/**
+ * Why a document failed (or ended without text): its `error.code` in the API. Parsers, the sandbox,
+ * the URL fetcher and the pipeline use these; docs/api.md lists them.
+ */
+export const DOCUMENT_FAILURE_CODES = [
+  'unsupported_media_type',
+  'corrupt_document',
+  'encrypted_document',
+  'empty_document',
+  'needs_ocr',
+  'original_missing',
+  'processing_failed',
+  'storage_unavailable',
+  'cancelled',
+  'decompression_bomb',
+  'unsafe_xml',
+  'parser_timeout',
+  'parser_out_of_memory',
+  'parser_output_too_large',
+  'parser_crashed',
+  'conversion_failed',
+  'tool_unavailable',
+  'url_forbidden',
+  'fetch_failed',
+  'fetch_timeout',
+  'too_many_redirects',
+  'file_too_large',
+  'credentials_unavailable',
+] as const;
+
+export type DocumentFailureCode = (typeof DOCUMENT_FAILURE_CODES)[number];
+
+const FAILURE_CODES: ReadonlySet<string> = new Set(DOCUMENT_FAILURE_CODES);
+
+/** For codes read from outside the type system (the sandboxed parser's answer). */
+export function isDocumentFailureCode(code: unknown): code is DocumentFailureCode {
+  return typeof code === 'string' && FAILURE_CODES.has(code);
+}
 
 /**
  * A document could not be processed for a reason that retrying will not change (corrupt file,
@@ -123,7 +214,7 @@ export const errors = {
  */
 export class DocumentFailure extends Error {
   constructor(
-    readonly code: string,
+    readonly code: DocumentFailureCode,
     message: string,
   ) {
     super(message);

@@ -187,7 +187,7 @@ export function DocumentScreen({ id }: { id: string }) {
         <dt>Format</dt>
         <dd>{doc.mediaType ?? 'unknown'}</dd>
         <dt>Size</dt>
-        <dd>{formatBytes(doc.sizeBytes)}</dd>
+        <dd>{doc.sizeBytes === null ? '–' : formatBytes(doc.sizeBytes)}</dd>
         <dt>Pages</dt>
         <dd>{doc.pageCount ?? '–'}</dd>
         <dt>Passages</dt>

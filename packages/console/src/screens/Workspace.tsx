@@ -136,7 +136,7 @@ export function WorkspaceScreen({ id }: { id: string }) {
                       <Status value={d.status} />
                       {busy(d) ? <span className="muted small"> {d.stage}</span> : null}
                     </td>
-                    <td>{formatBytes(d.sizeBytes)}</td>
+                    <td>{d.sizeBytes === null ? '–' : formatBytes(d.sizeBytes)}</td>
                     <td>{d.pageCount ?? '–'}</td>
                     <td>{d.chunkCount ?? '–'}</td>
                     <td>

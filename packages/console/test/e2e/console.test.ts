@@ -1,3 +1,5 @@
+// Over 400 lines: the console in a real browser against one running service (a start and a browser
+// cost seconds), a screen per describe block.
 import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';

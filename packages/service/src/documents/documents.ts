@@ -1,55 +1,72 @@
 import type { Readable } from 'node:stream';
 import { artifactKeys } from '../domain/artifacts.js';
 import type { Log } from '../domain/log.js';
-import type { DocumentStore, ObjectStore, SearchIndex } from '../domain/ports.js';
+import type { ObjectStore, SearchIndex } from '../domain/ports.js';
+import type { DocumentStore, WorkspaceStore } from '../domain/stores.js';
 import type { DocumentCounts, DocumentRecord, Principal, Workspace } from '../domain/types.js';
 import { errors } from '../errors.js';
 
 export interface DocumentDeps {
-  store: DocumentStore;
+  documents: DocumentStore;
   objects: ObjectStore;
   index: SearchIndex;
   log: Log;
 }
 
+type WorkspaceDeps = { workspaces: Pick<WorkspaceStore, 'getWorkspace'> };
+type ListingDeps = WorkspaceDeps & { documents: Pick<DocumentStore, 'listDocuments' | 'countsByStatus'> };
+
 export async function getWorkspace(
-  store: DocumentStore,
+  deps: WorkspaceDeps,
   principal: Principal,
   workspaceId: string,
 ): Promise<Workspace> {
-  const ws = await store.getWorkspace(principal.accountId, workspaceId);
+  const ws = await deps.workspaces.getWorkspace(principal.accountId, workspaceId);
   if (!ws) throw errors.workspaceNotFound(workspaceId);
   return ws;
 }
 
-export async function listDocuments(store: DocumentStore, principal: Principal, workspaceId: string) {
-  await getWorkspace(store, principal, workspaceId);
-  return store.listDocuments(principal.accountId, workspaceId);
+/** The account's workspaces, newest first, with their documents counted by state. */
+export function listWorkspaces(
+  workspaces: Pick<WorkspaceStore, 'listWorkspaces'>,
+  principal: Principal,
+): Promise<(Workspace & { counts: DocumentCounts })[]> {
+  return workspaces.listWorkspaces(principal.accountId);
 }
 
-export async function getDocument(store: DocumentStore, principal: Principal, documentId: string) {
-  const doc = await store.getDocument(principal.accountId, documentId);
+export async function listDocuments(deps: ListingDeps, principal: Principal, workspaceId: string) {
+  await getWorkspace(deps, principal, workspaceId);
+  return deps.documents.listDocuments(principal.accountId, workspaceId);
+}
+
+export async function getDocument(
+  documents: Pick<DocumentStore, 'getDocument'>,
+  principal: Principal,
+  documentId: string,
+) {
+  const doc = await documents.getDocument(principal.accountId, documentId);
   if (!doc) throw errors.documentNotFound(documentId);
   return doc;
 }
 
-/** The extracted Markdown (with page markers) that chunk offsets point into; absent until parsed. */
+/** The extracted Markdown (with page markers) that chunk offsets point into; text_not_available until parsed. */
 export async function getDocumentText(
-  deps: Pick<DocumentDeps, 'store' | 'objects'>,
+  deps: Pick<DocumentDeps, 'documents' | 'objects'>,
   principal: Principal,
   documentId: string,
-): Promise<{ document: DocumentRecord; text: string | undefined }> {
-  const document = await getDocument(deps.store, principal, documentId);
+): Promise<{ document: DocumentRecord; text: string }> {
+  const document = await getDocument(deps.documents, principal, documentId);
   const buf = await deps.objects.getBuffer(artifactKeys.text(documentId));
-  return { document, text: buf?.toString('utf8') };
+  if (!buf) throw errors.textNotAvailable(document.id, document.status);
+  return { document, text: buf.toString('utf8') };
 }
 
 export async function getDocumentContent(
-  deps: Pick<DocumentDeps, 'store' | 'objects'>,
+  deps: Pick<DocumentDeps, 'documents' | 'objects'>,
   principal: Principal,
   documentId: string,
 ): Promise<{ document: DocumentRecord; body: Readable }> {
-  const document = await getDocument(deps.store, principal, documentId);
+  const document = await getDocument(deps.documents, principal, documentId);
   const body = await deps.objects.get(document.storageKey);
   if (!body) throw errors.documentNotFound(documentId);
   return { document, body };
@@ -64,7 +81,7 @@ export async function deleteDocument(
   principal: Principal,
   documentId: string,
 ): Promise<DocumentRecord> {
-  const doc = await deps.store.markDeleted(principal.accountId, documentId);
+  const doc = await deps.documents.markDeleted(principal.accountId, documentId);
   if (!doc) throw errors.documentNotFound(documentId);
   try {
     await deps.index.deleteDocument(doc.workspaceId, doc.id);
@@ -87,12 +104,12 @@ export interface Availability {
 
 /** Which documents of a workspace search covers now, and which are still being indexed. */
 export async function getAvailability(
-  store: DocumentStore,
+  deps: ListingDeps,
   principal: Principal,
   workspaceId: string,
 ): Promise<Availability> {
-  const docs = await listDocuments(store, principal, workspaceId);
-  const counts = await store.countsByStatus(workspaceId);
+  const docs = await listDocuments(deps, principal, workspaceId);
+  const counts = await deps.documents.countsByStatus(workspaceId);
   const pick = (d: DocumentRecord) => ({ documentId: d.id, filename: d.filename });
   const pending = docs.filter((d) => d.status === 'queued' || d.status === 'processing');
   return {

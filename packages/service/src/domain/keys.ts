@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { errors } from '../errors.js';
 import { newId, randomToken } from '../ids.js';
-import type { AccountStore } from './ports.js';
+import type { AccountStore } from './stores.js';
 import { type ApiKeyRecord, type Principal, SCOPES, type Scope } from './types.js';
 
 /** Every generated key starts with this, so a leaked key is recognisable (and scannable) as ours. */
@@ -44,6 +44,22 @@ export async function createApiKey(
     scopes: input.scopes,
   });
   return { key, secret };
+}
+
+/** The account's keys, for the people who manage them (never their secrets: only hashes are kept). */
+export function listApiKeys(store: Pick<AccountStore, 'listApiKeys'>, principal: Principal) {
+  return store.listApiKeys(principal.accountId);
+}
+
+/** Revokes one of the account's keys by id or shown prefix; key_not_found for any other. */
+export async function revokeApiKey(
+  store: Pick<AccountStore, 'revokeApiKey'>,
+  principal: Principal,
+  idOrPrefix: string,
+): Promise<ApiKeyRecord> {
+  const key = await store.revokeApiKey(idOrPrefix, principal.accountId);
+  if (!key) throw errors.keyNotFound(idOrPrefix);
+  return key;
 }
 
 /** Makes sure `secret` is a valid key of the default account with every scope (SERVICE_BOOTSTRAP_API_KEY). */

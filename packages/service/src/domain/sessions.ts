@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { AppError } from '../errors.js';
+import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { decoyHash, hashPassword, verifyPassword } from './passwords.js';
-import type { UserStore } from './ports.js';
+import type { UserStore } from './stores.js';
 import { type Principal, SCOPES, type User } from './types.js';
 
 export const SESSION_COOKIE = 'docslurp_session';
@@ -17,14 +17,6 @@ export interface SessionInfo {
 }
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
-
-export const sessionErrors = {
-  invalidCredentials: () => new AppError(401, 'invalid_credentials', 'The email or password is not correct.'),
-  sessionRequired: () =>
-    new AppError(403, 'session_required', 'Only a signed-in console user can do this; API keys cannot.'),
-  csrf: () =>
-    new AppError(403, 'csrf_token_invalid', `Send the session's CSRF token in the "${CSRF_HEADER}" header.`),
-};
 
 export function validateNewUser(email: string, password: string): void {
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new Error(`"${email}" is not an email address`);
@@ -59,7 +51,7 @@ export async function signIn(
 ): Promise<{ token: string; session: SessionInfo }> {
   const found = await store.findUserByEmail(input.email.trim());
   const ok = await verifyPassword(input.password, found?.passwordHash ?? (await decoyHash()));
-  if (!found || !ok) throw sessionErrors.invalidCredentials();
+  if (!found || !ok) throw errors.invalidCredentials();
   const token = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(24).toString('base64url');
   const expiresAt = new Date(Date.now() + ttlHours * 3600_000);

@@ -61,7 +61,8 @@ export const TERMINAL_DOCUMENT_STATUSES: ReadonlySet<DocumentStatus> = new Set([
   'deleted',
 ]);
 
-export type DocumentStage = 'queued' | 'fetching' | 'parsing' | 'chunking' | 'indexing' | 'done';
+export const DOCUMENT_STAGES = ['queued', 'fetching', 'parsing', 'chunking', 'indexing', 'done'] as const;
+export type DocumentStage = (typeof DOCUMENT_STAGES)[number];
 
 export interface Run {
   id: string;

@@ -3,25 +3,20 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Authenticator } from '../domain/keys.js';
 import { requireScope } from '../domain/keys.js';
-import type {
-  ChatModel,
-  JobQueue,
-  Lexicon,
-  ObjectStore,
-  RateLimiter,
-  SearchIndex,
-  ServiceStore,
-} from '../domain/ports.js';
+import type { ChatModel, JobQueue, Lexicon, ObjectStore, RateLimiter, SearchIndex } from '../domain/ports.js';
 import type { SecretBox } from '../domain/secrets.js';
-import {
-  CSRF_HEADER,
-  resumeSession,
-  SESSION_COOKIE,
-  type SessionInfo,
-  sessionErrors,
-} from '../domain/sessions.js';
+import { CSRF_HEADER, resumeSession, SESSION_COOKIE, type SessionInfo } from '../domain/sessions.js';
+import type {
+  AccountStore,
+  DocumentStore,
+  OpsStore,
+  OverviewStore,
+  RunStore,
+  UserStore,
+  WorkspaceStore,
+} from '../domain/stores.js';
 import type { Principal, Scope } from '../domain/types.js';
-import { AppError, errors } from '../errors.js';
+import { errors } from '../errors.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { DependencyCheck } from '../ops/readiness.js';
 import type { EmbeddingService } from '../search/embeddings.js';
@@ -29,14 +24,22 @@ import type { RerankStage } from '../search/rerank.js';
 import type { DocumentFilterStore, SearchOptions } from '../search/search.js';
 import { secretEquals } from './secrets.js';
 
-/** Everything the HTTP layer needs, built once by createDeps. */
+/**
+ * Everything the HTTP layer needs, built once by createDeps. The repositories are named one by one:
+ * a route reaches the records its operations need, never the worker's claiming and leases.
+ */
 export interface AppDeps {
   config: Config;
   log: Logger;
-  store: ServiceStore;
+  accounts: AccountStore & OverviewStore;
+  workspaces: WorkspaceStore;
+  runs: RunStore;
+  documents: DocumentStore;
+  users: UserStore;
+  ops: Pick<OpsStore, 'schemaVersion'>;
   objects: ObjectStore;
   index: SearchIndex;
-  jobs: JobQueue;
+  jobs: Pick<JobQueue, 'enqueueDocuments' | 'enqueueWorkspaceMaintenance'>;
   rateLimiter: RateLimiter;
   /** Failed sign-in attempts, per email and (with a larger budget) per client address. */
   loginLimits: { email: RateLimiter; address: RateLimiter };
@@ -76,12 +79,12 @@ export async function authenticate(deps: AppDeps, request: FastifyRequest): Prom
     return deps.authenticator.authenticate(request.headers.authorization);
   const token = request.cookies[SESSION_COOKIE];
   if (!token) throw errors.missingApiKey();
-  const resumed = await resumeSession(deps.store, token, deps.config.console.sessionTtlHours);
-  if (!resumed) throw new AppError(401, 'session_expired', 'The session has ended; sign in again.');
+  const resumed = await resumeSession(deps.users, token, deps.config.console.sessionTtlHours);
+  if (!resumed) throw errors.sessionExpired();
   if (!SAFE_METHODS.has(request.method)) {
     const sent = request.headers[CSRF_HEADER];
     if (typeof sent !== 'string' || !secretEquals(sent, resumed.session.csrfToken))
-      throw sessionErrors.csrf();
+      throw errors.csrfTokenInvalid(CSRF_HEADER);
   }
   request.session = resumed.session;
   return resumed.principal;
@@ -116,7 +119,7 @@ export function authorizeSession(deps: AppDeps) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const principal = await authenticate(deps, request);
     await limit(deps, principal, reply);
-    if (!principal.userId) throw sessionErrors.sessionRequired();
+    if (!principal.userId) throw errors.sessionRequired();
     request.principal = principal;
   };
 }

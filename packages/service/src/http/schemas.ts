@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DOCUMENT_STATUSES, RUN_STATUSES } from '../domain/types.js';
+import { DOCUMENT_STAGES, DOCUMENT_STATUSES, RUN_STATUSES } from '../domain/types.js';
 
 /** JSON shapes of the API. Routes declare them, so the OpenAPI document and the responses agree. */
 
@@ -72,7 +72,7 @@ export const Document = z
     sizeBytes: z.number().int().nullable().describe('Null for a URL until it has been fetched'),
     sha256: z.string().nullable(),
     status: z.enum(DOCUMENT_STATUSES),
-    stage: z.string().describe('queued, fetching (URLs), parsing, chunking, indexing, done'),
+    stage: z.enum(DOCUMENT_STAGES).describe('fetching only for URLs'),
     error: DocumentError,
     pageCount: z.number().int().nullable(),
     chunkCount: z.number().int().nullable(),
@@ -91,7 +91,7 @@ export const ProgressDocument = z.object({
   id: z.string(),
   filename: z.string(),
   status: z.enum(DOCUMENT_STATUSES),
-  stage: z.string(),
+  stage: z.enum(DOCUMENT_STAGES),
   error: DocumentError,
 });
 

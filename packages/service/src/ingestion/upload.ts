@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { type Readable, Transform } from 'node:stream';
 import { artifactKeys } from '../domain/artifacts.js';
-import type { IngestStore, JobQueue, ObjectStore, StagedFile } from '../domain/ports.js';
-import type { DocumentRecord, Principal, Run, Workspace } from '../domain/types.js';
+import type { JobQueue, ObjectStore } from '../domain/ports.js';
+import type { StagedFile, WorkspaceStore } from '../domain/stores.js';
+import type { DocumentRecord, Principal, RunView, Workspace } from '../domain/types.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 
@@ -117,7 +118,8 @@ export interface UploadRequest {
 
 export interface UploadResult {
   workspace: Workspace;
-  run: Run;
+  /** The run as clients see it, read in the upload's own transaction. */
+  run: RunView;
   documents: DocumentRecord[];
   replayed: boolean;
 }
@@ -139,7 +141,11 @@ export function uploadRequestHash(req: UploadRequest): string {
  * request answers with the original records and discards the newly staged copies.
  */
 export async function createUpload(
-  deps: { store: IngestStore; jobs: Pick<JobQueue, 'enqueueDocuments'>; objects: ObjectStore },
+  deps: {
+    workspaces: Pick<WorkspaceStore, 'createUpload'>;
+    jobs: Pick<JobQueue, 'enqueueDocuments'>;
+    objects: ObjectStore;
+  },
   principal: Principal,
   req: UploadRequest,
 ): Promise<UploadResult> {
@@ -147,7 +153,7 @@ export async function createUpload(
   if (req.files.length === 0) {
     throw errors.noFiles();
   }
-  const outcome = await deps.store
+  const outcome = await deps.workspaces
     .createUpload({
       accountId: principal.accountId,
       workspaceId: req.workspaceId,

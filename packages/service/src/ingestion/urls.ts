@@ -1,9 +1,10 @@
 import { artifactKeys } from '../domain/artifacts.js';
-import type { IngestStore, JobQueue, ObjectStore, StagedFile } from '../domain/ports.js';
+import type { JobQueue, ObjectStore } from '../domain/ports.js';
 import { fetchHeadersContext, type SecretBox } from '../domain/secrets.js';
+import type { StagedFile, WorkspaceStore } from '../domain/stores.js';
 import type { Principal } from '../domain/types.js';
 import { decodeUriPart } from '../domain/uri.js';
-import { AppError, errors } from '../errors.js';
+import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { createUpload, sanitizeFilename, type UploadResult } from './upload.js';
 
@@ -81,7 +82,7 @@ export interface UrlIngestRequest {
  */
 export async function ingestUrls(
   deps: {
-    store: IngestStore;
+    workspaces: Pick<WorkspaceStore, 'createUpload'>;
     jobs: Pick<JobQueue, 'enqueueDocuments'>;
     objects: ObjectStore;
     secrets: SecretBox | undefined;
@@ -92,11 +93,7 @@ export async function ingestUrls(
   const headers =
     req.headers && Object.keys(req.headers).length ? validateFetchHeaders(req.headers) : undefined;
   if (headers && !deps.secrets) {
-    throw new AppError(
-      400,
-      'encryption_not_configured',
-      'Fetch headers are stored encrypted; set ENCRYPTION_KEY first.',
-    );
+    throw errors.encryptionNotConfigured();
   }
   const files: StagedFile[] = req.urls.map((raw) => {
     const url = validateUrl(raw.trim());

@@ -1,23 +1,20 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { S3ObjectStore } from '../adapters/objects/s3.js';
 import { EmbeddedPostgresError } from '../adapters/postgres/embedded.js';
+import { ParserIsolationUnavailable } from '../adapters/sandbox/parser.js';
 import { buildApp } from '../app.js';
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { createDeps, type Deps } from '../deps.js';
-import { createApiKey, DEFAULT_ACCOUNT, ensureBootstrapKey, parseScopes } from '../domain/keys.js';
-import { rotateSecrets } from '../domain/secrets.js';
+import { DEFAULT_ACCOUNT, ensureBootstrapKey } from '../domain/keys.js';
 import { createUser } from '../domain/sessions.js';
 import { DependencyUnavailable } from '../errors.js';
 import { createLogger } from '../logger.js';
-import { exportBucket, importBucket } from '../ops/bucket-transfer.js';
 import { type RunningWorker, startWorker } from '../processing/worker.js';
-import { ParserIsolationUnavailable } from '../sandbox/parser.js';
+import { bucket, keys, secrets, users } from './admin.js';
 import { logAllocator } from './allocator.js';
-import { type Databases, migrateAll, resolveDatabases } from './database.js';
+import { migrateAll, resolveDatabases } from './database.js';
 
 const USAGE = `Usage: docslurp <command> [options]
 
@@ -82,11 +79,11 @@ async function untilAvailable<T>(log: Logger, what: string, fn: () => Promise<T>
 
 /** What the server makes sure of in the database: the bootstrap key and the configured console user. */
 async function provision(deps: Deps): Promise<void> {
-  if (deps.config.bootstrapApiKey) await ensureBootstrapKey(deps.store, deps.config.bootstrapApiKey);
+  if (deps.config.bootstrapApiKey) await ensureBootstrapKey(deps.accounts, deps.config.bootstrapApiKey);
   const { adminEmail, adminPassword } = deps.config.console;
-  if (adminEmail && adminPassword && !(await deps.store.findUserByEmail(adminEmail))) {
-    const account = await deps.store.ensureAccount(DEFAULT_ACCOUNT);
-    await createUser(deps.store, { accountId: account.id, email: adminEmail, password: adminPassword });
+  if (adminEmail && adminPassword && !(await deps.users.findUserByEmail(adminEmail))) {
+    const account = await deps.accounts.ensureAccount(DEFAULT_ACCOUNT);
+    await createUser(deps.users, { accountId: account.id, email: adminEmail, password: adminPassword });
     deps.log.info({ email: adminEmail }, 'created the console user from CONSOLE_ADMIN_EMAIL');
   }
 }
@@ -185,7 +182,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
   const deps = await createDeps(config, log, dbs.urls);
   stoppers.push(() => deps.close());
   // One process owns the embedded database, so any lease in it belongs to a process that is gone.
-  if (dbs.embedded?.owned) await deps.store.releaseAllLeases();
+  if (dbs.embedded?.owned) await deps.work.releaseAllLeases();
   // Refuse to start at all, rather than serve uploads nobody can parse, when isolation is impossible.
   await deps.parser.start();
   const app = await startServer(deps);
@@ -196,7 +193,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.server.port;
   const host = config.server.host === '0.0.0.0' ? '127.0.0.1' : config.server.host;
   log.info({ ms: Math.round(performance.now() - t0), port }, 'ready');
-  const hasUsers = (await deps.store.listUsers(undefined)).length > 0;
+  const hasUsers = (await deps.users.listUsers(undefined)).length > 0;
   printBanner(config, `http://${host.includes(':') ? `[${host}]` : host}:${port}`, hasUsers);
 }
 
@@ -220,173 +217,6 @@ async function worker(config: Config, log: Logger): Promise<void> {
   onShutdown(log, stoppers);
   const w = await runWorker(deps);
   stoppers.push(() => w.stop());
-}
-
-/** CLI commands that only need the database: attach to a running embedded server or start one briefly. */
-async function withDatabase<T>(
-  config: Config,
-  log: Logger,
-  fn: (deps: Deps, dbs: Databases) => Promise<T>,
-): Promise<T> {
-  const dbs = await resolveDatabases(config, log, 'attach');
-  try {
-    if (dbs.embedded?.owned) await migrateAll(config, dbs.urls, () => {});
-    // Keys, users and secrets never search: no model is loaded (nor downloaded) for them.
-    const deps = await createDeps(config, log, dbs.urls, { models: false });
-    try {
-      return await fn(deps, dbs);
-    } finally {
-      await deps.close();
-    }
-  } finally {
-    await dbs.embedded?.stop();
-  }
-}
-
-async function keys(config: Config, log: Logger, args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      scopes: { type: 'string' },
-      name: { type: 'string' },
-      account: { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-  });
-  const [action, target] = positionals;
-  await withDatabase(config, log, async (deps) => {
-    if (action === 'create') {
-      if (!values.scopes)
-        throw new ConfigError('keys create needs --scopes, e.g. --scopes ingest,search,artifacts');
-      const scopes = parseScopes(values.scopes);
-      const account = await deps.store.ensureAccount(values.account ?? DEFAULT_ACCOUNT);
-      const { key, secret } = await createApiKey(deps.store, {
-        accountId: account.id,
-        scopes,
-        name: values.name ?? null,
-      });
-      if (values.json) {
-        process.stdout.write(
-          `${JSON.stringify({ id: key.id, key: secret, scopes, account: account.name, accountId: account.id })}\n`,
-        );
-      } else {
-        process.stdout.write(
-          `Created key ${key.id} (${scopes.join(', ')}) for account "${account.name}".\n` +
-            'Store it now: it is shown only this once.\n\n' +
-            `${secret}\n`,
-        );
-      }
-    } else if (action === 'list') {
-      const account = values.account ? await deps.store.findAccount(values.account) : undefined;
-      if (values.account && !account) throw new ConfigError(`no account "${values.account}"`);
-      const list = await deps.store.listApiKeys(account?.id);
-      if (values.json) {
-        process.stdout.write(`${JSON.stringify(list)}\n`);
-        return;
-      }
-      if (list.length === 0) process.stdout.write('No API keys yet.\n');
-      for (const k of list) {
-        const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active';
-        const used = k.lastUsedAt ? `last used ${k.lastUsedAt.toISOString()}` : 'never used';
-        process.stdout.write(
-          `${k.id}  ${k.prefix}…  ${k.scopes.join(',')}  ${k.name ?? '-'}  ${state}, ${used}\n`,
-        );
-      }
-    } else if (action === 'revoke') {
-      if (!target) throw new ConfigError('keys revoke needs the key id or its prefix');
-      const k = await deps.store.revokeApiKey(target, undefined);
-      if (!k) throw new ConfigError(`no key with id or prefix "${target}"`);
-      process.stdout.write(`Revoked ${k.id} (${k.prefix}…).\n`);
-    } else {
-      throw new ConfigError(`unknown keys action "${action ?? ''}"; use create, list or revoke`);
-    }
-  });
-}
-
-async function readStdin(): Promise<string> {
-  let data = '';
-  for await (const chunk of process.stdin) data += chunk;
-  return data.replace(/\r?\n$/, '');
-}
-
-async function users(config: Config, log: Logger, args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      email: { type: 'string' },
-      password: { type: 'string' },
-      'password-stdin': { type: 'boolean', default: false },
-      account: { type: 'string' },
-    },
-  });
-  const [action] = positionals;
-  const password = values['password-stdin'] ? await readStdin() : values.password;
-  await withDatabase(config, log, async (deps) => {
-    if (action === 'create') {
-      if (!values.email || !password) {
-        throw new ConfigError('users create needs --email and --password (or --password-stdin)');
-      }
-      const account = await deps.store.ensureAccount(values.account ?? DEFAULT_ACCOUNT);
-      const user = await createUser(deps.store, {
-        accountId: account.id,
-        email: values.email,
-        password,
-      }).catch((err: Error) => {
-        throw new ConfigError(err.message);
-      });
-      process.stdout.write(`Created console user ${user.email} (${user.id}) in account "${account.name}".\n`);
-    } else if (action === 'list') {
-      const account = values.account ? await deps.store.findAccount(values.account) : undefined;
-      for (const u of await deps.store.listUsers(account?.id)) {
-        process.stdout.write(
-          `${u.id}  ${u.email}  ${u.accountId}  last sign-in ${u.lastLoginAt?.toISOString() ?? 'never'}\n`,
-        );
-      }
-    } else {
-      throw new ConfigError(`unknown users action "${action ?? ''}"; use create or list`);
-    }
-  });
-}
-
-async function secrets(config: Config, log: Logger, args: string[]): Promise<void> {
-  if (args[0] !== 'rotate') throw new ConfigError('use: docslurp secrets rotate');
-  await withDatabase(config, log, async (deps) => {
-    if (!deps.secrets) throw new ConfigError('ENCRYPTION_KEY is not set');
-    const { total, rotated } = await rotateSecrets(deps.store, deps.secrets);
-    process.stdout.write(`Re-encrypted ${rotated} of ${total} stored credentials with the current key.\n`);
-  });
-}
-
-/** Bucket copies for the backup and restore scripts; progress goes to stderr, data to stdout. */
-async function bucket(config: Config, args: string[]): Promise<void> {
-  const [action, dir] = args;
-  if (config.objects.kind !== 's3') {
-    throw new ConfigError('bucket commands need the S3 object store (OBJECT_STORE=s3 and S3_* settings)');
-  }
-  const store = new S3ObjectStore(config.objects);
-  const note = (line: string) => process.stderr.write(`[bucket] ${line}\n`);
-  try {
-    if (action === 'list') {
-      for await (const o of store.list()) process.stdout.write(`${JSON.stringify(o)}\n`);
-    } else if ((action === 'export' || action === 'import') && dir) {
-      const report =
-        action === 'export' ? await exportBucket(store, dir, note) : await importBucket(store, dir, note);
-      note(
-        `${action === 'export' ? 'exported' : 'imported'} ${report.objects} objects (${report.bytes} bytes)` +
-          (report.vanished.length ? `; ${report.vanished.length} deleted while copying` : '') +
-          (report.skipped.length
-            ? `; ${action === 'export' ? 'skipped' : 'removed'} ${report.skipped.length}`
-            : ''),
-      );
-      process.stdout.write(`${JSON.stringify(report)}\n`);
-    } else {
-      throw new ConfigError('usage: docslurp bucket list | bucket export DIR | bucket import DIR');
-    }
-  } finally {
-    await store.close();
-  }
 }
 
 async function migrate(config: Config, log: Logger): Promise<void> {

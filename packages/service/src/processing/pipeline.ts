@@ -1,3 +1,5 @@
+// Over 400 lines: one batch of documents is one state machine (leases held, the group waiting for the
+// index, the first retryable failure) that its steps share; split, they would pass it all around.
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
@@ -8,15 +10,14 @@ import { artifactKeys } from '../domain/artifacts.js';
 import type { Log } from '../domain/log.js';
 import type {
   DocumentParser,
-  FinishDocument,
   IndexRow,
   JobQueue,
   ObjectStore,
   SearchIndex,
   UrlFetcher,
-  WorkStore,
 } from '../domain/ports.js';
 import { fetchHeadersContext, type SecretBox } from '../domain/secrets.js';
+import type { FinishDocument, WorkStore } from '../domain/stores.js';
 import type { DocumentRecord, DocumentStage } from '../domain/types.js';
 import { DependencyUnavailable, DocumentFailure } from '../errors.js';
 import { sanitizeFilename } from '../ingestion/upload.js';
@@ -25,7 +26,7 @@ import { indexDocuments, indexRowsOf } from '../search/indexing.js';
 import { chunkText } from './chunker.js';
 
 export interface PipelineDeps {
-  store: WorkStore;
+  work: WorkStore;
   objects: ObjectStore;
   index: SearchIndex;
   parser: DocumentParser;
@@ -85,7 +86,7 @@ export async function processDocuments(
   documentIds: string[],
   workerId: string,
 ): Promise<void> {
-  const claim = await deps.store.claimDocuments(documentIds, workerId, {
+  const claim = await deps.work.claimDocuments(documentIds, workerId, {
     leaseSeconds: deps.leaseSeconds,
     maxAttempts: deps.maxAttempts,
     maxBytes: deps.batchMaxBytes,
@@ -99,7 +100,7 @@ export async function processDocuments(
       await deps.jobs.enqueueDocuments(claim.deferred, { ahead: true });
     }
     for (const doc of claim.exhausted) {
-      await deps.store.failUnleased(
+      await deps.work.failUnleased(
         doc.id,
         'processing_failed',
         `Processing stopped after ${doc.attempts} attempts; the last attempt did not finish (the worker may have crashed on this file).`,
@@ -109,7 +110,7 @@ export async function processDocuments(
   } catch (err) {
     // Nothing started yet: give the claimed documents back; the jobs are retried.
     const claimed = claim.claimed.map((d) => d.id);
-    if (claimed.length > 0) await deps.store.unclaimDocuments(claimed, workerId).catch(() => {});
+    if (claimed.length > 0) await deps.work.unclaimDocuments(claimed, workerId).catch(() => {});
     throw err;
   }
   if (claim.claimed.length > 0) await new Batch(deps, workerId, claim.claimed).run();
@@ -186,7 +187,7 @@ class Batch {
       await flushing;
       if (pending.length > 0) await this.flush(pending);
       if (unclaim.length > 0) {
-        await this.deps.store.unclaimDocuments(unclaim, this.workerId);
+        await this.deps.work.unclaimDocuments(unclaim, this.workerId);
         for (const id of unclaim) this.held.delete(id);
       }
     } finally {
@@ -227,7 +228,7 @@ class Batch {
     this.aborts.set(claimed.id, abort);
     const signal = abort.signal;
     const fetchFirst = claimed.sourceUrl !== null && claimed.sha256 === null;
-    const started = await deps.store
+    const started = await deps.work
       .startDocument(claimed.id, workerId, fetchFirst ? 'fetching' : 'parsing')
       .catch((error: unknown) => ({ error }));
     if ('error' in started) return { kind: 'error', doc: claimed, error: started.error };
@@ -255,7 +256,7 @@ class Batch {
     try {
       if (fetchFirst) {
         doc = await timed('fetching', () => this.fetchUrl(doc, signal));
-        const run = (await deps.store.setStages([doc.id], workerId, 'parsing')).get(doc.id);
+        const run = (await deps.work.setStages([doc.id], workerId, 'parsing')).get(doc.id);
         if (!run) throw new LeaseLost();
         if (run === 'cancelled') throw cancelledWhileProcessing();
       }
@@ -318,7 +319,7 @@ class Batch {
   /** A URL document gets its bytes first. Once they are stored (sha256 known) a re-run skips this. */
   private async fetchUrl(doc: DocumentRecord, signal: AbortSignal): Promise<DocumentRecord> {
     const { deps } = this;
-    const encrypted = await deps.store.fetchHeadersOf(doc.id);
+    const encrypted = await deps.work.fetchHeadersOf(doc.id);
     let headers: Record<string, string> = {};
     if (encrypted) {
       if (!deps.secrets)
@@ -343,7 +344,7 @@ class Batch {
     });
     fetched.body.on('error', (err) => meter.destroy(err));
     await deps.objects.put(doc.storageKey, fetched.body.pipe(meter), fetched.contentType ?? undefined);
-    const updated = await deps.store.recordFetched(doc.id, this.workerId, {
+    const updated = await deps.work.recordFetched(doc.id, this.workerId, {
       sizeBytes: size,
       sha256: hash.digest('hex'),
       declaredMediaType: fetched.contentType,
@@ -366,7 +367,7 @@ class Batch {
       const parsed = group.filter((p): p is Extract<Prepared, { kind: 'parsed' }> => p.kind === 'parsed');
       const runs =
         parsed.length > 0
-          ? await deps.store.setStages(
+          ? await deps.work.setStages(
               parsed.map((p) => p.doc.id),
               workerId,
               'indexing',
@@ -406,7 +407,7 @@ class Batch {
       for (const p of group) {
         if (p.kind === 'failed') results.push({ documentId: p.doc.id, result: p.result });
       }
-      const finished = await deps.store.finishDocuments(workerId, results);
+      const finished = await deps.work.finishDocuments(workerId, results);
       for (const { documentId, result } of results) {
         this.held.delete(documentId);
         if (finished.has(documentId)) {
@@ -423,7 +424,7 @@ class Batch {
           }
         } else {
           // Deleted or taken over while we worked: make sure nothing we wrote stays searchable if deleted.
-          if (result.status === 'ready' && (await deps.store.isDeleted(documentId)))
+          if (result.status === 'ready' && (await deps.work.isDeleted(documentId)))
             await deps.index.deleteDocument(this.workspaceId, documentId);
           deps.log.info({ documentId }, 'document no longer held by this worker');
         }
@@ -461,7 +462,7 @@ class Batch {
       if (last.length > 0) {
         // Object storage down through every attempt: say so, since the file itself may be fine.
         const storageDown = err instanceof DependencyUnavailable && err.dependency === 'objectStorage';
-        await deps.store.finishDocuments(
+        await deps.work.finishDocuments(
           workerId,
           last.map((d) => ({
             documentId: d.id,
@@ -474,7 +475,7 @@ class Batch {
         );
       }
       const again = docs.filter((d) => d.attempts < deps.maxAttempts).map((d) => d.id);
-      if (again.length > 0) await deps.store.releaseLeases(again, workerId);
+      if (again.length > 0) await deps.work.releaseLeases(again, workerId);
     } catch (settleErr) {
       // The database itself is failing: the leases lapse on their own and the documents come back.
       deps.log.warn({ err: settleErr }, 'could not release the documents of a failed batch');
@@ -493,7 +494,7 @@ class Batch {
       () => {
         const ids = [...this.held];
         if (ids.length === 0) return;
-        deps.store
+        deps.work
           .renewLeases(ids, workerId, deps.leaseSeconds)
           .then((kept) => {
             for (const id of ids) {

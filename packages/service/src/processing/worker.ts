@@ -1,11 +1,10 @@
 import { hostname } from 'node:os';
 import type { Log } from '../domain/log.js';
-import type { JobQueue, RunStore, SearchIndex, WorkStore } from '../domain/ports.js';
+import type { JobQueue, SearchIndex } from '../domain/ports.js';
 import { randomToken } from '../ids.js';
 import { type PipelineDeps, processDocuments } from './pipeline.js';
 
 export interface WorkerDeps extends PipelineDeps {
-  store: WorkStore & Pick<RunStore, 'settleRun'>;
   jobs: JobQueue;
   index: SearchIndex;
   concurrency: number;
@@ -37,14 +36,14 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     let enqueued = 0;
     let after: string | null = null;
     for (;;) {
-      const ids = await deps.store.findOrphanedDocuments(500, after);
+      const ids = await deps.work.findOrphanedDocuments(500, after);
       if (ids.length === 0) break;
       await deps.jobs.enqueueDocuments(ids);
       enqueued += ids.length;
       after = ids[ids.length - 1]!;
     }
-    const runs = await deps.store.findUnsettledRuns(100);
-    for (const runId of runs) await deps.store.settleRun(runId);
+    const runs = await deps.work.findUnsettledRuns(100);
+    for (const runId of runs) await deps.work.settleRun(runId);
     // After a change of embedding model, every workspace is re-embedded in the background.
     for (const workspaceId of (await deps.embeddings?.pendingWorkspaces()) ?? []) {
       await deps.jobs.enqueueWorkspaceMaintenance(workspaceId);

@@ -1,4 +1,5 @@
-import type { JobQueue, RunStore } from '../domain/ports.js';
+import type { JobQueue } from '../domain/ports.js';
+import type { RunStore } from '../domain/stores.js';
 import type { DocumentRecord, Principal, RunView } from '../domain/types.js';
 import { errors } from '../errors.js';
 
@@ -47,20 +48,20 @@ export async function pauseRun(store: RunStore, principal: Principal, runId: str
 }
 
 export async function resumeRun(
-  deps: { store: RunStore; jobs: Pick<JobQueue, 'enqueueDocuments'> },
+  deps: { runs: RunStore; jobs: Pick<JobQueue, 'enqueueDocuments'> },
   principal: Principal,
   runId: string,
 ): Promise<RunView> {
-  const r = await deps.store.transitionRun(principal.accountId, runId, ['paused'], 'processing');
+  const r = await deps.runs.transitionRun(principal.accountId, runId, ['paused'], 'processing');
   if (!r.run) throw errors.runNotFound(runId);
   if (!r.changed && r.run.status !== 'processing')
     throw errors.invalidRunState(runId, r.run.status, 'resumed');
   if (r.changed) {
-    await deps.jobs.enqueueDocuments(await deps.store.queuedDocumentIds(runId));
+    await deps.jobs.enqueueDocuments(await deps.runs.queuedDocumentIds(runId));
     // Everything may have finished while the run was paused.
-    await deps.store.settleRun(runId);
+    await deps.runs.settleRun(runId);
   }
-  return getRun(deps.store, principal, runId);
+  return getRun(deps.runs, principal, runId);
 }
 
 export async function cancelRun(store: RunStore, principal: Principal, runId: string): Promise<RunView> {

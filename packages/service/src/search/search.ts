@@ -1,5 +1,6 @@
 import type { Log } from '../domain/log.js';
-import type { DocumentStore, IndexHit, IndexRow, SearchIndex } from '../domain/ports.js';
+import type { IndexHit, IndexRow, SearchIndex } from '../domain/ports.js';
+import type { DocumentStore, WorkspaceStore } from '../domain/stores.js';
 import type { Citation, Principal, SearchHit } from '../domain/types.js';
 import { errors } from '../errors.js';
 import type { EmbeddingService } from './embeddings.js';
@@ -58,7 +59,8 @@ export const DEFAULT_SEARCH: SearchOptions = {
 
 export interface SearchDeps {
   log?: Pick<Log, 'warn'> | undefined;
-  store: DocumentStore;
+  workspaces: Pick<WorkspaceStore, 'getWorkspace'>;
+  documents: Pick<DocumentStore, 'liveDocumentIds'>;
   index: SearchIndex;
   filters?: DocumentFilterStore | undefined;
   embeddings?: EmbeddingService | undefined;
@@ -245,7 +247,7 @@ export async function searchWorkspace(
   principal: Principal,
   req: SearchRequest,
 ): Promise<RankedHit[]> {
-  if (!(await deps.store.getWorkspace(principal.accountId, req.workspaceId))) {
+  if (!(await deps.workspaces.getWorkspace(principal.accountId, req.workspaceId))) {
     throw errors.workspaceNotFound(req.workspaceId);
   }
   const options = deps.searchOptions ?? DEFAULT_SEARCH;
@@ -303,7 +305,7 @@ export async function searchWorkspace(
         ? near
         : rescoreLexical(lexical, req.q, proximityWeight, coverageWeight);
 
-  const live = await deps.store.liveDocumentIds(req.workspaceId, [
+  const live = await deps.documents.liveDocumentIds(req.workspaceId, [
     ...new Set(ranked.map((h) => h.row.documentId)),
   ]);
   const liveHits = ranked.filter((h) => live.has(h.row.documentId));

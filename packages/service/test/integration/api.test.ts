@@ -1,3 +1,5 @@
+// Over 400 lines: the public API end to end against one running service (one start for all, since a
+// start costs seconds); each describe block is one endpoint family.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDocx, makePdf } from '../support/fixtures.js';
 import { client } from '../support/http.js';
@@ -384,8 +386,8 @@ describe('keys, scopes and accounts', () => {
     const c = client(svc.url, secret);
     expect((await c.post('/v1/search', { workspaceId, q: 'x' })).status).toBe(200);
     const { hashApiKey } = await import('../../src/domain/keys.js');
-    const rec = await svc.deps.store.findApiKeyByHash(hashApiKey(secret));
-    await svc.deps.store.revokeApiKey(rec!.id, undefined);
+    const rec = await svc.deps.accounts.findApiKeyByHash(hashApiKey(secret));
+    await svc.deps.accounts.revokeApiKey(rec!.id, undefined);
     const r = await c.post('/v1/search', { workspaceId, q: 'x' });
     expect([r.status, r.body.error.code]).toEqual([401, 'invalid_api_key']);
   });

@@ -1,3 +1,5 @@
+// Over 400 lines: the attack catalogue against one running server process (one start for all), an
+// attack per test, grouped by the part of the service it aims at.
 import { readdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

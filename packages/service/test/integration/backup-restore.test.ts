@@ -81,7 +81,7 @@ async function startService(withWorker: boolean) {
     });
   }
   const key = envValues.SERVICE_BOOTSTRAP_API_KEY!;
-  await ensureBootstrapKey(deps.store, key);
+  await ensureBootstrapKey(deps.accounts, key);
   return {
     api: client(url, key),
     async stop() {

@@ -113,7 +113,7 @@ describe('claiming a batch', () => {
     const ids = (up: typeof a) => up.body.documents.map((d: { id: string }) => d.id) as string[];
     const [a0, a1, a2, big] = ids(a);
     const [b0] = ids(b);
-    const store = svc.deps.store;
+    const store = svc.deps.work;
     const options = { leaseSeconds: 30, maxAttempts: 3, maxBytes: 10_000 };
 
     const first = await store.claimDocuments([a0!, b0!, a1!, big!, a2!], 'wrk_1', options);
@@ -148,7 +148,7 @@ describe('claiming a batch', () => {
     const api = client(svc.url, await svc.key());
     const up = await api.upload(notes(2));
     const [d0, d1] = up.body.documents.map((d: { id: string }) => d.id) as string[];
-    const store = svc.deps.store;
+    const store = svc.deps.work;
     const claim = await store.claimDocuments([d0!, d1!], 'wrk_1', {
       leaseSeconds: 30,
       maxAttempts: 3,

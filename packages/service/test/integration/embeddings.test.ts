@@ -10,6 +10,10 @@ import { startWorker } from '../../src/processing/worker.js';
 import { client } from '../support/http.js';
 import { conceptVector, type ModelServer, startModelServer } from '../support/model-servers.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { waitFor } from '../support/wait.js';
+
+/** Re-embedding a workspace in the background takes a while on a loaded machine. */
+const LONG = { timeoutMs: 120_000 };
 
 let models: ModelServer;
 beforeAll(async () => {
@@ -158,7 +162,7 @@ describe('hybrid search and a change of embedding model', () => {
     const states = new PgEmbeddingStateStore(deps.pool);
     try {
       // The re-embedding is under way (held at the model server); the workspace still records m1.
-      await until(async () => models.embeddingRequests.some((r) => r.model === 'm2'));
+      await waitFor('requests for m2', () => models.embeddingRequests.some((r) => r.model === 'm2'), LONG);
       expect(await states.getEmbeddingState(workspaceId)).toMatchObject({
         model: 'openai:m1',
         dimension: 16,
@@ -174,7 +178,11 @@ describe('hybrid search and a change of embedding model', () => {
       expect((await api2.post('/v1/search', { workspaceId, q: 'holiday days' })).status).toBe(200);
 
       release();
-      await until(async () => (await states.getEmbeddingState(workspaceId))?.model === 'openai:m2');
+      await waitFor(
+        'the state to name m2',
+        async () => (await states.getEmbeddingState(workspaceId))?.model === 'openai:m2',
+        LONG,
+      );
       expect(await states.getEmbeddingState(workspaceId)).toEqual({
         model: 'openai:m2',
         dimension: 24,
@@ -205,12 +213,4 @@ function configEnv(svc: TestService): Record<string, string> {
     RECONCILE_INTERVAL_SECONDS: '1',
     RATE_LIMIT_PER_MINUTE: '0',
   };
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { quoteIdent } from '../../src/adapters/postgres/db.js';
 import { runMigrations } from '../../src/adapters/postgres/migrate.js';
 import { migrationsDir, packageRoot } from '../../src/paths.js';
+import { waitFor } from '../support/wait.js';
 
 const run = promisify(execFile);
 const cli = path.join(packageRoot(), 'dist', 'cli.js');
@@ -88,9 +89,13 @@ describe('migrations', () => {
     await holder.connect();
     await holder.query('SELECT pg_advisory_lock(727100001)');
     const lines: string[] = [];
-    const migrating = runMigrations(urlOf(db), migrationsDir(), (l) => lines.push(l));
-    await new Promise((r) => setTimeout(r, 500));
+    let finished = false;
+    const migrating = runMigrations(urlOf(db), migrationsDir(), (l) => lines.push(l)).finally(() => {
+      finished = true;
+    });
+    await waitFor('the migration to report the lock', () => lines.length > 0);
     expect(lines).toEqual(['[migrate] waiting for the migration lock']);
+    expect(finished).toBe(false);
     await holder.query('SELECT pg_advisory_unlock(727100001)');
     await holder.end();
     const result = await migrating;

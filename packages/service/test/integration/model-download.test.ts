@@ -11,6 +11,7 @@ import { client } from '../support/http.js';
 import { capturingLog, ERROR, WARN } from '../support/log.js';
 import { type FakeHub, sha256, startFakeHub } from '../support/model-hub.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { waitFor } from '../support/wait.js';
 
 // EMBEDDINGS_PROVIDER=local with EMBEDDINGS_MODEL=<hub id>: the model is downloaded once from a
 // local server that behaves like huggingface.co, verified against its pinned checksums, kept under
@@ -73,16 +74,6 @@ async function readiness(svc: TestService, ok: boolean, ms = 20_000) {
     if (Date.now() > deadline)
       throw new Error(`embeddingModel still ${JSON.stringify(r.body.checks.embeddingModel)}`);
     await new Promise((res) => setTimeout(res, 100));
-  }
-}
-
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((res) => setTimeout(res, 200));
   }
 }
 

@@ -1,7 +1,9 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { client } from '../support/http.js';
+import { capturingLog, WARN } from '../support/log.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { holdsFor, waitFor } from '../support/wait.js';
 
 let svc: TestService | undefined;
 afterEach(async () => {
@@ -39,7 +41,8 @@ describe('run control', () => {
 
     // A worker that picks the jobs up while the run is paused leaves the documents waiting.
     await svc.startWorker();
-    await new Promise((r) => setTimeout(r, 1500));
+    const workflow = svc.dbs.urls.workflow;
+    await waitFor('the worker to take the jobs', async () => (await jobsIn(workflow)) === 0);
     const during = await api.get(`/v1/runs/${runId}/progress`);
     expect(during.body.status).toBe('paused');
     expect(during.body.counts.queued).toBe(3);
@@ -59,7 +62,8 @@ describe('run control', () => {
     const cancelled = await api.post(`/v1/runs/${up.body.run.id}/cancel`);
     expect(cancelled.body).toMatchObject({ status: 'cancelled', counts: { cancelled: 2, queued: 0 } });
     await svc.startWorker();
-    await new Promise((r) => setTimeout(r, 1500));
+    const workflow = svc.dbs.urls.workflow;
+    await waitFor('the worker to take the jobs', async () => (await jobsIn(workflow)) === 0);
     const after = await api.get(`/v1/runs/${up.body.run.id}/progress`);
     expect(after.body.status).toBe('cancelled');
     expect(after.body.documents.map((d: { status: string }) => d.status)).toEqual(['cancelled', 'cancelled']);
@@ -71,12 +75,40 @@ describe('run control', () => {
     const api = client(svc.url, await svc.key());
     await svc.worker?.stop();
     const up = await api.upload(files(2));
-    await new Promise((r) => setTimeout(r, 2000));
-    expect((await api.get(`/v1/runs/${up.body.run.id}/progress`)).body.counts.queued).toBe(2);
-    expect(await jobsIn(svc.dbs.urls.workflow)).toBe(2);
+    const workflow = svc.dbs.urls.workflow;
+    // Four polling intervals of the job engine (JOB_POLL_INTERVAL_SECONDS is 0.5 in tests).
+    await holdsFor(
+      'two queued documents with two waiting jobs',
+      async () =>
+        (await api.get(`/v1/runs/${up.body.run.id}/progress`)).body.counts.queued === 2 &&
+        (await jobsIn(workflow)) === 2,
+      2000,
+    );
 
     await svc.startWorker();
     expect(await api.waitForRun(up.body.run.id)).toMatchObject({ counts: { ready: 2 } });
+  });
+});
+
+describe('jobs (domain/jobs.ts)', () => {
+  it('drops a job whose payload does not match its schema, saying so, and keeps working', async () => {
+    const { log, lines } = capturingLog();
+    svc = await startTestService({ log });
+    const api = client(svc.url, await svc.key());
+    const c = new pg.Client({ connectionString: svc.dbs.urls.workflow });
+    await c.connect();
+    const bad = await c.query<{ id: string }>(
+      `INSERT INTO service.job (name, data) VALUES ('process-document', '{"documentId": 42}') RETURNING id`,
+    );
+    const state = async () =>
+      (await c.query<{ state: string }>('SELECT state FROM service.job WHERE id = $1', [bad.rows[0]!.id]))
+        .rows[0]?.state;
+    await waitFor('the bad job to be taken', async () => (await state()) === 'completed');
+    await c.end();
+    const warning = lines.find((l) => l.level === WARN && l.msg === 'job engine error');
+    expect(JSON.stringify(warning)).toMatch(/has an invalid payload/);
+    const up = await api.upload(files(1));
+    expect(await api.waitForRun(up.body.run.id)).toMatchObject({ status: 'completed' });
   });
 });
 
@@ -105,14 +137,14 @@ describe('recovery by the reconciler', () => {
     const docId = up.body.documents[0].id;
     // A worker claims the document, starts it and dies without a trace: its lease simply expires.
     const options = { leaseSeconds: 2, maxAttempts: 3, maxBytes: 1024 * 1024 };
-    const claim = await svc.deps.store.claimDocuments([docId], 'wrk_dead', options);
+    const claim = await svc.deps.work.claimDocuments([docId], 'wrk_dead', options);
     expect(claim.claimed.map((d) => d.id)).toEqual([docId]);
-    expect(await svc.deps.store.startDocument(docId, 'wrk_dead', 'parsing')).toEqual({
+    expect(await svc.deps.work.startDocument(docId, 'wrk_dead', 'parsing')).toEqual({
       held: true,
       runStatus: 'processing',
       attempts: 1,
     });
-    const other = await svc.deps.store.claimDocuments([docId], 'wrk_other', options);
+    const other = await svc.deps.work.claimDocuments([docId], 'wrk_other', options);
     expect(other.claimed).toEqual([]);
     expect(other.skipped).toEqual([{ documentId: docId, reason: 'leased_elsewhere' }]);
 
@@ -133,15 +165,18 @@ describe('recovery by the reconciler', () => {
     const up = await api.upload([{ name: 'poison.txt', content: 'crashes every worker' }]);
     const docId = up.body.documents[0].id;
     // Two workers each claimed it, started it and died (their leases expire).
+    const work = svc.deps.work;
     for (const w of ['wrk_a', 'wrk_b']) {
-      const claim = await svc.deps.store.claimDocuments([docId], w, {
+      const claim = await work.claimDocuments([docId], w, {
         leaseSeconds: 1,
         maxAttempts: 2,
         maxBytes: 1024 * 1024,
       });
       expect(claim.claimed.map((d) => d.id)).toEqual([docId]);
-      expect(await svc.deps.store.startDocument(docId, w, 'parsing')).toMatchObject({ held: true });
-      await new Promise((r) => setTimeout(r, 1100));
+      expect(await work.startDocument(docId, w, 'parsing')).toMatchObject({ held: true });
+      await waitFor(`${w}'s lease to expire`, async () =>
+        (await work.findOrphanedDocuments(10, null)).includes(docId),
+      );
     }
     await svc.startWorker();
     const done = await api.waitForRun(up.body.run.id);

@@ -3,11 +3,11 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { sandboxLayout } from '../../src/adapters/sandbox/bwrap.js';
+import { ParserIsolationUnavailable, SandboxedParser } from '../../src/adapters/sandbox/parser.js';
 import { loadConfig, type ParserConfig } from '../../src/config.js';
 import type { Log } from '../../src/domain/log.js';
 import { packageRoot } from '../../src/paths.js';
-import { sandboxLayout } from '../../src/sandbox/bwrap.js';
-import { ParserIsolationUnavailable, SandboxedParser } from '../../src/sandbox/parser.js';
 import { makeDocx } from '../support/fixtures.js';
 
 const misbehaving = path.join(packageRoot(), 'test/support/misbehaving-parser.mjs');

@@ -50,7 +50,7 @@ beforeAll(async () => {
   ]);
   await owner.waitForRun(up.body.run.id);
   const keySecret = await svc.key(['search']);
-  const keyRecord = await svc.deps.store.findApiKeyByHash(hashApiKey(keySecret));
+  const keyRecord = await svc.deps.accounts.findApiKeyByHash(hashApiKey(keySecret));
   ids = {
     workspace: up.body.workspace.id,
     run: up.body.run.id,
@@ -120,8 +120,8 @@ describe('security matrix', () => {
 
   it('answers 401 without a key, with a malformed header and with a revoked key', async () => {
     const revoked = await svc.key();
-    await svc.deps.store.revokeApiKey(
-      (await svc.deps.store.findApiKeyByHash(hashApiKey(revoked)))!.id,
+    await svc.deps.accounts.revokeApiKey(
+      (await svc.deps.accounts.findApiKeyByHash(hashApiKey(revoked)))!.id,
       undefined,
     );
     for (const route of Object.keys(MATRIX)) {
@@ -191,11 +191,10 @@ describe('responses', () => {
     // A database failure inside a request: the pool is closed under a live app.
     const { buildApp } = await import('../../src/app.js');
     const { createPool } = await import('../../src/adapters/postgres/db.js');
-    const { PgStore } = await import('../../src/adapters/postgres/store.js');
+    const { createRepositories } = await import('../../src/adapters/postgres/repositories.js');
     const pool = createPool(svc.dbs.urls.service, 1, 'broken');
     await pool.end();
-    const store = new PgStore(pool);
-    const app = await buildApp({ ...svc.deps, store });
+    const app = await buildApp({ ...svc.deps, ...createRepositories(pool) });
     try {
       const r = await app.inject({ method: 'GET', url: '/v1/workspaces', headers: bearer(await svc.key()) });
       expect(r.statusCode).toBe(500);

@@ -7,14 +7,14 @@ let svc: TestService;
 
 beforeAll(async () => {
   svc = await startTestService({ env: { LOGIN_ATTEMPTS_PER_MINUTE: '5' } });
-  const a = await svc.deps.store.ensureAccount('default');
-  const b = await svc.deps.store.ensureAccount('other');
-  await createUser(svc.deps.store, {
+  const a = await svc.deps.accounts.ensureAccount('default');
+  const b = await svc.deps.accounts.ensureAccount('other');
+  await createUser(svc.deps.users, {
     accountId: a.id,
     email: 'ada@example.com',
     password: 'correct horse battery',
   });
-  await createUser(svc.deps.store, {
+  await createUser(svc.deps.users, {
     accountId: b.id,
     email: 'bob@example.com',
     password: 'another long password',

@@ -119,8 +119,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     worker,
     startWorker: launchWorker,
     async key(scopes: Scope[] = ['ingest', 'search', 'artifacts'], account = 'default') {
-      const acc = await deps.store.ensureAccount(account);
-      return (await createApiKey(deps.store, { accountId: acc.id, scopes, name: 'test' })).secret;
+      const acc = await deps.accounts.ensureAccount(account);
+      return (await createApiKey(deps.accounts, { accountId: acc.id, scopes, name: 'test' })).secret;
     },
     async close() {
       for (const w of workers) await w.stop();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from '../../src/adapters/cache/memory.js';
 import { Authenticator, createApiKey, hashApiKey, KEY_PREFIX, parseScopes } from '../../src/domain/keys.js';
-import type { AccountStore, NewApiKey } from '../../src/domain/ports.js';
+import type { AccountStore, NewApiKey } from '../../src/domain/stores.js';
 import type { ApiKeyRecord } from '../../src/domain/types.js';
 import { AppError } from '../../src/errors.js';
 import { newId } from '../../src/ids.js';

@@ -1,3 +1,5 @@
+// Over 400 lines: the one adapter of the SearchIndex port. Its class holds the connection, the open
+// tables and their caches, which every method (rows, full-text search, vectors, maintenance) shares.
 import { createHash } from 'node:crypto';
 import * as lancedb from '@lancedb/lancedb';
 import {

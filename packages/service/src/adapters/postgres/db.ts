@@ -6,6 +6,8 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
+/** The pool, or one client inside a transaction. */
+export type Queryable = pg.Pool | pg.PoolClient;
 
 // Besides socket errors, the server's own: SQLSTATE class 08 (connection exception) and 57P01-57P03
 // (admin shutdown, crash shutdown, cannot connect now: starting or stopping).

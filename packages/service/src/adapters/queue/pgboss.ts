@@ -1,9 +1,16 @@
 import PgBoss from 'pg-boss';
+import type { z } from 'zod';
+import { JOBS, type JobDefinition } from '../../domain/jobs.js';
 import type { JobHandlers, JobQueue, WorkerOptions } from '../../domain/ports.js';
 import { asUnavailable } from '../postgres/db.js';
 
-const PROCESS_DOCUMENT = 'process-document';
-const MAINTAIN_WORKSPACE = 'maintain-workspace';
+const PROCESS_DOCUMENT = JOBS.processDocument.name;
+const MAINTAIN_WORKSPACE = JOBS.maintainWorkspace.name;
+
+/** pg-boss's options for a job's queue, from its declaration in jobs.ts. */
+function queueOptions({ retry }: JobDefinition<z.ZodType>): Omit<PgBoss.Queue, 'name'> {
+  return { retryLimit: retry.limit, retryDelay: retry.delaySeconds, retryBackoff: retry.backoff };
+}
 
 export interface PgBossQueueOptions {
   url: string;
@@ -59,8 +66,8 @@ export class PgBossQueue implements JobQueue {
       const boss = this.boss;
       const attempt = (async () => {
         await boss.start();
-        await this.ensureQueue(PROCESS_DOCUMENT, { retryLimit: 5, retryDelay: 2, retryBackoff: true });
-        await this.ensureQueue(MAINTAIN_WORKSPACE, { retryLimit: 3, retryDelay: 10, retryBackoff: true });
+        for (const definition of Object.values(JOBS))
+          await this.ensureQueue(definition.name, queueOptions(definition));
       })().catch(async (err: unknown) => {
         if (this.started === attempt) {
           this.started = undefined;
@@ -91,7 +98,7 @@ export class PgBossQueue implements JobQueue {
         batch.map((documentId) => ({
           name: PROCESS_DOCUMENT,
           data: { documentId },
-          singletonKey: documentId,
+          singletonKey: JOBS.processDocument.singletonKey({ documentId }),
           priority,
         })),
       );
@@ -103,13 +110,14 @@ export class PgBossQueue implements JobQueue {
     options: { delaySeconds?: number } = {},
   ): Promise<void> {
     await this.start();
-    // Delayed a little so that a burst of finished documents folds into one optimisation; while one
-    // waits, sending another is a no-op (one waiting job per workspace).
-    await this.boss.send(
-      MAINTAIN_WORKSPACE,
-      { workspaceId },
-      { singletonKey: workspaceId, startAfter: options.delaySeconds ?? 5 },
-    );
+    // Delayed a little (jobs.ts) so that a burst of finished documents folds into one optimisation;
+    // while one waits, sending another is a no-op (one waiting job per workspace).
+    const payload = { workspaceId };
+    const job = JOBS.maintainWorkspace;
+    await this.boss.send(MAINTAIN_WORKSPACE, payload, {
+      singletonKey: job.singletonKey(payload),
+      startAfter: options.delaySeconds ?? job.startAfterSeconds ?? 0,
+    });
   }
 
   async startWorkers(handlers: JobHandlers, options: WorkerOptions): Promise<void> {
@@ -121,22 +129,40 @@ export class PgBossQueue implements JobQueue {
     // at once complete together, or fail together when the handler throws (and are retried).
     for (let i = 0; i < options.concurrency; i++) {
       let id = '';
-      id = await this.boss.work<{ documentId: string }>(PROCESS_DOCUMENT, poll, async (jobs) => {
+      id = await this.boss.work(PROCESS_DOCUMENT, poll, async (jobs) => {
         try {
-          if (jobs.length) await this.track(handlers.processDocuments(jobs.map((j) => j.data.documentId)));
+          const payloads = this.payloadsOf(JOBS.processDocument, jobs);
+          if (payloads.length) await this.track(handlers.processDocuments(payloads.map((p) => p.documentId)));
         } finally {
           if (id && this.localWorkers.includes(id)) this.boss.notifyWorker(id);
         }
       });
       this.localWorkers.push(id);
     }
-    await this.boss.work<{ workspaceId: string }>(
-      MAINTAIN_WORKSPACE,
-      { batchSize: 1, pollingIntervalSeconds: 2 },
-      async ([job]) => {
-        if (job) await this.track(handlers.maintainWorkspace(job.data.workspaceId));
-      },
-    );
+    await this.boss.work(MAINTAIN_WORKSPACE, { batchSize: 1, pollingIntervalSeconds: 2 }, async (jobs) => {
+      const [payload] = this.payloadsOf(JOBS.maintainWorkspace, jobs);
+      if (payload) await this.track(handlers.maintainWorkspace(payload.workspaceId));
+    });
+  }
+
+  /**
+   * The payloads of jobs taken together, each checked against its job's schema. A payload that does
+   * not match is reported and dropped (its job completes with the others): retrying cannot fix it.
+   */
+  private payloadsOf<P extends z.ZodType>(
+    definition: JobDefinition<P>,
+    jobs: PgBoss.Job<unknown>[],
+  ): z.infer<P>[] {
+    const payloads: z.infer<P>[] = [];
+    for (const job of jobs) {
+      const parsed = definition.payload.safeParse(job.data);
+      if (parsed.success) payloads.push(parsed.data);
+      else
+        this.options.onError(
+          new Error(`job ${job.id} (${definition.name}) has an invalid payload: ${parsed.error.message}`),
+        );
+    }
+    return payloads;
   }
 
   async stopWorkers(): Promise<void> {

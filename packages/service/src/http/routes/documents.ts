@@ -9,8 +9,8 @@ import {
   getDocumentText,
   getWorkspace,
   listDocuments,
+  listWorkspaces,
 } from '../../documents/documents.js';
-import { AppError } from '../../errors.js';
 import { mediaTypeOrNull } from '../../ingestion/upload.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import {
@@ -47,7 +47,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (req) => {
-      const list = await deps.store.listWorkspaces(principalOf(req).accountId);
+      const list = await listWorkspaces(deps.workspaces, principalOf(req));
       return { workspaces: list.map((w) => ({ ...workspaceView(w), counts: w.counts })) };
     },
   );
@@ -63,7 +63,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
         response: { 200: Workspace, ...errorResponses },
       },
     },
-    async (req) => workspaceView(await getWorkspace(deps.store, principalOf(req), req.params.id)),
+    async (req) => workspaceView(await getWorkspace(deps, principalOf(req), req.params.id)),
   );
 
   api.get(
@@ -78,7 +78,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (req) => ({
-      documents: (await listDocuments(deps.store, principalOf(req), req.params.id)).map(documentView),
+      documents: (await listDocuments(deps, principalOf(req), req.params.id)).map(documentView),
     }),
   );
 
@@ -93,7 +93,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
         response: { 200: Availability, ...errorResponses },
       },
     },
-    async (req) => getAvailability(deps.store, principalOf(req), req.params.id),
+    async (req) => getAvailability(deps, principalOf(req), req.params.id),
   );
 
   api.get(
@@ -102,7 +102,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
       onRequest: authorize(deps, 'artifacts'),
       schema: { ...docs, summary: 'One document', response: { 200: Document, ...errorResponses } },
     },
-    async (req) => documentView(await getDocument(deps.store, principalOf(req), req.params.id)),
+    async (req) => documentView(await getDocument(deps.documents, principalOf(req), req.params.id)),
   );
 
   api.get(
@@ -116,14 +116,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (req, reply) => {
-      const { document, text } = await getDocumentText(deps, principalOf(req), req.params.id);
-      if (text === undefined) {
-        throw new AppError(
-          409,
-          'text_not_available',
-          `Document "${document.id}" is ${document.status}; it has no extracted text yet.`,
-        );
-      }
+      const { text } = await getDocumentText(deps, principalOf(req), req.params.id);
       reply.type('text/markdown; charset=utf-8');
       return text;
     },

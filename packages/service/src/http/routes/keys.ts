@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createApiKey } from '../../domain/keys.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/keys.js';
 import { type ApiKeyRecord, SCOPES } from '../../domain/types.js';
-import { AppError } from '../../errors.js';
 import { type AppDeps, authorizeSession, principalOf } from '../context.js';
 import { errorResponses } from '../schemas.js';
 
@@ -46,7 +45,7 @@ export function keyRoutes(app: FastifyInstance, deps: AppDeps): void {
         response: { 200: z.object({ keys: z.array(ApiKey) }), ...errorResponses },
       },
     },
-    async (req) => ({ keys: (await deps.store.listApiKeys(principalOf(req).accountId)).map(keyView) }),
+    async (req) => ({ keys: (await listApiKeys(deps.accounts, principalOf(req))).map(keyView) }),
   );
 
   api.post(
@@ -61,7 +60,7 @@ export function keyRoutes(app: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (req, reply) => {
-      const { key, secret } = await createApiKey(deps.store, {
+      const { key, secret } = await createApiKey(deps.accounts, {
         accountId: principalOf(req).accountId,
         scopes: [...new Set(req.body.scopes)],
         name: req.body.name ?? null,
@@ -82,10 +81,6 @@ export function keyRoutes(app: FastifyInstance, deps: AppDeps): void {
         response: { 200: ApiKey, ...errorResponses },
       },
     },
-    async (req) => {
-      const key = await deps.store.revokeApiKey(req.params.id, principalOf(req).accountId);
-      if (!key) throw new AppError(404, 'key_not_found', `No API key "${req.params.id}".`);
-      return keyView(key);
-    },
+    async (req) => keyView(await revokeApiKey(deps.accounts, principalOf(req), req.params.id)),
   );
 }

@@ -3,11 +3,12 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { answerQuestion, answerStream } from '../../answers/answer.js';
 import type { AnswerCitation } from '../../answers/extractive.js';
-import { toAppError } from '../../app.js';
+import { getWorkspace } from '../../documents/documents.js';
 import type { ChatMessage, ChatUsage } from '../../domain/ports.js';
 import { AppError, errors } from '../../errors.js';
 import { randomToken } from '../../ids.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
+import { toAppError } from '../errors.js';
 import { AnswerCitation as AnswerCitationSchema } from '../schemas.js';
 import { EventStream } from '../sse.js';
 
@@ -110,9 +111,7 @@ export function openAiRoutes(app: FastifyInstance, deps: AppDeps): void {
         schema: { ...common, summary: 'Models of the OpenAI-compatible workspace chat', params: Params },
       },
       async (req) => {
-        if (!(await deps.store.getWorkspace(principalOf(req).accountId, req.params.workspaceId))) {
-          throw errors.workspaceNotFound(req.params.workspaceId);
-        }
+        await getWorkspace(deps, principalOf(req), req.params.workspaceId);
         return {
           object: 'list',
           data: [{ id: WORKSPACE_MODEL, object: 'model', created: 0, owned_by: 'docslurp' }],

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { AppError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { checkReadiness, redactReadiness } from '../../ops/readiness.js';
 import type { AppDeps } from '../context.js';
 import { secretEquals } from '../secrets.js';
@@ -20,7 +20,7 @@ export function opsRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get('/health', { schema: { ...hide } }, async () => ({ ok: true }));
 
   app.get('/ready', { schema: { ...hide } }, async (request, reply) => {
-    const readiness = await checkReadiness(deps.readinessChecks, () => deps.store.schemaVersion());
+    const readiness = await checkReadiness(deps.readinessChecks, () => deps.ops.schemaVersion());
     reply.code(readiness.status === 'unavailable' ? 503 : 200).header('cache-control', 'no-store');
     // On a hosted platform the endpoint may be public: only loopback callers and holders of the
     // metrics secret see latencies, versions and error texts.
@@ -35,7 +35,7 @@ export function opsRoutes(app: FastifyInstance, deps: AppDeps): void {
     const secret = deps.config.metricsSecret;
     if (!secret) throw errors.routeNotFound('GET', '/metrics');
     if (!secretEquals(bearer(request) ?? '', secret)) {
-      throw new AppError(401, 'invalid_metrics_secret', 'Send "Authorization: Bearer <METRICS_SECRET>".');
+      throw errors.invalidMetricsSecret();
     }
     reply.type(deps.metrics.registry.contentType);
     return deps.metrics.registry.metrics();

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { getOverview } from '../../accounts/overview.js';
 import { RUN_STATUSES } from '../../domain/types.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import { DocumentCounts, errorResponses } from '../schemas.js';
@@ -47,7 +48,7 @@ export function overviewRoutes(app: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (req) => {
-      const o = await deps.store.accountOverview(principalOf(req).accountId);
+      const o = await getOverview(deps.accounts, principalOf(req));
       return {
         ...o,
         activeRuns: o.activeRuns.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })),

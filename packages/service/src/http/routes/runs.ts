@@ -22,7 +22,7 @@ export function runRoutes(app: FastifyInstance, deps: AppDeps): void {
         response: { 200: Run, ...errorResponses },
       },
     },
-    async (req) => runView(await getRun(deps.store, principalOf(req), req.params.id)),
+    async (req) => runView(await getRun(deps.runs, principalOf(req), req.params.id)),
   );
 
   api.get(
@@ -36,7 +36,7 @@ export function runRoutes(app: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (req) => {
-      const { run, documents } = await getRunProgress(deps.store, principalOf(req), req.params.id);
+      const { run, documents } = await getRunProgress(deps.runs, principalOf(req), req.params.id);
       return progressView(run, documents);
     },
   );
@@ -52,7 +52,7 @@ export function runRoutes(app: FastifyInstance, deps: AppDeps): void {
       onRequest: authorize(deps, 'ingest'),
       schema: actionSchema('Stop starting new documents; those in progress finish'),
     },
-    async (req) => runView(await pauseRun(deps.store, principalOf(req), req.params.id)),
+    async (req) => runView(await pauseRun(deps.runs, principalOf(req), req.params.id)),
   );
   api.post(
     '/v1/runs/:id/resume',
@@ -65,6 +65,6 @@ export function runRoutes(app: FastifyInstance, deps: AppDeps): void {
       onRequest: authorize(deps, 'ingest'),
       schema: actionSchema('Cancel a run: waiting documents are not processed'),
     },
-    async (req) => runView(await cancelRun(deps.store, principalOf(req), req.params.id)),
+    async (req) => runView(await cancelRun(deps.runs, principalOf(req), req.params.id)),
   );
 }

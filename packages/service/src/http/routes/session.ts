@@ -73,7 +73,7 @@ export function sessionRoutes(app: FastifyInstance, deps: AppDeps): void {
           throw errors.rateLimited(r.retryAfterSeconds);
         }
       }
-      const { token, session } = await signIn(deps.store, request.body, deps.config.console.sessionTtlHours);
+      const { token, session } = await signIn(deps.users, request.body, deps.config.console.sessionTtlHours);
       for (const [limiter, key] of limits) await limiter.reward(key);
       setCookie(deps, request, reply, token, session.expiresAt);
       return view(session);
@@ -108,7 +108,7 @@ export function sessionRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
     async (request, reply) => {
       await authenticate(deps, request);
-      await signOut(deps.store, request.cookies[SESSION_COOKIE]!);
+      await signOut(deps.users, request.cookies[SESSION_COOKIE]!);
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
       return reply.code(204).send(null);
     },

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { copyFile, link, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { ParserConfig } from '../config.js';
-import type { Log } from '../domain/log.js';
-import type { DocumentParser, ParsedDocument, ParseInput } from '../domain/ports.js';
-import { DocumentFailure } from '../errors.js';
+import type { ParserConfig } from '../../config.js';
+import type { Log } from '../../domain/log.js';
+import type { DocumentParser, ParsedDocument, ParseInput } from '../../domain/ports.js';
+import { DocumentFailure, isDocumentFailureCode } from '../../errors.js';
 import { bwrapArgs, explainBwrapFailure, SANDBOX_ENV, SANDBOX_INPUT, type SandboxLayout } from './bwrap.js';
 import { type ParseRequest, type ParseResponse, SANDBOX_FAILURES } from './protocol.js';
 import { type Command, type Outcome, type ProcessLimits, SupervisedProcess, supervise } from './supervise.js';
@@ -304,7 +304,11 @@ function interpret(outcome: Outcome): ParseResponse {
   if (outcome.kind === 'failed') return { ok: false, code: outcome.code, message: outcome.message };
   try {
     const response = JSON.parse(outcome.stdout.toString('utf8')) as ParseResponse;
-    if (typeof response === 'object' && response !== null && typeof response.ok === 'boolean')
+    if (
+      typeof response === 'object' &&
+      response !== null &&
+      (response.ok || isDocumentFailureCode(response.code))
+    )
       return response;
   } catch {
     // Reported below like any other broken answer.

@@ -8,9 +8,9 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { DocumentFailure } from '../errors.js';
-import { FULL_PROFILE_TOOLS, toolVersion } from '../parsing/formats/tools.js';
-import { parseBytes } from '../parsing/parse.js';
+import { DocumentFailure } from '../../errors.js';
+import { FULL_PROFILE_TOOLS, toolVersion } from '../../parsing/formats/tools.js';
+import { parseBytes } from '../../parsing/parse.js';
 import { type ParseRequest, type ParseResponse, SANDBOX_FAILURES } from './protocol.js';
 
 /** One line: JSON escapes every newline inside strings. */

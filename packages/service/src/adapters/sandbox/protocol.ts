@@ -1,4 +1,5 @@
-import type { ParsedDocument } from '../domain/ports.js';
+import type { ParsedDocument } from '../../domain/ports.js';
+import type { DocumentFailureCode } from '../../errors.js';
 
 /** What the worker asks of the sandboxed parser process (sent as JSON on its standard input). */
 export interface ParseRequest {
@@ -14,7 +15,7 @@ export interface ParseRequest {
 /** The one JSON line the parser process writes on its standard output. */
 export type ParseResponse =
   | { ok: true; document: ParsedDocument }
-  | { ok: false; code: string; message: string };
+  | { ok: false; code: DocumentFailureCode; message: string };
 
 /** Why a sandboxed parser process died; each becomes the failure code of that one document. */
 export const SANDBOX_FAILURES = {
@@ -22,4 +23,4 @@ export const SANDBOX_FAILURES = {
   memory: 'parser_out_of_memory',
   output: 'parser_output_too_large',
   crash: 'parser_crashed',
-} as const;
+} as const satisfies Record<string, DocumentFailureCode>;

@@ -1,6 +1,9 @@
+// Over 400 lines: one process's supervision (limits, watchdog, one request at a time, how it ended) is
+// one state machine over one child process; split, its parts would share all of that state.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
+import type { DocumentFailureCode } from '../../errors.js';
 import { SANDBOX_FAILURES } from './protocol.js';
 
 export interface ProcessLimits {
@@ -26,7 +29,14 @@ export interface Command {
 
 export type Outcome =
   | { kind: 'exited'; stdout: Buffer; stderr: string; peakRssBytes: number; wallMs: number }
-  | { kind: 'failed'; code: string; message: string; stderr: string; peakRssBytes: number; wallMs: number };
+  | {
+      kind: 'failed';
+      code: DocumentFailureCode;
+      message: string;
+      stderr: string;
+      peakRssBytes: number;
+      wallMs: number;
+    };
 
 export class SupervisionAborted extends Error {
   constructor() {
@@ -124,7 +134,7 @@ function treeUsage(root: number): { rssBytes: number; cpuSeconds: number } | und
 }
 
 /** Why a process was killed: a limit (its request fails with the code), the caller's abort, or its end. */
-type Kill = { code: string; message: string } | 'abort' | 'retired';
+type Kill = { code: DocumentFailureCode; message: string } | 'abort' | 'retired';
 
 interface Pending {
   resolve(outcome: Outcome): void;
@@ -319,7 +329,7 @@ export class SupervisedProcess {
       p.reject(new SupervisionAborted());
       return;
     }
-    const fail = (c: string, message: string) =>
+    const fail = (c: DocumentFailureCode, message: string) =>
       p.resolve({ kind: 'failed', code: c, message, stderr, peakRssBytes: p.peakRss, wallMs });
     if (this.killedFor) {
       fail(this.killedFor.code, this.killedFor.message);

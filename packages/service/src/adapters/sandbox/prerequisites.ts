@@ -1,8 +1,8 @@
 import os from 'node:os';
-import { loadConfig } from '../config.js';
-import { silentLog } from '../domain/log.js';
-import { FULL_PROFILE_TOOLS } from '../parsing/formats/tools.js';
-import { packageRoot } from '../paths.js';
+import { loadConfig } from '../../config.js';
+import { silentLog } from '../../domain/log.js';
+import { FULL_PROFILE_TOOLS } from '../../parsing/formats/tools.js';
+import { packageRoot } from '../../paths.js';
 import { sandboxLayout } from './bwrap.js';
 import { SandboxedParser } from './parser.js';
 

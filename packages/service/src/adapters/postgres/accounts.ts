@@ -1,0 +1,135 @@
+import type { AccountOverview, AccountStore, NewApiKey, OverviewStore } from '../../domain/stores.js';
+import type { ApiKeyRecord, RunStatus } from '../../domain/types.js';
+import type { Pool } from './db.js';
+import {
+  type ApiKeyRow,
+  countsFrom,
+  type FailureRow,
+  type StatusCountRow,
+  toApiKey,
+  toFailure,
+} from './rows.js';
+
+interface AccountRow {
+  id: string;
+  name: string;
+}
+
+interface ActiveRunRow {
+  id: string;
+  workspace_id: string;
+  status: RunStatus;
+  created_at: Date;
+  documents: number;
+  finished: number;
+}
+
+interface RecentFailureRow extends FailureRow {
+  workspace_id: string;
+  run_id: string;
+  finished_at: Date;
+}
+
+/** Accounts, their API keys and the account's overview for the console. */
+export class PgAccountRepository implements AccountStore, OverviewStore {
+  constructor(private readonly pool: Pool) {}
+
+  async ensureAccount(name: string): Promise<{ id: string; name: string }> {
+    const existing = await this.findAccount(name);
+    if (existing) return existing;
+    const id = `acc_${name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .slice(0, 40)}_${Date.now().toString(36)}`;
+    await this.pool.query('INSERT INTO accounts (id, name) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
+      id,
+      name,
+    ]);
+    return (await this.findAccount(name))!;
+  }
+
+  async findAccount(idOrName: string): Promise<{ id: string; name: string } | undefined> {
+    const r = await this.pool.query<AccountRow>(
+      'SELECT id, name FROM accounts WHERE id = $1 OR name = $1 LIMIT 1',
+      [idOrName],
+    );
+    return r.rows[0];
+  }
+
+  async insertApiKey(key: NewApiKey): Promise<ApiKeyRecord> {
+    const r = await this.pool.query<ApiKeyRow>(
+      `INSERT INTO api_keys (id, account_id, name, key_prefix, key_hash, scopes)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+      [key.id, key.accountId, key.name, key.prefix, key.hash, key.scopes],
+    );
+    return toApiKey(r.rows[0]!);
+  }
+
+  async findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    const r = await this.pool.query<ApiKeyRow>('SELECT * FROM api_keys WHERE key_hash = $1', [hash]);
+    return r.rows[0] && toApiKey(r.rows[0]);
+  }
+
+  async listApiKeys(accountId: string | undefined): Promise<ApiKeyRecord[]> {
+    const r = await this.pool.query<ApiKeyRow>(
+      'SELECT * FROM api_keys WHERE ($1::text IS NULL OR account_id = $1) ORDER BY created_at',
+      [accountId ?? null],
+    );
+    return r.rows.map(toApiKey);
+  }
+
+  async revokeApiKey(idOrPrefix: string, accountId: string | undefined): Promise<ApiKeyRecord | undefined> {
+    const r = await this.pool.query<ApiKeyRow>(
+      `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now())
+       WHERE (id = $1 OR key_prefix = $1) AND ($2::text IS NULL OR account_id = $2) RETURNING *`,
+      [idOrPrefix, accountId ?? null],
+    );
+    return r.rows[0] && toApiKey(r.rows[0]);
+  }
+
+  async touchApiKey(id: string): Promise<void> {
+    await this.pool.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [id]);
+  }
+
+  async accountOverview(accountId: string): Promise<AccountOverview> {
+    const counts = await this.pool.query<StatusCountRow>(
+      'SELECT status, count(*) AS n FROM documents WHERE account_id = $1 GROUP BY status',
+      [accountId],
+    );
+    const runs = await this.pool.query<{ n: number }>(
+      `SELECT count(*) AS n FROM runs WHERE account_id = $1 AND status = 'processing'`,
+      [accountId],
+    );
+    const active = await this.pool.query<ActiveRunRow>(
+      `SELECT r.id, r.workspace_id, r.status, r.created_at, count(d.id) AS documents,
+              count(d.id) FILTER (WHERE d.status NOT IN ('queued', 'processing')) AS finished
+       FROM runs r LEFT JOIN documents d ON d.run_id = r.id
+       WHERE r.account_id = $1 AND r.status IN ('processing', 'paused')
+       GROUP BY r.id ORDER BY r.created_at DESC LIMIT 10`,
+      [accountId],
+    );
+    const failures = await this.pool.query<RecentFailureRow>(
+      `SELECT id, filename, error_code, error_message, workspace_id, run_id, finished_at FROM documents
+       WHERE account_id = $1 AND status = 'failed' ORDER BY finished_at DESC NULLS LAST LIMIT 10`,
+      [accountId],
+    );
+    return {
+      documents: countsFrom(counts.rows),
+      runsProcessing: runs.rows[0]?.n ?? 0,
+      activeRuns: active.rows.map((r) => ({
+        id: r.id,
+        workspaceId: r.workspace_id,
+        status: r.status,
+        createdAt: r.created_at,
+        documents: r.documents,
+        finished: r.finished,
+      })),
+      recentFailures: failures.rows.map((f) => ({
+        ...toFailure(f),
+        workspaceId: f.workspace_id,
+        runId: f.run_id,
+        failedAt: f.finished_at,
+      })),
+    };
+  }
+}

@@ -1,0 +1,74 @@
+import type { DocumentStore, SecretStore } from '../../domain/stores.js';
+import type { DocumentCounts, DocumentRecord } from '../../domain/types.js';
+import { inTransaction, type Pool } from './db.js';
+import { countsFrom, type DocumentRow, type StatusCountRow, toDocument } from './rows.js';
+import { settleRunIn } from './runs.js';
+
+/** Documents as their owners read and delete them, and their encrypted fetch headers (key rotation). */
+export class PgDocumentRepository implements DocumentStore, SecretStore {
+  constructor(private readonly pool: Pool) {}
+
+  async getDocument(accountId: string, documentId: string): Promise<DocumentRecord | undefined> {
+    const r = await this.pool.query<DocumentRow>(
+      `SELECT * FROM documents WHERE id = $1 AND account_id = $2 AND status <> 'deleted'`,
+      [documentId, accountId],
+    );
+    return r.rows[0] && toDocument(r.rows[0]);
+  }
+
+  async listDocuments(accountId: string, workspaceId: string): Promise<DocumentRecord[]> {
+    const r = await this.pool.query<DocumentRow>(
+      `SELECT * FROM documents WHERE workspace_id = $1 AND account_id = $2 AND status <> 'deleted'
+       ORDER BY created_at, id`,
+      [workspaceId, accountId],
+    );
+    return r.rows.map(toDocument);
+  }
+
+  async markDeleted(accountId: string, documentId: string): Promise<DocumentRecord | undefined> {
+    return inTransaction(this.pool, async (c) => {
+      const r = await c.query<DocumentRow>(
+        `UPDATE documents SET status = 'deleted', stage = 'done', lease_owner = NULL, lease_expires_at = NULL, fetch_headers = NULL,
+           updated_at = now(), finished_at = coalesce(finished_at, now())
+         WHERE id = $1 AND account_id = $2 AND status <> 'deleted' RETURNING *`,
+        [documentId, accountId],
+      );
+      if (!r.rows[0]) return undefined;
+      const doc = toDocument(r.rows[0]);
+      // Deleting the last unfinished document of a run finishes the run.
+      await settleRunIn(c, doc.runId);
+      return doc;
+    });
+  }
+
+  async liveDocumentIds(workspaceId: string, documentIds: string[]): Promise<Set<string>> {
+    if (documentIds.length === 0) return new Set();
+    const r = await this.pool.query<{ id: string }>(
+      `SELECT id FROM documents WHERE workspace_id = $1 AND id = ANY($2::text[]) AND status = 'ready'`,
+      [workspaceId, documentIds],
+    );
+    return new Set(r.rows.map((x) => x.id));
+  }
+
+  async countsByStatus(workspaceId: string): Promise<DocumentCounts> {
+    const r = await this.pool.query<StatusCountRow>(
+      'SELECT status, count(*) AS n FROM documents WHERE workspace_id = $1 GROUP BY status',
+      [workspaceId],
+    );
+    return countsFrom(r.rows);
+  }
+
+  async encryptedFetchHeaders(): Promise<{ documentId: string; value: string }[]> {
+    const r = await this.pool.query<{ id: string; fetch_headers: string }>(
+      'SELECT id, fetch_headers FROM documents WHERE fetch_headers IS NOT NULL',
+    );
+    return r.rows.map((x) => ({ documentId: x.id, value: x.fetch_headers }));
+  }
+
+  async replaceFetchHeaders(documentId: string, value: string): Promise<void> {
+    await this.pool.query(
+      'UPDATE documents SET fetch_headers = $2 WHERE id = $1 AND fetch_headers IS NOT NULL',
+      [documentId, value],
+    );
+  }
+}

@@ -1,0 +1,31 @@
+import { PgAccountRepository } from './accounts.js';
+import type { Pool } from './db.js';
+import { PgDocumentRepository } from './documents.js';
+import { PgOpsRepository } from './operations.js';
+import { PgRunRepository } from './runs.js';
+import { PgUserRepository } from './users.js';
+import { PgWorkRepository } from './work.js';
+import { PgWorkspaceRepository } from './workspaces.js';
+
+/** The service database's repositories, one per aggregate, sharing one connection pool. */
+export interface Repositories {
+  accounts: PgAccountRepository;
+  workspaces: PgWorkspaceRepository;
+  runs: PgRunRepository;
+  documents: PgDocumentRepository;
+  work: PgWorkRepository;
+  users: PgUserRepository;
+  ops: PgOpsRepository;
+}
+
+export function createRepositories(pool: Pool): Repositories {
+  return {
+    accounts: new PgAccountRepository(pool),
+    workspaces: new PgWorkspaceRepository(pool),
+    runs: new PgRunRepository(pool),
+    documents: new PgDocumentRepository(pool),
+    work: new PgWorkRepository(pool),
+    users: new PgUserRepository(pool),
+    ops: new PgOpsRepository(pool),
+  };
+}

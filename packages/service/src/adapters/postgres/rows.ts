@@ -1,0 +1,195 @@
+import type {
+  ApiKeyRecord,
+  DocumentCounts,
+  DocumentRecord,
+  DocumentStage,
+  DocumentStatus,
+  Run,
+  RunStatus,
+  Scope,
+  User,
+  Workspace,
+} from '../../domain/types.js';
+
+/**
+ * The tables' rows as `pg` returns them, declared once from the migrations, and their mappers to
+ * domain records. Status columns carry CHECK constraints, so their unions are what the database
+ * holds; BIGINT and count(*) arrive as numbers (db.ts sets the parser).
+ */
+
+export interface ApiKeyRow {
+  id: string;
+  account_id: string;
+  name: string | null;
+  key_prefix: string;
+  key_hash: string;
+  scopes: Scope[];
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface WorkspaceRow {
+  id: string;
+  account_id: string;
+  name: string | null;
+  created_at: Date;
+}
+
+export interface RunRow {
+  id: string;
+  account_id: string;
+  workspace_id: string;
+  status: RunStatus;
+  created_at: Date;
+  updated_at: Date;
+  finished_at: Date | null;
+}
+
+export interface DocumentRow {
+  id: string;
+  account_id: string;
+  workspace_id: string;
+  run_id: string;
+  filename: string;
+  source_url: string | null;
+  declared_media_type: string | null;
+  media_type: string | null;
+  size_bytes: number | null;
+  sha256: string | null;
+  storage_key: string;
+  status: DocumentStatus;
+  stage: DocumentStage;
+  error_code: string | null;
+  error_message: string | null;
+  page_count: number | null;
+  chunk_count: number | null;
+  metadata: Record<string, unknown> | null;
+  attempts: number;
+  lease_owner: string | null;
+  lease_expires_at: Date | null;
+  fetch_headers: string | null;
+  processed_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+export interface UserRow {
+  id: string;
+  account_id: string;
+  email: string;
+  password_hash: string;
+  created_at: Date;
+  last_login_at: Date | null;
+}
+
+/** `SELECT status, count(*) AS n … GROUP BY status` over documents. */
+export interface StatusCountRow {
+  status: DocumentStatus;
+  n: number;
+}
+
+/** A failed document as runs and the overview list it. */
+export interface FailureRow {
+  id: string;
+  filename: string;
+  error_code: string | null;
+  error_message: string | null;
+}
+
+export function toApiKey(r: ApiKeyRow): ApiKeyRecord {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    name: r.name,
+    prefix: r.key_prefix,
+    scopes: r.scopes,
+    createdAt: r.created_at,
+    lastUsedAt: r.last_used_at,
+    revokedAt: r.revoked_at,
+  };
+}
+
+export function toWorkspace(r: WorkspaceRow): Workspace {
+  return { id: r.id, accountId: r.account_id, name: r.name, createdAt: r.created_at };
+}
+
+export function toRun(r: RunRow): Run {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    workspaceId: r.workspace_id,
+    status: r.status,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    finishedAt: r.finished_at,
+  };
+}
+
+export function toDocument(r: DocumentRow): DocumentRecord {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    workspaceId: r.workspace_id,
+    runId: r.run_id,
+    filename: r.filename,
+    sourceUrl: r.source_url,
+    declaredMediaType: r.declared_media_type,
+    mediaType: r.media_type,
+    sizeBytes: r.size_bytes,
+    sha256: r.sha256,
+    storageKey: r.storage_key,
+    status: r.status,
+    stage: r.stage,
+    errorCode: r.error_code,
+    errorMessage: r.error_message,
+    pageCount: r.page_count,
+    chunkCount: r.chunk_count,
+    metadata: r.metadata ?? {},
+    attempts: r.attempts,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    finishedAt: r.finished_at,
+  };
+}
+
+export function toUser(
+  r: Pick<UserRow, 'id' | 'account_id' | 'email' | 'created_at' | 'last_login_at'>,
+): User {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    email: r.email,
+    createdAt: r.created_at,
+    lastLoginAt: r.last_login_at,
+  };
+}
+
+export function toFailure(f: FailureRow) {
+  return {
+    documentId: f.id,
+    filename: f.filename,
+    code: f.error_code ?? 'unknown',
+    message: f.error_message ?? '',
+  };
+}
+
+export function countsFrom(rows: readonly StatusCountRow[]): DocumentCounts {
+  const counts: DocumentCounts = {
+    total: 0,
+    queued: 0,
+    processing: 0,
+    ready: 0,
+    needs_ocr: 0,
+    failed: 0,
+    cancelled: 0,
+    deleted: 0,
+  };
+  for (const r of rows) {
+    counts[r.status] = r.n;
+    counts.total += r.n;
+  }
+  return counts;
+}

@@ -1,0 +1,309 @@
+import type {
+  BatchClaim,
+  ClaimOptions,
+  FinishDocument,
+  StartOutcome,
+  WorkStore,
+} from '../../domain/stores.js';
+import {
+  type DocumentRecord,
+  type DocumentStage,
+  type RunStatus,
+  TERMINAL_DOCUMENT_STATUSES,
+} from '../../domain/types.js';
+import type { DocumentFailureCode } from '../../errors.js';
+import { inTransaction, type Pool, type PoolClient } from './db.js';
+import { type DocumentRow, toDocument } from './rows.js';
+import { CANCELLED_BEFORE_PROCESSING, settleRunIn } from './runs.js';
+
+/**
+ * The worker's side of documents: claiming with a lease, recording stages and results, and what the
+ * reconciler looks for. Only the worker and the CLI hold this repository; HTTP routes cannot.
+ */
+export class PgWorkRepository implements WorkStore {
+  constructor(private readonly pool: Pool) {}
+
+  /**
+   * Claims documents for one batch, in the order given: those of the first claimable document's
+   * workspace while their sizes add up to at most `maxBytes` (the first one always). A document of
+   * unknown size (a URL not fetched yet) or whose last attempt started and did not finish weighs a
+   * whole batch, so it is claimed alone: a document that crashed its worker cannot take a batch of
+   * others down with it again. The others are `deferred`, left for another batch. A claimed document
+   * is `processing` at stage `queued` until the worker starts it; its attempt counts from then.
+   */
+  async claimDocuments(documentIds: string[], workerId: string, options: ClaimOptions): Promise<BatchClaim> {
+    return inTransaction(this.pool, async (c) => {
+      // In id order, as every batch locks them, so two claims never wait on each other in a cycle.
+      const r = await c.query<DocumentRow & { run_status: RunStatus; lease_live: boolean | null }>(
+        `SELECT d.*, r.status AS run_status, (d.lease_expires_at > now()) AS lease_live
+         FROM documents d JOIN runs r ON r.id = d.run_id WHERE d.id = ANY($1::text[]) ORDER BY d.id
+         FOR UPDATE OF d`,
+        [documentIds],
+      );
+      const rows = new Map(r.rows.map((row) => [row.id, row]));
+      const out: BatchClaim = { claimed: [], deferred: [], exhausted: [], skipped: [] };
+      const take: string[] = [];
+      const paused: string[] = [];
+      const cancelled: string[] = [];
+      let workspaceId: string | undefined;
+      let bytes = 0;
+      for (const id of new Set(documentIds)) {
+        const row = rows.get(id);
+        if (!row || row.status === 'deleted') {
+          out.skipped.push({ documentId: id, reason: 'gone' });
+          continue;
+        }
+        const doc = toDocument(row);
+        if (TERMINAL_DOCUMENT_STATUSES.has(doc.status)) {
+          out.skipped.push({ documentId: id, reason: 'terminal' });
+        } else if (row.lease_live === true && row.lease_owner !== workerId) {
+          out.skipped.push({ documentId: id, reason: 'leased_elsewhere' });
+        } else if (row.run_status === 'paused') {
+          paused.push(id);
+          out.skipped.push({ documentId: id, reason: 'run_paused' });
+        } else if (row.run_status === 'cancelled') {
+          cancelled.push(id);
+          out.skipped.push({ documentId: id, reason: 'run_cancelled' });
+        } else if (doc.attempts >= options.maxAttempts) {
+          out.exhausted.push(doc);
+        } else {
+          const weight =
+            doc.attempts > 0 || doc.sizeBytes === null ? Number.POSITIVE_INFINITY : doc.sizeBytes;
+          if (take.length === 0) {
+            workspaceId = doc.workspaceId;
+            bytes = weight;
+            take.push(id);
+          } else if (doc.workspaceId === workspaceId && bytes + weight <= options.maxBytes) {
+            bytes += weight;
+            take.push(id);
+          } else {
+            out.deferred.push(id);
+          }
+        }
+      }
+      if (paused.length > 0) {
+        await c.query(
+          `UPDATE documents SET status = 'queued', stage = 'queued', lease_owner = NULL, lease_expires_at = NULL,
+             updated_at = now() WHERE id = ANY($1::text[])`,
+          [paused],
+        );
+      }
+      if (cancelled.length > 0) {
+        await c.query(
+          `UPDATE documents SET status = 'cancelled', stage = 'done', error_code = 'cancelled',
+             error_message = $2, fetch_headers = NULL, lease_owner = NULL, lease_expires_at = NULL,
+             updated_at = now(), finished_at = now()
+           WHERE id = ANY($1::text[])`,
+          [cancelled, CANCELLED_BEFORE_PROCESSING],
+        );
+      }
+      if (take.length > 0) {
+        const u = await c.query<DocumentRow>(
+          `UPDATE documents SET status = 'processing', stage = 'queued', lease_owner = $2,
+             lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
+           WHERE id = ANY($1::text[]) RETURNING *`,
+          [take, workerId, options.leaseSeconds],
+        );
+        const byId = new Map(u.rows.map((row) => [row.id, toDocument(row)]));
+        out.claimed = take.map((id) => byId.get(id)!);
+      }
+      return out;
+    });
+  }
+
+  /**
+   * Starts a claimed document: counts the attempt and enters its first stage, unless its run is no
+   * longer processing (the run's status says what to do instead).
+   */
+  async startDocument(documentId: string, workerId: string, stage: DocumentStage): Promise<StartOutcome> {
+    const r = await this.pool.query<{ run_status: RunStatus; attempts: number | null }>(
+      `WITH cur AS (
+         SELECT d.id, r.status AS run_status FROM documents d JOIN runs r ON r.id = d.run_id
+         WHERE d.id = $1 AND d.lease_owner = $2 AND d.status = 'processing' FOR UPDATE OF d
+       ), started AS (
+         UPDATE documents d SET stage = $3, attempts = d.attempts + 1, started_at = coalesce(d.started_at, now()),
+           updated_at = now()
+         FROM cur WHERE d.id = cur.id AND cur.run_status = 'processing' RETURNING d.attempts
+       )
+       SELECT cur.run_status, (SELECT attempts FROM started) AS attempts FROM cur`,
+      [documentId, workerId, stage],
+    );
+    const row = r.rows[0];
+    if (!row) return { held: false };
+    return { held: true, runStatus: row.run_status, attempts: row.attempts ?? 0 };
+  }
+
+  async setStages(
+    documentIds: string[],
+    workerId: string,
+    stage: DocumentStage,
+  ): Promise<Map<string, RunStatus>> {
+    const r = await this.pool.query<{ id: string; run_status: RunStatus }>(
+      `UPDATE documents d SET stage = $3, updated_at = now() FROM runs r
+       WHERE d.id = ANY($1::text[]) AND d.lease_owner = $2 AND d.status = 'processing' AND r.id = d.run_id
+       RETURNING d.id, r.status AS run_status`,
+      [documentIds, workerId, stage],
+    );
+    return new Map(r.rows.map((x) => [x.id, x.run_status]));
+  }
+
+  async renewLeases(documentIds: string[], workerId: string, leaseSeconds: number): Promise<Set<string>> {
+    const r = await this.pool.query<{ id: string }>(
+      `UPDATE documents SET lease_expires_at = now() + make_interval(secs => $3)
+       WHERE id = ANY($1::text[]) AND lease_owner = $2 AND status = 'processing' RETURNING id`,
+      [documentIds, workerId, leaseSeconds],
+    );
+    return new Set(r.rows.map((x) => x.id));
+  }
+
+  /** Lets the leases lapse now: the documents are retried (an attempt of theirs has started). */
+  async releaseLeases(documentIds: string[], workerId: string): Promise<void> {
+    await this.pool.query(
+      `UPDATE documents SET lease_expires_at = now(), updated_at = now()
+       WHERE id = ANY($1::text[]) AND lease_owner = $2`,
+      [documentIds, workerId],
+    );
+  }
+
+  /** Gives claimed documents that were never started back to the queue, as if never claimed. */
+  async unclaimDocuments(documentIds: string[], workerId: string): Promise<void> {
+    await this.pool.query(
+      `UPDATE documents SET status = 'queued', stage = 'queued', lease_owner = NULL, lease_expires_at = NULL,
+         updated_at = now()
+       WHERE id = ANY($1::text[]) AND lease_owner = $2 AND status = 'processing'`,
+      [documentIds, workerId],
+    );
+  }
+
+  /**
+   * Finishes documents this worker holds, and settles their runs, in one transaction. Answers the
+   * documents finished (not those deleted, cancelled or taken over meanwhile).
+   */
+  async finishDocuments(
+    workerId: string,
+    results: { documentId: string; result: FinishDocument }[],
+  ): Promise<Set<string>> {
+    if (results.length === 0) return new Set();
+    const ids = results.map((x) => x.documentId);
+    return inTransaction(this.pool, async (c) => {
+      // Lock order: runs (in id order), then documents, as in transitionRun, so settling never deadlocks.
+      const runs = await c.query<{ id: string }>(
+        `SELECT id FROM runs WHERE id IN (SELECT run_id FROM documents WHERE id = ANY($1::text[]))
+         ORDER BY id FOR UPDATE`,
+        [ids],
+      );
+      const r = results.map((x) => x.result);
+      const u = await c.query<{ id: string }>(
+        `UPDATE documents d SET status = u.status, stage = 'done', error_code = u.code, error_message = u.message,
+           fetch_headers = NULL, media_type = coalesce(u.media_type, d.media_type),
+           page_count = coalesce(u.page_count, d.page_count), chunk_count = coalesce(u.chunk_count, d.chunk_count),
+           lease_owner = NULL, lease_expires_at = NULL, processed_by = $1, updated_at = now(), finished_at = now()
+         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[])
+           AS u(id, status, code, message, media_type, page_count, chunk_count)
+         WHERE d.id = u.id AND d.lease_owner = $1 AND d.status = 'processing'
+         RETURNING d.id`,
+        [
+          workerId,
+          ids,
+          r.map((x) => x.status),
+          r.map((x) => x.errorCode ?? null),
+          r.map((x) => x.errorMessage ?? null),
+          r.map((x) => x.mediaType ?? null),
+          r.map((x) => x.pageCount ?? null),
+          r.map((x) => x.chunkCount ?? null),
+        ],
+      );
+      for (const run of runs.rows) await settleRunIn(c, run.id);
+      return new Set(u.rows.map((x) => x.id));
+    });
+  }
+
+  async recordFetched(
+    documentId: string,
+    workerId: string,
+    fetched: { sizeBytes: number; sha256: string; declaredMediaType: string | null; filename: string },
+  ): Promise<DocumentRecord | undefined> {
+    const r = await this.pool.query<DocumentRow>(
+      `UPDATE documents SET size_bytes = $3, sha256 = $4, declared_media_type = $5, filename = $6,
+         fetch_headers = NULL, updated_at = now()
+       WHERE id = $1 AND lease_owner = $2 AND status = 'processing' RETURNING *`,
+      [documentId, workerId, fetched.sizeBytes, fetched.sha256, fetched.declaredMediaType, fetched.filename],
+    );
+    return r.rows[0] && toDocument(r.rows[0]);
+  }
+
+  async fetchHeadersOf(documentId: string): Promise<string | null> {
+    const r = await this.pool.query<Pick<DocumentRow, 'fetch_headers'>>(
+      'SELECT fetch_headers FROM documents WHERE id = $1',
+      [documentId],
+    );
+    return r.rows[0]?.fetch_headers ?? null;
+  }
+
+  async failUnleased(documentId: string, code: DocumentFailureCode, message: string): Promise<void> {
+    await inTransaction(this.pool, async (c) => {
+      const runId = await lockRunOf(c, documentId);
+      if (!runId) return;
+      await c.query(
+        `UPDATE documents SET status = 'failed', stage = 'done', error_code = $2, error_message = $3, fetch_headers = NULL,
+           lease_owner = NULL, lease_expires_at = NULL, updated_at = now(), finished_at = now()
+         WHERE id = $1 AND status IN ('queued', 'processing')`,
+        [documentId, code, message],
+      );
+      await settleRunIn(c, runId);
+    });
+  }
+
+  async findOrphanedDocuments(limit: number, afterId: string | null): Promise<string[]> {
+    const r = await this.pool.query<{ id: string }>(
+      `SELECT d.id FROM documents d JOIN runs r ON r.id = d.run_id
+       WHERE d.status IN ('queued', 'processing') AND r.status = 'processing'
+         AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
+         AND ($2::text IS NULL OR d.id > $2)
+       ORDER BY d.id LIMIT $1`,
+      [limit, afterId],
+    );
+    return r.rows.map((x) => x.id);
+  }
+
+  async findUnsettledRuns(limit: number): Promise<string[]> {
+    const r = await this.pool.query<{ id: string }>(
+      `SELECT r.id FROM runs r WHERE r.status = 'processing'
+         AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.run_id = r.id AND d.status IN ('queued', 'processing'))
+       LIMIT $1`,
+      [limit],
+    );
+    return r.rows.map((x) => x.id);
+  }
+
+  async settleRun(runId: string): Promise<void> {
+    await inTransaction(this.pool, (c) => settleRunIn(c, runId));
+  }
+
+  async releaseAllLeases(): Promise<void> {
+    await this.pool.query(
+      `UPDATE documents SET lease_expires_at = now() WHERE status = 'processing' AND lease_expires_at > now()`,
+    );
+  }
+
+  async isDeleted(documentId: string): Promise<boolean> {
+    const r = await this.pool.query<Pick<DocumentRow, 'status'>>(
+      'SELECT status FROM documents WHERE id = $1',
+      [documentId],
+    );
+    return !r.rows[0] || r.rows[0].status === 'deleted';
+  }
+}
+
+/**
+ * Locks the run of a document before the document changes. Lock order: run, then document (as in
+ * markDeleted and transitionRun), so settling never deadlocks.
+ */
+async function lockRunOf(c: PoolClient, documentId: string): Promise<string | undefined> {
+  const d = await c.query<Pick<DocumentRow, 'run_id'>>('SELECT run_id FROM documents WHERE id = $1', [
+    documentId,
+  ]);
+  const runId = d.rows[0]?.run_id;
+  if (runId) await c.query('SELECT 1 FROM runs WHERE id = $1 FOR UPDATE', [runId]);
+  return runId;
+}

@@ -1,0 +1,233 @@
+import type { DocumentFailureCode } from '../errors.js';
+import type {
+  ApiKeyRecord,
+  DocumentCounts,
+  DocumentRecord,
+  DocumentStage,
+  DocumentStatus,
+  Run,
+  RunFailure,
+  RunStatus,
+  RunView,
+  Scope,
+  User,
+  Workspace,
+} from './types.js';
+
+/**
+ * What the domain asks of the service database, one interface per repository (adapters/postgres).
+ * Operations name the narrowest of these they need; HTTP routes never get the worker's WorkStore.
+ */
+
+export interface NewApiKey {
+  id: string;
+  accountId: string;
+  name: string | null;
+  prefix: string;
+  hash: string;
+  scopes: Scope[];
+}
+
+export interface AccountStore {
+  ensureAccount(name: string): Promise<{ id: string; name: string }>;
+  findAccount(idOrName: string): Promise<{ id: string; name: string } | undefined>;
+  insertApiKey(key: NewApiKey): Promise<ApiKeyRecord>;
+  findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  listApiKeys(accountId: string | undefined): Promise<ApiKeyRecord[]>;
+  /** Revokes by id or by the shown prefix; returns the revoked key, or undefined when none matched. */
+  revokeApiKey(idOrPrefix: string, accountId: string | undefined): Promise<ApiKeyRecord | undefined>;
+  touchApiKey(id: string): Promise<void>;
+}
+
+export interface StagedFile {
+  documentId: string;
+  storageKey: string;
+  filename: string;
+  declaredMediaType: string | null;
+  /** Unknown (null) for a URL until the worker has fetched it. */
+  sizeBytes: number | null;
+  sha256: string | null;
+  sourceUrl?: string | null;
+  /** Encrypted headers for fetching `sourceUrl` (see SecretBox). */
+  fetchHeaders?: string | null;
+}
+
+export interface NewUpload {
+  accountId: string;
+  /** Append to this workspace; a new one is created when absent. */
+  workspaceId: string | undefined;
+  newWorkspaceId: string;
+  runId: string;
+  files: StagedFile[];
+  metadata: Record<string, unknown>;
+  idempotency: { key: string; requestHash: string } | undefined;
+}
+
+export type UploadOutcome =
+  | { kind: 'created'; workspace: Workspace; run: RunView; documents: DocumentRecord[] }
+  | { kind: 'replayed'; workspace: Workspace; run: RunView; documents: DocumentRecord[] }
+  | { kind: 'idempotency_conflict' }
+  | { kind: 'workspace_not_found' };
+
+export interface FinishDocument {
+  status: Extract<DocumentStatus, 'ready' | 'needs_ocr' | 'failed' | 'cancelled'>;
+  errorCode?: DocumentFailureCode | null;
+  errorMessage?: string | null;
+  mediaType?: string | null;
+  pageCount?: number | null;
+  chunkCount?: number | null;
+}
+
+/** Workspaces and the uploads that create or extend them. */
+export interface WorkspaceStore {
+  workspaceExists(accountId: string, workspaceId: string): Promise<boolean>;
+  getWorkspace(accountId: string, workspaceId: string): Promise<Workspace | undefined>;
+  listWorkspaces(accountId: string): Promise<(Workspace & { counts: DocumentCounts })[]>;
+  /** One transaction: the workspace (found or created), the run, its documents and the idempotency key. */
+  createUpload(upload: NewUpload): Promise<UploadOutcome>;
+}
+
+export interface RunStore {
+  getRun(accountId: string, runId: string): Promise<RunView | undefined>;
+  listRunDocuments(runId: string): Promise<DocumentRecord[]>;
+  /** Moves a run between states when it is in one of `from`; returns the run after the attempt. */
+  transitionRun(
+    accountId: string,
+    runId: string,
+    from: RunStatus[],
+    to: RunStatus,
+  ): Promise<{ changed: boolean; run: Run | undefined }>;
+  /** Marks queued documents of a cancelled run as cancelled. */
+  cancelQueuedDocuments(runId: string): Promise<void>;
+  queuedDocumentIds(runId: string): Promise<string[]>;
+  /** Completes or fails the run when every document is terminal. */
+  settleRun(runId: string): Promise<void>;
+}
+
+export interface DocumentStore {
+  getDocument(accountId: string, documentId: string): Promise<DocumentRecord | undefined>;
+  listDocuments(accountId: string, workspaceId: string): Promise<DocumentRecord[]>;
+  markDeleted(accountId: string, documentId: string): Promise<DocumentRecord | undefined>;
+  /** Of the given ids, those still searchable (ready and not deleted). */
+  liveDocumentIds(workspaceId: string, documentIds: string[]): Promise<Set<string>>;
+  countsByStatus(workspaceId: string): Promise<DocumentCounts>;
+}
+
+export interface ClaimOptions {
+  leaseSeconds: number;
+  maxAttempts: number;
+  /** Most bytes of originals in one batch; a larger document is claimed alone. */
+  maxBytes: number;
+}
+
+/** What claiming a batch gave this worker. */
+export interface BatchClaim {
+  /** Held by this worker now, in the order asked; all of one workspace. */
+  claimed: DocumentRecord[];
+  /** Could be processed, but not in this batch (another workspace, or over its budget). */
+  deferred: string[];
+  /** Every attempt started and none finished: to be failed. */
+  exhausted: DocumentRecord[];
+  /** Nothing to do here (gone, finished, leased by another worker, run paused or cancelled). */
+  skipped: { documentId: string; reason: string }[];
+}
+
+export type StartOutcome =
+  | { held: false }
+  /** Started (attempt counted) when `runStatus` is `processing`; otherwise left as claimed. */
+  | { held: true; runStatus: RunStatus; attempts: number };
+
+export interface WorkStore {
+  claimDocuments(documentIds: string[], workerId: string, options: ClaimOptions): Promise<BatchClaim>;
+  startDocument(documentId: string, workerId: string, stage: DocumentStage): Promise<StartOutcome>;
+  /** Moves held documents to a stage; answers, for each one still held, its run's status. */
+  setStages(documentIds: string[], workerId: string, stage: DocumentStage): Promise<Map<string, RunStatus>>;
+  /** Extends the leases; answers the documents this worker still holds (not deleted, cancelled, taken over). */
+  renewLeases(documentIds: string[], workerId: string, leaseSeconds: number): Promise<Set<string>>;
+  /** Lets started documents' leases lapse now, so that they are retried. */
+  releaseLeases(documentIds: string[], workerId: string): Promise<void>;
+  /** Returns claimed documents that were never started to the queue. */
+  unclaimDocuments(documentIds: string[], workerId: string): Promise<void>;
+  /** Finishes documents this worker holds and settles their runs in one transaction; answers those finished. */
+  finishDocuments(
+    workerId: string,
+    results: { documentId: string; result: FinishDocument }[],
+  ): Promise<Set<string>>;
+  /** The encrypted fetch headers of a URL document, if any. */
+  fetchHeadersOf(documentId: string): Promise<string | null>;
+  /** Records what fetching a URL document produced (and erases its fetch headers); undefined when this worker no longer holds it. */
+  recordFetched(
+    documentId: string,
+    workerId: string,
+    fetched: { sizeBytes: number; sha256: string; declaredMediaType: string | null; filename: string },
+  ): Promise<DocumentRecord | undefined>;
+  /** Documents of processing runs that no live worker holds (candidates for re-enqueueing), by id. */
+  findOrphanedDocuments(limit: number, afterId: string | null): Promise<string[]>;
+  /** Fails a document nobody holds (its attempts are exhausted) and settles its run. */
+  failUnleased(documentId: string, code: DocumentFailureCode, message: string): Promise<void>;
+  /** Runs still `processing` whose documents are all terminal (after a crash between the two writes). */
+  findUnsettledRuns(limit: number): Promise<string[]>;
+  /** Completes or fails the run when every document is terminal. */
+  settleRun(runId: string): Promise<void>;
+  /** Forget every lease (embedded mode only: one process owns the database). */
+  releaseAllLeases(): Promise<void>;
+  isDeleted(documentId: string): Promise<boolean>;
+}
+
+/** Encrypted values at rest, for key rotation. */
+export interface SecretStore {
+  encryptedFetchHeaders(): Promise<{ documentId: string; value: string }[]>;
+  replaceFetchHeaders(documentId: string, value: string): Promise<void>;
+}
+
+export interface OpsStore {
+  ping(): Promise<void>;
+  schemaVersion(): Promise<number>;
+  globalDocumentCounts(): Promise<Record<string, number>>;
+  globalRunCounts(): Promise<Record<string, number>>;
+}
+
+export interface StoredSession {
+  sessionId: string;
+  csrfToken: string;
+  expiresAt: Date;
+  lastSeenAt: Date;
+  user: User;
+}
+
+/** Console users and their server-side sessions. */
+export interface UserStore {
+  insertUser(user: { id: string; accountId: string; email: string; passwordHash: string }): Promise<User>;
+  findUserByEmail(email: string): Promise<{ user: User; passwordHash: string } | undefined>;
+  listUsers(accountId: string | undefined): Promise<User[]>;
+  insertSession(session: {
+    id: string;
+    userId: string;
+    tokenHash: string;
+    csrfToken: string;
+    expiresAt: Date;
+  }): Promise<void>;
+  findSessionByTokenHash(tokenHash: string): Promise<StoredSession | undefined>;
+  touchSession(sessionId: string, expiresAt: Date): Promise<void>;
+  deleteSessionByTokenHash(tokenHash: string): Promise<void>;
+}
+
+/** The account's view for the console overview. */
+export interface AccountOverview {
+  documents: DocumentCounts;
+  runsProcessing: number;
+  /** Runs that are processing or paused, newest first: what the console links to as work in progress. */
+  activeRuns: {
+    id: string;
+    workspaceId: string;
+    status: RunStatus;
+    createdAt: Date;
+    documents: number;
+    finished: number;
+  }[];
+  recentFailures: (RunFailure & { workspaceId: string; runId: string; failedAt: Date })[];
+}
+
+export interface OverviewStore {
+  accountOverview(accountId: string): Promise<AccountOverview>;
+}

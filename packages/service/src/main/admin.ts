@@ -1,0 +1,181 @@
+/**
+ * The administrative commands (keys, users, secrets, bucket): short-lived, attached to the database
+ * (or to object storage) of a running service, with output meant for a person or a script.
+ */
+import { parseArgs } from 'node:util';
+import type { Logger } from 'pino';
+import { S3ObjectStore } from '../adapters/objects/s3.js';
+import { type Config, ConfigError } from '../config.js';
+import { createDeps, type Deps } from '../deps.js';
+import { createApiKey, DEFAULT_ACCOUNT, parseScopes } from '../domain/keys.js';
+import { rotateSecrets } from '../domain/secrets.js';
+import { createUser } from '../domain/sessions.js';
+import { exportBucket, importBucket } from '../ops/bucket-transfer.js';
+import { type Databases, migrateAll, resolveDatabases } from './database.js';
+
+/** CLI commands that only need the database: attach to a running embedded server or start one briefly. */
+async function withDatabase<T>(
+  config: Config,
+  log: Logger,
+  fn: (deps: Deps, dbs: Databases) => Promise<T>,
+): Promise<T> {
+  const dbs = await resolveDatabases(config, log, 'attach');
+  try {
+    if (dbs.embedded?.owned) await migrateAll(config, dbs.urls, () => {});
+    // Keys, users and secrets never search: no model is loaded (nor downloaded) for them.
+    const deps = await createDeps(config, log, dbs.urls, { models: false });
+    try {
+      return await fn(deps, dbs);
+    } finally {
+      await deps.close();
+    }
+  } finally {
+    await dbs.embedded?.stop();
+  }
+}
+
+export async function keys(config: Config, log: Logger, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      scopes: { type: 'string' },
+      name: { type: 'string' },
+      account: { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const [action, target] = positionals;
+  await withDatabase(config, log, async (deps) => {
+    if (action === 'create') {
+      if (!values.scopes)
+        throw new ConfigError('keys create needs --scopes, e.g. --scopes ingest,search,artifacts');
+      const scopes = parseScopes(values.scopes);
+      const account = await deps.accounts.ensureAccount(values.account ?? DEFAULT_ACCOUNT);
+      const { key, secret } = await createApiKey(deps.accounts, {
+        accountId: account.id,
+        scopes,
+        name: values.name ?? null,
+      });
+      if (values.json) {
+        process.stdout.write(
+          `${JSON.stringify({ id: key.id, key: secret, scopes, account: account.name, accountId: account.id })}\n`,
+        );
+      } else {
+        process.stdout.write(
+          `Created key ${key.id} (${scopes.join(', ')}) for account "${account.name}".\n` +
+            'Store it now: it is shown only this once.\n\n' +
+            `${secret}\n`,
+        );
+      }
+    } else if (action === 'list') {
+      const account = values.account ? await deps.accounts.findAccount(values.account) : undefined;
+      if (values.account && !account) throw new ConfigError(`no account "${values.account}"`);
+      const list = await deps.accounts.listApiKeys(account?.id);
+      if (values.json) {
+        process.stdout.write(`${JSON.stringify(list)}\n`);
+        return;
+      }
+      if (list.length === 0) process.stdout.write('No API keys yet.\n');
+      for (const k of list) {
+        const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : 'active';
+        const used = k.lastUsedAt ? `last used ${k.lastUsedAt.toISOString()}` : 'never used';
+        process.stdout.write(
+          `${k.id}  ${k.prefix}…  ${k.scopes.join(',')}  ${k.name ?? '-'}  ${state}, ${used}\n`,
+        );
+      }
+    } else if (action === 'revoke') {
+      if (!target) throw new ConfigError('keys revoke needs the key id or its prefix');
+      const k = await deps.accounts.revokeApiKey(target, undefined);
+      if (!k) throw new ConfigError(`no key with id or prefix "${target}"`);
+      process.stdout.write(`Revoked ${k.id} (${k.prefix}…).\n`);
+    } else {
+      throw new ConfigError(`unknown keys action "${action ?? ''}"; use create, list or revoke`);
+    }
+  });
+}
+
+async function readStdin(): Promise<string> {
+  let data = '';
+  for await (const chunk of process.stdin) data += chunk;
+  return data.replace(/\r?\n$/, '');
+}
+
+export async function users(config: Config, log: Logger, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      'password-stdin': { type: 'boolean', default: false },
+      account: { type: 'string' },
+    },
+  });
+  const [action] = positionals;
+  const password = values['password-stdin'] ? await readStdin() : values.password;
+  await withDatabase(config, log, async (deps) => {
+    if (action === 'create') {
+      if (!values.email || !password) {
+        throw new ConfigError('users create needs --email and --password (or --password-stdin)');
+      }
+      const account = await deps.accounts.ensureAccount(values.account ?? DEFAULT_ACCOUNT);
+      const user = await createUser(deps.users, {
+        accountId: account.id,
+        email: values.email,
+        password,
+      }).catch((err: Error) => {
+        throw new ConfigError(err.message);
+      });
+      process.stdout.write(`Created console user ${user.email} (${user.id}) in account "${account.name}".\n`);
+    } else if (action === 'list') {
+      const account = values.account ? await deps.accounts.findAccount(values.account) : undefined;
+      for (const u of await deps.users.listUsers(account?.id)) {
+        process.stdout.write(
+          `${u.id}  ${u.email}  ${u.accountId}  last sign-in ${u.lastLoginAt?.toISOString() ?? 'never'}\n`,
+        );
+      }
+    } else {
+      throw new ConfigError(`unknown users action "${action ?? ''}"; use create or list`);
+    }
+  });
+}
+
+export async function secrets(config: Config, log: Logger, args: string[]): Promise<void> {
+  if (args[0] !== 'rotate') throw new ConfigError('use: docslurp secrets rotate');
+  await withDatabase(config, log, async (deps) => {
+    if (!deps.secrets) throw new ConfigError('ENCRYPTION_KEY is not set');
+    const { total, rotated } = await rotateSecrets(deps.documents, deps.secrets);
+    process.stdout.write(`Re-encrypted ${rotated} of ${total} stored credentials with the current key.\n`);
+  });
+}
+
+/** Bucket copies for the backup and restore scripts; progress goes to stderr, data to stdout. */
+export async function bucket(config: Config, args: string[]): Promise<void> {
+  const [action, dir] = args;
+  if (config.objects.kind !== 's3') {
+    throw new ConfigError('bucket commands need the S3 object store (OBJECT_STORE=s3 and S3_* settings)');
+  }
+  const store = new S3ObjectStore(config.objects);
+  const note = (line: string) => process.stderr.write(`[bucket] ${line}\n`);
+  try {
+    if (action === 'list') {
+      for await (const o of store.list()) process.stdout.write(`${JSON.stringify(o)}\n`);
+    } else if ((action === 'export' || action === 'import') && dir) {
+      const report =
+        action === 'export' ? await exportBucket(store, dir, note) : await importBucket(store, dir, note);
+      note(
+        `${action === 'export' ? 'exported' : 'imported'} ${report.objects} objects (${report.bytes} bytes)` +
+          (report.vanished.length ? `; ${report.vanished.length} deleted while copying` : '') +
+          (report.skipped.length
+            ? `; ${action === 'export' ? 'skipped' : 'removed'} ${report.skipped.length}`
+            : ''),
+      );
+      process.stdout.write(`${JSON.stringify(report)}\n`);
+    } else {
+      throw new ConfigError('usage: docslurp bucket list | bucket export DIR | bucket import DIR');
+    }
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,97 @@
+/** An in-memory workspace store for unit tests of uploads (see fakes.ts for the rules the fakes keep). */
+import type { NewUpload, UploadOutcome, WorkspaceStore } from '../../src/domain/stores.js';
+import type { DocumentCounts, DocumentRecord, Run, RunView, Workspace } from '../../src/domain/types.js';
+import { documentRecord } from './fakes.js';
+
+const EMPTY_COUNTS: DocumentCounts = {
+  total: 0,
+  queued: 0,
+  processing: 0,
+  ready: 0,
+  needs_ocr: 0,
+  failed: 0,
+  cancelled: 0,
+  deleted: 0,
+};
+
+/** Workspaces and uploads in memory, with idempotency keys kept per account as the repository does. */
+export class MemoryWorkspaceStore implements WorkspaceStore {
+  readonly workspaces = new Map<string, Workspace>();
+  readonly uploads = new Map<string, { workspace: Workspace; run: RunView; documents: DocumentRecord[] }>();
+  readonly idempotency = new Map<string, { requestHash: string; runId: string }>();
+  /** createUpload fails with this error while it is set, as a database that went away would. */
+  failWith: Error | undefined;
+
+  async workspaceExists(accountId: string, workspaceId: string): Promise<boolean> {
+    return (await this.getWorkspace(accountId, workspaceId)) !== undefined;
+  }
+
+  async getWorkspace(accountId: string, workspaceId: string): Promise<Workspace | undefined> {
+    const ws = this.workspaces.get(workspaceId);
+    return ws?.accountId === accountId ? ws : undefined;
+  }
+
+  async listWorkspaces(accountId: string): Promise<(Workspace & { counts: DocumentCounts })[]> {
+    return [...this.workspaces.values()]
+      .filter((w) => w.accountId === accountId)
+      .map((w) => ({ ...w, counts: EMPTY_COUNTS }));
+  }
+
+  async createUpload(upload: NewUpload): Promise<UploadOutcome> {
+    if (this.failWith) throw this.failWith;
+    const idemKey = upload.idempotency && `${upload.accountId}/${upload.idempotency.key}`;
+    const prior = idemKey ? this.idempotency.get(idemKey) : undefined;
+    if (prior) {
+      if (prior.requestHash !== upload.idempotency!.requestHash) return { kind: 'idempotency_conflict' };
+      return { kind: 'replayed', ...this.uploads.get(prior.runId)! };
+    }
+    let workspace: Workspace | undefined;
+    if (upload.workspaceId) {
+      workspace = await this.getWorkspace(upload.accountId, upload.workspaceId);
+      if (!workspace) return { kind: 'workspace_not_found' };
+    } else {
+      workspace = {
+        id: upload.newWorkspaceId,
+        accountId: upload.accountId,
+        name: null,
+        createdAt: new Date(),
+      };
+      this.workspaces.set(workspace.id, workspace);
+    }
+    const now = new Date();
+    const run: Run = {
+      id: upload.runId,
+      accountId: upload.accountId,
+      workspaceId: workspace.id,
+      status: 'processing',
+      createdAt: now,
+      updatedAt: now,
+      finishedAt: null,
+    };
+    const documents = upload.files.map((f) =>
+      documentRecord({
+        id: f.documentId,
+        runId: run.id,
+        accountId: upload.accountId,
+        workspaceId: workspace.id,
+        filename: f.filename,
+        sourceUrl: f.sourceUrl ?? null,
+        declaredMediaType: f.declaredMediaType,
+        sizeBytes: f.sizeBytes,
+        sha256: f.sha256,
+        storageKey: f.storageKey,
+        metadata: upload.metadata,
+      }),
+    );
+    const view: RunView = {
+      ...run,
+      counts: { ...EMPTY_COUNTS, total: documents.length, queued: documents.length },
+      activity: { processed: 0, busySeconds: 0, recentlyProcessed: 0, windowSeconds: 0 },
+      failures: [],
+    };
+    this.uploads.set(run.id, { workspace, run: view, documents });
+    if (idemKey)
+      this.idempotency.set(idemKey, { requestHash: upload.idempotency!.requestHash, runId: run.id });
+    return { kind: 'created', workspace, run: view, documents };
+  }
+}

@@ -1,0 +1,310 @@
+/**
+ * In-memory stand-ins for the work store (here), the search index (fake-index.ts) and the workspace
+ * store (fake-workspaces.ts), for unit tests of the pipeline and of uploads. They keep the rules the
+ * PostgreSQL repositories and LanceDB keep (a lease held by one worker, terminal states, a run settled
+ * when its last document finishes, one row set per document) so that a test of a branch meets the
+ * same answers it would in production; test/support/work-store-contract.ts holds the work store's
+ * fake and repository to the same suite.
+ */
+import type {
+  BatchClaim,
+  ClaimOptions,
+  FinishDocument,
+  StartOutcome,
+  WorkStore,
+} from '../../src/domain/stores.js';
+import {
+  type DocumentRecord,
+  type DocumentStage,
+  type RunStatus,
+  TERMINAL_DOCUMENT_STATUSES,
+} from '../../src/domain/types.js';
+import type { DocumentFailureCode } from '../../src/errors.js';
+
+interface HeldDocument {
+  record: DocumentRecord;
+  leaseOwner: string | null;
+  leaseExpiresAt: number;
+  fetchHeaders: string | null;
+}
+
+export function documentRecord(
+  fields: Partial<DocumentRecord> & { id: string; runId: string },
+): DocumentRecord {
+  const now = new Date();
+  return {
+    accountId: 'acc_test',
+    workspaceId: 'ws_test',
+    filename: `${fields.id}.md`,
+    sourceUrl: null,
+    declaredMediaType: null,
+    mediaType: null,
+    sizeBytes: 0,
+    sha256: null,
+    storageKey: `raw/${fields.id}`,
+    status: 'queued',
+    stage: 'queued',
+    errorCode: null,
+    errorMessage: null,
+    pageCount: null,
+    chunkCount: null,
+    metadata: {},
+    attempts: 0,
+    createdAt: now,
+    updatedAt: now,
+    finishedAt: null,
+    ...fields,
+  };
+}
+
+/** The worker's view of documents and runs, with leases that expire on the given clock. */
+export class MemoryWorkStore implements WorkStore {
+  readonly documents = new Map<string, HeldDocument>();
+  readonly runs = new Map<string, { status: RunStatus }>();
+  /** Milliseconds; tests move it forward to let leases expire. */
+  now = 1_000_000;
+
+  addRun(runId: string, status: RunStatus = 'processing'): void {
+    this.runs.set(runId, { status });
+  }
+
+  addDocument(record: DocumentRecord, fetchHeaders: string | null = null): void {
+    if (!this.runs.has(record.runId)) this.addRun(record.runId);
+    this.documents.set(record.id, {
+      record: { ...record },
+      leaseOwner: null,
+      leaseExpiresAt: 0,
+      fetchHeaders,
+    });
+  }
+
+  document(id: string): DocumentRecord {
+    return this.held(id).record;
+  }
+
+  /** Another worker takes the document over (as after this one's lease expired). */
+  takeOver(id: string, workerId: string): void {
+    const d = this.held(id);
+    d.leaseOwner = workerId;
+    d.leaseExpiresAt = this.now + 60_000;
+  }
+
+  private held(id: string): HeldDocument {
+    const d = this.documents.get(id);
+    if (!d) throw new Error(`no document ${id}`);
+    return d;
+  }
+
+  private holds(id: string, workerId: string): HeldDocument | undefined {
+    const d = this.documents.get(id);
+    return d && d.leaseOwner === workerId && d.record.status === 'processing' ? d : undefined;
+  }
+
+  private update(d: HeldDocument, fields: Partial<DocumentRecord>): void {
+    d.record = { ...d.record, ...fields, updatedAt: new Date() };
+  }
+
+  private finish(d: HeldDocument, fields: Partial<DocumentRecord>): void {
+    this.update(d, { ...fields, stage: 'done', finishedAt: new Date() });
+    d.leaseOwner = null;
+    d.leaseExpiresAt = 0;
+    d.fetchHeaders = null;
+  }
+
+  async claimDocuments(documentIds: string[], workerId: string, options: ClaimOptions): Promise<BatchClaim> {
+    const out: BatchClaim = { claimed: [], deferred: [], exhausted: [], skipped: [] };
+    const take: HeldDocument[] = [];
+    let workspaceId: string | undefined;
+    let bytes = 0;
+    for (const id of new Set(documentIds)) {
+      const d = this.documents.get(id);
+      if (!d || d.record.status === 'deleted') {
+        out.skipped.push({ documentId: id, reason: 'gone' });
+        continue;
+      }
+      const run = this.runs.get(d.record.runId)!;
+      if (TERMINAL_DOCUMENT_STATUSES.has(d.record.status)) {
+        out.skipped.push({ documentId: id, reason: 'terminal' });
+      } else if (d.leaseExpiresAt > this.now && d.leaseOwner !== workerId) {
+        out.skipped.push({ documentId: id, reason: 'leased_elsewhere' });
+      } else if (run.status === 'paused') {
+        this.update(d, { status: 'queued', stage: 'queued' });
+        d.leaseOwner = null;
+        d.leaseExpiresAt = 0;
+        out.skipped.push({ documentId: id, reason: 'run_paused' });
+      } else if (run.status === 'cancelled') {
+        this.finish(d, { status: 'cancelled', errorCode: 'cancelled' });
+        out.skipped.push({ documentId: id, reason: 'run_cancelled' });
+      } else if (d.record.attempts >= options.maxAttempts) {
+        out.exhausted.push({ ...d.record });
+      } else {
+        const weight =
+          d.record.attempts > 0 || d.record.sizeBytes === null
+            ? Number.POSITIVE_INFINITY
+            : d.record.sizeBytes;
+        if (take.length === 0) {
+          workspaceId = d.record.workspaceId;
+          bytes = weight;
+          take.push(d);
+        } else if (d.record.workspaceId === workspaceId && bytes + weight <= options.maxBytes) {
+          bytes += weight;
+          take.push(d);
+        } else {
+          out.deferred.push(id);
+        }
+      }
+    }
+    for (const d of take) {
+      this.update(d, { status: 'processing', stage: 'queued' });
+      d.leaseOwner = workerId;
+      d.leaseExpiresAt = this.now + options.leaseSeconds * 1000;
+      out.claimed.push({ ...d.record });
+    }
+    return out;
+  }
+
+  async startDocument(documentId: string, workerId: string, stage: DocumentStage): Promise<StartOutcome> {
+    const d = this.holds(documentId, workerId);
+    if (!d) return { held: false };
+    const runStatus = this.runs.get(d.record.runId)!.status;
+    if (runStatus !== 'processing') return { held: true, runStatus, attempts: 0 };
+    this.update(d, { stage, attempts: d.record.attempts + 1 });
+    return { held: true, runStatus, attempts: d.record.attempts };
+  }
+
+  async setStages(
+    documentIds: string[],
+    workerId: string,
+    stage: DocumentStage,
+  ): Promise<Map<string, RunStatus>> {
+    const out = new Map<string, RunStatus>();
+    for (const id of documentIds) {
+      const d = this.holds(id, workerId);
+      if (!d) continue;
+      this.update(d, { stage });
+      out.set(id, this.runs.get(d.record.runId)!.status);
+    }
+    return out;
+  }
+
+  async renewLeases(documentIds: string[], workerId: string, leaseSeconds: number): Promise<Set<string>> {
+    const kept = new Set<string>();
+    for (const id of documentIds) {
+      const d = this.holds(id, workerId);
+      if (!d) continue;
+      d.leaseExpiresAt = this.now + leaseSeconds * 1000;
+      kept.add(id);
+    }
+    return kept;
+  }
+
+  async releaseLeases(documentIds: string[], workerId: string): Promise<void> {
+    for (const id of documentIds) {
+      const d = this.documents.get(id);
+      if (d?.leaseOwner === workerId) d.leaseExpiresAt = this.now;
+    }
+  }
+
+  async unclaimDocuments(documentIds: string[], workerId: string): Promise<void> {
+    for (const id of documentIds) {
+      const d = this.holds(id, workerId);
+      if (!d) continue;
+      this.update(d, { status: 'queued', stage: 'queued' });
+      d.leaseOwner = null;
+      d.leaseExpiresAt = 0;
+    }
+  }
+
+  async finishDocuments(
+    workerId: string,
+    results: { documentId: string; result: FinishDocument }[],
+  ): Promise<Set<string>> {
+    const finished = new Set<string>();
+    const runs = new Set<string>();
+    for (const { documentId, result } of results) {
+      const d = this.documents.get(documentId);
+      if (d) runs.add(d.record.runId);
+      if (!d || !this.holds(documentId, workerId)) continue;
+      this.finish(d, {
+        status: result.status,
+        errorCode: result.errorCode ?? null,
+        errorMessage: result.errorMessage ?? null,
+        ...(result.mediaType ? { mediaType: result.mediaType } : {}),
+        ...(result.pageCount != null ? { pageCount: result.pageCount } : {}),
+        ...(result.chunkCount != null ? { chunkCount: result.chunkCount } : {}),
+      });
+      finished.add(documentId);
+    }
+    for (const runId of runs) await this.settleRun(runId);
+    return finished;
+  }
+
+  async fetchHeadersOf(documentId: string): Promise<string | null> {
+    return this.documents.get(documentId)?.fetchHeaders ?? null;
+  }
+
+  async recordFetched(
+    documentId: string,
+    workerId: string,
+    fetched: { sizeBytes: number; sha256: string; declaredMediaType: string | null; filename: string },
+  ): Promise<DocumentRecord | undefined> {
+    const d = this.holds(documentId, workerId);
+    if (!d) return undefined;
+    this.update(d, fetched);
+    d.fetchHeaders = null;
+    return { ...d.record };
+  }
+
+  async failUnleased(documentId: string, code: DocumentFailureCode, message: string): Promise<void> {
+    const d = this.documents.get(documentId);
+    if (!d || (d.record.status !== 'queued' && d.record.status !== 'processing')) return;
+    this.finish(d, { status: 'failed', errorCode: code, errorMessage: message });
+    await this.settleRun(d.record.runId);
+  }
+
+  async findOrphanedDocuments(limit: number, afterId: string | null): Promise<string[]> {
+    return [...this.documents.values()]
+      .filter(
+        (d) =>
+          (d.record.status === 'queued' || d.record.status === 'processing') &&
+          this.runs.get(d.record.runId)?.status === 'processing' &&
+          d.leaseExpiresAt <= this.now &&
+          (afterId === null || d.record.id > afterId),
+      )
+      .map((d) => d.record.id)
+      .sort()
+      .slice(0, limit);
+  }
+
+  async findUnsettledRuns(limit: number): Promise<string[]> {
+    return [...this.runs.entries()]
+      .filter(([id, run]) => run.status === 'processing' && this.pending(id) === 0)
+      .map(([id]) => id)
+      .slice(0, limit);
+  }
+
+  private pending(runId: string): number {
+    return [...this.documents.values()].filter(
+      (d) => d.record.runId === runId && (d.record.status === 'queued' || d.record.status === 'processing'),
+    ).length;
+  }
+
+  async settleRun(runId: string): Promise<void> {
+    const run = this.runs.get(runId);
+    if (run?.status !== 'processing' || this.pending(runId) > 0) return;
+    const docs = [...this.documents.values()].filter((d) => d.record.runId === runId).map((d) => d.record);
+    const ok = docs.filter((d) => d.status === 'ready' || d.status === 'needs_ocr').length;
+    const failed = docs.filter((d) => d.status === 'failed').length;
+    run.status = failed > 0 && ok === 0 ? 'failed' : 'completed';
+  }
+
+  async releaseAllLeases(): Promise<void> {
+    for (const d of this.documents.values())
+      if (d.record.status === 'processing') d.leaseExpiresAt = this.now;
+  }
+
+  async isDeleted(documentId: string): Promise<boolean> {
+    const d = this.documents.get(documentId);
+    return !d || d.record.status === 'deleted';
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The rules of the search index that the pipeline relies on, as one suite that runs against LanceDB
+ * (integration) and against the in-memory fake the unit tests use (test/support/fake-index.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import type { IndexRow, SearchIndex } from '../../src/domain/ports.js';
+import { indexRowsOf } from '../../src/search/indexing.js';
+
+const WS = 'ws_contract';
+
+function rows(documentId: string, texts: string[]): IndexRow[] {
+  let at = 0;
+  const chunks = texts.map((text, ordinal) => {
+    const chunk = {
+      id: `${documentId}_${ordinal}`,
+      documentId,
+      ordinal,
+      text,
+      headingPath: [],
+      pageStart: null,
+      pageEnd: null,
+      charStart: at,
+      charEnd: at + text.length,
+    };
+    at += text.length + 2;
+    return chunk;
+  });
+  return indexRowsOf(
+    { id: documentId, filename: `${documentId}.md`, sourceUrl: null },
+    {
+      mediaType: 'text/markdown',
+      title: null,
+    },
+    chunks,
+  );
+}
+
+export function searchIndexContract(
+  name: string,
+  make: () => Promise<{ index: SearchIndex; close(): Promise<void> }>,
+) {
+  describe(`the search index (${name})`, () => {
+    const withIndex = (fn: (index: SearchIndex) => Promise<void>) => async () => {
+      const f = await make();
+      try {
+        await fn(f.index);
+      } finally {
+        await f.close();
+      }
+    };
+
+    it(
+      'replaces each document of a batch as one set, leaving the others',
+      withIndex(async (index) => {
+        await index.replaceDocuments(WS, [
+          { documentId: 'doc_a', rows: rows('doc_a', ['alpha one', 'alpha two', 'alpha three']) },
+          { documentId: 'doc_b', rows: rows('doc_b', ['bravo one']) },
+        ]);
+        await index.replaceDocuments(WS, [{ documentId: 'doc_a', rows: rows('doc_a', ['alpha again']) }]);
+        const counts = await index.countRowsByDocument(WS, ['doc_a', 'doc_b', 'doc_none']);
+        expect(Object.fromEntries(counts)).toEqual({ doc_a: 1, doc_b: 1, doc_none: 0 });
+        expect(await index.countDocumentRows(WS, 'doc_a')).toBe(1);
+      }),
+    );
+
+    it(
+      'removes one document, and finds the others by their words, within the documents asked for',
+      withIndex(async (index) => {
+        await index.replaceDocuments(WS, [
+          { documentId: 'doc_a', rows: rows('doc_a', ['the zircon manual']) },
+          { documentId: 'doc_b', rows: rows('doc_b', ['another zircon guide']) },
+          { documentId: 'doc_c', rows: rows('doc_c', ['nothing related']) },
+        ]);
+        await index.deleteDocument(WS, 'doc_a');
+        expect(await index.countDocumentRows(WS, 'doc_a')).toBe(0);
+        const all = await index.search(WS, { text: 'zircon', limit: 10 });
+        expect(all.map((h) => h.row.documentId)).toEqual(['doc_b']);
+        const none = await index.search(WS, { text: 'zircon', limit: 10, documentIds: ['doc_c'] });
+        expect(none).toEqual([]);
+        const row = all[0]!.row;
+        expect([row.text, row.filename, row.charStart]).toEqual(['another zircon guide', 'doc_b.md', 0]);
+      }),
+    );
+  });
+}

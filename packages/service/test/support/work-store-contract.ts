@@ -1,0 +1,186 @@
+/**
+ * The rules of the work store, as one suite that runs against the PostgreSQL repository (integration)
+ * and against the in-memory fake the unit tests use: so the pipeline's unit tests meet the answers
+ * production gives.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ClaimOptions, WorkStore } from '../../src/domain/stores.js';
+import type { DocumentRecord, RunStatus } from '../../src/domain/types.js';
+
+export interface WorkStoreFixture {
+  work: WorkStore;
+  /** A run in `status` with one queued document of 1 byte per entry of `attempts` (its attempts so far). */
+  seed(status: RunStatus, attempts: number[]): Promise<{ runId: string; documentIds: string[] }>;
+  setRunStatus(runId: string, status: RunStatus): Promise<void>;
+  document(id: string): Promise<DocumentRecord>;
+  runStatus(runId: string): Promise<RunStatus>;
+  /** Moves time `seconds` (and a little) forward for the leases, so that ones given for `seconds` expire. */
+  expireLeases(seconds: number): Promise<void>;
+  close?(): Promise<void>;
+}
+
+const options = (fields: Partial<ClaimOptions> = {}): ClaimOptions => ({
+  leaseSeconds: 30,
+  maxAttempts: 3,
+  maxBytes: 1024,
+  ...fields,
+});
+
+export function workStoreContract(name: string, make: () => Promise<WorkStoreFixture>): void {
+  describe(`the work store (${name})`, () => {
+    const withFixture = (fn: (f: WorkStoreFixture) => Promise<void>) => async () => {
+      const f = await make();
+      try {
+        await fn(f);
+      } finally {
+        await f.close?.();
+      }
+    };
+
+    it(
+      'lets one worker hold a document until its lease expires, then another',
+      withFixture(async (f) => {
+        const { documentIds } = await f.seed('processing', [0]);
+        const id = documentIds[0]!;
+        const first = await f.work.claimDocuments([id], 'wrk_a', options({ leaseSeconds: 1 }));
+        expect(first.claimed.map((d) => d.id)).toEqual([id]);
+        expect(await f.work.startDocument(id, 'wrk_a', 'parsing')).toEqual({
+          held: true,
+          runStatus: 'processing',
+          attempts: 1,
+        });
+        const other = await f.work.claimDocuments([id], 'wrk_b', options());
+        expect(other).toEqual({
+          claimed: [],
+          deferred: [],
+          exhausted: [],
+          skipped: [{ documentId: id, reason: 'leased_elsewhere' }],
+        });
+        expect(await f.work.findOrphanedDocuments(10, null)).toEqual([]);
+        await f.expireLeases(1);
+        expect(await f.work.findOrphanedDocuments(10, null)).toEqual([id]);
+        expect(await f.work.renewLeases([id], 'wrk_b', 30)).toEqual(new Set());
+        expect((await f.work.claimDocuments([id], 'wrk_b', options())).claimed.map((d) => d.id)).toEqual([
+          id,
+        ]);
+        expect(await f.work.startDocument(id, 'wrk_b', 'parsing')).toMatchObject({ attempts: 2 });
+        expect(await f.work.setStages([id], 'wrk_a', 'chunking')).toEqual(new Map());
+        expect(await f.work.setStages([id], 'wrk_b', 'chunking')).toEqual(new Map([[id, 'processing']]));
+        expect(await f.work.renewLeases([id], 'wrk_b', 30)).toEqual(new Set([id]));
+      }),
+    );
+
+    it(
+      'finishes only for the lease holder, and settles the run with its last document',
+      withFixture(async (f) => {
+        const { runId, documentIds } = await f.seed('processing', [0, 0]);
+        const [a, b] = documentIds as [string, string];
+        expect((await f.work.claimDocuments([a, b], 'wrk_a', options())).claimed.map((d) => d.id)).toEqual([
+          a,
+          b,
+        ]);
+        await f.work.startDocument(a, 'wrk_a', 'parsing');
+        await f.work.startDocument(b, 'wrk_a', 'parsing');
+        const ready = { documentId: a, result: { status: 'ready' as const, chunkCount: 3 } };
+        expect(await f.work.finishDocuments('wrk_other', [ready])).toEqual(new Set());
+        expect(await f.work.finishDocuments('wrk_a', [ready])).toEqual(new Set([a]));
+        expect(await f.runStatus(runId)).toBe('processing');
+        const failed = {
+          status: 'failed' as const,
+          errorCode: 'corrupt_document' as const,
+          errorMessage: 'x',
+        };
+        expect(await f.work.finishDocuments('wrk_a', [{ documentId: b, result: failed }])).toEqual(
+          new Set([b]),
+        );
+        expect(await f.runStatus(runId)).toBe('completed');
+        expect(await f.document(a)).toMatchObject({ status: 'ready', stage: 'done', chunkCount: 3 });
+        expect(await f.document(b)).toMatchObject({ status: 'failed', errorCode: 'corrupt_document' });
+        expect((await f.work.claimDocuments([a], 'wrk_a', options())).skipped).toEqual([
+          { documentId: a, reason: 'terminal' },
+        ]);
+      }),
+    );
+
+    it(
+      'keeps a batch within its byte budget, and claims a document that was tried before alone',
+      withFixture(async (f) => {
+        const { documentIds } = await f.seed('processing', [0, 0, 0]);
+        const [a, b, c] = documentIds as [string, string, string];
+        const budget = await f.work.claimDocuments([a, b, c], 'wrk_a', options({ maxBytes: 2 }));
+        expect([budget.claimed.map((d) => d.id), budget.deferred]).toEqual([[a, b], [c]]);
+        await f.work.unclaimDocuments([a, b], 'wrk_a');
+        expect(await f.document(a)).toMatchObject({ status: 'queued', attempts: 0 });
+
+        const retried = await f.seed('processing', [1, 0]);
+        const [r, s] = retried.documentIds as [string, string];
+        const alone = await f.work.claimDocuments([r, s], 'wrk_a', options());
+        expect([alone.claimed.map((d) => d.id), alone.deferred]).toEqual([[r], [s]]);
+      }),
+    );
+
+    it(
+      'reports exhausted attempts, and fails a document nobody holds (the run fails with it)',
+      withFixture(async (f) => {
+        const { runId, documentIds } = await f.seed('processing', [3]);
+        const id = documentIds[0]!;
+        const claim = await f.work.claimDocuments([id], 'wrk_a', options());
+        expect([claim.claimed, claim.exhausted.map((d) => d.id)]).toEqual([[], [id]]);
+        await f.work.failUnleased(id, 'processing_failed', 'gave up');
+        expect(await f.document(id)).toMatchObject({ status: 'failed', errorCode: 'processing_failed' });
+        expect(await f.runStatus(runId)).toBe('failed');
+      }),
+    );
+
+    it(
+      'leaves documents of a paused run queued and cancels those of a cancelled run',
+      withFixture(async (f) => {
+        const paused = await f.seed('paused', [0]);
+        const cancelled = await f.seed('cancelled', [0]);
+        const p = paused.documentIds[0]!;
+        const c = cancelled.documentIds[0]!;
+        expect((await f.work.claimDocuments([p, c], 'wrk_a', options())).skipped).toEqual([
+          { documentId: p, reason: 'run_paused' },
+          { documentId: c, reason: 'run_cancelled' },
+        ]);
+        expect(await f.document(p)).toMatchObject({ status: 'queued', attempts: 0 });
+        expect(await f.document(c)).toMatchObject({ status: 'cancelled', errorCode: 'cancelled' });
+        // Neither is an orphan: one waits for its run, the other is finished.
+        expect(await f.work.findOrphanedDocuments(10, null)).toEqual([]);
+      }),
+    );
+
+    it(
+      'does not start (nor charge) a claimed document whose run was paused meanwhile',
+      withFixture(async (f) => {
+        const { runId, documentIds } = await f.seed('processing', [0]);
+        const id = documentIds[0]!;
+        await f.work.claimDocuments([id], 'wrk_a', options());
+        await f.setRunStatus(runId, 'paused');
+        expect(await f.work.startDocument(id, 'wrk_a', 'parsing')).toEqual({
+          held: true,
+          runStatus: 'paused',
+          attempts: 0,
+        });
+        expect(await f.document(id)).toMatchObject({ attempts: 0, stage: 'queued' });
+        expect(await f.work.startDocument(id, 'wrk_b', 'parsing')).toEqual({ held: false });
+      }),
+    );
+
+    it(
+      'gives a released lease back at once, so the reconciler finds the document',
+      withFixture(async (f) => {
+        const { documentIds } = await f.seed('processing', [0]);
+        const id = documentIds[0]!;
+        await f.work.claimDocuments([id], 'wrk_a', options());
+        await f.work.startDocument(id, 'wrk_a', 'parsing');
+        await f.work.releaseLeases([id], 'wrk_a');
+        await f.expireLeases(0);
+        expect(await f.work.findOrphanedDocuments(10, null)).toEqual([id]);
+        expect((await f.work.claimDocuments([id], 'wrk_b', options())).claimed.map((d) => d.id)).toEqual([
+          id,
+        ]);
+      }),
+    );
+  });
+}

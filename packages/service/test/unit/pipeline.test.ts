@@ -1,0 +1,245 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FsObjectStore } from '../../src/adapters/objects/fs.js';
+import { artifactKeys } from '../../src/domain/artifacts.js';
+import { silentLog } from '../../src/domain/log.js';
+import type { DocumentParser, ObjectStore, UrlFetcher } from '../../src/domain/ports.js';
+import { DependencyUnavailable } from '../../src/errors.js';
+import { parseBytes } from '../../src/parsing/parse.js';
+import { type PipelineDeps, processDocuments } from '../../src/processing/pipeline.js';
+import { MemorySearchIndex } from '../support/fake-index.js';
+import { documentRecord, MemoryWorkStore } from '../support/fakes.js';
+
+const WORKER = 'wrk_test';
+const MAX_ATTEMPTS = 3;
+const TEXT = '# Leave\n\nEmployees get twenty-five vacation days a year.\n\n# Travel\n\nBook trains ahead.\n';
+
+/** The parsers themselves, in this process (the sandbox around them has its own integration tests). */
+const inProcessParser: DocumentParser = {
+  parse: async (input) => parseBytes(await readFile(input.path), input.filename, input.declaredMediaType),
+};
+
+const noFetcher: UrlFetcher = {
+  fetch: async () => {
+    throw new Error('no URL documents here');
+  },
+};
+
+let tmp: string;
+let work: MemoryWorkStore;
+let index: MemorySearchIndex;
+let objects: ObjectStore;
+let maintenance: string[];
+let requeued: { ids: string[]; ahead: boolean }[];
+
+function deps(overrides: Partial<PipelineDeps> = {}): PipelineDeps {
+  return {
+    work,
+    objects,
+    index,
+    parser: inProcessParser,
+    fetcher: noFetcher,
+    secrets: undefined,
+    jobs: {
+      enqueueWorkspaceMaintenance: async (workspaceId) => {
+        maintenance.push(workspaceId);
+      },
+      enqueueDocuments: async (ids, options) => {
+        requeued.push({ ids, ahead: options?.ahead ?? false });
+      },
+    },
+    log: silentLog,
+    tmpDir: tmp,
+    leaseSeconds: 30,
+    maxAttempts: MAX_ATTEMPTS,
+    batchMaxBytes: 1024 * 1024,
+    ...overrides,
+  };
+}
+
+async function upload(
+  id: string,
+  body: string,
+  fields: { attempts?: number; runId?: string; workspaceId?: string } = {},
+) {
+  await objects.put(artifactKeys.original(id), body);
+  work.addDocument(
+    documentRecord({
+      id,
+      runId: fields.runId ?? 'run_1',
+      workspaceId: fields.workspaceId ?? 'ws_test',
+      attempts: fields.attempts ?? 0,
+      sizeBytes: Buffer.byteLength(body),
+    }),
+  );
+}
+
+beforeEach(async () => {
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'pipeline-'));
+  work = new MemoryWorkStore();
+  index = new MemorySearchIndex();
+  objects = new FsObjectStore(path.join(tmp, 'objects'));
+  maintenance = [];
+  requeued = [];
+});
+
+afterEach(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+describe('processing a batch of documents', () => {
+  it('parses, chunks and indexes each one, stores their text, and completes the run', async () => {
+    await upload('doc_a', TEXT);
+    await upload('doc_b', '# Other\n\nParking is free on weekends.\n');
+    await processDocuments(deps(), ['doc_a', 'doc_b'], WORKER);
+
+    for (const id of ['doc_a', 'doc_b']) {
+      const doc = work.document(id);
+      expect(doc).toMatchObject({ status: 'ready', stage: 'done', mediaType: 'text/markdown', attempts: 1 });
+      expect(doc.chunkCount).toBeGreaterThan(0);
+      expect(await index.countDocumentRows('ws_test', id)).toBe(doc.chunkCount);
+    }
+    expect((await objects.getBuffer(artifactKeys.text('doc_a')))?.toString()).toContain('vacation days');
+    expect(work.runs.get('run_1')?.status).toBe('completed');
+    expect(maintenance).toEqual(['ws_test']);
+  });
+
+  it('takes one workspace per batch and sends the others back ahead of the queue', async () => {
+    await upload('doc_a', TEXT);
+    await upload('doc_x', TEXT, { runId: 'run_2', workspaceId: 'ws_other' });
+    await processDocuments(deps(), ['doc_a', 'doc_x'], WORKER);
+
+    expect(work.document('doc_a').status).toBe('ready');
+    expect(work.document('doc_x')).toMatchObject({ status: 'queued', attempts: 0 });
+    expect(requeued).toEqual([{ ids: ['doc_x'], ahead: true }]);
+  });
+
+  it('fails a document whose attempts are used up, with a reason, and settles its run', async () => {
+    await upload('doc_a', TEXT, { attempts: MAX_ATTEMPTS });
+    await processDocuments(deps(), ['doc_a'], WORKER);
+
+    expect(work.document('doc_a')).toMatchObject({ status: 'failed', errorCode: 'processing_failed' });
+    expect(work.document('doc_a').errorMessage).toContain(`after ${MAX_ATTEMPTS} attempts`);
+    expect(work.runs.get('run_1')?.status).toBe('failed');
+    expect(index.rows.size).toBe(0);
+  });
+
+  it('fails a document that cannot be parsed at once, without a retry, and the batch goes on', async () => {
+    await upload('doc_empty', '');
+    await upload('doc_a', TEXT);
+    await processDocuments(deps(), ['doc_empty', 'doc_a'], WORKER);
+
+    expect(work.document('doc_empty')).toMatchObject({
+      status: 'failed',
+      errorCode: 'empty_document',
+      attempts: 1,
+    });
+    expect(work.document('doc_a').status).toBe('ready');
+    expect(work.runs.get('run_1')?.status).toBe('completed');
+  });
+
+  it('leaves a document another worker took over to that worker, and finishes the rest', async () => {
+    await upload('doc_a', TEXT);
+    await upload('doc_b', TEXT);
+    const parser: DocumentParser = {
+      parse: async (input, signal) => {
+        if (input.path.endsWith('doc_a')) work.takeOver('doc_a', 'wrk_other');
+        return inProcessParser.parse(input, signal);
+      },
+    };
+    await processDocuments(deps({ parser }), ['doc_a', 'doc_b'], WORKER);
+
+    expect(work.document('doc_a')).toMatchObject({ status: 'processing', stage: 'parsing' });
+    expect(work.documents.get('doc_a')?.leaseOwner).toBe('wrk_other');
+    expect(await index.countDocumentRows('ws_test', 'doc_a')).toBe(0);
+    expect(work.document('doc_b').status).toBe('ready');
+    expect(work.runs.get('run_1')?.status).toBe('processing');
+  });
+
+  it('removes what it indexed for a document deleted while it worked', async () => {
+    await upload('doc_a', TEXT);
+    const replace = index.replaceDocuments.bind(index);
+    index.replaceDocuments = async (workspaceId, documents) => {
+      await replace(workspaceId, documents);
+      // DELETE /v1/documents/{id} arrives after the rows were written, before the worker finishes.
+      work.documents.get('doc_a')!.record.status = 'deleted';
+    };
+    await processDocuments(deps(), ['doc_a'], WORKER);
+
+    expect(await index.countDocumentRows('ws_test', 'doc_a')).toBe(0);
+    expect(work.document('doc_a').status).toBe('deleted');
+  });
+
+  it('gives a transient failure back to the job engine: leases released, error thrown, retried later', async () => {
+    await upload('doc_a', TEXT);
+    await upload('doc_b', TEXT);
+    index.failWith = new Error('index unreachable');
+    await expect(processDocuments(deps(), ['doc_a', 'doc_b'], WORKER)).rejects.toThrow('index unreachable');
+
+    for (const id of ['doc_a', 'doc_b'])
+      expect(work.document(id)).toMatchObject({ status: 'processing', attempts: 1 });
+    // Nobody holds them now: the reconciler would enqueue them again.
+    expect(await work.findOrphanedDocuments(10, null)).toEqual(['doc_a', 'doc_b']);
+
+    index.failWith = undefined;
+    await processDocuments(deps(), ['doc_a', 'doc_b'], WORKER);
+    expect(work.document('doc_a')).toMatchObject({ status: 'ready', attempts: 2 });
+    // A document tried before goes alone, so the other waits for the next batch.
+    expect(requeued).toEqual([{ ids: ['doc_b'], ahead: true }]);
+    await processDocuments(deps(), ['doc_b'], WORKER);
+    expect(work.document('doc_b')).toMatchObject({ status: 'ready', attempts: 2 });
+  });
+
+  it('stops the batch at a transient failure: the documents not started go back uncharged', async () => {
+    await upload('doc_a', TEXT);
+    await upload('doc_b', TEXT);
+    const down: ObjectStore = {
+      ...objects,
+      get: async () => {
+        throw new DependencyUnavailable(
+          'objectStorage',
+          'object storage is unavailable: connect ECONNREFUSED',
+        );
+      },
+    };
+    await expect(processDocuments(deps({ objects: down }), ['doc_a', 'doc_b'], WORKER)).rejects.toThrow(
+      'ECONNREFUSED',
+    );
+    expect(work.document('doc_a')).toMatchObject({ status: 'processing', attempts: 1 });
+    expect(work.document('doc_b')).toMatchObject({ status: 'queued', attempts: 0 });
+    expect(work.documents.get('doc_b')?.leaseOwner).toBeNull();
+  });
+
+  it('fails the document on its last attempt, naming object storage when that was down', async () => {
+    await upload('doc_a', TEXT, { attempts: MAX_ATTEMPTS - 1 });
+    const down: ObjectStore = {
+      ...objects,
+      get: async () => {
+        throw new DependencyUnavailable(
+          'objectStorage',
+          'object storage is unavailable: connect ECONNREFUSED',
+        );
+      },
+    };
+    await expect(processDocuments(deps({ objects: down }), ['doc_a'], WORKER)).rejects.toThrow();
+
+    const doc = work.document('doc_a');
+    expect(doc).toMatchObject({ status: 'failed', errorCode: 'storage_unavailable', attempts: MAX_ATTEMPTS });
+    expect(doc.errorMessage).toContain('ECONNREFUSED');
+    expect(work.runs.get('run_1')?.status).toBe('failed');
+  });
+
+  it('leaves a document of a paused run queued, and cancels one of a cancelled run', async () => {
+    await upload('doc_a', TEXT, { runId: 'run_paused' });
+    await upload('doc_b', TEXT, { runId: 'run_cancelled' });
+    work.runs.get('run_paused')!.status = 'paused';
+    work.runs.get('run_cancelled')!.status = 'cancelled';
+    await processDocuments(deps(), ['doc_a', 'doc_b'], WORKER);
+
+    expect(work.document('doc_a')).toMatchObject({ status: 'queued', attempts: 0 });
+    expect(work.document('doc_b')).toMatchObject({ status: 'cancelled', errorCode: 'cancelled' });
+    expect(index.rows.size).toBe(0);
+  });
+});

@@ -1,0 +1,230 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FsObjectStore } from '../../src/adapters/objects/fs.js';
+import type { Principal } from '../../src/domain/types.js';
+import { AppError } from '../../src/errors.js';
+import { type FormDeps, ingestForm, UploadFormError, type UploadPart } from '../../src/ingestion/form.js';
+import { createUpload, stageFile } from '../../src/ingestion/upload.js';
+import { MemoryWorkspaceStore } from '../support/fake-workspaces.js';
+
+const principal: Principal = {
+  accountId: 'acc_a',
+  scopes: new Set(['ingest']),
+  keyId: 'key_a',
+  userId: undefined,
+};
+const limits = { maxFileBytes: 1000, maxFilesPerUpload: 5 };
+
+let tmp: string;
+let objects: FsObjectStore;
+let workspaces: MemoryWorkspaceStore;
+let enqueued: string[];
+let deps: FormDeps;
+
+beforeEach(async () => {
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'upload-'));
+  objects = new FsObjectStore(tmp);
+  workspaces = new MemoryWorkspaceStore();
+  enqueued = [];
+  deps = {
+    workspaces,
+    objects,
+    limits,
+    jobs: {
+      enqueueDocuments: async (ids) => {
+        enqueued.push(...ids);
+      },
+    },
+  };
+});
+
+afterEach(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+/** The originals kept in object storage. */
+async function stored(): Promise<string[]> {
+  return readdir(path.join(tmp, 'raw')).catch(() => []);
+}
+
+async function codeOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'ok';
+  } catch (err) {
+    if (err instanceof AppError) return `${err.status} ${err.code}`;
+    throw err;
+  }
+}
+
+const file = (filename: string, body: string, field = 'files'): UploadPart => ({
+  kind: 'file',
+  field,
+  filename,
+  mediaType: 'text/plain',
+  stream: Readable.from([Buffer.from(body)]),
+});
+const field = (name: string, value: string, truncated = false): UploadPart => ({
+  kind: 'field',
+  name,
+  value,
+  truncated,
+});
+
+async function* parts(...list: (UploadPart | Error)[]): AsyncGenerator<UploadPart> {
+  for (const p of list) {
+    if (p instanceof Error) throw p;
+    yield p;
+  }
+}
+
+describe('recording an upload (createUpload)', () => {
+  const staged = async (name = 'a.txt', body = 'hello') =>
+    stageFile(objects, {
+      filename: name,
+      mediaType: 'text/plain',
+      stream: Readable.from([Buffer.from(body)]),
+    });
+
+  it('creates the workspace, the run and its documents, and enqueues the documents', async () => {
+    const f = await staged();
+    const result = await createUpload(deps, principal, {
+      workspaceId: undefined,
+      idempotencyKey: undefined,
+      metadata: { team: 'hr' },
+      files: [f],
+    });
+    expect(result.replayed).toBe(false);
+    expect(result.run).toMatchObject({ status: 'processing', counts: { total: 1, queued: 1 } });
+    expect(result.documents.map((d) => [d.id, d.sha256, d.metadata])).toEqual([
+      [f.documentId, createHash('sha256').update('hello').digest('hex'), { team: 'hr' }],
+    ]);
+    expect(enqueued).toEqual([f.documentId]);
+    expect(await stored()).toEqual([f.documentId]);
+  });
+
+  it('answers a replay with the first records and keeps none of the new copies', async () => {
+    const request = { workspaceId: undefined, idempotencyKey: 'k1', metadata: {} };
+    const first = await createUpload(deps, principal, { ...request, files: [await staged()] });
+    const again = await createUpload(deps, principal, { ...request, files: [await staged()] });
+    expect(again.replayed).toBe(true);
+    expect(again.run.id).toBe(first.run.id);
+    expect(again.documents.map((d) => d.id)).toEqual(first.documents.map((d) => d.id));
+    expect(await stored()).toEqual(first.documents.map((d) => d.id));
+    expect(enqueued).toHaveLength(1);
+  });
+
+  it('refuses the same key with other content (409) and an unknown workspace (404), keeping nothing', async () => {
+    const request = { workspaceId: undefined, idempotencyKey: 'k1', metadata: {} };
+    const first = await createUpload(deps, principal, { ...request, files: [await staged()] });
+    const other = createUpload(deps, principal, { ...request, files: [await staged('a.txt', 'changed')] });
+    expect(await codeOf(other)).toBe('409 idempotency_conflict');
+    const elsewhere = createUpload(deps, principal, {
+      ...request,
+      idempotencyKey: undefined,
+      workspaceId: 'ws_nope',
+      files: [await staged()],
+    });
+    expect(await codeOf(elsewhere)).toBe('404 workspace_not_found');
+    expect(await stored()).toEqual(first.documents.map((d) => d.id));
+  });
+
+  it('keeps no staged file when the database fails, and refuses an upload without files', async () => {
+    workspaces.failWith = new Error('connection terminated');
+    const files = [await staged()];
+    await expect(
+      createUpload(deps, principal, {
+        workspaceId: undefined,
+        idempotencyKey: undefined,
+        metadata: {},
+        files,
+      }),
+    ).rejects.toThrow('connection terminated');
+    expect(await stored()).toEqual([]);
+    const none = createUpload(deps, principal, {
+      workspaceId: undefined,
+      idempotencyKey: undefined,
+      metadata: {},
+      files: [],
+    });
+    expect(await codeOf(none)).toBe('400 no_files');
+  });
+
+  it('still answers when enqueueing fails: the reconciler enqueues the documents later', async () => {
+    deps.jobs = {
+      enqueueDocuments: async () => {
+        throw new Error('job engine down');
+      },
+    };
+    const result = await createUpload(deps, principal, {
+      workspaceId: undefined,
+      idempotencyKey: undefined,
+      metadata: {},
+      files: [await staged()],
+    });
+    expect(result.replayed).toBe(false);
+  });
+});
+
+describe('an upload form (ingestForm)', () => {
+  it('streams each file to storage and records the fields', async () => {
+    const result = await ingestForm(
+      deps,
+      principal,
+      parts(field('metadata', '{"lang":"en"}'), file('a.txt', 'one'), file('b.txt', 'two', 'file')),
+    );
+    expect(result.documents.map((d) => [d.filename, d.sizeBytes, d.metadata])).toEqual([
+      ['a.txt', 3, { lang: 'en' }],
+      ['b.txt', 3, { lang: 'en' }],
+    ]);
+    expect((await stored()).sort()).toEqual(result.documents.map((d) => d.id).sort());
+  });
+
+  it('refuses a wrong workspace named before the files without storing any', async () => {
+    const upload = ingestForm(deps, principal, parts(field('workspaceId', 'ws_nope'), file('a.txt', 'one')));
+    expect(await codeOf(upload)).toBe('404 workspace_not_found');
+    expect(await stored()).toEqual([]);
+  });
+
+  it('maps the form reader’s limits to their errors and removes what was staged', async () => {
+    const cases: [UploadPart | Error, string][] = [
+      [new UploadFormError('file_size', 'file too large'), '413 file_too_large'],
+      [new UploadFormError('files', 'too many files'), '413 too_many_files'],
+      [new UploadFormError('fields', 'too many fields'), '413 too_many_fields'],
+      [new UploadFormError('malformed', 'Unexpected end of form'), '400 malformed_multipart'],
+      [field('metadata', '{"lang":', true), '413 field_too_large'],
+      [file('x.txt', 'x', 'attachment'), '400 invalid_request'],
+    ];
+    for (const [broken, expected] of cases) {
+      expect(await codeOf(ingestForm(deps, principal, parts(file('a.txt', 'one'), broken))), expected).toBe(
+        expected,
+      );
+      expect(await stored(), expected).toEqual([]);
+    }
+    const tooLarge = ingestForm(
+      deps,
+      principal,
+      parts(file('big.pdf', 'one'), new UploadFormError('file_size', '')),
+    );
+    await expect(tooLarge).rejects.toThrow(
+      `File "big.pdf" exceeds the limit of ${limits.maxFileBytes} bytes`,
+    );
+  });
+
+  it('refuses fields it cannot use after the files arrived, removing them', async () => {
+    for (const [bad, expected] of [
+      [field('metadata', '[1, 2]'), '400 invalid_request'],
+      [field('idempotencyKey', 'k'.repeat(256)), '400 invalid_request'],
+      [field('note', 'a\u0000b'), '400 invalid_characters'],
+    ] as const) {
+      expect(await codeOf(ingestForm(deps, principal, parts(file('a.txt', 'one'), bad))), expected).toBe(
+        expected,
+      );
+      expect(await stored(), expected).toEqual([]);
+    }
+  });
+});
