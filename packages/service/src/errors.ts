@@ -23,6 +23,8 @@ export const errors = {
   workspaceNotFound: (id: string) => new AppError(404, 'workspace_not_found', `No workspace "${id}".`),
   runNotFound: (id: string) => new AppError(404, 'run_not_found', `No run "${id}".`),
   documentNotFound: (id: string) => new AppError(404, 'document_not_found', `No document "${id}".`),
+  textNotAvailable: (id: string, status: string) =>
+    new AppError(409, 'text_not_available', `Document "${id}" is ${status}; it has no extracted text yet.`),
   routeNotFound: (method: string, url: string) =>
     new AppError(404, 'route_not_found', `No route ${method} ${url.split('?')[0]}.`),
   methodNotAllowed: (method: string) =>

@@ -10,7 +10,7 @@ import {
   getWorkspace,
   listDocuments,
 } from '../../documents/documents.js';
-import { AppError } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { mediaTypeOrNull } from '../../ingestion/upload.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import {
@@ -117,13 +117,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
     async (req, reply) => {
       const { document, text } = await getDocumentText(deps, principalOf(req), req.params.id);
-      if (text === undefined) {
-        throw new AppError(
-          409,
-          'text_not_available',
-          `Document "${document.id}" is ${document.status}; it has no extracted text yet.`,
-        );
-      }
+      if (text === undefined) throw errors.textNotAvailable(document.id, document.status);
       reply.type('text/markdown; charset=utf-8');
       return text;
     },
