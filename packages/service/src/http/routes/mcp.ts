@@ -26,7 +26,7 @@ function webRequest(req: FastifyRequest): Request {
 /**
  * A Model Context Protocol server per workspace (Streamable HTTP). Stateless: every POST is
  * authenticated, rate-limited and answered on its own by a server made for that caller, so nothing is
- * held between requests and any server process can answer (docs/api.md#mcp-server).
+ * held between requests and any server process can answer (docs/api.md#mcp-server-scopes-search-and-artifacts).
  */
 export function mcpRoutes(app: FastifyInstance, deps: AppDeps): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
