@@ -25,6 +25,7 @@ import { toAppError } from './http/errors.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { ingestRoutes } from './http/routes/ingest.js';
 import { keyRoutes } from './http/routes/keys.js';
+import { mcpRoutes } from './http/routes/mcp.js';
 import { openAiRoutes } from './http/routes/openai.js';
 import { opsRoutes } from './http/routes/ops.js';
 import { overviewRoutes } from './http/routes/overview.js';
@@ -201,6 +202,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   runRoutes(app, deps);
   searchRoutes(app, deps);
   openAiRoutes(app, deps);
+  mcpRoutes(app, deps);
   documentRoutes(app, deps);
   sessionRoutes(app, deps);
   keyRoutes(app, deps);

@@ -28,6 +28,7 @@ export const ERROR_STATUS = {
   document_not_found: 404,
   key_not_found: 404,
   route_not_found: 404,
+  method_not_allowed: 405,
   request_timeout: 408,
   idempotency_conflict: 409,
   invalid_run_state: 409,
@@ -86,6 +87,8 @@ export const errors = {
   keyNotFound: (id: string) => new AppError('key_not_found', `No API key "${id}".`),
   routeNotFound: (method: string, url: string) =>
     new AppError('route_not_found', `No route ${method} ${url.split('?')[0]}.`),
+  methodNotAllowed: (method: string) =>
+    new AppError('method_not_allowed', `Method ${method} is not allowed here.`),
   invalidRequest: (message: string) => new AppError('invalid_request', message),
   invalidJson: (message: string) =>
     new AppError('invalid_json', `The request body is not valid JSON: ${message}`),

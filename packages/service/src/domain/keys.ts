@@ -114,3 +114,8 @@ export class Authenticator {
 export function requireScope(principal: Principal, scope: Scope): void {
   if (!principal.scopes.has(scope)) throw errors.insufficientScope(scope);
 }
+
+/** For what any one of several scopes opens (the MCP endpoint: its search tools or its document tools). */
+export function requireAnyScope(principal: Principal, scopes: readonly Scope[]): void {
+  if (!scopes.some((s) => principal.scopes.has(s))) throw errors.insufficientScope(scopes.join('" or "'));
+}

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Authenticator } from '../domain/keys.js';
-import { requireScope } from '../domain/keys.js';
+import { requireAnyScope, requireScope } from '../domain/keys.js';
 import type { ChatModel, JobQueue, Lexicon, ObjectStore, RateLimiter, SearchIndex } from '../domain/ports.js';
 import type { SecretBox } from '../domain/secrets.js';
 import { CSRF_HEADER, resumeSession, SESSION_COOKIE, type SessionInfo } from '../domain/sessions.js';
@@ -90,7 +90,8 @@ export async function authenticate(deps: AppDeps, request: FastifyRequest): Prom
   return resumed.principal;
 }
 
-async function limit(deps: AppDeps, principal: Principal, reply: FastifyReply): Promise<void> {
+/** Counts one request against the caller's rate limit; over it, a 429 with Retry-After. */
+export async function limit(deps: AppDeps, principal: Principal, reply: FastifyReply): Promise<void> {
   const result = await deps.rateLimiter.consume(
     principal.keyId ? `key:${principal.keyId}` : `user:${principal.userId ?? principal.accountId}`,
   );
@@ -102,14 +103,15 @@ async function limit(deps: AppDeps, principal: Principal, reply: FastifyReply): 
 
 /**
  * An onRequest hook that authenticates the caller, applies the per-caller rate limit and checks one
- * scope: before the body is read or validated, so a caller without a key neither keeps a connection
- * busy with a body nor learns the body's schema from validation errors.
+ * scope (or one of several): before the body is read or validated, so a caller without a key neither
+ * keeps a connection busy with a body nor learns the body's schema from validation errors.
  */
-export function authorize(deps: AppDeps, scope: Scope) {
+export function authorize(deps: AppDeps, scope: Scope | readonly Scope[]) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const principal = await authenticate(deps, request);
     await limit(deps, principal, reply);
-    requireScope(principal, scope);
+    if (typeof scope === 'string') requireScope(principal, scope);
+    else requireAnyScope(principal, scope);
     request.principal = principal;
   };
 }

@@ -8,7 +8,8 @@ import { startTestService, type TestService } from '../support/service.js';
  * Every endpoint × every kind of caller. The list of endpoints comes from the served OpenAPI document,
  * so a new route without a row here fails this test instead of going unchecked.
  */
-type Need = Scope | 'session';
+/** The scope a route needs, or several of which any one will do. */
+type Need = Scope | Scope[] | 'session';
 const MATRIX: Record<string, Need> = {
   'POST /v1/ingest/bulk': 'ingest',
   'POST /v1/ingest/urls': 'ingest',
@@ -31,6 +32,9 @@ const MATRIX: Record<string, Need> = {
   'GET /v1/overview': 'artifacts',
   'POST /v1/workspaces/{workspaceId}/openai/chat/completions': 'search',
   'GET /v1/workspaces/{workspaceId}/openai/models': 'search',
+  'POST /v1/workspaces/{workspaceId}/mcp': ['search', 'artifacts'],
+  'GET /v1/workspaces/{workspaceId}/mcp': ['search', 'artifacts'],
+  'DELETE /v1/workspaces/{workspaceId}/mcp': ['search', 'artifacts'],
   'GET /v1/keys': 'session',
   'POST /v1/keys': 'session',
   'DELETE /v1/keys/{id}': 'session',
@@ -141,7 +145,8 @@ describe('security matrix', () => {
         (route.includes('{id}') ||
           route.startsWith('POST /v1/search') ||
           route === 'GET /v1/search' ||
-          route.startsWith('POST /v1/ingest')),
+          route.startsWith('POST /v1/ingest') ||
+          route.endsWith('/mcp')),
     );
     for (const [route] of resourceRoutes) {
       expect(await call(route, bearer(stranger)), `${route} by another account`).toBe(404);
@@ -164,7 +169,8 @@ describe('security matrix', () => {
       const need = MATRIX[route]!;
       for (const scope of ['ingest', 'search', 'artifacts'] as const) {
         const status = await call(route, bearer(keys[scope]));
-        if (need === scope) expect([401, 403], `${route} with the ${scope} scope`).not.toContain(status);
+        if (need === scope || (Array.isArray(need) && need.includes(scope)))
+          expect([401, 403], `${route} with the ${scope} scope`).not.toContain(status);
         else expect(status, `${route} with only the ${scope} scope`).toBe(403);
       }
     }

@@ -1,0 +1,101 @@
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { getWorkspace } from '../../documents/documents.js';
+import { errors } from '../../errors.js';
+import { workspaceMcp } from '../../mcp/tools.js';
+import { type AppDeps, authorize, limit, principalOf } from '../context.js';
+import { toAppError } from '../errors.js';
+import { errorResponses } from '../schemas.js';
+
+/** Resource links in tool results arrived with this revision of the MCP specification. */
+const RESOURCE_LINKS_SINCE = '2025-06-18';
+
+/** The request as the SDK's web-standard transport reads it; the body is already parsed. */
+function webRequest(req: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  return new Request(`${req.protocol}://${req.host}${req.url}`, { method: req.method, headers });
+}
+
+/**
+ * A Model Context Protocol server per workspace (Streamable HTTP). Stateless: every POST is
+ * authenticated, rate-limited and answered on its own by a server made for that caller, so nothing is
+ * held between requests and any server process can answer (docs/api.md#mcp-server-scopes-search-and-artifacts).
+ */
+export function mcpRoutes(app: FastifyInstance, deps: AppDeps): void {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const serverFor = workspaceMcp(deps, deps.config.limits);
+  const url = '/v1/workspaces/:workspaceId/mcp';
+  const common = {
+    tags: ['mcp'],
+    security: [{ apiKey: [] }],
+    params: z.object({ workspaceId: z.string().min(1).max(100) }),
+  };
+  // Search tools need "search", document tools "artifacts"; each tool checks its own.
+  const onRequest = authorize(deps, ['search', 'artifacts']);
+
+  api.post(
+    url,
+    {
+      onRequest,
+      schema: {
+        ...common,
+        summary: 'MCP (Streamable HTTP, stateless): a JSON-RPC message in, its JSON response out',
+        body: z.unknown().describe('A JSON-RPC message of the Model Context Protocol'),
+      },
+    },
+    async (req, reply) => {
+      const principal = principalOf(req);
+      const workspace = await getWorkspace(deps, principal, req.params.workspaceId);
+      // The hook counted this request; each further request of a batch counts too.
+      const batched = Array.isArray(req.body) ? req.body.filter((m) => isJSONRPCRequest(m)).length : 0;
+      for (let i = 1; i < batched; i++) await limit(deps, principal, reply);
+
+      const version = req.headers['mcp-protocol-version'];
+      const server = serverFor({
+        principal,
+        workspace,
+        consoleOrigin: deps.config.server.publicUrl?.replace(/\/+$/, '') ?? `${req.protocol}://${req.host}`,
+        resourceLinks: typeof version === 'string' && version >= RESOURCE_LINKS_SINCE,
+        requestId: req.id,
+        describeError: (err) => {
+          const e = toAppError(err as FastifyError);
+          if (e.status >= 500) req.log.error({ err }, 'MCP request failed');
+          return e;
+        },
+      });
+      // No session id generator: stateless. JSON responses rather than a stream: no tool sends
+      // progress, so one JSON answer per POST.
+      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+      await server.connect(transport);
+      try {
+        return reply.send(await transport.handleRequest(webRequest(req), { parsedBody: req.body }));
+      } finally {
+        await server.close();
+      }
+    },
+  );
+
+  // Without sessions there is no stream for the server to push on (GET) and nothing to end (DELETE).
+  api.route({
+    method: ['GET', 'DELETE'],
+    url,
+    onRequest,
+    schema: {
+      ...common,
+      summary: 'Not offered: the MCP server is stateless (405)',
+      response: errorResponses,
+    },
+    handler: async (req, reply) => {
+      await getWorkspace(deps, principalOf(req), req.params.workspaceId);
+      reply.header('allow', 'POST');
+      throw errors.methodNotAllowed(req.method);
+    },
+  });
+}

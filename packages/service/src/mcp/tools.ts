@@ -1,0 +1,483 @@
+// Over 400 lines: one MCP server per caller, its four tools and the document resources share the
+// caller, its scopes, the limits and the citation links; the schemas are most of the length.
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type ResourceLink,
+} from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { type AnswerDeps, answerQuestion } from '../answers/answer.js';
+import { listDocuments } from '../documents/documents.js';
+import { listDocumentPage, readDocumentText } from '../documents/reading.js';
+import { requireScope } from '../domain/keys.js';
+import type { ObjectStore } from '../domain/ports.js';
+import type { DocumentStore } from '../domain/stores.js';
+import { type Citation, DOCUMENT_STATUSES, type DocumentRecord, type Principal } from '../domain/types.js';
+import type { AppError } from '../errors.js';
+import { ID_SHAPE } from '../ids.js';
+import { searchWorkspace } from '../search/search.js';
+
+/**
+ * The tools (and document resources) a workspace offers to MCP clients. Each tool is a thin wrapper
+ * over a domain operation; the caller (who, which workspace, where links point) is fixed per server.
+ */
+
+export interface McpDeps extends AnswerDeps {
+  objects: ObjectStore;
+  documents: DocumentStore;
+}
+
+export interface McpLimits {
+  maxQueryChars: number;
+  maxTopK: number;
+}
+
+export interface McpCaller {
+  principal: Principal;
+  workspace: { id: string; name: string | null };
+  /** Origin of the web console, where citation links open (SELFHOST_URL, else the request's own). */
+  consoleOrigin: string;
+  /** MCP 2025-06-18 introduced resource links in tool results; older clients would choke on them. */
+  resourceLinks: boolean;
+  requestId: string;
+  /** The API's error for any failure (code and message); logs the unexpected ones. */
+  describeError(err: unknown): AppError;
+}
+
+/** MCP's code for a resource that does not exist. */
+const RESOURCE_NOT_FOUND = -32002;
+/** resources/list has no paging in the SDK's templates: the newest this many ready documents. */
+const RESOURCE_LIST_MAX = 500;
+const READ_DEFAULT_CHARS = 20_000;
+const READ_MAX_CHARS = 200_000;
+
+const documentUri = (id: string) => `docslurp://documents/${id}`;
+
+/** The console's document screen, opened at a passage (the same URL the console's own links use). */
+function consoleLink(
+  origin: string,
+  documentId: string,
+  at: { mediaType?: string | null; page?: number | null; start?: number; end?: number } = {},
+): string {
+  const q = new URLSearchParams();
+  if (at.mediaType === 'application/pdf') q.set('view', 'pdf');
+  if (at.page) q.set('page', String(at.page));
+  if (at.start !== undefined && at.end !== undefined) {
+    q.set('start', String(at.start));
+    q.set('end', String(at.end));
+  }
+  const s = q.toString();
+  return `${origin}/documents/${encodeURIComponent(documentId)}${s ? `?${s}` : ''}`;
+}
+
+const Link = z
+  .string()
+  .describe('Opens the document at this place in the DocSlurp web console (sign-in needed)');
+const Resource = z
+  .string()
+  .describe('The document as an MCP resource (resources/read; needs an API key with the "artifacts" scope)');
+
+const CitationOut = z.object({
+  documentId: z.string(),
+  filename: z.string().describe('File name, or the URL for an ingested web page'),
+  sourceUrl: z.string().nullable(),
+  mediaType: z.string().nullable(),
+  page: z.number().int().nullable().describe('First page of the passage (paged formats)'),
+  pageEnd: z.number().int().nullable(),
+  charStart: z.number().int().describe("Offset of the passage in the document's text (read_document)"),
+  charEnd: z.number().int(),
+  chunkId: z.string(),
+  headingPath: z.array(z.string()).describe('Headings above the passage, outermost first'),
+  score: z.number(),
+  link: Link,
+  resource: Resource,
+});
+
+const DocumentOut = z.object({
+  id: z.string(),
+  filename: z.string(),
+  sourceUrl: z.string().nullable(),
+  mediaType: z.string().nullable(),
+  status: z.enum(DOCUMENT_STATUSES).describe('Only "ready" documents are searched'),
+  pageCount: z.number().int().nullable(),
+  chunkCount: z.number().int().nullable(),
+  sizeBytes: z.number().int().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  createdAt: z.string(),
+  link: Link,
+  resource: Resource,
+});
+
+const MAX_VALUES_PER_KEY = 100;
+const MAX_METADATA_VALUES = 1000;
+
+const Filters = z
+  .strictObject({
+    documentIds: z.array(z.string().max(100).regex(ID_SHAPE, 'not a document id')).max(1000).optional(),
+    filenames: z.array(z.string().max(1000)).max(1000).optional(),
+    mediaTypes: z
+      .array(z.string().max(200))
+      .max(100)
+      .optional()
+      .describe('Detected media types, e.g. "application/pdf"; "text/*" matches a family'),
+    metadata: z
+      .record(z.string().max(200), z.unknown())
+      .optional()
+      .describe('Upload metadata: every key must match; an array lists alternatives')
+      // Each value becomes a database parameter: bounded as on POST /v1/search.
+      .refine(
+        (m) => !m || Object.values(m).every((v) => !Array.isArray(v) || v.length <= MAX_VALUES_PER_KEY),
+        `at most ${MAX_VALUES_PER_KEY} values a key`,
+      )
+      .refine(
+        (m) =>
+          !m ||
+          Object.values(m).reduce<number>((n, v) => n + (Array.isArray(v) ? v.length : 1), 0) <=
+            MAX_METADATA_VALUES,
+        `at most ${MAX_METADATA_VALUES} values in all`,
+      ),
+  })
+  .optional()
+  .describe('Restrict to matching documents');
+
+const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
+
+/** Builds the schemas once; the returned function makes the server for one request's caller. */
+export function workspaceMcp(deps: McpDeps, limits: McpLimits): (caller: McpCaller) => McpServer {
+  const Query = (what: string) =>
+    z
+      .string()
+      .trim()
+      .min(1)
+      .max(limits.maxQueryChars)
+      .describe(`${what}, at most ${limits.maxQueryChars} characters`);
+  const SearchIn = z.strictObject({
+    query: Query('What to look for, in natural language or keywords'),
+    topK: z.number().int().min(1).max(limits.maxTopK).default(10).describe('How many passages'),
+    filters: Filters,
+  });
+  const SearchOut = z.object({
+    results: z
+      .array(z.object({ text: z.string().describe('The passage'), citation: CitationOut }))
+      .describe('Most relevant first'),
+  });
+  const AskIn = z.strictObject({
+    question: Query('The question'),
+    topK: z.number().int().min(1).max(limits.maxTopK).default(8).describe('Passages to draw the answer from'),
+    filters: Filters,
+  });
+  const AskOut = z.object({
+    answer: z.string().describe('Every statement ends with [n] markers naming its citation'),
+    citations: z.array(
+      CitationOut.extend({
+        n: z.number().int().describe("The number used in the answer's [n] markers"),
+        text: z.string().describe('The cited words'),
+      }),
+    ),
+  });
+  const ListIn = z.strictObject({
+    limit: z.number().int().min(1).max(100).default(50),
+    cursor: z.string().max(500).optional().describe('nextCursor of the previous page'),
+    status: z
+      .enum(DOCUMENT_STATUSES)
+      .exclude(['deleted'])
+      .optional()
+      .describe('Only documents in this state, e.g. "ready"'),
+  });
+  const ListOut = z.object({
+    documents: z.array(DocumentOut).describe('Oldest first'),
+    total: z.number().int().describe('Documents matching, across all pages'),
+    nextCursor: z.string().nullable().describe('Pass as cursor for the next page; null on the last page'),
+  });
+  const ReadIn = z.strictObject({
+    documentId: z.string().min(1).max(100).regex(ID_SHAPE, 'not a document id'),
+    pageStart: z.number().int().min(1).optional().describe('First page to read (paged formats such as PDF)'),
+    pageEnd: z.number().int().min(1).optional().describe('Last page to read'),
+    offset: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe("Start at this offset of the document's text: a citation's charStart, or nextOffset"),
+    maxChars: z.number().int().min(1).max(READ_MAX_CHARS).default(READ_DEFAULT_CHARS),
+  });
+  const ReadOut = z.object({
+    document: DocumentOut.pick({
+      id: true,
+      filename: true,
+      mediaType: true,
+      status: true,
+      pageCount: true,
+      link: true,
+      resource: true,
+    }),
+    text: z.string().describe('Markdown; "<!-- page N -->" lines mark where page N starts'),
+    charStart: z.number().int().describe("Offset of text in the document's whole text"),
+    charEnd: z.number().int(),
+    totalChars: z.number().int(),
+    pageStart: z.number().int().nullable().describe('Pages the text covers; null for formats without pages'),
+    pageEnd: z.number().int().nullable(),
+    nextOffset: z
+      .number()
+      .int()
+      .nullable()
+      .describe('maxChars cut the text short: call again with this offset for the rest'),
+  });
+
+  return (caller) => {
+    const { principal, workspace, consoleOrigin } = caller;
+    const canRead = principal.scopes.has('artifacts');
+    const citation = (c: Citation) => ({
+      documentId: c.documentId,
+      filename: c.filename,
+      sourceUrl: c.sourceUrl,
+      mediaType: c.mediaType,
+      page: c.page,
+      pageEnd: c.pageEnd,
+      charStart: c.charStart,
+      charEnd: c.charEnd,
+      chunkId: c.chunkId,
+      headingPath: c.headingPath,
+      score: c.score,
+      link: consoleLink(consoleOrigin, c.documentId, {
+        mediaType: c.mediaType,
+        page: c.page,
+        start: c.charStart,
+        end: c.charEnd,
+      }),
+      resource: documentUri(c.documentId),
+    });
+    const document = (d: DocumentRecord) => ({
+      id: d.id,
+      filename: d.filename,
+      sourceUrl: d.sourceUrl,
+      mediaType: d.mediaType,
+      status: d.status,
+      pageCount: d.pageCount,
+      chunkCount: d.chunkCount,
+      sizeBytes: d.sizeBytes,
+      metadata: d.metadata,
+      error: d.errorCode ? { code: d.errorCode, message: d.errorMessage ?? '' } : null,
+      createdAt: d.createdAt.toISOString(),
+      link: consoleLink(consoleOrigin, d.id),
+      resource: documentUri(d.id),
+    });
+    /** One link per cited document, for clients that show them; only when the key may read documents. */
+    const links = (cited: Citation[]): ResourceLink[] => {
+      if (!caller.resourceLinks || !canRead) return [];
+      const byDocument = new Map<string, Citation>();
+      for (const c of cited) if (!byDocument.has(c.documentId)) byDocument.set(c.documentId, c);
+      return [...byDocument.values()].map((c) => ({
+        type: 'resource_link',
+        uri: documentUri(c.documentId),
+        name: c.filename,
+        mimeType: 'text/markdown',
+        description: `Extracted text of ${c.filename}`,
+      }));
+    };
+    // Structured content for clients that read it, and the same JSON as text for those that do not
+    // (as the specification recommends).
+    const result = (structured: Record<string, unknown>, extra: ResourceLink[] = []): CallToolResult => ({
+      structuredContent: structured,
+      content: [{ type: 'text', text: JSON.stringify(structured) }, ...extra],
+    });
+    /** A refusal or failure the agent can read and act on, instead of a protocol error. */
+    const failed = (err: unknown): CallToolResult => {
+      const e = caller.describeError(err);
+      const error = { code: e.code, message: e.message, requestId: caller.requestId };
+      return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error }) }] };
+    };
+    const guarded =
+      <A>(run: (args: A) => Promise<CallToolResult>) =>
+      async (args: A): Promise<CallToolResult> => {
+        try {
+          return await run(args);
+        } catch (err) {
+          return failed(err);
+        }
+      };
+
+    const server = new McpServer(
+      { name: 'docslurp', title: `DocSlurp: ${workspace.name ?? workspace.id}`, version: '1.0.0' },
+      {
+        instructions:
+          `Documents of the DocSlurp workspace ${workspace.name ?? workspace.id}. Use search for passages ` +
+          'and ask for an answer with [n] citations; cite the file and page of what you use. list_documents ' +
+          "and read_document show a document's text; a citation's charStart is an offset for read_document.",
+      },
+    );
+
+    server.registerTool(
+      'search',
+      {
+        title: 'Search the workspace',
+        description:
+          'The passages of the workspace most relevant to a query, each with its citation (file, page, ' +
+          'character offsets, chunk id, score and a link). Needs the "search" scope.',
+        inputSchema: SearchIn,
+        outputSchema: SearchOut,
+        annotations: READ_ONLY,
+      },
+      guarded(async (args: z.infer<typeof SearchIn>) => {
+        requireScope(principal, 'search');
+        const hits = await searchWorkspace(deps, principal, {
+          workspaceId: workspace.id,
+          q: args.query,
+          topK: args.topK,
+          filters: args.filters,
+        });
+        return result(
+          { results: hits.map((h) => ({ text: h.text, citation: citation(h.citation) })) },
+          links(hits.map((h) => h.citation)),
+        );
+      }),
+    );
+
+    server.registerTool(
+      'ask',
+      {
+        title: 'Ask the workspace',
+        description:
+          'An answer to a question drawn only from the workspace, each statement followed by [n] markers ' +
+          'that name its citation; says so when the workspace does not hold the answer. Needs the "search" scope.',
+        inputSchema: AskIn,
+        outputSchema: AskOut,
+        annotations: READ_ONLY,
+      },
+      guarded(async (args: z.infer<typeof AskIn>) => {
+        requireScope(principal, 'search');
+        const a = await answerQuestion(deps, principal, {
+          workspaceId: workspace.id,
+          q: args.question,
+          topK: args.topK,
+          filters: args.filters,
+        });
+        return result(
+          { answer: a.answer, citations: a.citations.map((c) => ({ ...citation(c), n: c.n, text: c.text })) },
+          links(a.citations),
+        );
+      }),
+    );
+
+    server.registerTool(
+      'list_documents',
+      {
+        title: 'List documents',
+        description:
+          'The documents of the workspace, oldest first, a page at a time, with their state and pages. ' +
+          'Needs the "artifacts" scope.',
+        inputSchema: ListIn,
+        outputSchema: ListOut,
+        annotations: READ_ONLY,
+      },
+      guarded(async (args: z.infer<typeof ListIn>) => {
+        requireScope(principal, 'artifacts');
+        const page = await listDocumentPage(deps, principal, workspace.id, {
+          limit: args.limit,
+          cursor: args.cursor,
+          status: args.status,
+        });
+        return result({
+          documents: page.documents.map(document),
+          total: page.total,
+          nextCursor: page.nextCursor,
+        });
+      }),
+    );
+
+    server.registerTool(
+      'read_document',
+      {
+        title: 'Read a document',
+        description:
+          "A document's extracted text (Markdown), or a page range of it, at most maxChars at a time; " +
+          'offsets are those of citations. Needs the "artifacts" scope.',
+        inputSchema: ReadIn,
+        outputSchema: ReadOut,
+        annotations: READ_ONLY,
+      },
+      guarded(async (args: z.infer<typeof ReadIn>) => {
+        requireScope(principal, 'artifacts');
+        const piece = await readDocumentText(deps, principal, workspace.id, args.documentId, args);
+        const d = document(piece.document);
+        return result({
+          document: {
+            id: d.id,
+            filename: d.filename,
+            mediaType: d.mediaType,
+            status: d.status,
+            pageCount: d.pageCount,
+            link: d.link,
+            resource: d.resource,
+          },
+          text: piece.text,
+          charStart: piece.charStart,
+          charEnd: piece.charEnd,
+          totalChars: piece.totalChars,
+          pageStart: piece.pageStart,
+          pageEnd: piece.pageEnd,
+          nextOffset: piece.nextOffset,
+        });
+      }),
+    );
+
+    // Resources are browsed by the client application rather than chosen by the agent: a key that
+    // may not read documents gets none, instead of a list that fails.
+    if (canRead) {
+      const asMcpError = (err: unknown) => {
+        const e = caller.describeError(err);
+        const code =
+          e.code === 'document_not_found'
+            ? RESOURCE_NOT_FOUND
+            : e.status < 500
+              ? ErrorCode.InvalidParams
+              : ErrorCode.InternalError;
+        return new McpError(code, e.message, { code: e.code, requestId: caller.requestId });
+      };
+      server.registerResource(
+        'document',
+        new ResourceTemplate('docslurp://documents/{documentId}', {
+          list: async () => {
+            try {
+              const ready = (await listDocuments(deps, principal, workspace.id)).filter(
+                (d) => d.status === 'ready',
+              );
+              return {
+                resources: ready.slice(-RESOURCE_LIST_MAX).map((d) => ({
+                  uri: documentUri(d.id),
+                  name: d.filename,
+                  title: d.filename,
+                  mimeType: 'text/markdown',
+                  description: `Extracted text of ${d.filename}${d.pageCount ? ` (${d.pageCount} pages)` : ''}`,
+                })),
+              };
+            } catch (err) {
+              throw asMcpError(err);
+            }
+          },
+        }),
+        {
+          title: 'Document text',
+          description: 'The extracted text (Markdown with page markers) of a document of the workspace',
+          mimeType: 'text/markdown',
+        },
+        async (uri, variables) => {
+          try {
+            // Document ids need no escaping: an id that would is no document's.
+            const id = String(variables.documentId);
+            const piece = await readDocumentText(deps, principal, workspace.id, id, {
+              maxChars: Number.MAX_SAFE_INTEGER,
+            });
+            return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: piece.text }] };
+          } catch (err) {
+            throw asMcpError(err);
+          }
+        },
+      );
+    }
+    return server;
+  };
+}

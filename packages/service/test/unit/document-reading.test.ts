@@ -1,0 +1,186 @@
+import { describe, expect, it } from 'vitest';
+import { listDocumentPage, readDocumentText } from '../../src/documents/reading.js';
+import { artifactKeys } from '../../src/domain/artifacts.js';
+import type { ObjectStore } from '../../src/domain/ports.js';
+import type { DocumentStore, WorkspaceStore } from '../../src/domain/stores.js';
+import type { DocumentRecord, Principal } from '../../src/domain/types.js';
+import { AppError } from '../../src/errors.js';
+import { joinPages } from '../../src/parsing/markdown.js';
+
+const principal: Principal = {
+  accountId: 'acc_a',
+  scopes: new Set(['artifacts']),
+  keyId: 'key_a',
+  userId: undefined,
+};
+
+function doc(id: string, createdAt: number, extra: Partial<DocumentRecord> = {}): DocumentRecord {
+  return {
+    id,
+    accountId: 'acc_a',
+    workspaceId: 'ws_a',
+    runId: 'run_a',
+    filename: `${id}.md`,
+    sourceUrl: null,
+    declaredMediaType: null,
+    mediaType: 'text/markdown',
+    sizeBytes: 1,
+    sha256: null,
+    storageKey: `raw/${id}`,
+    status: 'ready',
+    stage: 'done',
+    errorCode: null,
+    errorMessage: null,
+    pageCount: null,
+    chunkCount: 1,
+    metadata: {},
+    attempts: 1,
+    createdAt: new Date(createdAt),
+    updatedAt: new Date(createdAt),
+    finishedAt: null,
+    ...extra,
+  };
+}
+
+/** Documents and texts in memory, in the order the PostgreSQL store lists them (created, then id). */
+function memory(docs: DocumentRecord[], texts: Record<string, string> = {}) {
+  const rows = [...docs];
+  const listed = () =>
+    rows
+      .filter((d) => d.status !== 'deleted')
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
+  const workspaces = {
+    getWorkspace: async (accountId: string, id: string) =>
+      accountId === 'acc_a' && id === 'ws_a'
+        ? { id, accountId, name: null, createdAt: new Date(0) }
+        : undefined,
+  } as unknown as WorkspaceStore;
+  const documents = {
+    listDocuments: async () => listed(),
+    getDocument: async (accountId: string, id: string) =>
+      listed().find((d) => d.id === id && d.accountId === accountId),
+  } as unknown as DocumentStore;
+  const store = { workspaces, documents };
+  const objects = {
+    getBuffer: async (key: string) => {
+      const id = Object.keys(texts).find((d) => artifactKeys.text(d) === key);
+      return id === undefined ? undefined : Buffer.from(texts[id]!, 'utf8');
+    },
+  } as unknown as ObjectStore;
+  return { store, documents, objects, rows };
+}
+
+async function codeOf(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'ok';
+  } catch (err) {
+    if (err instanceof AppError) return `${err.code}: ${err.message}`;
+    throw err;
+  }
+}
+
+describe('listDocumentPage', () => {
+  const five = () => memory(['a', 'b', 'c', 'd', 'e'].map((id, i) => doc(id, 1000 + Math.floor(i / 2))));
+  const ids = (page: { documents: DocumentRecord[] }) => page.documents.map((d) => d.id);
+
+  it('pages through every document once, in order', async () => {
+    const { store } = five();
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await listDocumentPage(store, principal, 'ws_a', { limit: 2, cursor });
+      expect(page.total).toBe(5);
+      seen.push(...ids(page));
+      cursor = page.nextCursor ?? undefined;
+      pages++;
+    } while (cursor);
+    expect(seen).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(pages).toBe(3);
+  });
+
+  it('carries on after the cursor when its document was deleted, and is not shifted by new ones', async () => {
+    const { store, rows } = five();
+    const first = await listDocumentPage(store, principal, 'ws_a', { limit: 2 });
+    expect(ids(first)).toEqual(['a', 'b']);
+    rows.find((d) => d.id === 'b')!.status = 'deleted';
+    rows.push(doc('f', 2000));
+    const next = await listDocumentPage(store, principal, 'ws_a', { limit: 2, cursor: first.nextCursor! });
+    expect(ids(next)).toEqual(['c', 'd']);
+    const last = await listDocumentPage(store, principal, 'ws_a', { limit: 2, cursor: next.nextCursor! });
+    expect(ids(last)).toEqual(['e', 'f']);
+    expect(last.nextCursor).toBeNull();
+  });
+
+  it('filters by state, and refuses a cursor it did not make', async () => {
+    const { store } = memory([doc('a', 1), doc('b', 2, { status: 'failed' }), doc('c', 3)]);
+    const ready = await listDocumentPage(store, principal, 'ws_a', { limit: 10, status: 'ready' });
+    expect([ids(ready), ready.total, ready.nextCursor]).toEqual([['a', 'c'], 2, null]);
+    expect(
+      await codeOf(listDocumentPage(store, principal, 'ws_a', { limit: 1, cursor: 'bm90IGpzb24' })),
+    ).toMatch(/^invalid_request: The cursor/);
+    expect(await codeOf(listDocumentPage(store, principal, 'ws_b', { limit: 1 }))).toMatch(
+      /^workspace_not_found/,
+    );
+  });
+});
+
+describe('readDocumentText', () => {
+  const pdfText = joinPages(['First page.', 'Second page, longer than the first.', 'Third.']);
+  const setup = () =>
+    memory([doc('p', 1, { pageCount: 3 }), doc('m', 2), doc('x', 3, { workspaceId: 'ws_b' })], {
+      p: pdfText,
+      m: '# Notes\n\nNo pages here.\n',
+      x: 'another workspace',
+    });
+  const read = (id: string, request: Parameters<typeof readDocumentText>[4]) =>
+    readDocumentText(setup(), principal, 'ws_a', id, request);
+
+  it('cuts page ranges at the page markers, in the offsets of the whole text', async () => {
+    const two = await read('p', { pageStart: 2, pageEnd: 2, maxChars: 1000 });
+    expect(two.text.trim()).toBe('<!-- page 2 -->\n\nSecond page, longer than the first.');
+    expect(pdfText.slice(two.charStart, two.charEnd)).toBe(two.text);
+    expect([two.pageStart, two.pageEnd, two.nextOffset]).toEqual([2, 2, null]);
+    const fromTwo = await read('p', { pageStart: 2, maxChars: 1000 });
+    expect([fromTwo.text.endsWith('Third.'), fromTwo.pageStart, fromTwo.pageEnd]).toEqual([true, 2, 3]);
+    const toTwo = await read('p', { pageEnd: 2, maxChars: 1000 });
+    expect([toTwo.charStart, toTwo.pageStart, toTwo.pageEnd]).toEqual([0, 1, 2]);
+  });
+
+  it('windows by offset and maxChars, naming where the rest continues', async () => {
+    const start = pdfText.indexOf('Second');
+    const w = await read('p', { offset: start, maxChars: 6 });
+    expect([w.text, w.charStart, w.charEnd, w.nextOffset, w.pageStart, w.pageEnd]).toEqual([
+      'Second',
+      start,
+      start + 6,
+      start + 6,
+      2,
+      2,
+    ]);
+    // Within a page range, the window stops at the range's end.
+    const last = await read('p', {
+      pageStart: 2,
+      pageEnd: 2,
+      offset: pdfText.indexOf('first.'),
+      maxChars: 1000,
+    });
+    expect([last.text.trim(), last.nextOffset]).toEqual(['first.', null]);
+  });
+
+  it('refuses ranges the text does not have, and documents of other workspaces', async () => {
+    expect(await codeOf(read('p', { pageStart: 4, maxChars: 10 }))).toMatch(
+      /^invalid_request: .*has 3 pages/,
+    );
+    expect(await codeOf(read('p', { pageStart: 3, pageEnd: 1, maxChars: 10 }))).toMatch(
+      /pageEnd comes before/,
+    );
+    expect(await codeOf(read('m', { pageStart: 1, maxChars: 10 }))).toMatch(/has no pages/);
+    expect(await codeOf(read('p', { offset: pdfText.length + 1, maxChars: 10 }))).toMatch(/past the end/);
+    expect(await codeOf(read('p', { pageEnd: 1, offset: pdfText.indexOf('Third'), maxChars: 10 }))).toMatch(
+      /after the requested pages/,
+    );
+    expect(await codeOf(read('x', { maxChars: 10 }))).toBe('document_not_found: No document "x".');
+  });
+});
