@@ -67,7 +67,7 @@ const principal = {
   userId: undefined,
 };
 const workspaces = {
-  getWorkspace: async () => ({ id: ws, accountId: 'a', name: null, createdAt: new Date() }),
+  workspaceExists: async () => true,
 };
 const documents = { liveDocumentIds: async (_w: string, ids: string[]) => new Set(ids) };
 const search = (q: string, topK: number, maxChunksPerDocument?: number) =>

@@ -22,11 +22,13 @@ import type {
   Availability,
   ChatAnswer,
   Document,
+  Formats,
   Run,
   RunProgress,
   SearchResponse,
   UploadResult,
   Workspace,
+  WorkspaceDeletion,
   WorkspaceSummary,
 } from './types.js';
 
@@ -60,6 +62,8 @@ export interface UploadParams {
   files: UploadFile[];
   /** Append to this workspace; without it, the upload creates a new workspace. */
   workspaceId?: string;
+  /** The name of the workspace the upload creates (not with `workspaceId`). */
+  workspaceName?: string;
   /** Makes the upload safe to repeat: the same key and content return the original records. Enables retries. */
   idempotencyKey?: string;
   /** A JSON object stored on every document of this upload. */
@@ -69,8 +73,27 @@ export interface UploadParams {
 export interface IngestUrlsParams {
   urls: string[];
   workspaceId?: string;
+  /** The name of the workspace the request creates (not with `workspaceId`). */
+  workspaceName?: string;
   /** As for uploads: makes the request safe to repeat, and enables retries. */
   idempotencyKey?: string;
+}
+
+export interface CreateWorkspaceParams {
+  /** Shown in lists and headings (at most 200 characters); need not be unique. */
+  name: string;
+  description?: string | null;
+  /** A JSON object of your own. */
+  metadata?: Record<string, unknown>;
+}
+
+/** What to change; fields left out keep their value. */
+export interface UpdateWorkspaceParams {
+  name?: string;
+  /** `null` (or `""`) removes it. */
+  description?: string | null;
+  /** Replaces the whole object. */
+  metadata?: Record<string, unknown>;
 }
 
 export interface SearchParams {
@@ -238,6 +261,7 @@ export class DocSlurpClient {
     const form = new FormData();
     // Fields before files: the server checks the workspace before any file is streamed.
     if (params.workspaceId !== undefined) form.append('workspaceId', params.workspaceId);
+    if (params.workspaceName !== undefined) form.append('workspaceName', params.workspaceName);
     if (params.idempotencyKey !== undefined) form.append('idempotencyKey', params.idempotencyKey);
     if (params.metadata !== undefined) form.append('metadata', JSON.stringify(params.metadata));
     blobs.forEach((blob, i) => {
@@ -255,6 +279,11 @@ export class DocSlurpClient {
       },
       options,
     );
+  }
+
+  /** The formats the service reads, and what an upload refuses (needs no API key). */
+  async listFormats(options?: RequestOptions): Promise<Formats> {
+    return this.get('/v1/formats', options);
   }
 
   /** Fetches web pages into a workspace, like `upload`; retried only with an `idempotencyKey`. */
@@ -379,6 +408,50 @@ export class DocSlurpClient {
 
   async getWorkspace(workspaceId: string, options?: RequestOptions): Promise<Workspace> {
     return this.get(`/v1/workspaces/${id(workspaceId, 'workspaceId')}`, options);
+  }
+
+  /** An empty workspace; upload into it with `workspaceId`. Not retried (each call creates one). */
+  async createWorkspace(params: CreateWorkspaceParams, options?: RequestOptions): Promise<Workspace> {
+    if (typeof params?.name !== 'string') throw new TypeError('createWorkspace needs a name: { name: "…" }.');
+    return this.post('/v1/workspaces', params, false, options);
+  }
+
+  /** Renames a workspace, or changes its description or metadata. Retried: the same change twice is one. */
+  async updateWorkspace(
+    workspaceId: string,
+    params: UpdateWorkspaceParams,
+    options?: RequestOptions,
+  ): Promise<Workspace> {
+    return this.transport.send<Workspace>(
+      {
+        method: 'PATCH',
+        path: `/v1/workspaces/${id(workspaceId, 'workspaceId')}`,
+        json: params,
+        accept: 'application/json',
+        retryable: true,
+        defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
+        read: readJson,
+      },
+      options,
+    );
+  }
+
+  /**
+   * Deletes a workspace with its documents, runs, stored files and search index; it leaves search at
+   * once and runs in progress end. Resolves with what was removed. Not retried.
+   */
+  async deleteWorkspace(workspaceId: string, options?: RequestOptions): Promise<WorkspaceDeletion> {
+    return this.transport.send<WorkspaceDeletion>(
+      {
+        method: 'DELETE',
+        path: `/v1/workspaces/${id(workspaceId, 'workspaceId')}`,
+        accept: 'application/json',
+        retryable: false,
+        defaultTimeoutMs: UPLOAD_TIMEOUT_MS,
+        read: readJson,
+      },
+      options,
+    );
   }
 
   /** Which documents search covers now, which are still being indexed, and which never will be. */

@@ -1,4 +1,4 @@
-import type { RunProgress } from './types.js';
+import type { RefusedFile, RunProgress } from './types.js';
 
 interface ErrorInit {
   status?: number | undefined;
@@ -6,6 +6,13 @@ interface ErrorInit {
   requestId?: string | undefined;
   cause?: unknown;
 }
+
+/** What an API error class is made from: the answer's status, headers and error body. */
+type ResponseInit = ErrorInit & {
+  status: number;
+  headers: Headers;
+  body?: Record<string, unknown> | undefined;
+};
 
 /**
  * The base of every error the SDK throws on purpose. `code` is stable (branch on it), `message` is for
@@ -31,7 +38,7 @@ export class APIError extends DocSlurpError {
   declare readonly status: number;
   readonly headers: Headers;
 
-  constructor(message: string, init: ErrorInit & { status: number; headers: Headers }) {
+  constructor(message: string, init: ResponseInit) {
     super(message, init);
     this.headers = init.headers;
   }
@@ -63,13 +70,31 @@ export class ConflictError extends APIError {}
 export class PayloadTooLargeError extends APIError {}
 
 /**
+ * 415: the body is not of a type the call takes (`unsupported_content_type`), or an upload holds files
+ * no worker can read (`unsupported_file_format`, nothing of it was kept): `files` names each with
+ * its reason, `supportedFormats` lists what the service reads (also `listFormats()`).
+ */
+export class UnsupportedMediaTypeError extends APIError {
+  readonly files: RefusedFile[];
+  readonly supportedFormats: string[];
+
+  constructor(message: string, init: ResponseInit) {
+    super(message, init);
+    this.files = Array.isArray(init.body?.files) ? (init.body.files as RefusedFile[]) : [];
+    this.supportedFormats = Array.isArray(init.body?.supportedFormats)
+      ? (init.body.supportedFormats as string[])
+      : [];
+  }
+}
+
+/**
  * 429: too many requests (`rate_limited`), or too many open connections from one address
  * (`too_many_connections`). `retryAfterMs` is how long the server asked to wait, when it said.
  */
 export class RateLimitError extends APIError {
   readonly retryAfterMs: number | undefined;
 
-  constructor(message: string, init: ErrorInit & { status: number; headers: Headers }) {
+  constructor(message: string, init: ResponseInit) {
     super(message, init);
     this.retryAfterMs = parseRetryAfter(init.headers.get('retry-after'));
   }
@@ -160,10 +185,7 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
   return Math.max(0, date - now);
 }
 
-type APIErrorClass = new (
-  message: string,
-  init: ErrorInit & { status: number; headers: Headers },
-) => APIError;
+type APIErrorClass = new (message: string, init: ResponseInit) => APIError;
 
 const byStatus: Record<number, APIErrorClass> = {
   400: BadRequestError,
@@ -173,6 +195,7 @@ const byStatus: Record<number, APIErrorClass> = {
   408: RequestTimeoutError,
   409: ConflictError,
   413: PayloadTooLargeError,
+  415: UnsupportedMediaTypeError,
   429: RateLimitError,
 };
 
@@ -183,12 +206,14 @@ export function errorFromResponse(
   bodyText: string,
   sentRequestId: string,
 ): APIError {
-  let body: { code?: unknown; message?: unknown; requestId?: unknown } | undefined;
+  let body:
+    | (Record<string, unknown> & { code?: unknown; message?: unknown; requestId?: unknown })
+    | undefined;
   try {
     const parsed: unknown = JSON.parse(bodyText);
     if (typeof parsed === 'object' && parsed !== null && 'error' in parsed) {
       const inner = (parsed as { error: unknown }).error;
-      if (typeof inner === 'object' && inner !== null) body = inner;
+      if (typeof inner === 'object' && inner !== null) body = inner as Record<string, unknown>;
     }
   } catch {
     // Not our JSON: a proxy or load balancer answered. Keep the status, describe what came back.
@@ -204,5 +229,5 @@ export function errorFromResponse(
     headers.get('x-request-id') ??
     sentRequestId;
   const ErrorClass = byStatus[status] ?? (status >= 500 ? ServerError : APIError);
-  return new ErrorClass(message, { status, code, requestId, headers });
+  return new ErrorClass(message, { status, code, requestId, headers, body });
 }

@@ -1,11 +1,13 @@
 export {
   type ChatParams,
   type ClientOptions,
+  type CreateWorkspaceParams,
   createDocSlurpClient,
   DEFAULT_WAIT_TIMEOUT_MS,
   DocSlurpClient,
   type IngestUrlsParams,
   type SearchParams,
+  type UpdateWorkspaceParams,
   type UploadFile,
   type UploadParams,
   type WaitForRunOptions,
@@ -30,6 +32,7 @@ export {
   ServerError,
   StreamError,
   TimeoutError,
+  UnsupportedMediaTypeError,
 } from './errors.js';
 export { type ChatDelta, ChatStream } from './sse.js';
 export type { FetchLike, RequestOptions } from './transport.js';
@@ -43,6 +46,9 @@ export type {
   DocumentError,
   DocumentStage,
   DocumentStatus,
+  Format,
+  Formats,
+  RefusedFile,
   Run,
   RunFailure,
   RunProgress,
@@ -53,5 +59,6 @@ export type {
   Snippet,
   UploadResult,
   Workspace,
+  WorkspaceDeletion,
   WorkspaceSummary,
 } from './types.js';

@@ -43,7 +43,7 @@ export interface ReadContext {
 
 /** One API call: what to send, whether it may be retried, and how to read a successful answer. */
 export interface Call<T> {
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: string;
   json?: unknown;
   form?: FormData;

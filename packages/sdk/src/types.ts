@@ -16,8 +16,47 @@ export type DocumentStage = 'queued' | 'fetching' | 'parsing' | 'chunking' | 'in
 
 export interface Workspace {
   id: string;
+  /** Null for a workspace an upload created without a name. */
   name: string | null;
+  description: string | null;
+  metadata: Record<string, unknown>;
   createdAt: string;
+  updatedAt: string;
+}
+
+/** What `deleteWorkspace` removed. */
+export interface WorkspaceDeletion {
+  workspace: Workspace;
+  /** Documents deleted with it. */
+  documents: number;
+  /** Its runs that were processing or paused, ended by the deletion. */
+  cancelledRuns: number;
+  /** `done`: its stored files and index are gone too; `pending`: the service's workers remove them. */
+  storage: 'done' | 'pending';
+}
+
+/** A format the service reads; `full`: only where workers run WORKER_PROFILE=full (OCR, LibreOffice). */
+export interface Format {
+  name: string;
+  extensions: string[];
+  mediaTypes: string[];
+  profile: 'default' | 'full';
+}
+
+export interface Formats {
+  formats: Format[];
+  /** What an upload refuses (UnsupportedMediaTypeError), whatever the file is called. */
+  refused: string[];
+}
+
+/** A file an upload refused (`UnsupportedMediaTypeError.files`). */
+export interface RefusedFile {
+  /** Its position among the upload's files, from 0. */
+  index: number;
+  filename: string;
+  /** What its document would have failed with: `empty_document` or `unsupported_media_type`. */
+  code: string;
+  reason: string;
 }
 
 /** Number of documents in each state, plus the total. */

@@ -10,18 +10,14 @@ import Fastify, {
   LogController,
   type RequestPayload,
 } from 'fastify';
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-} from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { checkInput } from './domain/input.js';
 import { errors } from './errors.js';
 import { capConnectionsPerAddress, proxyMatcher } from './http/connections.js';
 import { isConsoleNavigation, registerConsole } from './http/console.js';
 import type { AppDeps } from './http/context.js';
 import { toAppError } from './http/errors.js';
+import { swaggerOptions } from './http/openapi.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { ingestRoutes } from './http/routes/ingest.js';
 import { keyRoutes } from './http/routes/keys.js';
@@ -32,6 +28,7 @@ import { overviewRoutes } from './http/routes/overview.js';
 import { runRoutes } from './http/routes/runs.js';
 import { searchRoutes } from './http/routes/search.js';
 import { sessionRoutes } from './http/routes/session.js';
+import { workspaceRoutes } from './http/routes/workspaces.js';
 import { randomToken } from './ids.js';
 import { UPLOAD_FIELDS } from './ingestion/form.js';
 
@@ -102,21 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorateRequest('session', undefined);
   await app.register(cookie);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.0.3',
-      info: {
-        title: 'DocSlurp API',
-        version: '1.0.0',
-        description: 'Ingest documents into workspaces, search them with citations and get grounded answers.',
-      },
-      components: {
-        securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (dsk_…)' } },
-      },
-    },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
-  });
+  await app.register(swagger, swaggerOptions);
   await app.register(multipart, {
     throwFileSizeLimit: true,
     limits: {
@@ -187,7 +170,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return reply
       .code(appError.status)
       .type('application/json; charset=utf-8')
-      .send({ error: { code: appError.code, message: appError.message, requestId: request.id } });
+      .send({
+        error: { code: appError.code, message: appError.message, requestId: request.id, ...appError.details },
+      });
   });
   const consolePage = await registerConsole(app, deps.config.console.assetsDir, deps.log);
   app.setNotFoundHandler((request, reply) => {
@@ -203,6 +188,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   searchRoutes(app, deps);
   openAiRoutes(app, deps);
   mcpRoutes(app, deps);
+  workspaceRoutes(app, deps);
   documentRoutes(app, deps);
   sessionRoutes(app, deps);
   keyRoutes(app, deps);

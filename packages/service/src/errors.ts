@@ -39,6 +39,7 @@ export const ERROR_STATUS = {
   too_many_fields: 413,
   field_too_large: 413,
   unsupported_content_type: 415,
+  unsupported_file_format: 415,
   rate_limited: 429,
   too_many_connections: 429,
   internal_error: 500,
@@ -50,6 +51,22 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
+/** A file an upload refused, and why (in the error's `files`). */
+export interface RefusedFile {
+  /** Position among the upload's files, from 0. */
+  index: number;
+  filename: string;
+  /** What the document would have failed with in its run. */
+  code: string;
+  reason: string;
+}
+
+/** Fields an error body carries besides code, message and request id, for the codes that have them. */
+export interface ErrorDetails {
+  files?: RefusedFile[];
+  supportedFormats?: string[];
+}
+
 /** An error the API answers with: its status follows from its code. */
 export class AppError extends Error {
   readonly status: number;
@@ -58,6 +75,7 @@ export class AppError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly headers: Record<string, string> = {},
+    readonly details: ErrorDetails = {},
   ) {
     super(message);
     this.name = 'AppError';
@@ -106,6 +124,15 @@ export const errors = {
     new AppError('too_deeply_nested', `"${where}" is nested more than ${max} levels deep.`),
   tooManyFilterValues: (detail: string) =>
     new AppError('too_many_filter_values', `Too many filter values: ${detail}.`),
+  unsupportedFileFormat: (refused: RefusedFile[], total: number, supported: string[], formats: string) =>
+    new AppError(
+      'unsupported_file_format',
+      `${refused.length === 1 ? 'A file' : `${refused.length} files`} of ${total} cannot be read, so nothing was uploaded: ${refused
+        .map((f) => `"${f.filename}": ${f.reason}`)
+        .join('; ')}. Supported formats: ${formats}.`,
+      {},
+      { files: refused, supportedFormats: supported },
+    ),
   noFiles: () =>
     new AppError('no_files', 'The upload contains no files: send them in the multipart field "files".'),
   tooManyFiles: (max: number) =>

@@ -107,6 +107,8 @@ export interface SearchIndex {
   upsertVectors(workspaceId: string, space: VectorSpace, rows: VectorRow[]): Promise<void>;
   /** Removes a workspace's vectors of every space but `keep`. */
   dropVectorSpaces(workspaceId: string, keep: VectorSpace | undefined): Promise<void>;
+  /** Removes everything of the workspace: its chunks and its vectors of every space. Safe to repeat. */
+  dropWorkspace(workspaceId: string): Promise<void>;
   /**
    * Folds recent writes into the index, compacts small fragments and removes versions replaced more
    * than `keptSeconds` ago; answers how many replaced versions remain (for a later run to remove).

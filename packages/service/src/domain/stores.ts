@@ -57,6 +57,8 @@ export interface NewUpload {
   /** Append to this workspace; a new one is created when absent. */
   workspaceId: string | undefined;
   newWorkspaceId: string;
+  /** The name of the workspace the upload creates (none when it appends). */
+  newWorkspaceName?: string | undefined;
   runId: string;
   files: StagedFile[];
   metadata: Record<string, unknown>;
@@ -78,13 +80,68 @@ export interface FinishDocument {
   chunkCount?: number | null;
 }
 
+export interface NewWorkspace {
+  id: string;
+  accountId: string;
+  name: string;
+  description: string | null;
+  metadata: Record<string, unknown>;
+}
+
+/** Fields a rename or edit sets; those left out keep their value. */
+export interface WorkspaceChanges {
+  name?: string | undefined;
+  description?: string | null | undefined;
+  metadata?: Record<string, unknown> | undefined;
+}
+
+/** What deleting a workspace removed from the database. */
+export interface DeletedWorkspace {
+  workspace: Workspace;
+  /** Its documents (those not deleted before). */
+  documents: number;
+  /** Its runs that were processing or paused. */
+  cancelledRuns: number;
+}
+
 /** Workspaces and the uploads that create or extend them. */
 export interface WorkspaceStore {
+  /** May answer from a cache that another process's deletion reaches within seconds (search's check). */
   workspaceExists(accountId: string, workspaceId: string): Promise<boolean>;
   getWorkspace(accountId: string, workspaceId: string): Promise<Workspace | undefined>;
   listWorkspaces(accountId: string): Promise<(Workspace & { counts: DocumentCounts })[]>;
+  createWorkspace(workspace: NewWorkspace): Promise<Workspace>;
+  /** Undefined when the account has no such workspace. */
+  updateWorkspace(
+    accountId: string,
+    workspaceId: string,
+    changes: WorkspaceChanges,
+  ): Promise<Workspace | undefined>;
+  /**
+   * One transaction: cancels the workspace's runs in progress, records what it holds outside the
+   * database (see WorkspaceDeletionStore), and deletes its row, which takes every row that names it,
+   * its runs or its documents along. Undefined when the account has no such workspace.
+   */
+  deleteWorkspace(accountId: string, workspaceId: string): Promise<DeletedWorkspace | undefined>;
   /** One transaction: the workspace (found or created), the run, its documents and the idempotency key. */
   createUpload(upload: NewUpload): Promise<UploadOutcome>;
+}
+
+/**
+ * What deleted workspaces left outside the database (index tables, stored objects) until it is
+ * removed. A removal claims a deletion for a few minutes and finishes it only if nothing was handed
+ * to it since (its generation), so writes a worker reports late are never forgotten.
+ */
+export interface WorkspaceDeletionStore {
+  /** Claims one deletion now (the request that deleted the workspace); undefined when there is none. */
+  claimDeletion(workspaceId: string): Promise<number | undefined>;
+  /** Claims deletions nobody is carrying out (failed, or handed more work), with their generations. */
+  claimDueDeletions(limit: number): Promise<{ workspaceId: string; generation: number }[]>;
+  /** Up to `limit` keys of stored objects of a deleted workspace still to remove. */
+  objectsToDelete(workspaceId: string, limit: number): Promise<string[]>;
+  objectsDeleted(workspaceId: string, keys: string[]): Promise<void>;
+  /** Forgets the deletion unless it was handed more since `generation`; says whether it did. */
+  deletionFinished(workspaceId: string, generation: number): Promise<boolean>;
 }
 
 export interface RunStore {
@@ -171,7 +228,19 @@ export interface WorkStore {
   settleRun(runId: string): Promise<void>;
   /** Forget every lease (embedded mode only: one process owns the database). */
   releaseAllLeases(): Promise<void>;
-  isDeleted(documentId: string): Promise<boolean>;
+  /**
+   * Whether the workspace was deleted, and which of the documents were (or went with it): what a
+   * worker wrote for those after the deletion must not stay.
+   */
+  deletedAmong(
+    workspaceId: string,
+    documentIds: string[],
+  ): Promise<{ workspace: boolean; documents: Set<string> }>;
+  /**
+   * Hands what a worker wrote for a workspace deleted meanwhile (objects, and index tables it may have
+   * created again) to the workspace's deletion, which reconcilers carry out (WorkspaceDeletionStore).
+   */
+  reopenDeletion(workspaceId: string, objectKeys: string[]): Promise<void>;
 }
 
 /** Encrypted values at rest, for key rotation. */

@@ -36,8 +36,12 @@ export interface ApiKeyRecord {
 export interface Workspace {
   id: string;
   accountId: string;
+  /** Chosen by people; null for a workspace an upload created without one. */
   name: string | null;
+  description: string | null;
+  metadata: Record<string, unknown>;
   createdAt: Date;
+  updatedAt: Date;
 }
 
 export const RUN_STATUSES = ['processing', 'completed', 'failed', 'paused', 'cancelled'] as const;

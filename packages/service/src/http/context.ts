@@ -13,6 +13,7 @@ import type {
   OverviewStore,
   RunStore,
   UserStore,
+  WorkspaceDeletionStore,
   WorkspaceStore,
 } from '../domain/stores.js';
 import type { Principal, Scope } from '../domain/types.js';
@@ -33,6 +34,8 @@ export interface AppDeps {
   log: Logger;
   accounts: AccountStore & OverviewStore;
   workspaces: WorkspaceStore;
+  /** What deleted workspaces left in storage, removed by the request that deletes one. */
+  deletions: WorkspaceDeletionStore;
   runs: RunStore;
   documents: DocumentStore;
   users: UserStore;

@@ -3,18 +3,44 @@ import { DOCUMENT_STAGES, DOCUMENT_STATUSES, RUN_STATUSES } from '../domain/type
 
 /** JSON shapes of the API. Routes declare them, so the OpenAPI document and the responses agree. */
 
+export const RefusedFile = z
+  .object({
+    index: z.number().int().describe("The file's position among the upload's files, from 0"),
+    filename: z.string(),
+    code: z
+      .string()
+      .describe('What its document would have failed with: empty_document or unsupported_media_type'),
+    reason: z.string(),
+  })
+  .meta({ id: 'RefusedFile' });
+
 export const ErrorBody = z
   .object({
     error: z.object({
       code: z.string().describe('Stable snake_case code; branch on this, not on the message'),
       message: z.string(),
       requestId: z.string(),
+      files: z
+        .array(RefusedFile)
+        .optional()
+        .describe('unsupported_file_format only: every file refused, with its reason'),
+      supportedFormats: z
+        .array(z.string())
+        .optional()
+        .describe('unsupported_file_format only: the formats the service reads (GET /v1/formats)'),
     }),
   })
   .meta({ id: 'Error' });
 
 export const Workspace = z
-  .object({ id: z.string(), name: z.string().nullable(), createdAt: z.string() })
+  .object({
+    id: z.string(),
+    name: z.string().nullable().describe('Null for a workspace an upload created without a name'),
+    description: z.string().nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
   .meta({ id: 'Workspace' });
 
 const countShape = Object.fromEntries(DOCUMENT_STATUSES.map((s) => [s, z.number().int()])) as Record<
@@ -164,6 +190,40 @@ export const Availability = z
 export const WorkspaceWithCounts = Workspace.extend({ counts: DocumentCounts }).meta({
   id: 'WorkspaceSummary',
 });
+
+export const WorkspaceDeletion = z
+  .object({
+    workspace: Workspace,
+    documents: z.number().int().describe('Documents deleted with it'),
+    cancelledRuns: z
+      .number()
+      .int()
+      .describe('Its runs that were processing or paused, ended by the deletion'),
+    storage: z
+      .enum(['done', 'pending'])
+      .describe(
+        'done: its index tables and stored files are removed too; pending: storage failed meanwhile and the workers remove them',
+      ),
+  })
+  .meta({ id: 'WorkspaceDeletion' });
+
+export const Formats = z
+  .object({
+    formats: z.array(
+      z.object({
+        name: z.string(),
+        extensions: z.array(z.string()),
+        mediaTypes: z.array(z.string()),
+        profile: z
+          .enum(['default', 'full'])
+          .describe('full: read only by workers with WORKER_PROFILE=full (OCR, LibreOffice)'),
+      }),
+    ),
+    refused: z
+      .array(z.string())
+      .describe('What an upload refuses (415 unsupported_file_format), whatever the file is called'),
+  })
+  .meta({ id: 'Formats' });
 
 export const errorResponses = {
   400: ErrorBody,

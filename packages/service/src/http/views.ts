@@ -6,7 +6,14 @@ import { runPace } from '../runs/runs.js';
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 export function workspaceView(w: Workspace) {
-  return { id: w.id, name: w.name, createdAt: w.createdAt.toISOString() };
+  return {
+    id: w.id,
+    name: w.name,
+    description: w.description,
+    metadata: w.metadata,
+    createdAt: w.createdAt.toISOString(),
+    updatedAt: w.updatedAt.toISOString(),
+  };
 }
 
 export function runView(r: RunView) {

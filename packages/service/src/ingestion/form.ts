@@ -1,10 +1,12 @@
 import type { Readable } from 'node:stream';
 import { checkInput } from '../domain/input.js';
 import type { JobQueue, ObjectStore } from '../domain/ports.js';
-import type { StagedFile, WorkspaceStore } from '../domain/stores.js';
+import type { WorkspaceStore } from '../domain/stores.js';
 import type { Principal } from '../domain/types.js';
-import { type AppError, errors } from '../errors.js';
-import { createUpload, stageFile, type UploadResult } from './upload.js';
+import { type AppError, errors, type RefusedFile } from '../errors.js';
+import { checkUpload, SUPPORTED_FORMATS, supportedFormatsText } from '../parsing/upload-check.js';
+import { workspaceName } from '../workspaces/workspaces.js';
+import { createUpload, type Staged, stageFile, type UploadResult } from './upload.js';
 
 /** One part of a multipart upload, in the order the client sent them. */
 export type UploadPart =
@@ -51,6 +53,18 @@ function parseMetadata(raw: string | undefined): Record<string, unknown> {
 }
 
 /**
+ * Files no worker can read, as the request's refusal lists them. An upload is all or nothing: one
+ * such file refuses the whole request (415, every file named with its reason), like a file over the
+ * size limit does, so a run never holds a subset of what the client sent without it noticing.
+ */
+function refusals(staged: Staged[]): RefusedFile[] {
+  return staged.flatMap((f, index) => {
+    const check = checkUpload(f.sample, f.filename, f.declaredMediaType);
+    return check.ok ? [] : [{ index, filename: f.filename, code: check.code, reason: check.reason }];
+  });
+}
+
+/**
  * An upload form: each file streams into object storage as it arrives (through a hash and a byte
  * counter), then the upload is recorded. Whatever goes wrong, nothing staged for this request stays.
  */
@@ -59,7 +73,7 @@ export async function ingestForm(
   principal: Principal,
   parts: AsyncIterable<UploadPart>,
 ): Promise<UploadResult> {
-  const staged: StagedFile[] = [];
+  const staged: Staged[] = [];
   const discardStaged = () => deps.objects.delete(staged.map((f) => f.storageKey)).catch(() => {});
   const fields: Record<string, string> = {};
   let checkedWorkspace = false;
@@ -96,6 +110,7 @@ export async function ingestForm(
   }
   let request: {
     workspaceId: string | undefined;
+    workspaceName: string | undefined;
     idempotencyKey: string | undefined;
     metadata: Record<string, unknown>;
   };
@@ -103,16 +118,34 @@ export async function ingestForm(
     const idempotencyKey = fields.idempotencyKey?.trim() || undefined;
     if (idempotencyKey && idempotencyKey.length > 255)
       throw errors.invalidRequest('The idempotency key may be at most 255 characters.');
+    const workspaceId = fields.workspaceId?.trim() || undefined;
+    if (workspaceId && fields.workspaceName !== undefined)
+      throw errors.invalidRequest(
+        'Send "workspaceName" only to name the workspace an upload creates, not with "workspaceId".',
+      );
     request = {
-      workspaceId: fields.workspaceId?.trim() || undefined,
+      workspaceId,
+      workspaceName:
+        fields.workspaceName === undefined ? undefined : workspaceName(fields.workspaceName, 'workspaceName'),
       idempotencyKey,
       metadata: parseMetadata(fields.metadata),
     };
+    const refused = refusals(staged);
+    if (refused.length > 0)
+      throw errors.unsupportedFileFormat(
+        refused,
+        staged.length,
+        SUPPORTED_FORMATS.map((f) => f.name),
+        supportedFormatsText(),
+      );
   } catch (err) {
     await discardStaged();
     throw err;
   }
-  return createUpload(deps, principal, { ...request, files: staged });
+  return createUpload(deps, principal, {
+    ...request,
+    files: staged.map(({ sample: _sample, ...file }) => file),
+  });
 }
 
 function formError(err: UploadFormError, filename: string, limits: FormDeps['limits']): AppError {

@@ -6,6 +6,7 @@ import type { StagedFile, WorkspaceStore } from '../domain/stores.js';
 import type { DocumentRecord, Principal, RunView, Workspace } from '../domain/types.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
+import { type FileSample, Sampler } from '../parsing/upload-check.js';
 
 export interface IncomingFile {
   filename: string;
@@ -53,19 +54,27 @@ export function mediaTypeOrNull(raw: string | null | undefined): string | null {
   return value && value.length <= 255 && MEDIA_TYPE.test(value) ? value : null;
 }
 
+/** A file in object storage, with its first and last bytes for checking its format (checkUpload). */
+export interface Staged extends StagedFile {
+  sample: FileSample;
+}
+
 /**
- * Streams one file into object storage while hashing and counting it; nothing is held whole in memory.
+ * Streams one file into object storage while hashing and counting it; nothing is held whole in memory
+ * (only its first and last MiB, to check its format).
  * The incoming stream may already have failed before it reaches here (a body that ended inside the
  * part, a client that went away): that failure must end the write, never leave it waiting for bytes
  * that will not come, and it is the caller's fault (`upload_incomplete`), not the storage's.
  */
-export async function stageFile(objects: ObjectStore, file: IncomingFile): Promise<StagedFile> {
+export async function stageFile(objects: ObjectStore, file: IncomingFile): Promise<Staged> {
   const documentId = newId('doc');
   const hash = createHash('sha256');
   let size = 0;
+  const sampler = new Sampler();
   const meter = new Transform({
     transform(chunk: Buffer, _enc, done) {
       hash.update(chunk);
+      sampler.add(chunk);
       size += chunk.length;
       done(null, chunk);
     },
@@ -104,11 +113,14 @@ export async function stageFile(objects: ObjectStore, file: IncomingFile): Promi
     declaredMediaType,
     sizeBytes: size,
     sha256: hash.digest('hex'),
+    sample: sampler.sample(),
   };
 }
 
 export interface UploadRequest {
   workspaceId: string | undefined;
+  /** The name of the workspace the upload creates (only without workspaceId). */
+  workspaceName?: string | undefined;
   idempotencyKey: string | undefined;
   metadata: Record<string, unknown>;
   files: StagedFile[];
@@ -131,6 +143,8 @@ export function uploadRequestHash(req: UploadRequest): string {
     metadata: req.metadata,
     files: req.files.map((f) => [f.filename, f.sizeBytes, f.sha256, f.sourceUrl ?? null]),
     extra: req.hashExtra ?? null,
+    // Only when given: keys recorded before names existed still replay.
+    ...(req.workspaceName !== undefined ? { workspaceName: req.workspaceName } : {}),
   });
   return createHash('sha256').update(canonical).digest('hex');
 }
@@ -158,6 +172,7 @@ export async function createUpload(
       accountId: principal.accountId,
       workspaceId: req.workspaceId,
       newWorkspaceId: newId('ws'),
+      newWorkspaceName: req.workspaceName,
       runId: newId('run'),
       files: req.files,
       metadata: req.metadata,

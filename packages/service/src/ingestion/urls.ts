@@ -6,6 +6,7 @@ import type { Principal } from '../domain/types.js';
 import { decodeUriPart } from '../domain/uri.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
+import { workspaceName } from '../workspaces/workspaces.js';
 import { createUpload, sanitizeFilename, type UploadResult } from './upload.js';
 
 const MAX_URL_LENGTH = 2048;
@@ -71,6 +72,8 @@ export interface UrlIngestRequest {
   /** Headers for fetching these URLs (e.g. Authorization); stored encrypted until fetched. */
   headers: Record<string, string> | undefined;
   workspaceId: string | undefined;
+  /** The name of the workspace the request creates (only without workspaceId). */
+  workspaceName?: string | undefined;
   idempotencyKey: string | undefined;
   metadata: Record<string, unknown>;
 }
@@ -95,6 +98,10 @@ export async function ingestUrls(
   if (headers && !deps.secrets) {
     throw errors.encryptionNotConfigured();
   }
+  if (req.workspaceId && req.workspaceName !== undefined)
+    throw errors.invalidRequest(
+      'Send "workspaceName" only to name the workspace a request creates, not with "workspaceId".',
+    );
   const files: StagedFile[] = req.urls.map((raw) => {
     const url = validateUrl(raw.trim());
     const documentId = newId('doc');
@@ -115,6 +122,8 @@ export async function ingestUrls(
   const metadata = req.metadata;
   return createUpload(deps, principal, {
     workspaceId: req.workspaceId,
+    workspaceName:
+      req.workspaceName === undefined ? undefined : workspaceName(req.workspaceName, 'workspaceName'),
     idempotencyKey: req.idempotencyKey,
     metadata,
     files,

@@ -15,6 +15,7 @@ import { type RunningWorker, startWorker } from '../processing/worker.js';
 import { bucket, keys, secrets, users } from './admin.js';
 import { logAllocator } from './allocator.js';
 import { migrateAll, resolveDatabases } from './database.js';
+import { openApiDocument } from './openapi.js';
 
 const USAGE = `Usage: docslurp <command> [options]
 
@@ -34,6 +35,8 @@ Commands:
   bucket list            every object of the S3 bucket as JSON lines {"key","size"}
   bucket export DIR      copy the whole bucket into the empty folder DIR (backups)
   bucket import DIR      make the bucket an exact copy of DIR, creating it if missing (restores)
+  openapi                print the API's OpenAPI document (as GET /openapi.json serves it; needs no
+                         database), e.g. to generate a client
 
 Configuration comes from environment variables; see the README's configuration table.`;
 
@@ -272,6 +275,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
         return await secrets(config, log, rest);
       case 'bucket':
         return await bucket(config, rest);
+      case 'openapi':
+        // Silent: the log goes to standard output, which holds the document.
+        process.stdout.write(
+          `${JSON.stringify(await openApiDocument(config, createLogger('silent')), null, 2)}\n`,
+        );
+        return;
       default:
         process.stderr.write(`docslurp: unknown command "${command}"\n\n${USAGE}\n`);
         process.exit(2);

@@ -13,7 +13,7 @@ import { listDocuments } from '../documents/documents.js';
 import { listDocumentPage, readDocumentText } from '../documents/reading.js';
 import { requireScope } from '../domain/keys.js';
 import type { ObjectStore } from '../domain/ports.js';
-import type { DocumentStore } from '../domain/stores.js';
+import type { DocumentStore, WorkspaceStore } from '../domain/stores.js';
 import { type Citation, DOCUMENT_STATUSES, type DocumentRecord, type Principal } from '../domain/types.js';
 import type { AppError } from '../errors.js';
 import { ID_SHAPE } from '../ids.js';
@@ -25,6 +25,7 @@ import { searchWorkspace } from '../search/search.js';
  */
 
 export interface McpDeps extends AnswerDeps {
+  workspaces: Pick<WorkspaceStore, 'workspaceExists' | 'getWorkspace'>;
   objects: ObjectStore;
   documents: DocumentStore;
 }

@@ -128,6 +128,10 @@ class Batch {
    * current one is parsed, so that storage and the parser work at the same time.
    */
   private readonly inputs = new Map<string, Promise<string>>();
+  /** Extracted texts being written to object storage (see discardDeleted). */
+  private readonly writes: Promise<void>[] = [];
+  /** Documents this worker lost while it worked on them (deleted, cancelled, taken over). */
+  private readonly lost = new Set<string>();
 
   constructor(
     private readonly deps: PipelineDeps,
@@ -193,6 +197,9 @@ class Batch {
     } finally {
       renewal.stop();
       await rm(this.work, { recursive: true, force: true });
+      await this.discardDeleted().catch((err: unknown) =>
+        this.deps.log.warn({ err, workspaceId: this.workspaceId }, 'could not check for deleted documents'),
+      );
     }
     // The pg-boss jobs of the batch fail and are retried after a back-off; documents finished
     // meanwhile are skipped then, the others claimed again.
@@ -285,6 +292,7 @@ class Batch {
         'text/markdown; charset=utf-8',
       );
       stored.catch(() => {});
+      this.writes.push(stored);
       const chunks = await timed('chunking', async () => chunkText(parsed.text, current.id));
       if (chunks.length === 0) {
         if (parsed.mediaType === 'application/pdf') {
@@ -423,10 +431,8 @@ class Batch {
             );
           }
         } else {
-          // Deleted or taken over while we worked: make sure nothing we wrote stays searchable if deleted.
-          if (result.status === 'ready' && (await deps.work.isDeleted(documentId)))
-            await deps.index.deleteDocument(this.workspaceId, documentId);
-          deps.log.info({ documentId }, 'document no longer held by this worker');
+          // Deleted or taken over while we worked: what we wrote is checked at the end of the batch.
+          this.lose(documentId);
         }
       }
     } catch (err) {
@@ -484,7 +490,39 @@ class Batch {
 
   private lose(documentId: string): void {
     this.held.delete(documentId);
+    this.lost.add(documentId);
     this.deps.log.info({ documentId }, 'document no longer held by this worker');
+  }
+
+  /**
+   * A document deleted while this batch worked on it, alone or with its whole workspace, must not come
+   * back through what the batch wrote after the deletion removed its things: its extracted text, its
+   * original fetched from a URL, its index rows, or index tables a write created again. Looked at once
+   * every write of the batch has settled, so that whatever a deletion could not see, this sees. A
+   * deleted workspace's leftovers are handed to its deletion, which the reconcilers carry out.
+   */
+  private async discardDeleted(): Promise<void> {
+    if (this.lost.size === 0 && this.failure === undefined) return;
+    const { deps } = this;
+    await Promise.allSettled(this.writes);
+    const gone = await deps.work.deletedAmong(
+      this.workspaceId,
+      this.docs.map((d) => d.id),
+    );
+    const keys = this.docs
+      .filter((d) => gone.workspace || gone.documents.has(d.id))
+      .flatMap((d) => [...new Set([d.storageKey, ...artifactKeys.all(d.id)])]);
+    if (gone.workspace) {
+      await deps.work.reopenDeletion(this.workspaceId, keys);
+      deps.log.info(
+        { workspaceId: this.workspaceId },
+        'workspace deleted during the batch: its writes are removed',
+      );
+      return;
+    }
+    if (gone.documents.size === 0) return;
+    for (const id of gone.documents) await deps.index.deleteDocument(this.workspaceId, id);
+    await deps.objects.delete(keys);
   }
 
   /** Renews the leases of the documents still held; aborts the work on those lost. */

@@ -1,12 +1,16 @@
 import { hostname } from 'node:os';
 import type { Log } from '../domain/log.js';
 import type { JobQueue, SearchIndex } from '../domain/ports.js';
+import type { WorkspaceDeletionStore } from '../domain/stores.js';
 import { randomToken } from '../ids.js';
+import { removeDeletedStorage } from '../workspaces/workspaces.js';
 import { type PipelineDeps, processDocuments } from './pipeline.js';
 
 export interface WorkerDeps extends PipelineDeps {
   jobs: JobQueue;
   index: SearchIndex;
+  /** Deleted workspaces whose index tables and objects are still to be removed. */
+  deletions: WorkspaceDeletionStore;
   concurrency: number;
   /** Most documents (jobs) one batch takes (WORKER_BATCH_DOCUMENTS). */
   batchDocuments: number;
@@ -48,6 +52,13 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     for (const workspaceId of (await deps.embeddings?.pendingWorkspaces()) ?? []) {
       await deps.jobs.enqueueWorkspaceMaintenance(workspaceId);
     }
+    // Deleted workspaces whose storage the deleting request could not remove, or that a worker wrote
+    // to after the deletion.
+    const storage = { deletions: deps.deletions, index: deps.index, objects: deps.objects };
+    for (const { workspaceId, generation } of await deps.deletions.claimDueDeletions(10)) {
+      if (await removeDeletedStorage(storage, workspaceId, generation))
+        log.info({ workspaceId }, 'storage of a deleted workspace removed');
+    }
     return { enqueued, settled: runs.length };
   };
 
@@ -55,15 +66,22 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     {
       processDocuments: (documentIds) => processDocuments(deps, documentIds, id),
       maintainWorkspace: async (workspaceId) => {
-        // Vectors first: a missing vector changes results, an unoptimised table only costs time, so a
-        // failing optimisation (retried with the job) must not hold the re-embedding back.
-        await deps.embeddings?.maintain(workspaceId);
-        const { oldVersions, keptSeconds } = await deps.index.optimize(workspaceId);
-        log.debug({ workspaceId, oldVersions }, 'index optimised');
-        // Recently replaced versions are kept for readers still on them; come back once they may go,
-        // so that a table that stops changing does not keep them (and their files) for good.
-        if (oldVersions > 0) {
-          await deps.jobs.enqueueWorkspaceMaintenance(workspaceId, { delaySeconds: keptSeconds + 5 });
+        try {
+          // Vectors first: a missing vector changes results, an unoptimised table only costs time, so a
+          // failing optimisation (retried with the job) must not hold the re-embedding back.
+          await deps.embeddings?.maintain(workspaceId);
+          const { oldVersions, keptSeconds } = await deps.index.optimize(workspaceId);
+          log.debug({ workspaceId, oldVersions }, 'index optimised');
+          // Recently replaced versions are kept for readers still on them; come back once they may go,
+          // so that a table that stops changing does not keep them (and their files) for good.
+          if (oldVersions > 0) {
+            await deps.jobs.enqueueWorkspaceMaintenance(workspaceId, { delaySeconds: keptSeconds + 5 });
+          }
+        } finally {
+          // Re-embedding writes vectors, which may create a table again: once the workspace is
+          // deleted, whatever this job wrote is handed to the deletion (see the pipeline's batches).
+          if ((await deps.work.deletedAmong(workspaceId, [])).workspace)
+            await deps.work.reopenDeletion(workspaceId, []);
         }
       },
     },

@@ -59,7 +59,7 @@ export const DEFAULT_SEARCH: SearchOptions = {
 
 export interface SearchDeps {
   log?: Pick<Log, 'warn'> | undefined;
-  workspaces: Pick<WorkspaceStore, 'getWorkspace'>;
+  workspaces: Pick<WorkspaceStore, 'workspaceExists'>;
   documents: Pick<DocumentStore, 'liveDocumentIds'>;
   index: SearchIndex;
   filters?: DocumentFilterStore | undefined;
@@ -247,7 +247,7 @@ export async function searchWorkspace(
   principal: Principal,
   req: SearchRequest,
 ): Promise<RankedHit[]> {
-  if (!(await deps.workspaces.getWorkspace(principal.accountId, req.workspaceId))) {
+  if (!(await deps.workspaces.workspaceExists(principal.accountId, req.workspaceId))) {
     throw errors.workspaceNotFound(req.workspaceId);
   }
   const options = deps.searchOptions ?? DEFAULT_SEARCH;

@@ -22,7 +22,10 @@ const MATRIX: Record<string, Need> = {
   'GET /v1/search': 'search',
   'POST /v1/search/chat': 'search',
   'GET /v1/workspaces': 'artifacts',
+  'POST /v1/workspaces': 'ingest',
   'GET /v1/workspaces/{id}': 'artifacts',
+  'PATCH /v1/workspaces/{id}': 'ingest',
+  'DELETE /v1/workspaces/{id}': 'ingest',
   'GET /v1/workspaces/{id}/documents': 'artifacts',
   'GET /v1/workspaces/{id}/availability': 'search',
   'GET /v1/documents/{id}': 'artifacts',
@@ -40,7 +43,7 @@ const MATRIX: Record<string, Need> = {
   'DELETE /v1/keys/{id}': 'session',
 };
 /** Routes that anyone may call (they authenticate differently or not at all). */
-const OPEN = new Set(['POST /v1/session', 'GET /v1/session', 'DELETE /v1/session']);
+const OPEN = new Set(['POST /v1/session', 'GET /v1/session', 'DELETE /v1/session', 'GET /v1/formats']);
 
 let svc: TestService;
 let ids: { workspace: string; run: string; document: string; key: string };
@@ -85,6 +88,8 @@ function request(route: string) {
     'POST /v1/search/chat': { workspaceId: ids.workspace, q: 'owner text' },
     'POST /v1/ingest/urls': { urls: ['http://127.0.0.1:9/'], workspaceId: ids.workspace },
     'POST /v1/keys': { scopes: ['search'] },
+    'POST /v1/workspaces': { name: 'Matrix' },
+    'PATCH /v1/workspaces/{id}': { name: 'Renamed' },
     'POST /v1/workspaces/{workspaceId}/openai/chat/completions': {
       model: 'docslurp',
       messages: [{ role: 'user', content: 'owner text' }],
@@ -159,12 +164,10 @@ describe('security matrix', () => {
       search: await svc.key(['search']),
       artifacts: await svc.key(['artifacts']),
     };
-    // Destructive routes last, so earlier checks still find the resources.
-    const order = Object.keys(MATRIX).sort(
-      (a, b) =>
-        Number(a.startsWith('DELETE') || a.includes('/cancel')) -
-        Number(b.startsWith('DELETE') || b.includes('/cancel')),
-    );
+    // Destructive routes last, so earlier checks still find the resources; the workspace's own last.
+    const weight = (r: string) =>
+      r === 'DELETE /v1/workspaces/{id}' ? 2 : Number(r.startsWith('DELETE') || r.includes('/cancel'));
+    const order = Object.keys(MATRIX).sort((a, b) => weight(a) - weight(b));
     for (const route of order) {
       const need = MATRIX[route]!;
       for (const scope of ['ingest', 'search', 'artifacts'] as const) {

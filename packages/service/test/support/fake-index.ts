@@ -96,6 +96,11 @@ export class MemorySearchIndex implements SearchIndex {
 
   async dropVectorSpaces(): Promise<void> {}
 
+  async dropWorkspace(workspaceId: string): Promise<void> {
+    this.write();
+    this.rows.delete(workspaceId);
+  }
+
   async optimize(): Promise<{ oldVersions: number; keptSeconds: number }> {
     return { oldVersions: 0, keptSeconds: 60 };
   }

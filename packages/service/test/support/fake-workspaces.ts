@@ -1,5 +1,12 @@
 /** An in-memory workspace store for unit tests of uploads (see fakes.ts for the rules the fakes keep). */
-import type { NewUpload, UploadOutcome, WorkspaceStore } from '../../src/domain/stores.js';
+import type {
+  DeletedWorkspace,
+  NewUpload,
+  NewWorkspace,
+  UploadOutcome,
+  WorkspaceChanges,
+  WorkspaceStore,
+} from '../../src/domain/stores.js';
 import type { DocumentCounts, DocumentRecord, Run, RunView, Workspace } from '../../src/domain/types.js';
 import { documentRecord } from './fakes.js';
 
@@ -37,6 +44,46 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
       .map((w) => ({ ...w, counts: EMPTY_COUNTS }));
   }
 
+  async createWorkspace(w: NewWorkspace): Promise<Workspace> {
+    const now = new Date();
+    const workspace: Workspace = { ...w, createdAt: now, updatedAt: now };
+    this.workspaces.set(w.id, workspace);
+    return workspace;
+  }
+
+  async updateWorkspace(
+    accountId: string,
+    workspaceId: string,
+    changes: WorkspaceChanges,
+  ): Promise<Workspace | undefined> {
+    const ws = await this.getWorkspace(accountId, workspaceId);
+    if (!ws) return undefined;
+    const updated: Workspace = {
+      ...ws,
+      ...(changes.name !== undefined ? { name: changes.name } : {}),
+      ...(changes.description !== undefined ? { description: changes.description } : {}),
+      ...(changes.metadata !== undefined ? { metadata: changes.metadata } : {}),
+      updatedAt: new Date(),
+    };
+    this.workspaces.set(workspaceId, updated);
+    return updated;
+  }
+
+  async deleteWorkspace(accountId: string, workspaceId: string): Promise<DeletedWorkspace | undefined> {
+    const ws = await this.getWorkspace(accountId, workspaceId);
+    if (!ws) return undefined;
+    this.workspaces.delete(workspaceId);
+    let documents = 0;
+    let cancelledRuns = 0;
+    for (const [runId, upload] of this.uploads) {
+      if (upload.workspace.id !== workspaceId) continue;
+      documents += upload.documents.filter((d) => d.status !== 'deleted').length;
+      if (upload.run.status === 'processing' || upload.run.status === 'paused') cancelledRuns++;
+      this.uploads.delete(runId);
+    }
+    return { workspace: ws, documents, cancelledRuns };
+  }
+
   async createUpload(upload: NewUpload): Promise<UploadOutcome> {
     if (this.failWith) throw this.failWith;
     const idemKey = upload.idempotency && `${upload.accountId}/${upload.idempotency.key}`;
@@ -50,11 +97,15 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
       workspace = await this.getWorkspace(upload.accountId, upload.workspaceId);
       if (!workspace) return { kind: 'workspace_not_found' };
     } else {
+      const now = new Date();
       workspace = {
         id: upload.newWorkspaceId,
         accountId: upload.accountId,
-        name: null,
-        createdAt: new Date(),
+        name: upload.newWorkspaceName ?? null,
+        description: null,
+        metadata: {},
+        createdAt: now,
+        updatedAt: now,
       };
       this.workspaces.set(workspace.id, workspace);
     }

@@ -61,6 +61,9 @@ export function documentRecord(
 export class MemoryWorkStore implements WorkStore {
   readonly documents = new Map<string, HeldDocument>();
   readonly runs = new Map<string, { status: RunStatus }>();
+  readonly deletedWorkspaces = new Set<string>();
+  /** What workers handed to deleted workspaces' deletions (reopenDeletion), by workspace. */
+  readonly reopened = new Map<string, Set<string>>();
   /** Milliseconds; tests move it forward to let leases expire. */
   now = 1_000_000;
 
@@ -303,8 +306,34 @@ export class MemoryWorkStore implements WorkStore {
       if (d.record.status === 'processing') d.leaseExpiresAt = this.now;
   }
 
-  async isDeleted(documentId: string): Promise<boolean> {
-    const d = this.documents.get(documentId);
-    return !d || d.record.status === 'deleted';
+  /** The workspace is deleted as the repository does it: its runs and documents go with it. */
+  deleteWorkspace(workspaceId: string): void {
+    this.deletedWorkspaces.add(workspaceId);
+    for (const [id, d] of this.documents) {
+      if (d.record.workspaceId !== workspaceId) continue;
+      this.documents.delete(id);
+      this.runs.delete(d.record.runId);
+    }
+  }
+
+  async reopenDeletion(workspaceId: string, objectKeys: string[]): Promise<void> {
+    const keys = this.reopened.get(workspaceId) ?? new Set<string>();
+    for (const k of objectKeys) keys.add(k);
+    this.reopened.set(workspaceId, keys);
+  }
+
+  async deletedAmong(
+    workspaceId: string,
+    documentIds: string[],
+  ): Promise<{ workspace: boolean; documents: Set<string> }> {
+    return {
+      workspace: this.deletedWorkspaces.has(workspaceId),
+      documents: new Set(
+        documentIds.filter((id) => {
+          const d = this.documents.get(id);
+          return !d || d.record.status === 'deleted';
+        }),
+      ),
+    };
   }
 }

@@ -29,6 +29,14 @@ export function client(baseUrl: string, key?: string) {
           ...(json === undefined ? {} : { body: JSON.stringify(json) }),
         }),
       ),
+    patch: async (path: string, json: unknown) =>
+      parse(
+        await fetch(baseUrl + path, {
+          method: 'PATCH',
+          headers: headers({ 'content-type': 'application/json' }),
+          body: JSON.stringify(json),
+        }),
+      ),
     upload: async (
       files: { name: string; content: string | Uint8Array; type?: string }[],
       fields: Record<string, string> = {},

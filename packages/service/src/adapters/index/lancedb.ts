@@ -466,6 +466,11 @@ export class LanceSearchIndex implements SearchIndex {
       }
       return rowsOf(await q.toArrow());
     } catch (err) {
+      // A handle kept open here while another process dropped the table (a deleted workspace).
+      if (isMissingTable(err)) {
+        await this.forget(tableName(workspaceId));
+        return [];
+      }
       throw asUnavailable(err);
     }
   }
@@ -568,15 +573,30 @@ export class LanceSearchIndex implements SearchIndex {
     return (await db.tableNames()).filter((n) => n.startsWith(prefix));
   }
 
+  /** Closes and forgets this process's handle of a table (dropped, or found missing). */
+  private async forget(name: string): Promise<void> {
+    const t = await this.tables.get(name)?.catch(() => undefined);
+    t?.close();
+    this.tables.delete(name);
+  }
+
   async dropVectorSpaces(workspaceId: string, keep: VectorSpace | undefined): Promise<void> {
     const db = await this.connection();
     const kept = keep ? vectorTableName(workspaceId, keep) : undefined;
     for (const name of await this.vectorTables(workspaceId)) {
       if (name === kept) continue;
-      const t = await this.tables.get(name)?.catch(() => undefined);
-      t?.close();
-      this.tables.delete(name);
+      await this.forget(name);
       await db.dropTable(name);
+    }
+  }
+
+  async dropWorkspace(workspaceId: string): Promise<void> {
+    const db = await this.connection();
+    for (const name of [tableName(workspaceId), ...(await this.vectorTables(workspaceId))]) {
+      await this.forget(name);
+      await db.dropTable(name).catch((err: unknown) => {
+        if (!isMissingTable(err)) throw asUnavailable(err);
+      });
     }
   }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -52,7 +52,22 @@ export class FsObjectStore implements ObjectStore {
   }
 
   async delete(keys: string[]): Promise<void> {
-    await Promise.all(keys.map((k) => rm(this.pathOf(k), { force: true })));
+    await Promise.all(
+      keys.map(async (k) => {
+        const file = this.pathOf(k);
+        await rm(file, { force: true });
+        // A folder below the top level is one object's (derived/<document>/…): none stays behind
+        // empty. The top-level folders are shared, and a write may be creating a file in one.
+        const parts = k.split('/');
+        for (let depth = parts.length - 1; depth >= 2; depth--) {
+          const removed = await rmdir(path.join(this.root, ...parts.slice(0, depth))).then(
+            () => true,
+            () => false, // not empty, or gone already
+          );
+          if (!removed) break;
+        }
+      }),
+    );
   }
 
   async check(): Promise<void> {

@@ -1,5 +1,6 @@
 import { PgAccountRepository } from './accounts.js';
 import type { Pool } from './db.js';
+import { PgWorkspaceDeletionRepository } from './deletions.js';
 import { PgDocumentRepository } from './documents.js';
 import { PgOpsRepository } from './operations.js';
 import { PgRunRepository } from './runs.js';
@@ -11,6 +12,7 @@ import { PgWorkspaceRepository } from './workspaces.js';
 export interface Repositories {
   accounts: PgAccountRepository;
   workspaces: PgWorkspaceRepository;
+  deletions: PgWorkspaceDeletionRepository;
   runs: PgRunRepository;
   documents: PgDocumentRepository;
   work: PgWorkRepository;
@@ -22,6 +24,7 @@ export function createRepositories(pool: Pool): Repositories {
   return {
     accounts: new PgAccountRepository(pool),
     workspaces: new PgWorkspaceRepository(pool),
+    deletions: new PgWorkspaceDeletionRepository(pool),
     runs: new PgRunRepository(pool),
     documents: new PgDocumentRepository(pool),
     work: new PgWorkRepository(pool),

@@ -33,7 +33,10 @@ export interface WorkspaceRow {
   id: string;
   account_id: string;
   name: string | null;
+  description: string | null;
+  metadata: Record<string, unknown> | null;
   created_at: Date;
+  updated_at: Date;
 }
 
 export interface RunRow {
@@ -113,7 +116,15 @@ export function toApiKey(r: ApiKeyRow): ApiKeyRecord {
 }
 
 export function toWorkspace(r: WorkspaceRow): Workspace {
-  return { id: r.id, accountId: r.account_id, name: r.name, createdAt: r.created_at };
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    name: r.name,
+    description: r.description,
+    metadata: r.metadata ?? {},
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
 }
 
 export function toRun(r: RunRow): Run {

@@ -286,12 +286,34 @@ export class PgWorkRepository implements WorkStore {
     );
   }
 
-  async isDeleted(documentId: string): Promise<boolean> {
-    const r = await this.pool.query<Pick<DocumentRow, 'status'>>(
-      'SELECT status FROM documents WHERE id = $1',
-      [documentId],
+  async deletedAmong(
+    workspaceId: string,
+    documentIds: string[],
+  ): Promise<{ workspace: boolean; documents: Set<string> }> {
+    const r = await this.pool.query<{ workspace: boolean; live: string[] }>(
+      `SELECT NOT EXISTS (SELECT 1 FROM workspaces WHERE id = $1) AS workspace,
+              ARRAY(SELECT id FROM documents WHERE id = ANY($2::text[]) AND status <> 'deleted') AS live`,
+      [workspaceId, documentIds],
     );
-    return !r.rows[0] || r.rows[0].status === 'deleted';
+    const { workspace, live } = r.rows[0]!;
+    const kept = new Set(live);
+    return { workspace, documents: new Set(documentIds.filter((id) => !kept.has(id))) };
+  }
+
+  async reopenDeletion(workspaceId: string, objectKeys: string[]): Promise<void> {
+    await inTransaction(this.pool, async (c) => {
+      await c.query(
+        `INSERT INTO workspace_deletions (workspace_id, retry_after) VALUES ($1, now())
+         ON CONFLICT (workspace_id)
+         DO UPDATE SET retry_after = now(), generation = workspace_deletions.generation + 1`,
+        [workspaceId],
+      );
+      await c.query(
+        `INSERT INTO object_deletions (workspace_id, key) SELECT $1, k FROM unnest($2::text[]) AS k
+         ON CONFLICT DO NOTHING`,
+        [workspaceId, objectKeys],
+      );
+    });
   }
 }
 

@@ -1,7 +1,16 @@
-import type { NewUpload, UploadOutcome, WorkspaceStore } from '../../domain/stores.js';
+import { artifactKeys } from '../../domain/artifacts.js';
+import type {
+  DeletedWorkspace,
+  NewUpload,
+  NewWorkspace,
+  UploadOutcome,
+  WorkspaceChanges,
+  WorkspaceStore,
+} from '../../domain/stores.js';
 import type { DocumentCounts, Workspace } from '../../domain/types.js';
 import { LruMap } from '../../lru.js';
 import { inTransaction, type Pool, type Queryable } from './db.js';
+import { DELETION_CLAIM_SECONDS } from './deletions.js';
 import {
   countsFrom,
   type DocumentRow,
@@ -16,33 +25,35 @@ import { runViewOf } from './runs.js';
 
 class LostIdempotencyRace extends Error {}
 
+/**
+ * How long a found workspace is believed to exist without asking again. Every search checks that its
+ * workspace exists and is the caller's (issue 7: one of three queries per search); a workspace
+ * deleted through another process is refused here at most this long after (its passages are gone at
+ * once anyway: search keeps only documents the database still has).
+ */
+const KNOWN_FOR_MS = 5_000;
+
 /** Workspaces and the uploads that create or extend them (with their idempotency keys). */
 export class PgWorkspaceRepository implements WorkspaceStore {
-  /**
-   * Workspaces found so far, by id. A workspace is never updated, moved or deleted, so a found one
-   * stays true and every search's ownership check need not ask the database again (issue 7: one of
-   * three queries per search). A change that updates or deletes workspaces must drop entries here,
-   * and in the other processes too.
-   */
-  private readonly known = new LruMap<string, Readonly<Workspace>>(10_000);
+  /** Owner of each workspace found lately, by id, until when it is believed (see KNOWN_FOR_MS). */
+  private readonly known = new LruMap<string, { accountId: string; until: number }>(10_000);
 
   constructor(private readonly pool: Pool) {}
 
   async workspaceExists(accountId: string, workspaceId: string): Promise<boolean> {
+    const known = this.known.get(workspaceId);
+    if (known && known.until > Date.now()) return known.accountId === accountId;
     return (await this.getWorkspace(accountId, workspaceId)) !== undefined;
   }
 
   async getWorkspace(accountId: string, workspaceId: string): Promise<Workspace | undefined> {
-    const known = this.known.get(workspaceId);
-    if (known) return known.accountId === accountId ? known : undefined;
     const r = await this.pool.query<WorkspaceRow>(
       'SELECT * FROM workspaces WHERE id = $1 AND account_id = $2',
       [workspaceId, accountId],
     );
     if (!r.rows[0]) return undefined;
-    const found = Object.freeze(toWorkspace(r.rows[0]));
-    this.known.set(workspaceId, found);
-    return found;
+    this.known.set(workspaceId, { accountId, until: Date.now() + KNOWN_FOR_MS });
+    return toWorkspace(r.rows[0]);
   }
 
   async listWorkspaces(accountId: string): Promise<(Workspace & { counts: DocumentCounts })[]> {
@@ -61,6 +72,83 @@ export class PgWorkspaceRepository implements WorkspaceStore {
       byWs.set(row.workspace_id, list);
     }
     return ws.rows.map((w) => ({ ...toWorkspace(w), counts: countsFrom(byWs.get(w.id) ?? []) }));
+  }
+
+  async createWorkspace(w: NewWorkspace): Promise<Workspace> {
+    const r = await this.pool.query<WorkspaceRow>(
+      `INSERT INTO workspaces (id, account_id, name, description, metadata) VALUES ($1, $2, $3, $4, $5)
+       RETURNING *`,
+      [w.id, w.accountId, w.name, w.description, JSON.stringify(w.metadata)],
+    );
+    return toWorkspace(r.rows[0]!);
+  }
+
+  async updateWorkspace(
+    accountId: string,
+    workspaceId: string,
+    changes: WorkspaceChanges,
+  ): Promise<Workspace | undefined> {
+    const r = await this.pool.query<WorkspaceRow>(
+      `UPDATE workspaces
+          SET name = CASE WHEN $3 THEN $4 ELSE name END,
+              description = CASE WHEN $5 THEN $6 ELSE description END,
+              metadata = CASE WHEN $7 THEN $8::jsonb ELSE metadata END,
+              updated_at = now()
+        WHERE id = $1 AND account_id = $2
+        RETURNING *`,
+      [
+        workspaceId,
+        accountId,
+        changes.name !== undefined,
+        changes.name ?? null,
+        changes.description !== undefined,
+        changes.description ?? null,
+        changes.metadata !== undefined,
+        JSON.stringify(changes.metadata ?? {}),
+      ],
+    );
+    return r.rows[0] ? toWorkspace(r.rows[0]) : undefined;
+  }
+
+  async deleteWorkspace(accountId: string, workspaceId: string): Promise<DeletedWorkspace | undefined> {
+    const deleted = await inTransaction(this.pool, async (c): Promise<DeletedWorkspace | undefined> => {
+      // Lock order as everywhere: workspace (uploads take it FOR SHARE), then its runs (a worker
+      // finishing a document locks the run first), then the documents.
+      const ws = await c.query<WorkspaceRow>(
+        'SELECT * FROM workspaces WHERE id = $1 AND account_id = $2 FOR UPDATE',
+        [workspaceId, accountId],
+      );
+      if (!ws.rows[0]) return undefined;
+      // Its runs in progress end here: their documents go with the workspace, and a worker holding
+      // one loses it at its next lease renewal (see the pipeline's clean-up of what it wrote since).
+      const runs = await c.query<Pick<RunRow, 'status'>>(
+        'SELECT status FROM runs WHERE workspace_id = $1 ORDER BY id FOR UPDATE',
+        [workspaceId],
+      );
+      const docs = await c.query<Pick<DocumentRow, 'id' | 'storage_key' | 'status'>>(
+        'SELECT id, storage_key, status FROM documents WHERE workspace_id = $1 FOR UPDATE',
+        [workspaceId],
+      );
+      await c.query(
+        `INSERT INTO workspace_deletions (workspace_id, retry_after)
+         VALUES ($1, now() + make_interval(secs => $2))`,
+        [workspaceId, DELETION_CLAIM_SECONDS],
+      );
+      const keys = docs.rows.flatMap((d) => [...new Set([d.storage_key, ...artifactKeys.all(d.id)])]);
+      await c.query(
+        `INSERT INTO object_deletions (workspace_id, key) SELECT $1, k FROM unnest($2::text[]) AS k
+         ON CONFLICT DO NOTHING`,
+        [workspaceId, keys],
+      );
+      await c.query('DELETE FROM workspaces WHERE id = $1', [workspaceId]);
+      return {
+        workspace: toWorkspace(ws.rows[0]),
+        documents: docs.rows.filter((d) => d.status !== 'deleted').length,
+        cancelledRuns: runs.rows.filter((r) => r.status === 'processing' || r.status === 'paused').length,
+      };
+    });
+    this.known.delete(workspaceId);
+    return deleted;
   }
 
   async createUpload(upload: NewUpload): Promise<UploadOutcome> {
@@ -82,8 +170,8 @@ export class PgWorkspaceRepository implements WorkspaceStore {
           workspace = toWorkspace(r.rows[0]);
         } else {
           const r = await c.query<WorkspaceRow>(
-            'INSERT INTO workspaces (id, account_id) VALUES ($1, $2) RETURNING *',
-            [upload.newWorkspaceId, upload.accountId],
+            'INSERT INTO workspaces (id, account_id, name) VALUES ($1, $2, $3) RETURNING *',
+            [upload.newWorkspaceId, upload.accountId, upload.newWorkspaceName ?? null],
           );
           workspace = toWorkspace(r.rows[0]!);
         }

@@ -7,21 +7,13 @@ import {
   getDocument,
   getDocumentContent,
   getDocumentText,
-  getWorkspace,
   listDocuments,
-  listWorkspaces,
 } from '../../documents/documents.js';
 import { mediaTypeOrNull } from '../../ingestion/upload.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
-import {
-  Availability,
-  Document,
-  ErrorBody,
-  errorResponses,
-  Workspace,
-  WorkspaceWithCounts,
-} from '../schemas.js';
-import { documentView, workspaceView } from '../views.js';
+import { SECURITY } from '../openapi.js';
+import { Availability, Document, ErrorBody, errorResponses } from '../schemas.js';
+import { documentView } from '../views.js';
 
 const Params = z.object({ id: z.string().min(1).max(100) });
 
@@ -33,38 +25,8 @@ function contentDisposition(filename: string): string {
 
 export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const docs = { tags: ['documents'], security: [{ apiKey: [] }], params: Params };
-  const ws = { tags: ['workspaces'], security: [{ apiKey: [] }] };
-
-  api.get(
-    '/v1/workspaces',
-    {
-      onRequest: authorize(deps, 'artifacts'),
-      schema: {
-        ...ws,
-        summary: 'Workspaces of the account, newest first',
-        response: { 200: z.object({ workspaces: z.array(WorkspaceWithCounts) }), ...errorResponses },
-      },
-    },
-    async (req) => {
-      const list = await listWorkspaces(deps.workspaces, principalOf(req));
-      return { workspaces: list.map((w) => ({ ...workspaceView(w), counts: w.counts })) };
-    },
-  );
-
-  api.get(
-    '/v1/workspaces/:id',
-    {
-      onRequest: authorize(deps, 'artifacts'),
-      schema: {
-        ...ws,
-        params: Params,
-        summary: 'One workspace',
-        response: { 200: Workspace, ...errorResponses },
-      },
-    },
-    async (req) => workspaceView(await getWorkspace(deps, principalOf(req), req.params.id)),
-  );
+  const docs = { tags: ['documents'], security: SECURITY.read, params: Params };
+  const ws = { tags: ['documents'], security: SECURITY.read };
 
   api.get(
     '/v1/workspaces/:id/documents',
@@ -72,6 +34,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
       onRequest: authorize(deps, 'artifacts'),
       schema: {
         ...ws,
+        operationId: 'listDocuments',
         params: Params,
         summary: 'Documents of a workspace',
         response: { 200: z.object({ documents: z.array(Document) }), ...errorResponses },
@@ -88,6 +51,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
       onRequest: authorize(deps, 'search'),
       schema: {
         ...ws,
+        operationId: 'getAvailability',
         params: Params,
         summary: 'Which documents search covers now and which are still being indexed',
         response: { 200: Availability, ...errorResponses },
@@ -100,7 +64,12 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
     '/v1/documents/:id',
     {
       onRequest: authorize(deps, 'artifacts'),
-      schema: { ...docs, summary: 'One document', response: { 200: Document, ...errorResponses } },
+      schema: {
+        ...docs,
+        operationId: 'getDocument',
+        summary: 'One document',
+        response: { 200: Document, ...errorResponses },
+      },
     },
     async (req) => documentView(await getDocument(deps.documents, principalOf(req), req.params.id)),
   );
@@ -111,8 +80,14 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
       onRequest: authorize(deps, 'artifacts'),
       schema: {
         ...docs,
+        operationId: 'getDocumentText',
         summary: 'Extracted text (Markdown) with <!-- page N --> markers; citation offsets point into it',
-        response: { 200: z.string().describe('text/markdown'), ...errorResponses, 409: ErrorBody },
+        produces: ['text/markdown'],
+        response: {
+          200: { description: 'The text', content: { 'text/markdown': { schema: z.string() } } },
+          ...errorResponses,
+          409: ErrorBody,
+        },
       },
     },
     async (req, reply) => {
@@ -126,7 +101,19 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
     '/v1/documents/:id/content',
     {
       onRequest: authorize(deps, 'artifacts'),
-      schema: { ...docs, summary: 'The original bytes as uploaded' },
+      schema: {
+        ...docs,
+        operationId: 'getDocumentContent',
+        summary: 'The original bytes as uploaded',
+        response: {
+          200: {
+            description:
+              "The file, with its detected media type (or the one it was sent with) and an attachment's Content-Disposition",
+            content: { 'application/octet-stream': { schema: z.string().meta({ format: 'binary' }) } },
+          },
+          ...errorResponses,
+        },
+      },
     },
     async (req, reply) => {
       const { document, body } = await getDocumentContent(deps, principalOf(req), req.params.id);
@@ -142,7 +129,8 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
         .header('content-disposition', contentDisposition(document.filename))
         // Uploaded HTML or SVG must never run in our origin.
         .header('content-security-policy', "default-src 'none'; sandbox");
-      return reply.send(body);
+      // A stream, sent as it is read; the route's schema only describes it.
+      return reply.send(body as never);
     },
   );
 
@@ -152,6 +140,8 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
       onRequest: authorize(deps, 'ingest'),
       schema: {
         ...docs,
+        operationId: 'deleteDocument',
+        security: SECURITY.write,
         summary: 'Delete a document; it leaves search at once',
         response: { 200: Document, ...errorResponses },
       },

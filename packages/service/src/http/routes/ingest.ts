@@ -5,26 +5,13 @@ import { errors } from '../../errors.js';
 import { ingestForm } from '../../ingestion/form.js';
 import type { UploadResult } from '../../ingestion/upload.js';
 import { ingestUrls } from '../../ingestion/urls.js';
+import { REFUSED_ON_UPLOAD, SUPPORTED_FORMATS } from '../../parsing/upload-check.js';
+import { WORKSPACE_NAME_MAX } from '../../workspaces/workspaces.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import { uploadForm } from '../multipart.js';
-import { ErrorBody, errorResponses, UploadResponse } from '../schemas.js';
+import { SECURITY } from '../openapi.js';
+import { ErrorBody, errorResponses, Formats, UploadResponse } from '../schemas.js';
 import { documentView, runView, workspaceView } from '../views.js';
-
-/** The multipart body, for the OpenAPI document (the handler reads the parts as a stream). */
-export const UploadForm = z
-  .object({
-    files: z
-      .array(z.string())
-      .describe('One or more file parts (field "files", repeatable; "file" is accepted too)'),
-    workspaceId: z.string().optional().describe('Append to this workspace; a new one is created when absent'),
-    idempotencyKey: z
-      .string()
-      .max(255)
-      .optional()
-      .describe('Replays with the same key and content return the same records'),
-    metadata: z.string().optional().describe('JSON object stored on every document of this upload'),
-  })
-  .describe('multipart/form-data');
 
 function uploadView(result: UploadResult) {
   return {
@@ -39,6 +26,12 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
   const UrlsBody = z.object({
     urls: z.array(z.string().min(1)).min(1).max(deps.config.urlFetch.maxUrlsPerRequest),
     workspaceId: z.string().min(1).max(100).optional(),
+    workspaceName: z
+      .string()
+      .min(1)
+      .max(WORKSPACE_NAME_MAX)
+      .optional()
+      .describe('Name of the workspace the request creates (not with workspaceId)'),
     idempotencyKey: z.string().min(1).max(255).optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
     headers: z
@@ -54,9 +47,10 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
     {
       onRequest: authorize(deps, 'ingest'),
       schema: {
+        operationId: 'ingestUrls',
         summary: 'Ingest web pages and files by URL into a new or existing workspace (fetched by the worker)',
         tags: ['ingest'],
-        security: [{ apiKey: [] }],
+        security: SECURITY.write,
         body: UrlsBody,
         response: { 202: UploadResponse, ...errorResponses, 409: ErrorBody },
       },
@@ -65,6 +59,7 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
       const result = await ingestUrls(deps, principalOf(request), {
         urls: request.body.urls,
         workspaceId: request.body.workspaceId,
+        workspaceName: request.body.workspaceName,
         idempotencyKey: request.body.idempotencyKey,
         metadata: request.body.metadata ?? {},
         headers: request.body.headers,
@@ -79,10 +74,12 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
     {
       onRequest: authorize(deps, 'ingest'),
       schema: {
-        summary: 'Upload files into a new or existing workspace and start a processing run',
+        operationId: 'upload',
+        summary:
+          'Upload files into a new or existing workspace and start a processing run; a file no worker can read refuses the whole upload (415, each such file named)',
         tags: ['ingest'],
         consumes: ['multipart/form-data'],
-        security: [{ apiKey: [] }],
+        security: SECURITY.write,
         response: { 202: UploadResponse, ...errorResponses, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody },
       },
     },
@@ -95,5 +92,22 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
       reply.code(202).header('idempotent-replayed', String(result.replayed));
       return uploadView(result);
     },
+  );
+
+  api.get(
+    '/v1/formats',
+    {
+      schema: {
+        operationId: 'listFormats',
+        summary: 'The formats the service reads, and what an upload refuses; needs no key',
+        tags: ['ingest'],
+        security: SECURITY.none,
+        response: { 200: Formats, 429: ErrorBody },
+      },
+    },
+    async () => ({
+      formats: SUPPORTED_FORMATS.map((f) => ({ ...f })),
+      refused: [...REFUSED_ON_UPLOAD],
+    }),
   );
 }

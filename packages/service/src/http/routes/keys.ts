@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/keys.js';
 import { type ApiKeyRecord, SCOPES } from '../../domain/types.js';
 import { type AppDeps, authorizeSession, principalOf } from '../context.js';
+import { SECURITY } from '../openapi.js';
 import { errorResponses } from '../schemas.js';
 
 const ApiKey = z
@@ -41,6 +42,8 @@ export function keyRoutes(app: FastifyInstance, deps: AppDeps): void {
       onRequest: authorizeSession(deps),
       schema: {
         ...common,
+        operationId: 'listKeys',
+        security: SECURITY.sessionRead,
         summary: 'API keys of the account',
         response: { 200: z.object({ keys: z.array(ApiKey) }), ...errorResponses },
       },
@@ -54,6 +57,8 @@ export function keyRoutes(app: FastifyInstance, deps: AppDeps): void {
       onRequest: authorizeSession(deps),
       schema: {
         ...common,
+        operationId: 'createKey',
+        security: SECURITY.sessionWrite,
         summary: 'Create an API key; its secret is in this answer only',
         body: z.object({ name: z.string().max(100).optional(), scopes: z.array(z.enum(SCOPES)).min(1) }),
         response: { 201: z.object({ key: ApiKey, secret: z.string() }), ...errorResponses },
@@ -76,6 +81,8 @@ export function keyRoutes(app: FastifyInstance, deps: AppDeps): void {
       onRequest: authorizeSession(deps),
       schema: {
         ...common,
+        operationId: 'revokeKey',
+        security: SECURITY.sessionWrite,
         summary: 'Revoke an API key',
         params: z.object({ id: z.string().max(100) }),
         response: { 200: ApiKey, ...errorResponses },

@@ -9,6 +9,7 @@ import { AppError, errors } from '../../errors.js';
 import { randomToken } from '../../ids.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import { toAppError } from '../errors.js';
+import { SECURITY } from '../openapi.js';
 import { AnswerCitation as AnswerCitationSchema } from '../schemas.js';
 import { EventStream } from '../sse.js';
 
@@ -39,10 +40,68 @@ export function openAiError(e: AppError, requestId: string) {
   };
 }
 
+// null is allowed as OpenAI clients send it (an assistant turn with tool calls); in OpenAPI 3.0 a
+// `nullable` needs a type beside it, so it sits on the string.
 const Content = z.union([
-  z.string(),
+  z.string().nullable(),
   z.array(z.object({ type: z.string(), text: z.string().optional() }).passthrough()),
 ]);
+
+/** Errors on this path, in OpenAI's shape (see openAiError). */
+const OpenAiErrorBody = z
+  .object({
+    error: z.object({
+      message: z.string(),
+      type: z.string(),
+      param: z.string().nullable(),
+      code: z.string().describe("DocSlurp's error code (docs/api.md)"),
+      request_id: z.string(),
+    }),
+  })
+  .meta({ id: 'OpenAiError' });
+const openAiErrors = {
+  400: OpenAiErrorBody,
+  401: OpenAiErrorBody,
+  403: OpenAiErrorBody,
+  404: OpenAiErrorBody,
+  429: OpenAiErrorBody,
+};
+
+const Models = z.object({
+  object: z.literal('list'),
+  data: z.array(
+    z.object({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string() }),
+  ),
+});
+
+const Usage = z.object({
+  prompt_tokens: z.number().int(),
+  completion_tokens: z.number().int(),
+  total_tokens: z.number().int(),
+});
+
+const Completion = z
+  .object({
+    id: z.string(),
+    object: z.literal('chat.completion'),
+    created: z.number().int(),
+    model: z.string(),
+    choices: z.array(
+      z.object({
+        index: z.number().int(),
+        message: z.object({
+          role: z.literal('assistant'),
+          content: z.string(),
+          refusal: z.string().nullable(),
+        }),
+        logprobs: z.null(),
+        finish_reason: z.string(),
+      }),
+    ),
+    usage: Usage,
+    citations: z.array(AnswerCitationSchema).describe('Extension: the passages the [n] markers cite'),
+  })
+  .meta({ id: 'ChatCompletion' });
 
 const CompletionBody = z.object({
   model: z.string().min(1).max(200),
@@ -50,7 +109,7 @@ const CompletionBody = z.object({
     .array(
       z.object({
         role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
-        content: Content.nullable().optional(),
+        content: Content.optional(),
       }),
     )
     .min(1)
@@ -102,19 +161,26 @@ export function openAiRoutes(app: FastifyInstance, deps: AppDeps): void {
     });
     const api = scope.withTypeProvider<ZodTypeProvider>();
     const Params = z.object({ workspaceId: z.string().min(1).max(100) });
-    const common = { tags: ['openai'], security: [{ apiKey: [] }] };
+    const common = { tags: ['openai'], security: SECURITY.write };
 
     api.get(
       '/v1/workspaces/:workspaceId/openai/models',
       {
         onRequest: authorize(deps, 'search'),
-        schema: { ...common, summary: 'Models of the OpenAI-compatible workspace chat', params: Params },
+        schema: {
+          ...common,
+          operationId: 'listOpenAiModels',
+          security: SECURITY.read,
+          summary: 'Models of the OpenAI-compatible workspace chat',
+          params: Params,
+          response: { 200: Models, ...openAiErrors },
+        },
       },
       async (req) => {
         await getWorkspace(deps, principalOf(req), req.params.workspaceId);
         return {
-          object: 'list',
-          data: [{ id: WORKSPACE_MODEL, object: 'model', created: 0, owned_by: 'docslurp' }],
+          object: 'list' as const,
+          data: [{ id: WORKSPACE_MODEL, object: 'model' as const, created: 0, owned_by: 'docslurp' }],
         };
       },
     );
@@ -125,9 +191,21 @@ export function openAiRoutes(app: FastifyInstance, deps: AppDeps): void {
         onRequest: authorize(deps, 'search'),
         schema: {
           ...common,
+          operationId: 'createOpenAiChatCompletion',
           summary: 'OpenAI-compatible chat completion grounded in the workspace (plain or streamed)',
           params: Params,
           body: CompletionBody,
+          response: {
+            200: {
+              description:
+                'A chat.completion; with stream: true, server-sent chat.completion.chunk events ending with data: [DONE] (the last chunk carries the citations)',
+              content: {
+                'application/json': { schema: Completion },
+                'text/event-stream': { schema: z.string() },
+              },
+            },
+            ...openAiErrors,
+          },
         },
       },
       async (req, reply) => {
@@ -156,13 +234,13 @@ export function openAiRoutes(app: FastifyInstance, deps: AppDeps): void {
           const a = await answerQuestion(deps, principalOf(req), request);
           return {
             id,
-            object: 'chat.completion',
+            object: 'chat.completion' as const,
             created,
             model,
             choices: [
               {
                 index: 0,
-                message: { role: 'assistant', content: a.answer, refusal: null },
+                message: { role: 'assistant' as const, content: a.answer, refusal: null },
                 logprobs: null,
                 finish_reason: 'stop',
               },

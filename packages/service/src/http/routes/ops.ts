@@ -1,10 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { z } from 'zod';
 import { errors } from '../../errors.js';
 import { checkReadiness, redactReadiness } from '../../ops/readiness.js';
 import type { AppDeps } from '../context.js';
+import { servedDocument } from '../openapi.js';
 import { secretEquals } from '../secrets.js';
-import { UploadForm } from './ingest.js';
 
 function bearer(request: FastifyRequest): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
@@ -41,17 +40,10 @@ export function opsRoutes(app: FastifyInstance, deps: AppDeps): void {
     return deps.metrics.registry.metrics();
   });
 
-  app.get('/openapi.json', { schema: { ...hide } }, async () => {
-    const doc = app.swagger() as unknown as {
-      paths?: Record<string, Record<string, Record<string, unknown>>>;
-    };
-    const upload = doc.paths?.['/v1/ingest/bulk']?.post;
-    if (upload) {
-      upload.requestBody = {
-        required: true,
-        content: { 'multipart/form-data': { schema: z.toJSONSchema(UploadForm, { target: 'openapi-3.0' }) } },
-      };
-    }
-    return doc;
-  });
+  app.get('/openapi.json', { schema: { ...hide } }, async (request) =>
+    servedDocument(
+      app.swagger(),
+      deps.config.server.publicUrl?.replace(/\/+$/, '') ?? `${request.protocol}://${request.host}`,
+    ),
+  );
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { getOverview } from '../../accounts/overview.js';
 import { RUN_STATUSES } from '../../domain/types.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
+import { SECURITY } from '../openapi.js';
 import { DocumentCounts, errorResponses } from '../schemas.js';
 
 const Overview = z
@@ -42,7 +43,9 @@ export function overviewRoutes(app: FastifyInstance, deps: AppDeps): void {
     {
       onRequest: authorize(deps, 'artifacts'),
       schema: {
+        operationId: 'getOverview',
         tags: ['workspaces'],
+        security: SECURITY.read,
         summary: 'The account at a glance: documents by state, runs in progress, recent failures',
         response: { 200: Overview, ...errorResponses },
       },

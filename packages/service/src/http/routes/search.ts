@@ -6,6 +6,7 @@ import { errors } from '../../errors.js';
 import { ID_SHAPE } from '../../ids.js';
 import { searchWorkspace } from '../../search/search.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
+import { SECURITY } from '../openapi.js';
 import { ChatResponse, errorResponses, SearchResponse } from '../schemas.js';
 import { EventStream } from '../sse.js';
 
@@ -99,7 +100,7 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
         `filters.metadata has ${total} values; at most ${MAX_METADATA_VALUES} in all`,
       );
   };
-  const common = { tags: ['search'], security: [{ apiKey: [] }] };
+  const common = { tags: ['search'], security: SECURITY.write };
 
   api.post(
     '/v1/search',
@@ -107,6 +108,7 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
       onRequest: authorize(deps, 'search'),
       schema: {
         ...common,
+        operationId: 'search',
         summary: 'Relevant passages of a workspace, each with its citation',
         body: SearchBody,
         response: { 200: SearchResponse, ...errorResponses },
@@ -125,6 +127,8 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
       onRequest: authorize(deps, 'search'),
       schema: {
         ...common,
+        operationId: 'searchByQuery',
+        security: SECURITY.read,
         summary: 'Search with query parameters',
         querystring: SearchQuery,
         response: { 200: SearchResponse, ...errorResponses },
@@ -142,7 +146,9 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
       onRequest: authorize(deps, 'search'),
       schema: {
         ...common,
-        summary: 'A grounded answer with citations',
+        operationId: 'chat',
+        summary:
+          'A grounded answer with citations (with stream: true, server-sent events: delta, citations, done)',
         body: ChatBody,
         response: { 200: ChatResponse, ...errorResponses },
       },

@@ -5,6 +5,7 @@ import type { RateLimiter } from '../../domain/ports.js';
 import { SESSION_COOKIE, type SessionInfo, signIn, signOut } from '../../domain/sessions.js';
 import { errors } from '../../errors.js';
 import { type AppDeps, authenticate } from '../context.js';
+import { SECURITY } from '../openapi.js';
 import { ErrorBody } from '../schemas.js';
 
 const SessionView = z
@@ -53,6 +54,8 @@ export function sessionRoutes(app: FastifyInstance, deps: AppDeps): void {
     {
       schema: {
         ...common,
+        operationId: 'signIn',
+        security: SECURITY.none,
         summary: 'Sign in to the console: sets an HttpOnly session cookie',
         body: z.object({ email: z.string().min(3).max(320), password: z.string().min(1).max(1024) }),
         response: { 200: SessionView, 400: ErrorBody, 401: ErrorBody, 429: ErrorBody },
@@ -85,8 +88,10 @@ export function sessionRoutes(app: FastifyInstance, deps: AppDeps): void {
     {
       schema: {
         ...common,
+        operationId: 'getSession',
+        security: SECURITY.sessionRead,
         summary: 'The signed-in user and the CSRF token',
-        response: { 200: SessionView, 401: ErrorBody },
+        response: { 200: SessionView, 400: ErrorBody, 401: ErrorBody },
       },
     },
     async (request) => {
@@ -102,6 +107,8 @@ export function sessionRoutes(app: FastifyInstance, deps: AppDeps): void {
     {
       schema: {
         ...common,
+        operationId: 'signOut',
+        security: SECURITY.sessionWrite,
         summary: 'Sign out: ends the session on the server',
         response: { 204: z.null().describe('Signed out'), 401: ErrorBody, 403: ErrorBody },
       },
