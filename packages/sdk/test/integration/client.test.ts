@@ -1,3 +1,5 @@
+// Over 400 lines: the client against one real server (a start costs seconds, so one for all); each
+// describe block is one family of calls.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
@@ -14,6 +16,7 @@ import {
   RunFailedError,
   RunPausedError,
   type RunProgress,
+  UnsupportedMediaTypeError,
   type UploadResult,
 } from '../../src/index.js';
 import { type RunningServer, startServer } from '../support/server.js';
@@ -225,6 +228,55 @@ describe('upload → wait → search → chat → documents → delete, against 
   });
 });
 
+describe('workspaces: created, named, renamed and deleted', () => {
+  it('creates a named workspace, uploads into it, renames it and deletes it with its documents', async () => {
+    const ws = await client.createWorkspace({ name: 'SDK handbook', metadata: { source: 'sdk' } });
+    expect(ws).toMatchObject({ name: 'SDK handbook', description: null, metadata: { source: 'sdk' } });
+    const up = await client.upload({
+      workspaceId: ws.id,
+      files: [{ filename: 'handbook.md', data: handbook }],
+    });
+    await client.waitForRun(up.run.id);
+    const { workspaces } = await client.listWorkspaces();
+    expect(workspaces.find((w) => w.id === ws.id)).toMatchObject({
+      name: 'SDK handbook',
+      counts: { ready: 1 },
+    });
+    expect(await client.updateWorkspace(ws.id, { name: 'SDK handbook, 2nd edition' })).toMatchObject({
+      name: 'SDK handbook, 2nd edition',
+      metadata: { source: 'sdk' },
+    });
+    expect(await client.deleteWorkspace(ws.id)).toEqual({
+      workspace: expect.objectContaining({ id: ws.id, name: 'SDK handbook, 2nd edition' }),
+      documents: 1,
+      cancelledRuns: 0,
+      storage: 'done',
+    });
+    await expect(client.getWorkspace(ws.id)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(client.search({ workspaceId: ws.id, q: 'vacation' })).rejects.toMatchObject({
+      constructor: NotFoundError,
+      code: 'workspace_not_found',
+    });
+    await expect(client.getDocument(up.documents[0]!.id)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('names the workspace an upload creates', async () => {
+    const up = await client.upload({
+      workspaceName: 'Kitchen rules',
+      files: [{ filename: 'k.txt', data: kitchen }],
+    });
+    expect(up.workspace.name).toBe('Kitchen rules');
+    expect((await client.getWorkspace(up.workspace.id)).name).toBe('Kitchen rules');
+  });
+
+  it('lists the formats the service reads', async () => {
+    const { formats, refused } = await client.listFormats();
+    expect(formats.map((f) => f.name)).toEqual(expect.arrayContaining(['PDF', 'Markdown', 'plain text']));
+    expect(formats.find((f) => f.name.startsWith('images'))?.profile).toBe('full');
+    expect(refused.join(' ')).toMatch(/zip archives/);
+  });
+});
+
 describe('waitForRun outcomes on real runs', () => {
   const manyFiles = (prefix: string, n: number) =>
     Array.from({ length: n }, (_, i) => ({
@@ -346,6 +398,29 @@ describe('typed errors from the real server', () => {
       status: 413,
       code: 'file_too_large',
     });
+  });
+
+  it('UnsupportedMediaTypeError for an upload holding a file no worker can read; nothing is kept', async () => {
+    const before = (await client.listWorkspaces()).workspaces.length;
+    const zip = new Uint8Array([0x50, 0x4b, 0x05, 0x06, ...new Array(18).fill(0)]);
+    const error = await client
+      .upload({
+        files: [
+          { filename: 'fine.md', data: '# Fine' },
+          { filename: 'archive.zip', data: zip },
+        ],
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnsupportedMediaTypeError);
+    expect(error).toMatchObject({
+      status: 415,
+      code: 'unsupported_file_format',
+      files: [
+        { index: 1, filename: 'archive.zip', code: 'unsupported_media_type', reason: expect.any(String) },
+      ],
+      supportedFormats: expect.arrayContaining(['PDF']),
+    });
+    expect((await client.listWorkspaces()).workspaces).toHaveLength(before);
   });
 
   it('BadRequestError for a query over the length limit', async () => {

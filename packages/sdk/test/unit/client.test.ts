@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDocSlurpClient, DocSlurpClient, DocSlurpError } from '../../src/index.js';
+import { createDocSlurpClient, DocSlurpClient, DocSlurpError, type FetchLike } from '../../src/index.js';
 import { json, run, scriptedFetch } from '../support/fake-fetch.js';
 
 const uploaded = { workspace: { id: 'ws_1' }, run: run('processing'), documents: [] };
@@ -233,6 +233,22 @@ describe('every method calls its endpoint', () => {
     ['getDocumentText', (c) => c.getDocumentText('doc_1'), 'GET', '/v1/documents/doc_1/text'],
     ['getDocumentContent', (c) => c.getDocumentContent('doc_1'), 'GET', '/v1/documents/doc_1/content'],
     ['deleteDocument', (c) => c.deleteDocument('doc_1'), 'DELETE', '/v1/documents/doc_1'],
+    [
+      'createWorkspace',
+      (c) => c.createWorkspace({ name: 'Handbook', description: 'HR', metadata: { team: 'hr' } }),
+      'POST',
+      '/v1/workspaces',
+      { name: 'Handbook', description: 'HR', metadata: { team: 'hr' } },
+    ],
+    [
+      'updateWorkspace',
+      (c) => c.updateWorkspace('ws_1', { name: 'Handbook 2025', description: null }),
+      'PATCH',
+      '/v1/workspaces/ws_1',
+      { name: 'Handbook 2025', description: null },
+    ],
+    ['deleteWorkspace', (c) => c.deleteWorkspace('ws_1'), 'DELETE', '/v1/workspaces/ws_1'],
+    ['listFormats', (c) => c.listFormats(), 'GET', '/v1/formats'],
     ['an id with reserved characters', (c) => c.getDocument('a/b?c'), 'GET', '/v1/documents/a%2Fb%3Fc'],
   ];
 
@@ -262,6 +278,32 @@ describe('every method calls its endpoint', () => {
     expect(blob.type).toBe('application/pdf');
     expect(new Uint8Array(await blob.arrayBuffer())).toEqual(new Uint8Array([37, 80, 68, 70]));
     expect(fake.requests.map((r) => r.headers.get('accept'))).toEqual(['text/markdown', '*/*']);
+  });
+
+  it('retries a rename whose answer was lost, but never a creation or a deletion', async () => {
+    const lost = () => new TypeError('fetch failed', { cause: new Error('ECONNRESET') });
+    const rename = scriptedFetch(lost(), json(200, { id: 'ws_1', name: 'B' }));
+    const client = (fetch: FetchLike) =>
+      createDocSlurpClient({ apiUrl: 'http://svc.test', apiKey: 'k', fetch, maxRetries: 2 });
+    expect(await client(rename.fetch).updateWorkspace('ws_1', { name: 'B' })).toMatchObject({ name: 'B' });
+    expect(rename.requests).toHaveLength(2);
+    for (const call of [
+      (c: DocSlurpClient) => c.createWorkspace({ name: 'A' }),
+      (c: DocSlurpClient) => c.deleteWorkspace('ws_1'),
+    ]) {
+      const once = scriptedFetch(lost());
+      await expect(call(client(once.fetch))).rejects.toMatchObject({ code: 'connection_error' });
+      expect(once.requests).toHaveLength(1);
+    }
+  });
+
+  it('sends workspaceName with an upload, before the files', async () => {
+    const fake = scriptedFetch(json(202, {}));
+    const client = createDocSlurpClient({ apiUrl: 'http://svc.test', apiKey: 'k', fetch: fake.fetch });
+    await client.upload({ files: [{ filename: 'a.md', data: '# A' }], workspaceName: 'Contracts' });
+    const form = fake.requests[0]!.body as FormData;
+    expect([...form.keys()]).toEqual(['workspaceName', 'files']);
+    expect(form.get('workspaceName')).toBe('Contracts');
   });
 
   it('refuses an empty id before sending anything', async () => {

@@ -13,6 +13,7 @@ import {
   RateLimitError,
   RequestTimeoutError,
   ServerError,
+  UnsupportedMediaTypeError,
 } from '../../src/index.js';
 import { apiError, json, scriptedFetch } from '../support/fake-fetch.js';
 
@@ -59,12 +60,39 @@ describe('one error class per status family', () => {
   });
 
   it('uses the base APIError for a status without a family of its own', async () => {
-    const error = await clientAnswering(apiError(415, 'unsupported_content_type'))
+    const error = await clientAnswering(apiError(405, 'method_not_allowed'))
       .getRun('run_1')
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(APIError);
     expect(error).not.toBeInstanceOf(BadRequestError);
-    expect(error).toMatchObject({ status: 415, code: 'unsupported_content_type' });
+    expect(error).toMatchObject({ status: 405, code: 'method_not_allowed' });
+  });
+
+  it('gives a refused upload its files and the supported formats (415)', async () => {
+    const files = [{ index: 1, filename: 'a.zip', code: 'unsupported_media_type', reason: 'a zip archive' }];
+    const body = {
+      error: {
+        code: 'unsupported_file_format',
+        message: 'm',
+        requestId: 'req_1',
+        files,
+        supportedFormats: ['PDF'],
+      },
+    };
+    const error = await clientAnswering(json(415, body))
+      .upload({ files: [{ filename: 'a.zip', data: 'PK' }] })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnsupportedMediaTypeError);
+    expect(error).toMatchObject({
+      status: 415,
+      code: 'unsupported_file_format',
+      files,
+      supportedFormats: ['PDF'],
+    });
+    const other = await clientAnswering(apiError(415, 'unsupported_content_type'))
+      .getRun('run_1')
+      .catch((e: unknown) => e);
+    expect(other).toMatchObject({ constructor: UnsupportedMediaTypeError, files: [], supportedFormats: [] });
   });
 
   it('describes an error body that is not the API’s (a proxy’s HTML page)', async () => {

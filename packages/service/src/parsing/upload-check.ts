@@ -115,8 +115,12 @@ export class Sampler {
     }
     this.tail.push(chunk);
     this.tailBytes += chunk.length;
-    while (this.tail.length > 1 && this.tailBytes - this.tail[0]!.length >= TAIL_BYTES) {
-      this.tailBytes -= this.tail.shift()!.length;
+    // Folded into one buffer of the last bytes once twice that much has come: each byte is copied
+    // about once, whatever the size of the chunks, and at most about 2 MiB are held.
+    if (this.tailBytes >= 2 * TAIL_BYTES) {
+      const all = Buffer.concat(this.tail);
+      this.tail = [Buffer.from(all.subarray(all.length - TAIL_BYTES))];
+      this.tailBytes = TAIL_BYTES;
     }
   }
 

@@ -371,6 +371,7 @@ class Batch {
     const { deps, workerId } = this;
     const results: { documentId: string; result: FinishDocument }[] = [];
     const written: Extract<Prepared, { kind: 'parsed' }>[] = [];
+    let searchable = false;
     try {
       const parsed = group.filter((p): p is Extract<Prepared, { kind: 'parsed' }> => p.kind === 'parsed');
       const runs =
@@ -416,6 +417,7 @@ class Batch {
         if (p.kind === 'failed') results.push({ documentId: p.doc.id, result: p.result });
       }
       const finished = await deps.work.finishDocuments(workerId, results);
+      searchable = written.some((p) => finished.has(p.doc.id));
       for (const { documentId, result } of results) {
         this.held.delete(documentId);
         if (finished.has(documentId)) {
@@ -445,7 +447,8 @@ class Batch {
       );
       return;
     }
-    if (written.length > 0) {
+    // Only for rows that stay: a deleted workspace's are removed with it.
+    if (searchable) {
       await deps.jobs.enqueueWorkspaceMaintenance(this.workspaceId).catch((err: unknown) => {
         deps.log.warn({ err, workspaceId: this.workspaceId }, 'could not schedule index maintenance');
       });

@@ -1,5 +1,7 @@
 // Over 400 lines: the public API end to end against one running service (one start for all, since a
 // start costs seconds); each describe block is one endpoint family.
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDocx, makePdf } from '../support/fixtures.js';
 import { client } from '../support/http.js';
@@ -27,6 +29,11 @@ const security = makeDocx([
   'Visitors sign the front desk log.',
 ]);
 const notes = '# Kitchen\n\nThe coffee machine is descaled every Friday by the facilities team.\n';
+/** An OLE compound file that is no Word, Excel or PowerPoint file (as an Outlook .msg): refused when parsed. */
+const OUTLOOK_MSG = Buffer.concat([
+  Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]),
+  Buffer.alloc(500),
+]);
 
 describe('upload, process, search and answer', () => {
   let workspaceId: string;
@@ -208,11 +215,12 @@ describe('idempotent uploads', () => {
 
 describe('failures stay with their document', () => {
   it('fails a corrupt or unsupported file with a reason while the rest of the run completes', async () => {
+    // Files that pass the upload's check (their first bytes name a format) and fail when parsed.
     const r = await api.upload([
       { name: 'good.md', content: '# Fine\n\nThis document is fine.' },
       { name: 'broken.pdf', content: Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(2000, 7)]) },
-      { name: 'archive.zip', content: Buffer.from('PK\x05\x06' + '\0'.repeat(18)) },
-      { name: 'empty.txt', content: '' },
+      { name: 'mail.msg', content: OUTLOOK_MSG },
+      { name: 'empty.txt', content: ' \n\n ' },
     ]);
     const progress = await api.waitForRun(r.body.run.id);
     expect(progress.status).toBe('completed');
@@ -225,20 +233,20 @@ describe('failures stay with their document', () => {
     expect(byName).toEqual({
       'good.md': ['ready', undefined],
       'broken.pdf': ['failed', 'corrupt_document'],
-      'archive.zip': ['failed', 'unsupported_media_type'],
+      'mail.msg': ['failed', 'unsupported_media_type'],
       'empty.txt': ['failed', 'empty_document'],
     });
     expect(progress.counts).toMatchObject({ ready: 1, failed: 3 });
     expect(progress.failures.map((f: { filename: string }) => f.filename).sort()).toEqual([
-      'archive.zip',
       'broken.pdf',
       'empty.txt',
+      'mail.msg',
     ]);
     expect(progress.failures.every((f: { message: string }) => f.message.length > 10)).toBe(true);
   });
 
   it('marks the run failed when no document could be processed', async () => {
-    const r = await api.upload([{ name: 'x.bin', content: Buffer.from([0, 1, 2, 3, 0, 0, 0, 9]) }]);
+    const r = await api.upload([{ name: 'x.msg', content: OUTLOOK_MSG }]);
     const progress = await api.waitForRun(r.body.run.id);
     expect(progress.status).toBe('failed');
     expect(progress.failures[0].code).toBe('unsupported_media_type');
@@ -246,6 +254,43 @@ describe('failures stay with their document', () => {
 });
 
 describe('request errors', () => {
+  it('answers 415 naming each file no worker can read, with the formats it reads, and keeps nothing', async () => {
+    const before = (await api.get('/v1/workspaces')).body.workspaces.length;
+    const originals = () => readdir(path.join(svc.dataDir, 'objects', 'raw')).catch(() => []);
+    const rawBefore = (await originals()).length;
+    const r = await api.upload([
+      { name: 'good.md', content: '# Fine\n\nThis document is fine.' },
+      { name: 'archive.zip', content: Buffer.from('PK\x05\x06' + '\0'.repeat(18)) },
+      { name: 'empty.txt', content: '' },
+      { name: 'x.bin', content: Buffer.from([0, 1, 2, 3, 0, 0, 0, 9]) },
+    ]);
+    expect(r.status).toBe(415);
+    expect(r.body.error).toMatchObject({
+      code: 'unsupported_file_format',
+      requestId: r.headers.get('x-request-id'),
+      files: [
+        {
+          index: 1,
+          filename: 'archive.zip',
+          code: 'unsupported_media_type',
+          reason: expect.stringMatching(/zip archive/),
+        },
+        { index: 2, filename: 'empty.txt', code: 'empty_document', reason: 'the file is empty' },
+        {
+          index: 3,
+          filename: 'x.bin',
+          code: 'unsupported_media_type',
+          reason: expect.stringMatching(/binary/),
+        },
+      ],
+    });
+    const formats = (await client(svc.url).get('/v1/formats')).body;
+    expect(r.body.error.supportedFormats).toEqual(formats.formats.map((f: { name: string }) => f.name));
+    expect(r.body.error.message).toContain('nothing was uploaded');
+    expect((await api.get('/v1/workspaces')).body.workspaces).toHaveLength(before);
+    expect(await originals()).toHaveLength(rawBefore);
+  });
+
   it('answers 413 for a file over the per-file limit and keeps nothing of the upload', async () => {
     const before = (await api.get('/v1/workspaces')).body.workspaces.length;
     const r = await api.upload([

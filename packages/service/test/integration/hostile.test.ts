@@ -186,14 +186,21 @@ describe('hostile uploads', () => {
     });
   });
 
-  it('random bytes named .pdf: unsupported_media_type', async () => {
-    expect(
-      await runBeside({ name: 'random.pdf', content: randomBytes(64 * 1024), type: 'application/pdf' }),
-    ).toMatchObject({ status: 'failed', code: 'unsupported_media_type' });
+  it('random bytes named .pdf, and an empty file: refused at the door, with the reason of each', async () => {
+    const up = await api.upload([
+      normal,
+      { name: 'random.pdf', content: randomBytes(64 * 1024), type: 'application/pdf' },
+      { name: 'empty.txt', content: '' },
+    ]);
+    expect([up.status, up.body.error.code]).toEqual([415, 'unsupported_file_format']);
+    expect(up.body.error.files.map((f: { filename: string; code: string }) => [f.filename, f.code])).toEqual([
+      ['random.pdf', 'unsupported_media_type'],
+      ['empty.txt', 'empty_document'],
+    ]);
   });
 
-  it('an empty file: empty_document', async () => {
-    expect(await runBeside({ name: 'empty.txt', content: '' })).toMatchObject({
+  it('a text file with nothing but white space: empty_document', async () => {
+    expect(await runBeside({ name: 'blank.txt', content: ' \n\t\n ' })).toMatchObject({
       status: 'failed',
       code: 'empty_document',
     });

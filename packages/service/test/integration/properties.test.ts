@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sanitizeFilename } from '../../src/ingestion/upload.js';
+import { checkUpload, Sampler } from '../../src/parsing/upload-check.js';
 import { client } from '../support/http.js';
 import { startTestService, type TestService } from '../support/service.js';
 
@@ -56,14 +57,27 @@ describe('file names', () => {
   });
 });
 
+/** Whether the upload's check lets these bytes in (every profile's worker could read them). */
+function readable(bytes: Uint8Array): boolean {
+  const sampler = new Sampler();
+  sampler.add(Buffer.from(bytes));
+  return checkUpload(sampler.sample(), 'f', null).ok;
+}
+
 describe('multipart uploads', () => {
   it('store exactly the bytes sent, under a safe name, whatever the names and contents', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ name: filename, bytes: fc.uint8Array({ maxLength: 5000 }) }), {
-          minLength: 1,
-          maxLength: 4,
-        }),
+        fc.array(
+          fc.record({
+            name: filename,
+            bytes: fc.oneof(
+              fc.uint8Array({ maxLength: 5000 }),
+              fc.string({ unit: 'grapheme', maxLength: 2000 }).map((t) => new TextEncoder().encode(t)),
+            ),
+          }),
+          { minLength: 1, maxLength: 4 },
+        ),
         async (files) => {
           const form = new FormData();
           for (const f of files) form.append('files', new Blob([f.bytes]), f.name);
@@ -72,6 +86,16 @@ describe('multipart uploads', () => {
             headers: { authorization: `Bearer ${key}` },
             body: form,
           });
+          // A file no worker could read refuses the upload, naming exactly those files.
+          const refused = files.flatMap((f, i) => (readable(f.bytes) ? [] : [i]));
+          if (refused.length > 0) {
+            expect(res.status).toBe(415);
+            const error = ((await res.json()) as { error: { files: { index: number; filename: string }[] } })
+              .error;
+            expect(error.files.map((f) => f.index)).toEqual(refused);
+            for (const f of error.files) expect(f.filename).not.toMatch(/[/\\\u0000-\u001f]/);
+            return;
+          }
           expect(res.status).toBe(202);
           const body = (await res.json()) as {
             documents: { id: string; filename: string; sizeBytes: number; sha256: string }[];
@@ -95,10 +119,11 @@ describe('multipart uploads', () => {
         examples: [
           [
             [
-              { name: '', bytes: new Uint8Array() },
-              { name: `${' '.repeat(300)}.pdf`, bytes: new Uint8Array() },
+              { name: '', bytes: new TextEncoder().encode('x') },
+              { name: `${' '.repeat(300)}.pdf`, bytes: new TextEncoder().encode('y') },
             ],
           ],
+          [[{ name: '', bytes: new Uint8Array() }]],
         ],
       },
     );

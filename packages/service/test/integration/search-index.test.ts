@@ -172,6 +172,37 @@ describe('the LanceDB search index', () => {
   });
 });
 
+describe('a dropped workspace', () => {
+  it('leaves no table in the folder, and a process that still had it open finds nothing', async () => {
+    const folder = await mkdtemp(path.join(os.tmpdir(), 'index-drop-'));
+    const here = new LanceSearchIndex(folder);
+    const there = new LanceSearchIndex(folder);
+    try {
+      const space = { model: 'openai:m1', dimension: 2 };
+      await here.replaceDocument('ws_gone', 'doc_a', rowsOf('doc_a'));
+      await here.replaceVectors('ws_gone', space, [
+        {
+          documentId: 'doc_a',
+          rows: [{ id: 'doc_a_0', documentId: 'doc_a', vector: new Float32Array([1, 0]) }],
+        },
+      ]);
+      await here.replaceDocument('ws_kept', 'doc_b', rowsOf('doc_b'));
+      // Another process (a second server) has the table open and searched it.
+      expect(await there.search('ws_gone', { text: 'vitamin fracture', limit: 10 })).toHaveLength(3);
+
+      await here.dropWorkspace('ws_gone');
+      const { readdir } = await import('node:fs/promises');
+      expect((await readdir(folder)).sort()).toEqual(['ws_kept.lance']);
+      expect(await there.search('ws_gone', { text: 'vitamin fracture', limit: 10 })).toEqual([]);
+      expect(await there.search('ws_kept', { text: 'vitamin fracture', limit: 10 })).toHaveLength(3);
+    } finally {
+      await here.close();
+      await there.close();
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('batches and maintenance', () => {
   const versionsOf = async (uri: string, workspaceId: string) => {
     const db = await lancedb.connect(uri);

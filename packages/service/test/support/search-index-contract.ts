@@ -81,5 +81,32 @@ export function searchIndexContract(
         expect([row.text, row.filename, row.charStart]).toEqual(['another zircon guide', 'doc_b.md', 0]);
       }),
     );
+
+    it(
+      'drops a whole workspace, its vectors too, leaving the other workspaces; dropping again is harmless',
+      withIndex(async (index) => {
+        const space = { model: 'm', dimension: 2 };
+        await index.replaceDocuments(WS, [
+          { documentId: 'doc_a', rows: rows('doc_a', ['the zircon manual']) },
+        ]);
+        await index.replaceVectors(WS, space, [
+          {
+            documentId: 'doc_a',
+            rows: [{ id: 'doc_a_0', documentId: 'doc_a', vector: new Float32Array([1, 0]) }],
+          },
+        ]);
+        await index.replaceDocuments('ws_other', [
+          { documentId: 'doc_b', rows: rows('doc_b', ['another zircon guide']) },
+        ]);
+        await index.dropWorkspace(WS);
+        expect(await index.countDocumentRows(WS, 'doc_a')).toBe(0);
+        expect(await index.search(WS, { text: 'zircon', limit: 10 })).toEqual([]);
+        expect(await index.vectorIds(WS, space)).toEqual(new Set());
+        const other = await index.search('ws_other', { text: 'zircon', limit: 10 });
+        expect(other.map((h) => h.row.documentId)).toEqual(['doc_b']);
+        await index.dropWorkspace(WS);
+        await index.dropWorkspace('ws_never_written');
+      }),
+    );
   });
 }

@@ -154,6 +154,9 @@ describe('processing a batch of documents', () => {
     expect(work.document('doc_a')).toMatchObject({ status: 'processing', stage: 'parsing' });
     expect(work.documents.get('doc_a')?.leaseOwner).toBe('wrk_other');
     expect(await index.countDocumentRows('ws_test', 'doc_a')).toBe(0);
+    // Not deleted: its text stays for the worker that took it over.
+    expect(await objects.getBuffer(artifactKeys.text('doc_a'))).toBeDefined();
+    expect(work.reopened.size).toBe(0);
     expect(work.document('doc_b').status).toBe('ready');
     expect(work.runs.get('run_1')?.status).toBe('processing');
   });
@@ -170,6 +173,30 @@ describe('processing a batch of documents', () => {
 
     expect(await index.countDocumentRows('ws_test', 'doc_a')).toBe(0);
     expect(work.document('doc_a').status).toBe('deleted');
+    // Its text, written after the deletion removed the document's objects, goes too.
+    expect(await objects.getBuffer(artifactKeys.text('doc_a'))).toBeUndefined();
+    expect(await objects.getBuffer(artifactKeys.original('doc_a'))).toBeUndefined();
+  });
+
+  it('hands what it wrote to the deletion of a workspace deleted while it worked', async () => {
+    await upload('doc_a', TEXT);
+    await upload('doc_b', TEXT);
+    const replace = index.replaceDocuments.bind(index);
+    index.replaceDocuments = async (workspaceId, documents) => {
+      await replace(workspaceId, documents);
+      // DELETE /v1/workspaces/{id}: its rows go at once, and with them the documents this worker holds.
+      work.deleteWorkspace('ws_test');
+    };
+    await processDocuments(deps(), ['doc_a', 'doc_b'], WORKER);
+
+    // The deletion removes the workspace's index tables and these objects (the reconcilers carry it out).
+    expect([...(work.reopened.get('ws_test') ?? [])].sort()).toEqual([
+      'derived/doc_a/text.md',
+      'derived/doc_b/text.md',
+      'raw/doc_a',
+      'raw/doc_b',
+    ]);
+    expect(maintenance).toEqual([]);
   });
 
   it('gives a transient failure back to the job engine: leases released, error thrown, retried later', async () => {

@@ -215,6 +215,66 @@ describe('an upload form (ingestForm)', () => {
     );
   });
 
+  it('refuses the whole upload when a file cannot be read, naming each such file, and keeps nothing', async () => {
+    const upload = ingestForm(
+      deps,
+      principal,
+      parts(
+        file('notes.txt', 'readable'),
+        file('empty.txt', ''),
+        file('photos.zip', '\u0050\u004b\u0005\u0006'.padEnd(22, '\u0000')),
+        file('tool.exe', '\u0000\u0001\u0002binary'),
+      ),
+    );
+    const err = await upload.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    const refused = err as AppError;
+    expect([refused.status, refused.code]).toEqual([415, 'unsupported_file_format']);
+    expect(refused.details.files).toEqual([
+      { index: 1, filename: 'empty.txt', code: 'empty_document', reason: 'the file is empty' },
+      {
+        index: 2,
+        filename: 'photos.zip',
+        code: 'unsupported_media_type',
+        reason: expect.stringMatching(/^a zip archive/),
+      },
+      {
+        index: 3,
+        filename: 'tool.exe',
+        code: 'unsupported_media_type',
+        reason: expect.stringMatching(/^binary content/),
+      },
+    ]);
+    expect(refused.details.supportedFormats).toEqual(
+      expect.arrayContaining(['PDF', 'Word (.docx)', 'Markdown']),
+    );
+    expect(refused.message).toMatch(
+      /^3 files of 4 cannot be read, so nothing was uploaded: "empty\.txt": the file is empty;/,
+    );
+    expect(refused.message).toContain('Supported formats: PDF, Word (.docx)');
+    expect(await stored()).toEqual([]);
+    expect(workspaces.workspaces.size).toBe(0);
+    expect(enqueued).toEqual([]);
+  });
+
+  it('names the workspace it creates, and refuses a name beside a workspace id', async () => {
+    const named = await ingestForm(
+      deps,
+      principal,
+      parts(field('workspaceName', ' Contracts '), file('a.txt', 'one')),
+    );
+    expect(named.workspace.name).toBe('Contracts');
+    const both = ingestForm(
+      deps,
+      principal,
+      parts(field('workspaceId', named.workspace.id), field('workspaceName', 'Other'), file('b.txt', 'two')),
+    );
+    expect(await codeOf(both)).toBe('400 invalid_request');
+    const blank = ingestForm(deps, principal, parts(field('workspaceName', '  '), file('c.txt', 'three')));
+    expect(await codeOf(blank)).toBe('400 invalid_request');
+    expect((await stored()).sort()).toEqual(named.documents.map((d) => d.id));
+  });
+
   it('refuses fields it cannot use after the files arrived, removing them', async () => {
     for (const [bad, expected] of [
       [field('metadata', '[1, 2]'), '400 invalid_request'],

@@ -1,0 +1,148 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { detectFormat } from '../../src/parsing/detect.js';
+import { checkUpload, Sampler } from '../../src/parsing/upload-check.js';
+import { makeDocx, makeOdf, makePdf, makeZip } from '../support/fixtures.js';
+
+/** A file as the upload sees it: streamed past the sampler in chunks. */
+function check(bytes: Buffer, name = 'upload.bin', chunk = 65_536) {
+  const sampler = new Sampler();
+  for (let i = 0; i < bytes.length; i += chunk) sampler.add(bytes.subarray(i, i + chunk));
+  return checkUpload(sampler.sample(), name, null);
+}
+
+/** What a worker of any profile does with the whole file: these formats fail in every profile. */
+function workerRefuses(bytes: Buffer, name = 'upload.bin'): boolean {
+  if (bytes.length === 0) return true;
+  const { format } = detectFormat(bytes, name, null);
+  return format === 'zip' || format === 'binary';
+}
+
+const MiB = 1024 * 1024;
+const filler = (n: number) => Buffer.from(Array.from({ length: n }, (_, i) => (i * 7919 + 13) % 256));
+
+describe('checking an upload by its first and last bytes', () => {
+  it('refuses an empty file, an archive, a damaged zip and binary content, saying which', () => {
+    expect(check(Buffer.alloc(0))).toEqual({
+      ok: false,
+      code: 'empty_document',
+      reason: 'the file is empty',
+    });
+    const reasons = [
+      makeZip([{ name: 'inside.txt', data: 'hello' }]),
+      Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(200, 7)]),
+      filler(4096),
+    ].map((b) => {
+      const c = check(b);
+      return c.ok ? 'ok' : `${c.code}: ${c.reason}`;
+    });
+    expect(reasons).toEqual([
+      expect.stringMatching(/^unsupported_media_type: a zip archive/),
+      expect.stringMatching(/^unsupported_media_type: a damaged zip/),
+      expect.stringMatching(/^unsupported_media_type: binary content/),
+    ]);
+  });
+
+  it('judges files larger than what it keeps as a worker judges the whole file', () => {
+    const big = filler(3 * MiB);
+    const cases: [string, Buffer][] = [
+      // Office and OpenDocument files whose directory (or stored mimetype) is all it needs.
+      ['report.docx', makeZip([{ name: 'media/scan.bin', data: big }, ...docxParts()])],
+      [
+        'notes.odt',
+        makeZip([
+          { name: 'mimetype', data: 'application/vnd.oasis.opendocument.text' },
+          { name: 'Pictures/p.bin', data: big },
+        ]),
+      ],
+      [
+        'photos.zip',
+        makeZip([
+          { name: 'a.bin', data: big },
+          { name: 'b.txt', data: 'b' },
+        ]),
+      ],
+      ['broken.zip', Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), big])],
+      ['scan.pdf', Buffer.concat([makePdf(['Page one.']), Buffer.alloc(3 * MiB, 0x20)])],
+      ['log.txt', Buffer.from('A line of ordinary text that goes on. '.repeat(90_000))],
+      ['program.exe', big],
+    ];
+    for (const [name, bytes] of cases) {
+      expect(bytes.length, name).toBeGreaterThan(2 * MiB);
+      expect(check(bytes, name).ok, name).toBe(!workerRefuses(bytes, name));
+    }
+  });
+
+  it('leaves to the worker a zip whose directory starts before the bytes it kept', () => {
+    const entries = Array.from({ length: 25_000 }, (_, i) => ({ name: `f/${i}.txt`, data: 'x' }));
+    const many = makeZip(entries);
+    expect(many.length).toBeGreaterThan(2 * MiB);
+    expect(check(many).ok).toBe(true);
+  });
+
+  it('agrees with the worker on small files of every kind, and on arbitrary bytes', () => {
+    const samples = [
+      makePdf(['Page one.']),
+      makeDocx(['# Policy', 'Text.']),
+      makeOdf('text', '<text:p>Hello</text:p>'),
+      makeZip([{ name: 'mimetype', data: 'application/x-other' }]),
+      Buffer.from('# Title\n\nSome *Markdown*.\n'),
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
+      Buffer.from('text with a \u0000 NUL in it'),
+    ];
+    for (const bytes of samples) expect(check(bytes).ok).toBe(!workerRefuses(bytes));
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ minLength: 1, maxLength: 600 }).map((a) => Buffer.from(a)),
+          fc.string({ minLength: 1, maxLength: 600, unit: 'grapheme' }).map((s) => Buffer.from(s)),
+          fc
+            .uint8Array({ minLength: 0, maxLength: 200 })
+            .map((a) => Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.from(a)])),
+        ),
+        fc.integer({ min: 1, max: 700 }),
+        (bytes, chunk) => {
+          expect(check(bytes, 'upload.bin', chunk).ok).toBe(!workerRefuses(bytes));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps exactly the first MiB and the last 1 MiB + 64 KiB, however the bytes arrive', () => {
+    const whole = filler(3 * MiB);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 3 * MiB }),
+        fc.integer({ min: 1, max: 400_000 }),
+        (size, chunk) => {
+          const bytes = whole.subarray(0, size);
+          const sampler = new Sampler();
+          for (let i = 0; i < size; i += chunk) sampler.add(bytes.subarray(i, i + chunk));
+          const { head, tail, size: seen } = sampler.sample();
+          expect(seen).toBe(size);
+          expect(head.equals(bytes.subarray(0, MiB))).toBe(true);
+          expect(tail.equals(bytes.subarray(Math.max(0, size - (MiB + 65_557))))).toBe(true);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
+function docxParts() {
+  const docx = makeDocx(['# Report', 'Text.']);
+  // The parts of a real DOCX, taken from one: its directory names word/document.xml.
+  const entries: { name: string; data: Buffer }[] = [];
+  let at = 0;
+  while (docx.readUInt32LE(at) === 0x04034b50) {
+    const size = docx.readUInt32LE(at + 18);
+    const nameLength = docx.readUInt16LE(at + 26);
+    const extra = docx.readUInt16LE(at + 28);
+    const name = docx.toString('utf8', at + 30, at + 30 + nameLength);
+    const start = at + 30 + nameLength + extra;
+    entries.push({ name, data: docx.subarray(start, start + size) });
+    at = start + size;
+  }
+  return entries;
+}
