@@ -188,12 +188,13 @@ export interface UploadTask {
  */
 export function uploadFiles(
   files: File[],
-  workspaceId: string | undefined,
+  target: { workspaceId: string } | { workspaceName: string | undefined },
   onProgress: (perFile: number[]) => void,
 ): UploadTask {
   const form = new FormData();
   // Fields before files: the server checks the workspace before any file is streamed.
-  if (workspaceId) form.append('workspaceId', workspaceId);
+  if ('workspaceId' in target) form.append('workspaceId', target.workspaceId);
+  else if (target.workspaceName) form.append('workspaceName', target.workspaceName);
   for (const f of files) form.append('files', f, f.name);
   const xhr = new XMLHttpRequest();
   const promise = new Promise<UploadResult>((resolve, reject) => {

@@ -1,15 +1,18 @@
 import type { UploadResult } from '@service/sdk';
 import { type DragEvent, useRef, useState } from 'react';
-import { type UploadTask, uploadFiles } from '../api';
-import { checkFile, SUPPORTED_FORMATS } from '../lib/formats';
+import { sdk, type UploadTask, uploadFiles } from '../api';
+import { checkFile, describeFormats } from '../lib/formats';
+import { useLoad } from '../lib/hooks';
 import { formatBytes } from '../lib/progress';
+import { suggestedName, WORKSPACE_NAME_MAX } from '../lib/workspaces';
 import { ErrorNote, Hidden, ProgressBar } from './common';
 
 /**
  * Drop files (or pick them) and upload them in one request, with a progress bar per file. Without a
- * workspace the upload creates one; with one, the files are appended to it. Each file is checked
- * first: one the service cannot read is refused here, with the reason and the formats it reads,
- * rather than sent to fail in its run.
+ * workspace the upload creates one, under the name given (the first file's, unless changed); with
+ * one, the files are appended to it. Each file is checked first: one the service cannot read is
+ * refused here, with the reason and the formats the service says it reads (GET /v1/formats), rather
+ * than sent to be refused by the service.
  */
 export function Uploader({
   workspaceId,
@@ -25,7 +28,11 @@ export function Uploader({
   const [error, setError] = useState<unknown>();
   const [task, setTask] = useState<UploadTask>();
   const [refused, setRefused] = useState<{ name: string; reason: string }[]>([]);
+  // Undefined until the person types one: the name follows the files chosen until then.
+  const [typedName, setTypedName] = useState<string>();
   const input = useRef<HTMLInputElement>(null);
+  const formats = useLoad((signal) => sdk.listFormats({ signal }), []);
+  const name = typedName ?? suggestedName(files.map((f) => f.file));
 
   const add = async (list: FileList | null) => {
     if (!list || task) return;
@@ -54,7 +61,7 @@ export function Uploader({
     setProgress(files.map(() => 0));
     const t = uploadFiles(
       files.map((f) => f.file),
-      workspaceId,
+      workspaceId ? { workspaceId } : { workspaceName: name.trim() || undefined },
       setProgress,
     );
     setTask(t);
@@ -62,6 +69,7 @@ export function Uploader({
       const result = await t.promise;
       setFiles([]);
       setProgress([]);
+      setTypedName(undefined);
       onUploaded(result);
     } catch (err) {
       setError(err);
@@ -131,6 +139,19 @@ export function Uploader({
               </li>
             ))}
           </ul>
+          {workspaceId ? null : (
+            <label>
+              Name of the new workspace
+              <input
+                type="text"
+                name="workspaceName"
+                value={name}
+                maxLength={WORKSPACE_NAME_MAX}
+                disabled={!!task}
+                onChange={(e) => setTypedName(e.target.value)}
+              />
+            </label>
+          )}
           <div className="row">
             {task ? (
               <button type="button" onClick={() => task.abort()}>
@@ -161,7 +182,11 @@ export function Uploader({
               </li>
             ))}
           </ul>
-          <p className="small">DocSlurp reads {SUPPORTED_FORMATS.join(', ')}.</p>
+          {formats.data ? (
+            <p className="small" data-testid="supported-formats">
+              DocSlurp reads {describeFormats(formats.data.formats)}.
+            </p>
+          ) : null}
         </div>
       ) : null}
       {error ? <ErrorNote error={error} title="Upload failed" /> : null}

@@ -1,13 +1,15 @@
+import type { Workspace } from '@service/sdk';
+import { workspaceLabel } from '../lib/workspaces';
 import { Link } from '../router';
 
-/** The workspace's title and its three views. */
+/** The workspace's title (its name, once loaded) and its three views. */
 export function WorkspaceHeader({
   id,
-  name,
+  workspace,
   current,
 }: {
   id: string;
-  name?: string | null;
+  workspace: Workspace | undefined;
   current: 'documents' | 'search' | 'chat';
 }) {
   const tabs = [
@@ -20,7 +22,7 @@ export function WorkspaceHeader({
       <p className="crumbs">
         <Link to="/workspaces">Workspaces</Link> /
       </p>
-      <h1>{name ?? id}</h1>
+      <h1>{workspace ? workspaceLabel(workspace) : id}</h1>
       <nav className="tabs" aria-label="Workspace">
         {tabs.map(([key, to, label]) => (
           <Link

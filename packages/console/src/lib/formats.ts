@@ -1,30 +1,27 @@
+import type { Format } from '@service/sdk';
+
 /**
  * What the service can read, checked in the browser before a file is sent, so that an unsupported file
- * is refused at once instead of failing in its run later.
+ * is refused at once instead of being sent for the service to refuse.
  *
- * The one list, kept in step by hand with its source: docs/formats.md ("Supported formats") and the
- * service's format detection, packages/service/src/parsing/detect.ts. The API does not publish it. Like
- * the service, the check looks at the bytes, never at the name alone: a PDF called notes.txt is a PDF.
- * It refuses only what the service refuses in every profile (empty files, zip archives that are no
- * document, binary content of no known format); images and legacy Office files depend on the server's
- * profile, so the server decides about those.
+ * The list of formats comes from the service (GET /v1/formats, shown by describeFormats); the check
+ * itself mirrors the service's own at upload (packages/service/src/parsing/upload-check.ts, a unit
+ * test holds the two together on samples and arbitrary bytes). Like the service, it looks at the
+ * bytes, never at the name alone: a PDF called notes.txt is a PDF. It refuses what the service refuses
+ * in every profile (empty files, zip archives that are no document, binary content of no known
+ * format); images and legacy Office files depend on the workers' profile, so it lets them through.
  */
-export const SUPPORTED_FORMATS = [
-  'PDF',
-  'Word (.docx)',
-  'PowerPoint (.pptx)',
-  'Excel (.xlsx)',
-  'OpenDocument (.odt, .ods, .odp)',
-  'RTF',
-  'HTML',
-  'Markdown',
-  'plain text',
-  'CSV and TSV',
-  'JSON',
-  'e-mail (.eml)',
-  'EPUB',
-  'and, where the server runs its full profile (OCR, LibreOffice), images and legacy .doc, .xls, .ppt',
-];
+
+/** The formats in words: those every worker reads, then those of the full profile. */
+export function describeFormats(formats: readonly Pick<Format, 'name' | 'profile'>[]): string {
+  const names = (profile: Format['profile']) =>
+    formats.filter((f) => f.profile === profile).map((f) => f.name);
+  const full = names('full');
+  const always = names('default').join(', ');
+  return full.length
+    ? `${always}, and, where the server runs its full profile (OCR, LibreOffice), ${full.join(' and ')}`
+    : always;
+}
 
 export type FileCheck = { ok: true } | { ok: false; reason: string };
 

@@ -5,9 +5,10 @@ import { ErrorNote } from '../components/common';
 import { Markdown, useMarkdown } from '../components/Markdown';
 import { WorkspaceHeader } from '../components/WorkspaceHeader';
 import { quotesOf } from '../lib/answers';
-import { useTitle } from '../lib/hooks';
+import { useLoad, useTitle } from '../lib/hooks';
 import { documentHref } from '../lib/links';
 import { splitCitationMarkers } from '../lib/text';
+import { workspaceLabel } from '../lib/workspaces';
 import { Link } from '../router';
 
 interface Turn {
@@ -95,7 +96,8 @@ export function ChatScreen({ workspaceId }: { workspaceId: string }) {
     sessionStorage.setItem(storageKey(workspaceId), JSON.stringify(done));
   }, [turns, workspaceId]);
   const streaming = turns.some((t) => t.streaming);
-  useTitle(`Chat · workspace ${workspaceId}`);
+  const { data: workspace } = useLoad((signal) => sdk.getWorkspace(workspaceId, { signal }), [workspaceId]);
+  useTitle(`Chat · ${workspace ? workspaceLabel(workspace) : `workspace ${workspaceId}`}`);
   // The renderer for answers' Markdown comes before the first question is asked.
   useMarkdown();
 
@@ -132,7 +134,7 @@ export function ChatScreen({ workspaceId }: { workspaceId: string }) {
 
   return (
     <section>
-      <WorkspaceHeader id={workspaceId} current="chat" />
+      <WorkspaceHeader id={workspaceId} workspace={workspace} current="chat" />
       <p className="muted">
         Answers come only from this workspace's documents; every claim links to the passage it cites.
       </p>

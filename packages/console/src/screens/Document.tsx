@@ -4,6 +4,7 @@ import { isNotFound, sdk } from '../api';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { Details, ErrorNote, Loading, Status, When } from '../components/common';
 import { Markdown, useMarkdown } from '../components/Markdown';
+import { WorkspaceCrumb } from '../components/WorkspaceCrumb';
 import { useLoad, useTitle } from '../lib/hooks';
 import { contentHref, isPdf } from '../lib/links';
 import { markSplitter, withMarkChars } from '../lib/marks';
@@ -175,9 +176,7 @@ export function DocumentScreen({ id }: { id: string }) {
 
   return (
     <section>
-      <p className="crumbs">
-        <Link to={`/workspaces/${doc.workspaceId}`}>Workspace {doc.workspaceId}</Link> /
-      </p>
+      <WorkspaceCrumb id={doc.workspaceId} />
       <h1>
         {doc.filename} <Status value={doc.status} />
       </h1>

@@ -12,6 +12,7 @@ import {
   TableScroll,
   When,
 } from '../components/common';
+import { WorkspaceCrumb } from '../components/WorkspaceCrumb';
 import { useLoad, useTitle } from '../lib/hooks';
 import { documentHref } from '../lib/links';
 import { paceText } from '../lib/progress';
@@ -116,9 +117,7 @@ function RunView({ data, reload }: { data: RunProgress; reload: () => void }) {
 
   return (
     <section>
-      <p className="crumbs">
-        <Link to={`/workspaces/${data.workspaceId}`}>Workspace {data.workspaceId}</Link> /
-      </p>
+      <WorkspaceCrumb id={data.workspaceId} />
       <h1>
         Run <code>{data.id}</code> <Status value={data.status} />
       </h1>

@@ -6,13 +6,16 @@ import { WorkspaceHeader } from '../components/WorkspaceHeader';
 import { useLoad, useTitle } from '../lib/hooks';
 import { documentHref } from '../lib/links';
 import { highlightTerms } from '../lib/text';
+import { workspaceLabel } from '../lib/workspaces';
 import { Link, navigate, useLocation } from '../router';
 
 export function SearchScreen({ workspaceId }: { workspaceId: string }) {
   const { params } = useLocation();
   const q = params.get('q') ?? '';
   const [draft, setDraft] = useState(q);
-  useTitle(q ? `Search: ${q}` : 'Search');
+  const { data: workspace } = useLoad((signal) => sdk.getWorkspace(workspaceId, { signal }), [workspaceId]);
+  const where = workspace ? ` · ${workspaceLabel(workspace)}` : '';
+  useTitle(q ? `Search: ${q}${where}` : `Search${where}`);
   // The renderer for the passages' Markdown comes while the search runs.
   useMarkdown();
   // The query lives in the URL, so a search can be bookmarked and the back button returns to it.
@@ -29,7 +32,7 @@ export function SearchScreen({ workspaceId }: { workspaceId: string }) {
 
   return (
     <section>
-      <WorkspaceHeader id={workspaceId} current="search" />
+      <WorkspaceHeader id={workspaceId} workspace={workspace} current="search" />
       <form className="ask" onSubmit={submit}>
         <input
           type="search"

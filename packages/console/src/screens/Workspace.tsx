@@ -1,5 +1,5 @@
-import type { Document } from '@service/sdk';
-import { useState } from 'react';
+import type { Document, Workspace } from '@service/sdk';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { isNotFound, sdk } from '../api';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { Details, ErrorNote, Hidden, Loading, Status, TableScroll, When } from '../components/common';
@@ -9,6 +9,7 @@ import { useLoad, useTitle } from '../lib/hooks';
 import { contentHref, documentHref } from '../lib/links';
 import { formatBytes } from '../lib/progress';
 import { naturalCompare } from '../lib/runs';
+import { WORKSPACE_NAME_MAX, workspaceLabel } from '../lib/workspaces';
 import { Link, navigate } from '../router';
 
 const busy = (d: Document) => d.status === 'queued' || d.status === 'processing';
@@ -38,6 +39,65 @@ function runsOf(documents: Document[]) {
   return [...runs.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 }
 
+/** Renames the workspace in place: the name as a field, saved or given up. */
+function RenameForm({ workspace, onDone }: { workspace: Workspace; onDone: (renamed: boolean) => void }) {
+  const [name, setName] = useState(workspace.name ?? '');
+  const [error, setError] = useState<unknown>();
+  const [saving, setSaving] = useState(false);
+  // The person just asked to rename: the field is where they go next (as after arming a confirmation).
+  const field = useRef<HTMLInputElement>(null);
+  useEffect(() => field.current?.focus(), []);
+  const save = async (e: FormEvent) => {
+    e.preventDefault();
+    setSaving(true);
+    setError(undefined);
+    try {
+      await sdk.updateWorkspace(workspace.id, { name });
+      onDone(true);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setSaving(false);
+    }
+  };
+  return (
+    <form className="rename" onSubmit={save}>
+      <label>
+        New name of {workspaceLabel(workspace)}
+        <input
+          type="text"
+          name="name"
+          value={name}
+          required
+          maxLength={WORKSPACE_NAME_MAX}
+          ref={field}
+          onChange={(e) => setName(e.target.value)}
+        />
+      </label>
+      <div className="row">
+        <button type="submit" className="primary" disabled={saving || !name.trim()}>
+          Save name
+        </button>
+        <button type="button" className="link" onClick={() => onDone(false)}>
+          Cancel renaming
+        </button>
+      </div>
+      {error ? <ErrorNote error={error} title="Could not rename" /> : null}
+    </form>
+  );
+}
+
+/** What deleting a workspace takes with it, in words, for the confirmation. */
+function deletionNote(documents: Document[], runsInProgress: number): string {
+  const n = documents.length;
+  const what = n === 1 ? '1 document' : `${n} documents`;
+  const runs =
+    runsInProgress === 0
+      ? ''
+      : ` ${runsInProgress === 1 ? 'Its run in progress stops' : `Its ${runsInProgress} runs in progress stop`}.`;
+  return `Deletes ${what} with their original files, extracted text and search index.${runs} This cannot be undone.`;
+}
+
 export function WorkspaceScreen({ id }: { id: string }) {
   const { data, error, reload } = useLoad(
     (signal) => Promise.all([sdk.getWorkspace(id, { signal }), sdk.listDocuments(id, { signal })]),
@@ -45,8 +105,9 @@ export function WorkspaceScreen({ id }: { id: string }) {
     ([, { documents }]) => (documents.some(busy) ? 2000 : undefined),
   );
   const [actionError, setActionError] = useState<unknown>();
-  const name = data?.[0].name;
-  useTitle(`Workspace ${name ?? id}`);
+  const [deleteError, setDeleteError] = useState<unknown>();
+  const [renaming, setRenaming] = useState(false);
+  useTitle(data ? workspaceLabel(data[0]) : `Workspace ${id}`);
 
   if (error && isNotFound(error)) {
     return (
@@ -63,6 +124,18 @@ export function WorkspaceScreen({ id }: { id: string }) {
   if (!data) return <Loading />;
   const [workspace, { documents }] = data;
 
+  const removeWorkspace = async () => {
+    setDeleteError(undefined);
+    try {
+      await sdk.deleteWorkspace(id);
+      navigate('/workspaces');
+    } catch (err) {
+      setDeleteError(err);
+    }
+  };
+  const label = workspaceLabel(workspace);
+  const runs = runsOf(documents);
+
   const remove = async (d: Document) => {
     setActionError(undefined);
     try {
@@ -75,17 +148,35 @@ export function WorkspaceScreen({ id }: { id: string }) {
 
   return (
     <section>
-      <WorkspaceHeader id={id} name={workspace.name} current="documents" />
+      <WorkspaceHeader id={id} workspace={workspace} current="documents" />
       <p className="muted small">
         <code>{workspace.id}</code> · created <When iso={workspace.createdAt} />
+        {renaming ? null : (
+          <>
+            {' '}
+            ·{' '}
+            <button type="button" className="link small" onClick={() => setRenaming(true)}>
+              Rename<Hidden> {label}</Hidden>
+            </button>
+          </>
+        )}
       </p>
+      {renaming ? (
+        <RenameForm
+          workspace={workspace}
+          onDone={(renamed) => {
+            setRenaming(false);
+            if (renamed) reload();
+          }}
+        />
+      ) : null}
 
       <h2>Add documents</h2>
       <Uploader workspaceId={id} onUploaded={(r) => navigate(`/runs/${r.run.id}`)} />
 
       <h2>Runs</h2>
       <ul className="plain" data-testid="runs">
-        {runsOf(documents).map((r) => (
+        {runs.map((r) => (
           <li key={r.id}>
             <Link to={`/runs/${r.id}`}>{r.id}</Link>{' '}
             <span className="muted small">
@@ -159,6 +250,19 @@ export function WorkspaceScreen({ id }: { id: string }) {
           </table>
         </TableScroll>
       )}
+
+      <h2>Delete the workspace</h2>
+      <p className="muted" data-testid="delete-note">
+        {deletionNote(documents, runs.filter((r) => r.busy > 0).length)}
+      </p>
+      {deleteError ? <ErrorNote error={deleteError} title="Could not delete the workspace" /> : null}
+      <ConfirmButton
+        label="Delete workspace"
+        confirmLabel={`Delete ${label} and its ${documents.length === 1 ? 'document' : `${documents.length} documents`}`}
+        keepLabel="Keep it"
+        target={label}
+        onConfirm={removeWorkspace}
+      />
     </section>
   );
 }

@@ -2,6 +2,7 @@ import { sdk } from '../api';
 import { ErrorNote, Loading, TableScroll, When } from '../components/common';
 import { Uploader } from '../components/Uploader';
 import { useLoad, useTitle } from '../lib/hooks';
+import { workspaceLabel } from '../lib/workspaces';
 import { Link, navigate } from '../router';
 
 export function WorkspacesScreen() {
@@ -11,7 +12,7 @@ export function WorkspacesScreen() {
     <section>
       <h1>Workspaces</h1>
       <h2>New workspace</h2>
-      <p className="muted">Upload documents to create a workspace; processing starts at once.</p>
+      <p className="muted">Name it and upload documents to create a workspace; processing starts at once.</p>
       <Uploader onUploaded={(r) => navigate(`/runs/${r.run.id}`)} />
       <h2>Your workspaces</h2>
       {error ? <ErrorNote error={error} /> : null}
@@ -34,7 +35,7 @@ export function WorkspacesScreen() {
               {data.workspaces.map((w) => (
                 <tr key={w.id}>
                   <td>
-                    <Link to={`/workspaces/${w.id}`}>{w.name ?? w.id}</Link>
+                    <Link to={`/workspaces/${w.id}`}>{workspaceLabel(w)}</Link>
                   </td>
                   <td>{w.counts.total}</td>
                   <td>{w.counts.ready}</td>

@@ -14,6 +14,7 @@ import {
   spawnServe,
   stopLeftoverPostgres,
 } from '../../../service/test/support/spawn.js';
+import { describeFormats } from '../../src/lib/formats.js';
 import { consoleDist, launchBrowser, screenshotDir, type TestBrowser } from '../support/browser.js';
 
 const ADA = { email: 'ada@example.com', password: 'correct horse battery staple' };
@@ -39,6 +40,9 @@ const notes = Buffer.from(
     (_, i) => `Weekly sync ${i}: the roadmap review moved to Thursday; action items were assigned.`,
   ).join('\n\n')}\n`,
 );
+/** The workspace the first upload creates, and its name once renamed. */
+const NAME = 'Company handbook';
+const RENAMED = 'Company handbook, 2025 edition';
 const BROKEN = { name: 'broken.pdf', type: 'application/pdf', data: Buffer.from('%PDF-1.7\nthis is no PDF') };
 const FILES = [
   { name: 'notes.md', type: 'text/markdown', data: notes },
@@ -175,6 +179,10 @@ describe('the web console in Chromium', () => {
     await page.getByRole('heading', { name: 'New workspace' }).waitFor();
     await dropFiles(page, FILES);
     await expect.poll(() => page.getByTestId('upload-file').count()).toBe(3);
+    // The new workspace's name: the first file's until changed.
+    const name = page.getByLabel('Name of the new workspace');
+    expect(await name.inputValue()).toBe('notes and 2 more');
+    await name.fill(NAME);
 
     // A slow uplink (about 200 KB/s), so that the bars can be seen moving.
     const cdp = await ada.context.newCDPSession(page);
@@ -252,11 +260,16 @@ describe('the web console in Chromium', () => {
     expect(run.body.status).toBe('completed');
     workspaceId = run.body.workspaceId;
     workspaceUrl = `${serve.url}/workspaces/${workspaceId}`;
+    // The breadcrumb names the workspace, not its id.
+    await page.locator('.crumbs').getByRole('link', { name: NAME, exact: true }).waitFor();
+    expect((await inPage(page, 'GET', `/v1/workspaces/${workspaceId}`)).body.name).toBe(NAME);
   });
 
   it('lists the documents with state, size and pages, shows the text with page markers and downloads the original', async () => {
-    await page.getByRole('link', { name: `Workspace ${workspaceId}` }).click();
+    await page.locator('.crumbs').getByRole('link', { name: NAME, exact: true }).click();
     await page.getByTestId('documents').waitFor();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(NAME);
+    expect(await page.title()).toBe(`${NAME} · DocSlurp`);
     const pdfRow = page.locator('tr[data-document="handbook.pdf"]');
     expect(await pdfRow.locator('.status').textContent()).toBe('ready');
     expect(await pdfRow.locator('td').nth(2).textContent()).toBe(`${(pdf.length / 1024).toFixed(1)} KB`);
@@ -316,7 +329,8 @@ describe('the web console in Chromium', () => {
     expect(await score.isVisible()).toBe(false);
     await first.locator('summary', { hasText: 'Details' }).click();
     expect(await score.isVisible()).toBe(true);
-    expect(await page.title()).toBe('Search: travel reimbursement receipts · DocSlurp');
+    await expect.poll(() => page.title()).toBe(`Search: travel reimbursement receipts · ${NAME} · DocSlurp`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(NAME);
     await shot(page, 'search');
 
     const from = ada.timeline.length;
@@ -483,7 +497,15 @@ describe('the web console in Chromium', () => {
       'program.exe: binary content of no format DocSlurp reads',
       'empty.txt: the file is empty',
     ]);
-    expect(text).toMatch(/DocSlurp reads PDF, Word \(\.docx\), .*Markdown, plain text, CSV and TSV/);
+    // The formats named are the service's own list.
+    const formats = (await inPage(page, 'GET', '/v1/formats')).body;
+    await refused.getByTestId('supported-formats').waitFor();
+    expect(await refused.getByTestId('supported-formats').textContent()).toBe(
+      `DocSlurp reads ${describeFormats(formats.formats)}.`,
+    );
+    expect(text).toMatch(
+      /DocSlurp reads PDF, Word \(\.docx\), .*Markdown, plain text, CSV and TSV.*legacy Office/,
+    );
     expect(await page.getByTestId('upload-file').allTextContents()).toEqual([
       expect.stringContaining('fine.md'),
       expect.stringContaining('report.zip'),
@@ -690,6 +712,53 @@ describe('the web console in Chromium', () => {
     expect(docs.some((d: { filename: string }) => d.filename === 'memo-00.txt')).toBe(false);
   });
 
+  it('renames the workspace: its heading, title and breadcrumbs follow', async () => {
+    await page.goto(workspaceUrl);
+    await page.getByTestId('documents').waitFor();
+    await page.getByRole('button', { name: `Rename ${NAME}`, exact: true }).click();
+    const field = page.getByLabel(`New name of ${NAME}`);
+    expect(await field.evaluate((e) => e === document.activeElement)).toBe(true);
+    await field.fill(RENAMED);
+    await page.getByRole('button', { name: 'Save name' }).click();
+    await page.getByRole('heading', { level: 1, name: RENAMED }).waitFor();
+    await expect.poll(() => page.title()).toBe(`${RENAMED} · DocSlurp`);
+    expect((await inPage(page, 'GET', `/v1/workspaces/${workspaceId}`)).body.name).toBe(RENAMED);
+    await page.getByTestId('runs').getByRole('link').first().click();
+    await page.locator('.crumbs').getByRole('link', { name: RENAMED, exact: true }).waitFor();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Workspaces' }).click();
+    await page.getByTestId('workspaces').getByRole('link', { name: RENAMED, exact: true }).waitFor();
+  });
+
+  it('deletes a workspace after a confirmation that says what goes, and it is gone everywhere', async () => {
+    await page.goto(`${serve.url}/workspaces`);
+    await dropFiles(page, [
+      { name: 'scratch.md', type: 'text/markdown', data: Buffer.from('# Scratch\n\nDraft.') },
+    ]);
+    await page.getByLabel('Name of the new workspace').fill('Scratch pad');
+    await page.getByRole('button', { name: /Upload 1 file/ }).click();
+    await page.locator('h1 .status', { hasText: 'completed' }).waitFor({ timeout: 60_000 });
+    const scratch = (await inPage(page, 'GET', '/v1/workspaces')).body.workspaces.find(
+      (w: { name: string }) => w.name === 'Scratch pad',
+    ).id as string;
+    await page.locator('.crumbs').getByRole('link', { name: 'Scratch pad', exact: true }).click();
+    expect(await page.getByTestId('delete-note').textContent()).toBe(
+      'Deletes 1 document with their original files, extracted text and search index. This cannot be undone.',
+    );
+    await page.getByRole('button', { name: 'Delete workspace: Scratch pad', exact: true }).click();
+    const confirm = page.getByRole('button', {
+      name: 'Delete Scratch pad and its document: Scratch pad',
+      exact: true,
+    });
+    expect(await confirm.textContent()).toBe('Delete Scratch pad and its document');
+    await confirm.click();
+    await page.getByRole('heading', { level: 1, name: 'Workspaces' }).waitFor();
+    await page.getByTestId('workspaces').getByRole('link', { name: RENAMED, exact: true }).waitFor();
+    expect(await page.getByTestId('workspaces').getByRole('link', { name: 'Scratch pad' }).count()).toBe(0);
+    expect((await inPage(page, 'GET', `/v1/workspaces/${scratch}`)).status).toBe(404);
+    await page.goto(`${serve.url}/workspaces/${scratch}`);
+    await page.getByRole('heading', { name: 'Workspace not found' }).waitFor();
+  });
+
   it('creates a key with chosen scopes, shows it once with a copy button, and revokes it', async () => {
     await ada.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: serve.url });
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
@@ -873,17 +942,17 @@ describe('the web console in Chromium', () => {
         {
           url: `/workspaces/${workspaceId}`,
           ready: () => page.getByTestId('documents').waitFor(),
-          title: `Workspace ${workspaceId}`,
+          title: RENAMED,
         },
         {
           url: `/workspaces/${workspaceId}/search?q=travel+reimbursement`,
           ready: () => page.getByTestId('search-results').waitFor(),
-          title: 'Search: travel reimbursement',
+          title: `Search: travel reimbursement · ${RENAMED}`,
         },
         {
           url: `/workspaces/${workspaceId}/chat`,
           ready: () => page.getByTestId('answer').first().waitFor(),
-          title: `Chat · workspace ${workspaceId}`,
+          title: `Chat · ${RENAMED}`,
         },
         {
           url: `/runs/${cancelledRun}`,
@@ -910,7 +979,8 @@ describe('the web console in Chromium', () => {
       for (const s of screens) {
         await page.goto(serve.url + s.url);
         await s.ready();
-        expect(await page.title(), s.url).toBe(`${s.title} · DocSlurp`);
+        // The workspace's name comes with its own request, beside the screen's.
+        await expect.poll(() => page.title()).toBe(`${s.title} · DocSlurp`);
         expect(await sideScroll(page), s.url).toBeLessThanOrEqual(0);
         if (s.url.startsWith('/runs/')) await shot(page, 'phone-run');
       }

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../../service/src/parsing/detect.js';
+import { checkUpload, Sampler, SUPPORTED_FORMATS } from '../../../service/src/parsing/upload-check.js';
 import {
   makeDocx,
   makeEpub,
@@ -10,7 +11,14 @@ import {
   makeXlsx,
   makeZip,
 } from '../../../service/test/support/fixtures.js';
-import { checkFile } from '../../src/lib/formats.js';
+import { checkFile, describeFormats } from '../../src/lib/formats.js';
+
+/** What the service's upload says of these bytes (it refuses the whole upload with such a file). */
+function uploadRefuses(bytes: Buffer, name: string): boolean {
+  const sampler = new Sampler();
+  sampler.add(bytes);
+  return !checkUpload(sampler.sample(), name, null).ok;
+}
 
 /** What the service does with these bytes: the formats it refuses in every profile are zip and binary. */
 function serviceRefuses(bytes: Buffer, name: string): boolean {
@@ -70,6 +78,12 @@ describe('checkFile: the console refuses exactly what the service cannot read', 
     const check = await checkFile(new File([new Uint8Array(bytes)], name));
     expect(check.ok).toBe(readable);
     if (!check.ok) expect(check.reason).toMatch(/\w/);
+    // The service's own check at upload says the same, for the same reason.
+    const sampler = new Sampler();
+    sampler.add(bytes);
+    const server = checkUpload(sampler.sample(), name, null);
+    expect(server.ok).toBe(readable);
+    if (!check.ok && !server.ok) expect(server.reason).toBe(check.reason);
   });
 
   it('says why: empty, an archive, a damaged zip, binary', async () => {
@@ -96,9 +110,20 @@ describe('checkFile: the console refuses exactly what the service cannot read', 
         async (bytes) => {
           const check = await checkFile(new File([new Uint8Array(bytes)], 'upload.bin'));
           expect(check.ok).toBe(!serviceRefuses(bytes, 'upload.bin'));
+          expect(check.ok).toBe(!uploadRefuses(bytes, 'upload.bin'));
         },
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('the formats the refusal names', () => {
+  it('are the service list (GET /v1/formats): every format, those of the full profile said apart', () => {
+    const text = describeFormats(SUPPORTED_FORMATS);
+    for (const f of SUPPORTED_FORMATS) expect(text).toContain(f.name);
+    const [always, full] = text.split(', and, where the server runs its full profile (OCR, LibreOffice), ');
+    expect(always).toContain('PDF');
+    expect(full).toBe('images (PNG, JPEG, GIF, TIFF, BMP, WebP) and legacy Office (.doc, .xls, .ppt)');
   });
 });
