@@ -22,8 +22,12 @@ export interface WebhookDeliverySettings {
 
 /** No wait between two attempts is longer than this, however many failed before. */
 export const MAX_RETRY_DELAY_SECONDS = 6 * 3600;
-/** A claim outlives its attempt's time limit by this much before another worker may take over. */
-const LEASE_MARGIN_SECONDS = 30;
+/**
+ * A claim lasts twice the attempt's time limit and a little more before another worker may take it
+ * over: long enough that a live worker always records its attempt first, short enough that a killed
+ * worker's delivery goes out again soon.
+ */
+const leaseSecondsFor = (timeoutSeconds: number) => 2 * timeoutSeconds + 5;
 const PURGE_INTERVAL_MS = 3600_000;
 
 /**
@@ -79,7 +83,7 @@ export interface RunningDispatcher {
  */
 export function startWebhookDispatcher(deps: WebhookDispatcherDeps): RunningDispatcher {
   const { outbox, settings, log } = deps;
-  const leaseSeconds = settings.timeoutSeconds + LEASE_MARGIN_SECONDS;
+  const leaseSeconds = leaseSecondsFor(settings.timeoutSeconds);
   const stopping = new AbortController();
   const inFlight = new Set<Promise<void>>();
   let wake: (() => void) | undefined;
