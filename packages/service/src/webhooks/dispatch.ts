@@ -29,6 +29,8 @@ export const MAX_RETRY_DELAY_SECONDS = 6 * 3600;
  */
 const leaseSecondsFor = (timeoutSeconds: number) => 2 * timeoutSeconds + 5;
 const PURGE_INTERVAL_MS = 3600_000;
+/** After a pass that failed (the database is down), wait at least this long: not a warning every poll. */
+const FAILED_PASS_PAUSE_MS = 5000;
 
 /**
  * The wait before the next attempt after `failed` attempts failed: exponential from the base, capped
@@ -151,6 +153,7 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): RunningDisp
     while (!stopping.signal.aborted) {
       const free = settings.concurrency - inFlight.size;
       let claimed: ClaimedDelivery[] = [];
+      let failed = false;
       try {
         if (Date.now() - purgedAt > PURGE_INTERVAL_MS) {
           purgedAt = Date.now();
@@ -159,6 +162,7 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): RunningDisp
         }
         if (free > 0) claimed = await outbox.claimDue(free, leaseSeconds);
       } catch (err) {
+        failed = true;
         log.warn({ err }, 'webhook dispatcher pass failed');
       }
       for (const d of claimed) {
@@ -176,6 +180,7 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): RunningDisp
       if (stopping.signal.aborted) break;
       // Full: wait for a slot. Drained (fewer due than slots): wait for the next poll.
       if (inFlight.size >= settings.concurrency) await sleep(Number.POSITIVE_INFINITY);
+      else if (failed) await sleep(Math.max(FAILED_PASS_PAUSE_MS, settings.pollIntervalSeconds * 1000));
       else if (claimed.length < free) await sleep(settings.pollIntervalSeconds * 1000);
     }
   };
