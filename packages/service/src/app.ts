@@ -32,6 +32,7 @@ import { overviewRoutes } from './http/routes/overview.js';
 import { runRoutes } from './http/routes/runs.js';
 import { searchRoutes } from './http/routes/search.js';
 import { sessionRoutes } from './http/routes/session.js';
+import { webhookRoutes } from './http/routes/webhooks.js';
 import { randomToken } from './ids.js';
 import { UPLOAD_FIELDS } from './ingestion/form.js';
 
@@ -244,5 +245,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   sessionRoutes(app, deps);
   keyRoutes(app, deps);
   overviewRoutes(app, deps);
+  webhookRoutes(app, deps);
   return app;
 }

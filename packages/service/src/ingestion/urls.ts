@@ -93,7 +93,7 @@ export async function ingestUrls(
   const headers =
     req.headers && Object.keys(req.headers).length ? validateFetchHeaders(req.headers) : undefined;
   if (headers && !deps.secrets) {
-    throw errors.encryptionNotConfigured();
+    throw errors.encryptionNotConfigured('Fetch headers');
   }
   const files: StagedFile[] = req.urls.map((raw) => {
     const url = validateUrl(raw.trim());
