@@ -8,6 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { LanceSearchIndex } from '../packages/service/src/adapters/index/lancedb.js';
+import { loadWordNetLexicon } from '../packages/service/src/adapters/lexicon/wordnet.js';
 import { composeExtractiveAnswer, DEFAULT_EXTRACTIVE } from '../packages/service/src/answers/extractive.js';
 import { chunkText } from '../packages/service/src/processing/chunker.js';
 import { indexRowsOf } from '../packages/service/src/search/indexing.js';
@@ -16,7 +17,8 @@ import { dataDir, loadSquad, sample, squadFile } from './lib/data.js';
 import { containsGold, unresolvedMarkers } from './lib/metrics.js';
 import { parseBenchArgs } from './lib/results.js';
 
-const { opts } = parseBenchArgs(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const { opts } = parseBenchArgs(argv.filter((a) => a !== '--no-lexicon'));
 const dir = opts.dir ?? '/tmp/squad-index';
 const ws = 'ws_squad';
 const { paragraphs, questions } = loadSquad(dataDir());
@@ -70,6 +72,8 @@ process.stdout.write(
   `retrieval: gold paragraph first ${(top1 / cases.length).toFixed(3)}, in top 3 ${(top3 / cases.length).toFixed(3)}\n`,
 );
 // --options "a=1,b=2;a=3": answerer option sets (DEFAULT_EXTRACTIVE overridden) scored one after another.
+// The answerer consults the English lexicon as the service does (--no-lexicon leaves it out).
+const lexicon = argv.includes('--no-lexicon') ? undefined : await loadWordNetLexicon();
 const optionSets = (opts.options ?? '').split(';').map((set) => {
   const o = { ...DEFAULT_EXTRACTIVE };
   for (const kv of set.split(',').filter(Boolean)) {
@@ -85,7 +89,7 @@ for (const { label, options } of optionSets) {
   let declined = 0;
   let length = 0;
   for (const { q, hits } of cases) {
-    const a = composeExtractiveAnswer(q.question, hits, options);
+    const a = composeExtractiveAnswer(q.question, hits, options, { lexicon });
     if (containsGold(a.answer, q.answers)) gold++;
     if (a.citations.some((c) => c.filename === `squad-${q.paragraphId}.md`)) cited++;
     bad += unresolvedMarkers(
@@ -93,6 +97,13 @@ for (const { label, options } of optionSets) {
       a.citations.map((c) => c.n),
     ).length;
     if (a.citations.length === 0) declined++;
+    if (process.env.SHOW_DECLINED && a.citations.length === 0)
+      console.log(
+        'DECLINED',
+        q.question,
+        '| gold in hits:',
+        hits.some((h) => h.citation.filename === `squad-${q.paragraphId}.md`),
+      );
     length += a.answer.length;
   }
   const n = cases.length;

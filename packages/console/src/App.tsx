@@ -10,6 +10,8 @@ import { OverviewScreen } from './screens/Overview';
 import { RunScreen } from './screens/Run';
 import { SearchScreen } from './screens/Search';
 import { SignIn } from './screens/SignIn';
+import { WebhookScreen } from './screens/Webhook';
+import { WebhooksScreen } from './screens/Webhooks';
 import { WorkspaceScreen } from './screens/Workspace';
 import { WorkspacesScreen } from './screens/Workspaces';
 
@@ -24,6 +26,8 @@ const ROUTES: [string, (p: Record<string, string>) => ReactNode][] = [
   ['/runs/:id', (p) => <RunScreen key={p.id} id={p.id!} />],
   ['/documents/:id', (p) => <DocumentScreen key={p.id} id={p.id!} />],
   ['/keys', () => <KeysScreen />],
+  ['/webhooks', () => <WebhooksScreen />],
+  ['/webhooks/:id', (p) => <WebhookScreen key={p.id} id={p.id!} />],
 ];
 
 function NotFound({ path }: { path: string }) {
@@ -51,6 +55,7 @@ function sectionOf(path: string): string {
   if (path.startsWith('/workspaces') || path.startsWith('/runs/') || path.startsWith('/documents/'))
     return '/workspaces';
   if (path.startsWith('/keys')) return '/keys';
+  if (path.startsWith('/webhooks')) return '/webhooks';
   return path === '/' ? '/' : '';
 }
 
@@ -127,6 +132,9 @@ export function App() {
             </NavLink>
             <NavLink to="/workspaces" path={path}>
               Workspaces
+            </NavLink>
+            <NavLink to="/webhooks" path={path}>
+              Webhooks
             </NavLink>
             <NavLink to="/keys" path={path}>
               API keys

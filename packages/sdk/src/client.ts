@@ -21,12 +21,18 @@ import {
 import type {
   Availability,
   ChatAnswer,
+  CreatedWebhook,
   Document,
   Formats,
   Run,
   RunProgress,
   SearchResponse,
   UploadResult,
+  WebhookDelivery,
+  WebhookDeliveryPage,
+  WebhookDeliveryStatus,
+  WebhookEndpoint,
+  WebhookEventType,
   Workspace,
   WorkspaceDeletion,
   WorkspaceSummary,
@@ -111,6 +117,22 @@ export interface ChatParams {
   topK?: number;
   /** Answer as a stream of deltas (`for await`). */
   stream?: boolean;
+}
+
+export interface CreateWebhookParams {
+  /** Where deliveries are POSTed (http or https; https is strongly advised). */
+  url: string;
+  events: WebhookEventType[];
+  /** What it is for, up to 200 characters. */
+  description?: string;
+}
+
+export interface ListWebhookDeliveriesParams {
+  /** Deliveries per page, 1 to 100 (default 20). */
+  limit?: number;
+  /** `next` of the previous page. */
+  before?: string;
+  status?: WebhookDeliveryStatus;
 }
 
 export interface WaitForRunOptions {
@@ -227,6 +249,20 @@ export class DocSlurpClient {
         path,
         accept: 'application/json',
         retryable: true,
+        defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
+        read: readJson,
+      },
+      options,
+    );
+  }
+
+  private delete<T>(path: string, options: RequestOptions | undefined): Promise<T> {
+    return this.transport.send<T>(
+      {
+        method: 'DELETE',
+        path,
+        accept: 'application/json',
+        retryable: false,
         defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
         read: readJson,
       },
@@ -503,17 +539,61 @@ export class DocSlurpClient {
 
   /** Deletes a document; it leaves search at once. Resolves with the document, now `deleted`. */
   async deleteDocument(documentId: string, options?: RequestOptions): Promise<Document> {
-    return this.transport.send<Document>(
-      {
-        method: 'DELETE',
-        path: `/v1/documents/${id(documentId, 'documentId')}`,
-        accept: 'application/json',
-        retryable: false,
-        defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
-        read: readJson,
-      },
-      options,
-    );
+    return this.delete(`/v1/documents/${id(documentId, 'documentId')}`, options);
+  }
+
+  // Webhooks
+
+  /**
+   * Registers an endpoint for the given events. Resolves with the endpoint and its signing secret,
+   * which is never shown again: keep it for `verifyWebhook`. Not retried automatically.
+   */
+  async createWebhook(params: CreateWebhookParams, options?: RequestOptions): Promise<CreatedWebhook> {
+    if (!Array.isArray(params?.events) || params.events.length === 0) {
+      throw new TypeError('createWebhook needs at least one event: { url, events: ["run.completed"] }.');
+    }
+    return this.post('/v1/webhooks', params, false, options);
+  }
+
+  /** The account's webhook endpoints (never their secrets). */
+  async listWebhooks(options?: RequestOptions): Promise<{ webhooks: WebhookEndpoint[] }> {
+    return this.get('/v1/webhooks', options);
+  }
+
+  async getWebhook(webhookId: string, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this.get(`/v1/webhooks/${id(webhookId, 'webhookId')}`, options);
+  }
+
+  /** Deletes an endpoint; its deliveries still waiting are not sent. */
+  async deleteWebhook(webhookId: string, options?: RequestOptions): Promise<WebhookEndpoint> {
+    return this.delete(`/v1/webhooks/${id(webhookId, 'webhookId')}`, options);
+  }
+
+  /** Deliveries to an endpoint, newest first, each with every attempt (status, error, answer). */
+  async listWebhookDeliveries(
+    webhookId: string,
+    params: ListWebhookDeliveriesParams = {},
+    options?: RequestOptions,
+  ): Promise<WebhookDeliveryPage> {
+    const query = new URLSearchParams();
+    if (params.limit !== undefined) query.set('limit', String(params.limit));
+    if (params.before !== undefined) query.set('before', params.before);
+    if (params.status !== undefined) query.set('status', params.status);
+    const q = query.toString();
+    return this.get(`/v1/webhooks/${id(webhookId, 'webhookId')}/deliveries${q ? `?${q}` : ''}`, options);
+  }
+
+  /**
+   * Sends a delivery again now, whatever became of it (the receiver sees the same `webhook-id`).
+   * Not retried automatically.
+   */
+  async redeliverWebhook(
+    webhookId: string,
+    deliveryId: string,
+    options?: RequestOptions,
+  ): Promise<WebhookDelivery> {
+    const path = `/v1/webhooks/${id(webhookId, 'webhookId')}/deliveries/${id(deliveryId, 'deliveryId')}/redeliver`;
+    return this.post(path, undefined, false, options);
   }
 }
 

@@ -200,3 +200,108 @@ export interface Availability {
   unavailable: { documentId: string; filename: string; status: string; code: string | null }[];
   counts: DocumentCounts;
 }
+
+/** What a webhook endpoint can be told about. */
+export type WebhookEventType =
+  | 'run.completed'
+  | 'run.failed'
+  | 'run.cancelled'
+  | 'document.ready'
+  | 'document.failed';
+
+/** A delivery is `pending` until an attempt succeeds (`succeeded`) or its retries run out (`failed`). */
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface WebhookEndpoint {
+  id: string;
+  url: string;
+  events: WebhookEventType[];
+  description: string | null;
+  createdAt: string;
+  /** Deliveries to this endpoint by status. */
+  deliveries: Record<WebhookDeliveryStatus, number>;
+}
+
+/** `createWebhook`'s answer: the endpoint and its signing secret, which is shown this once. */
+export interface CreatedWebhook {
+  webhook: WebhookEndpoint;
+  /** `whsec_…`: keep it with the receiver, for `verifyWebhook`. */
+  secret: string;
+}
+
+/** `data` of the run events. */
+export interface WebhookRunData {
+  id: string;
+  workspaceId: string;
+  status: RunStatus;
+  createdAt: string;
+  finishedAt: string | null;
+  counts: DocumentCounts;
+  /** The first 20 failed documents; `counts.failed` has them all. */
+  failures: RunFailure[];
+}
+
+/** `data` of the document events. */
+export interface WebhookDocumentData {
+  id: string;
+  workspaceId: string;
+  runId: string;
+  filename: string;
+  sourceUrl: string | null;
+  mediaType: string | null;
+  status: DocumentStatus;
+  error: DocumentError | null;
+  pageCount: number | null;
+  chunkCount: number | null;
+  finishedAt: string | null;
+}
+
+/** A delivery's JSON body: `id` is also the `webhook-id` header, the same on every attempt. */
+export type WebhookEvent =
+  | {
+      id: string;
+      type: 'run.completed' | 'run.failed' | 'run.cancelled';
+      /** When the event happened (not when it was sent). */
+      timestamp: string;
+      data: WebhookRunData;
+    }
+  | {
+      id: string;
+      type: 'document.ready' | 'document.failed';
+      timestamp: string;
+      data: WebhookDocumentData;
+    };
+
+export interface WebhookAttempt {
+  number: number;
+  /** Started by a redelivery rather than the retry schedule. */
+  manual: boolean;
+  startedAt: string;
+  /** Null while the attempt is in flight. */
+  finishedAt: string | null;
+  /** The receiver's HTTP status; null when no answer came. */
+  statusCode: number | null;
+  /** Why the attempt failed; null on success. */
+  error: string | null;
+  /** The start of the receiver's answer. */
+  response: string | null;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  webhookId: string;
+  event: WebhookEvent;
+  status: WebhookDeliveryStatus;
+  /** When the next attempt is due (pending deliveries). */
+  nextAttemptAt: string | null;
+  createdAt: string;
+  finishedAt: string | null;
+  attempts: WebhookAttempt[];
+}
+
+export interface WebhookDeliveryPage {
+  /** Newest first. */
+  deliveries: WebhookDelivery[];
+  /** Pass as `before` for the next page; null on the last. */
+  next: string | null;
+}

@@ -28,6 +28,7 @@ import { overviewRoutes } from './http/routes/overview.js';
 import { runRoutes } from './http/routes/runs.js';
 import { searchRoutes } from './http/routes/search.js';
 import { sessionRoutes } from './http/routes/session.js';
+import { webhookRoutes } from './http/routes/webhooks.js';
 import { workspaceRoutes } from './http/routes/workspaces.js';
 import { randomToken } from './ids.js';
 import { UPLOAD_FIELDS } from './ingestion/form.js';
@@ -44,6 +45,35 @@ const CLIENT_REQUEST_ID = /^(?!req_)[A-Za-z0-9][\w.-]{7,63}$/;
  * take as long as the request timeout allows, but may not pause for `ms`. Either way a body that stops
  * coming ends the request and frees its connection.
  */
+/** How much of an unread body is read and dropped before an early answer, and for how long. */
+const EARLY_ANSWER_DRAIN = { maxBytes: 1 << 20, timeoutMs: 2000 };
+
+/** Reads and drops the rest of a request body; false when it is over the limits (then left unread). */
+function drained(
+  raw: FastifyRequest['raw'],
+  { maxBytes, timeoutMs }: typeof EARLY_ANSWER_DRAIN,
+): Promise<boolean> {
+  if (raw.readableEnded || raw.destroyed) return Promise.resolve(raw.readableEnded);
+  return new Promise((resolve) => {
+    let bytes = 0;
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      raw.off('data', onData).off('end', onEnd).off('error', onError);
+      if (!ok) raw.pause();
+      resolve(ok);
+    };
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > maxBytes) done(false);
+    };
+    const onEnd = () => done(true);
+    const onError = () => done(false);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    raw.on('data', onData).on('end', onEnd).on('error', onError);
+    raw.resume();
+  });
+}
+
 function limitBodyTime(request: FastifyRequest, payload: RequestPayload, ms: number): RequestPayload {
   if (request.raw.complete) return payload;
   // isMultipart() is not known yet here: the content-type parser, which sets it, runs after this hook.
@@ -138,9 +168,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     checkInput(request.body, '');
   });
   app.addHook('onSend', async (request, reply) => {
-    // Answered before the body was read (a refused key, a body too large or too slow): close the
-    // connection instead of reading the rest of a body nobody will use.
-    if (!request.raw.complete) reply.header('connection', 'close');
+    // Answered before the body was read (a refused key, a body too large or too slow): the answer
+    // goes out at once, and the rest of a small body is read and dropped meanwhile. Closing on unread
+    // data resets the connection, and the client (the SDK uploading with a key that lacks a scope)
+    // would see a connection error instead of the answer. A large or slow body is not read: its
+    // connection is closed once the drain gives up.
+    if (!request.raw.complete) {
+      const raw = request.raw;
+      if (Number(raw.headers['content-length'] ?? 0) > EARLY_ANSWER_DRAIN.maxBytes)
+        reply.header('connection', 'close');
+      else void drained(raw, EARLY_ANSWER_DRAIN).then((ok) => ok || raw.socket?.destroy());
+    }
     // API answers hold an account's data (documents, their text, the session's CSRF token): no
     // browser or proxy cache may keep them.
     if (request.url.startsWith('/v1/') && !reply.hasHeader('cache-control'))
@@ -193,5 +231,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   sessionRoutes(app, deps);
   keyRoutes(app, deps);
   overviewRoutes(app, deps);
+  webhookRoutes(app, deps);
   return app;
 }

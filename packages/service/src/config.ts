@@ -10,6 +10,7 @@ import type {
   RerankConfig,
 } from './config/sections.js';
 import { consoleDistDir } from './paths.js';
+import type { WebhookDeliverySettings } from './webhooks/dispatch.js';
 
 export { ConfigError } from './config/environment.js';
 export type {
@@ -120,6 +121,11 @@ export interface Config {
     maxRedirects: number;
     maxBytes: number;
     maxUrlsPerRequest: number;
+  };
+  /** Webhook deliveries, sent by the worker (targets pass the urlFetch allow-list's guard). */
+  webhooks: WebhookDeliverySettings & {
+    /** At most this much of a receiver's answer is read and kept with the attempt. */
+    maxResponseBytes: number;
   };
   logLevel: string;
   parser: ParserConfig;
@@ -264,6 +270,15 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       maxRedirects: e.URL_FETCH_MAX_REDIRECTS,
       maxBytes: e.URL_FETCH_MAX_BYTES ?? e.UPLOAD_MAX_FILE_BYTES,
       maxUrlsPerRequest: e.URLS_PER_REQUEST,
+    },
+    webhooks: {
+      timeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS,
+      maxResponseBytes: e.WEBHOOK_MAX_RESPONSE_BYTES,
+      retryBaseSeconds: e.WEBHOOK_RETRY_BASE_SECONDS,
+      retryHours: e.WEBHOOK_RETRY_HOURS,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      pollIntervalSeconds: e.WEBHOOK_POLL_INTERVAL_SECONDS,
+      retentionDays: e.WEBHOOK_RETENTION_DAYS,
     },
     logLevel: e.LOG_LEVEL,
     parser: {

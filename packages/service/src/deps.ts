@@ -24,9 +24,18 @@ import { sandboxLayout } from './adapters/sandbox/bwrap.js';
 import { SandboxedParser } from './adapters/sandbox/parser.js';
 import { AllowList } from './adapters/web/address-policy.js';
 import { GuardedFetcher } from './adapters/web/fetcher.js';
+import { AddressGuard } from './adapters/web/guard.js';
+import { GuardedWebhookSender } from './adapters/web/webhook-sender.js';
 import type { Config, LocalModelSource } from './config.js';
 import { Authenticator } from './domain/keys.js';
-import type { ChatModel, ObjectStore, RateLimiter, Reranker, UrlFetcher } from './domain/ports.js';
+import type {
+  ChatModel,
+  ObjectStore,
+  RateLimiter,
+  Reranker,
+  UrlFetcher,
+  WebhookSender,
+} from './domain/ports.js';
 import { SecretBox } from './domain/secrets.js';
 import type { AppDeps } from './http/context.js';
 import { Metrics } from './ops/metrics.js';
@@ -34,6 +43,7 @@ import type { DependencyCheck } from './ops/readiness.js';
 import { packageRoot } from './paths.js';
 import { EmbeddingService, type Embeddings } from './search/embeddings.js';
 import type { RerankStage } from './search/rerank.js';
+import type { WebhookDeliverySettings } from './webhooks/dispatch.js';
 
 /** What the server, the worker and the CLI are built from: the HTTP layer's deps and the worker's. */
 export interface Deps extends Omit<AppDeps, keyof Repositories>, Repositories {
@@ -41,6 +51,8 @@ export interface Deps extends Omit<AppDeps, keyof Repositories>, Repositories {
   jobs: PgBossQueue;
   parser: SandboxedParser;
   fetcher: UrlFetcher;
+  webhookSender: WebhookSender;
+  webhookDelivery: WebhookDeliverySettings;
   tmpDir: string;
   close(): Promise<void>;
 }
@@ -100,6 +112,7 @@ async function loadSecretBox(config: Config): Promise<SecretBox | undefined> {
 }
 
 const MODEL_RETRY = { baseDelayMs: 500, maxDelayMs: 20_000 };
+const USER_AGENT = 'DocSlurp/0.1 (document ingestion; +https://github.com/docslurp)';
 
 /** A local model, ready now (a folder) or as soon as its download completes (a model by name). */
 interface LocalModel<T> {
@@ -283,6 +296,14 @@ export async function createDeps(
     searchIndexCacheBytes: () => Number(index.session.sizeBytes()),
     parserProcessesStarted: () => parser.processesStarted,
   });
+  // One request-forgery guard for everything the service fetches or sends on a user's behalf.
+  const guard = new AddressGuard(new AllowList(config.urlFetch.allowHosts));
+  const webhookSender = new GuardedWebhookSender({
+    guard,
+    timeoutMs: config.webhooks.timeoutSeconds * 1000,
+    maxResponseBytes: config.webhooks.maxResponseBytes,
+    userAgent: USER_AGENT,
+  });
   const rerank: RerankStage | undefined = reranking && {
     reranker: reranking.reranker,
     candidates: reranking.candidates,
@@ -301,12 +322,15 @@ export async function createDeps(
     metrics,
     parser,
     fetcher: new GuardedFetcher({
-      allowList: new AllowList(config.urlFetch.allowHosts),
+      guard,
       maxBytes: config.urlFetch.maxBytes,
       timeoutMs: config.urlFetch.timeoutMs,
       maxRedirects: config.urlFetch.maxRedirects,
-      userAgent: 'DocSlurp/0.1 (document ingestion; +https://github.com/docslurp)',
+      userAgent: USER_AGENT,
     }),
+    webhookSender,
+    webhookTargets: webhookSender,
+    webhookDelivery: config.webhooks,
     embeddings,
     filters: new PgDocumentFilter(pool),
     searchOptions: {

@@ -13,6 +13,8 @@ export const ERROR_STATUS = {
   invalid_characters: 400,
   too_deeply_nested: 400,
   too_many_filter_values: 400,
+  webhook_url_forbidden: 400,
+  too_many_webhooks: 400,
   upload_incomplete: 400,
   malformed_multipart: 400,
   missing_api_key: 401,
@@ -27,6 +29,8 @@ export const ERROR_STATUS = {
   run_not_found: 404,
   document_not_found: 404,
   key_not_found: 404,
+  webhook_not_found: 404,
+  delivery_not_found: 404,
   route_not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
@@ -103,6 +107,13 @@ export const errors = {
   runNotFound: (id: string) => new AppError('run_not_found', `No run "${id}".`),
   documentNotFound: (id: string) => new AppError('document_not_found', `No document "${id}".`),
   keyNotFound: (id: string) => new AppError('key_not_found', `No API key "${id}".`),
+  webhookNotFound: (id: string) => new AppError('webhook_not_found', `No webhook endpoint "${id}".`),
+  deliveryNotFound: (id: string) =>
+    new AppError('delivery_not_found', `No delivery "${id}" of this endpoint.`),
+  webhookUrlForbidden: (reason: string) =>
+    new AppError('webhook_url_forbidden', `Webhooks cannot be sent to this URL: ${reason}.`),
+  tooManyWebhooks: (max: number) =>
+    new AppError('too_many_webhooks', `An account may register at most ${max} webhook endpoints.`),
   routeNotFound: (method: string, url: string) =>
     new AppError('route_not_found', `No route ${method} ${url.split('?')[0]}.`),
   methodNotAllowed: (method: string) =>
@@ -175,11 +186,8 @@ export const errors = {
       'text_not_available',
       `Document "${documentId}" is ${status}; it has no extracted text yet.`,
     ),
-  encryptionNotConfigured: () =>
-    new AppError(
-      'encryption_not_configured',
-      'Fetch headers are stored encrypted; set ENCRYPTION_KEY first.',
-    ),
+  encryptionNotConfigured: (what: string) =>
+    new AppError('encryption_not_configured', `${what} are stored encrypted; set ENCRYPTION_KEY first.`),
   rateLimited: (retryAfterSeconds: number) =>
     new AppError('rate_limited', `Too many requests; retry in ${retryAfterSeconds} s.`, {
       'retry-after': String(retryAfterSeconds),

@@ -125,6 +125,9 @@ const TONE: Record<string, string> = {
   failed: 'bad',
   cancelled: 'cancelled',
   deleted: 'muted',
+  // Webhook deliveries.
+  succeeded: 'ok',
+  pending: 'wait',
 };
 
 export function Status({ value }: { value: string }) {

@@ -2,6 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { consoleApi, SCOPES, type Scope } from '../api';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { ErrorNote, Loading, TableScroll, When } from '../components/common';
+import { NewSecret } from '../components/NewSecret';
 import { useLoad, useTitle } from '../lib/hooks';
 
 const SCOPE_HELP: Record<Scope, string> = {
@@ -9,45 +10,6 @@ const SCOPE_HELP: Record<Scope, string> = {
   search: 'search and chat',
   artifacts: 'read workspaces, documents, extracted text and originals',
 };
-
-/** Shows a new key's secret this one time, with a copy button; it is never shown again. */
-function NewSecret({ secret, onDone }: { secret: string; onDone: () => void }) {
-  const [copied, setCopied] = useState<boolean>();
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(secret);
-      setCopied(true);
-    } catch {
-      setCopied(false);
-    }
-  };
-  return (
-    <div className="secret" role="status">
-      <p>
-        <strong>Your new API key.</strong> Copy it now: it is shown only this once, and DocSlurp keeps only a
-        hash of it. Use it from servers and scripts (<code>SERVICE_API_KEY</code>), never in a web page.
-      </p>
-      <div className="row">
-        <input
-          readOnly
-          value={secret}
-          aria-label="New API key"
-          data-testid="new-key"
-          onFocus={(e) => e.target.select()}
-        />
-        <button type="button" onClick={copy}>
-          {copied ? 'Key copied' : 'Copy key'}
-        </button>
-        <button type="button" className="link" onClick={onDone}>
-          Done: hide the key
-        </button>
-      </div>
-      {copied === false ? (
-        <p className="small bad-text">Copying failed: select the key and copy it by hand.</p>
-      ) : null}
-    </div>
-  );
-}
 
 export function KeysScreen() {
   const { data, error, reload } = useLoad(() => consoleApi.listKeys(), []);
@@ -92,7 +54,18 @@ export function KeysScreen() {
         Keys let your servers and scripts call the API. The console itself never uses one: it works with your
         sign-in session.
       </p>
-      {secret ? <NewSecret secret={secret} onDone={() => setSecret(undefined)} /> : null}
+      {secret ? (
+        <NewSecret
+          secret={secret}
+          noun="key"
+          label="New API key"
+          testId="new-key"
+          onDone={() => setSecret(undefined)}
+        >
+          <strong>Your new API key.</strong> Copy it now: it is shown only this once, and DocSlurp keeps only
+          a hash of it. Use it from servers and scripts (<code>SERVICE_API_KEY</code>), never in a web page.
+        </NewSecret>
+      ) : null}
       <form className="key-form" onSubmit={create} aria-labelledby="new-key-title">
         <h2 id="new-key-title">Create a key</h2>
         <label>

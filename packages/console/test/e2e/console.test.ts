@@ -5,6 +5,7 @@ import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhook } from '../../../sdk/src/index.js';
 import { makeDocx, makePdf, makeZip } from '../../../service/test/support/fixtures.js';
 import {
   cliPath,
@@ -14,6 +15,7 @@ import {
   spawnServe,
   stopLeftoverPostgres,
 } from '../../../service/test/support/spawn.js';
+import { startReceiver } from '../../../service/test/support/webhook-receiver.js';
 import { describeFormats } from '../../src/lib/formats.js';
 import { consoleDist, launchBrowser, screenshotDir, type TestBrowser } from '../support/browser.js';
 
@@ -133,6 +135,9 @@ beforeAll(async () => {
     CONSOLE_ADMIN_PASSWORD: ADA.password,
     SERVICE_BOOTSTRAP_API_KEY: SERVER_KEY,
     JOB_POLL_INTERVAL_SECONDS: '0.5',
+    // Webhook receivers of the tests listen on 127.0.0.1.
+    URL_FETCH_ALLOW_HOSTS: '127.0.0.1',
+    WEBHOOK_POLL_INTERVAL_SECONDS: '0.2',
   });
   ada = await launchBrowser();
   page = ada.page;
@@ -792,6 +797,64 @@ describe('the web console in Chromium', () => {
     expect((await asServer('/v1/workspaces')).status).toBe(401);
   });
 
+  it('adds a webhook endpoint, shows its secret once, lists its signed deliveries and redelivers one', async () => {
+    const receiver = await startReceiver();
+    try {
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
+      await page.getByLabel('URL').fill(receiver.url('/console'));
+      await page.getByLabel('Description').fill('build notifier');
+      await page.locator('input[name=event][value="document.ready"]').check();
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      const secret = await page.getByTestId('new-webhook-secret').inputValue();
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      await page.getByRole('button', { name: 'Done: hide the secret' }).click();
+      expect(await page.getByTestId('new-webhook-secret').count()).toBe(0);
+      const received = ada.responses.length;
+
+      // Work done by a server of the account (its key) is announced to the endpoint.
+      const form = new FormData();
+      form.append('files', new Blob(['# Hooked\n\nA note for the webhook.']), 'hooked.md');
+      const up = await fetch(`${serve.url}/v1/ingest/bulk`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${SERVER_KEY}` },
+        body: form,
+      });
+      expect(up.status).toBe(202);
+      const hooks = await receiver.waitFor('/console', 2);
+      const events = await Promise.all(hooks.map((h) => verifyWebhook(secret, h.headers, h.body)));
+      expect(events.map((e) => e.type).sort()).toEqual(['document.ready', 'run.completed']);
+
+      await page.getByRole('link', { name: 'build notifier' }).click();
+      const rows = page.getByTestId('deliveries').locator('tbody tr');
+      await rows.nth(1).waitFor();
+      expect(await rows.count()).toBe(2);
+      await page.waitForFunction(() => document.title === 'Webhook build notifier · DocSlurp');
+      const readyRow = rows.filter({ hasText: 'document.ready' });
+      expect(await readyRow.locator('.status').textContent()).toBe('succeeded');
+      expect(await readyRow.getByRole('link', { name: 'hooked.md' }).count()).toBe(1);
+      await readyRow.getByRole('button', { name: /^Redeliver document.ready of doc_/ }).click();
+      const [, , again] = await receiver.waitFor('/console', 3);
+      const resent = await verifyWebhook(secret, again!.headers, again!.body);
+      expect(resent.id).toBe(events.find((e) => e.type === 'document.ready')!.id);
+      await readyRow.getByText('Details').click();
+      await readyRow
+        .getByTestId('attempts')
+        .getByText(/Attempt 2 \(redelivery\)/)
+        .waitFor();
+      await shot(page, 'webhook');
+
+      // The secret was in the answer that created the endpoint, and in nothing the browser got since.
+      expect(ada.responses.slice(received).some((r) => r.body.includes(secret.slice(6)))).toBe(false);
+      await page.getByRole('link', { name: 'Webhooks' }).first().click();
+      const row = page.locator('tr', { hasText: 'build notifier' });
+      await row.getByRole('button', { name: 'Delete: endpoint build notifier', exact: true }).click();
+      await row.getByRole('button', { name: 'Delete now: endpoint build notifier', exact: true }).click();
+      await page.getByText('No endpoints yet.').waitFor();
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('never lets an API key reach the browser, and runs under a strict CSP without violations', async () => {
     const bodies = ada.responses.filter((r) => !r.url.endsWith('/v1/keys') || r.method !== 'POST');
     expect(bodies.length).toBeGreaterThan(20);
@@ -892,6 +955,7 @@ describe('the web console in Chromium', () => {
     expect(await current()).toEqual([
       ['Overview', null],
       ['Workspaces', null],
+      ['Webhooks', null],
       ['API keys', 'page'],
     ]);
     await nav.getByRole('link', { name: 'Workspaces' }).click();
@@ -902,6 +966,7 @@ describe('the web console in Chromium', () => {
     expect(await current()).toEqual([
       ['Overview', null],
       ['Workspaces', 'page'],
+      ['Webhooks', null],
       ['API keys', null],
     ]);
     await page.goto(workspaceUrl);
@@ -970,6 +1035,11 @@ describe('the web console in Chromium', () => {
           title: 'handbook.pdf',
         },
         { url: '/keys', ready: () => page.getByTestId('keys').waitFor(), title: 'API keys' },
+        {
+          url: '/webhooks',
+          ready: () => page.getByRole('heading', { name: 'Add an endpoint' }).waitFor(),
+          title: 'Webhooks',
+        },
         {
           url: '/no/such/screen',
           ready: () => page.getByRole('heading', { name: 'Not found' }).waitFor(),

@@ -249,6 +249,34 @@ describe('every method calls its endpoint', () => {
     ],
     ['deleteWorkspace', (c) => c.deleteWorkspace('ws_1'), 'DELETE', '/v1/workspaces/ws_1'],
     ['listFormats', (c) => c.listFormats(), 'GET', '/v1/formats'],
+    [
+      'createWebhook',
+      (c) => c.createWebhook({ url: 'https://hooks.test/in', events: ['run.completed', 'document.failed'] }),
+      'POST',
+      '/v1/webhooks',
+      { url: 'https://hooks.test/in', events: ['run.completed', 'document.failed'] },
+    ],
+    ['listWebhooks', (c) => c.listWebhooks(), 'GET', '/v1/webhooks'],
+    ['getWebhook', (c) => c.getWebhook('whk_1'), 'GET', '/v1/webhooks/whk_1'],
+    ['deleteWebhook', (c) => c.deleteWebhook('whk_1'), 'DELETE', '/v1/webhooks/whk_1'],
+    [
+      'listWebhookDeliveries',
+      (c) => c.listWebhookDeliveries('whk_1'),
+      'GET',
+      '/v1/webhooks/whk_1/deliveries',
+    ],
+    [
+      'listWebhookDeliveries with paging',
+      (c) => c.listWebhookDeliveries('whk_1', { limit: 5, before: 'dlv_9', status: 'failed' }),
+      'GET',
+      '/v1/webhooks/whk_1/deliveries?limit=5&before=dlv_9&status=failed',
+    ],
+    [
+      'redeliverWebhook',
+      (c) => c.redeliverWebhook('whk_1', 'dlv_1'),
+      'POST',
+      '/v1/webhooks/whk_1/deliveries/dlv_1/redeliver',
+    ],
     ['an id with reserved characters', (c) => c.getDocument('a/b?c'), 'GET', '/v1/documents/a%2Fb%3Fc'],
   ];
 

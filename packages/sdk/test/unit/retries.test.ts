@@ -58,6 +58,13 @@ const reads: Call[] = [
   ['getDocument', (c) => c.getDocument('doc_1'), () => json(200, { id: 'doc_1' })],
   ['getDocumentText', (c) => c.getDocumentText('doc_1'), () => new Response('# text')],
   ['getDocumentContent', (c) => c.getDocumentContent('doc_1'), () => new Response('bytes')],
+  ['listWebhooks', (c) => c.listWebhooks(), () => json(200, { webhooks: [] })],
+  ['getWebhook', (c) => c.getWebhook('whk_1'), () => json(200, { id: 'whk_1' })],
+  [
+    'listWebhookDeliveries',
+    (c) => c.listWebhookDeliveries('whk_1'),
+    () => json(200, { deliveries: [], next: null }),
+  ],
   [
     'upload with an idempotencyKey',
     (c) => c.upload({ files: [file], idempotencyKey: 'k1' }),
@@ -87,6 +94,13 @@ const neverRetried: Call[] = [
   ['resumeRun', (c) => c.resumeRun('run_1'), ok],
   ['cancelRun', (c) => c.cancelRun('run_1'), ok],
   ['deleteDocument', (c) => c.deleteDocument('doc_1'), () => json(200, { id: 'doc_1' })],
+  [
+    'createWebhook',
+    (c) => c.createWebhook({ url: 'https://hooks.test/', events: ['run.completed'] }),
+    () => json(201, { webhook: { id: 'whk_1' }, secret: 'whsec_x' }),
+  ],
+  ['deleteWebhook', (c) => c.deleteWebhook('whk_1'), () => json(200, { id: 'whk_1' })],
+  ['redeliverWebhook', (c) => c.redeliverWebhook('whk_1', 'dlv_1'), () => json(202, { id: 'dlv_1' })],
 ];
 
 describe('calls that retry: reads and keyed uploads', () => {

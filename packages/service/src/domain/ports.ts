@@ -247,3 +247,32 @@ export interface UrlFetcher {
   /** `headers` go only to the URL's own origin, never to another host a redirect points at. */
   fetch(url: string, signal: AbortSignal, headers?: Record<string, string>): Promise<FetchedResource>;
 }
+
+/** Decides whether a webhook URL may be registered: the request-forgery guard of URL ingestion. */
+export interface WebhookTargetGuard {
+  /** Why `url` (http or https, no credentials) must not receive webhooks, or undefined when it may. */
+  refusal(url: URL): Promise<string | undefined>;
+}
+
+export interface WebhookRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  signal: AbortSignal;
+}
+
+/** What came of one attempt: a 2xx `statusCode` is a success, anything else a failure. */
+export interface WebhookResponse {
+  statusCode: number | null;
+  /** Why there is no success, in words (a refused address, a timeout, a redirect…); null on success. */
+  error: string | null;
+  /** The start of the answer's body. */
+  response: string | null;
+  /** Seconds the receiver asked to wait (Retry-After), when it said. */
+  retryAfterSeconds: number | undefined;
+}
+
+/** Sends one webhook request, through the same guard as URL ingestion, with a time and size limit. */
+export interface WebhookSender {
+  send(request: WebhookRequest): Promise<WebhookResponse>;
+}

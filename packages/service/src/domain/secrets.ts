@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import type { SecretStore } from './stores.js';
 
 /**
  * Encrypts credentials the service must keep for a while (for example the headers a worker sends
@@ -72,19 +73,19 @@ export const fetchHeadersContext = (documentId: string) => `documents.fetch_head
 
 /** Re-encrypts every stored value that an older key encrypted (step 2 of a key rotation). */
 export async function rotateSecrets(
-  store: {
-    encryptedFetchHeaders(): Promise<{ documentId: string; value: string }[]>;
-    replaceFetchHeaders(documentId: string, value: string): Promise<void>;
-  },
+  stores: SecretStore[],
   box: SecretBox,
 ): Promise<{ total: number; rotated: number }> {
-  const values = await store.encryptedFetchHeaders();
+  let total = 0;
   let rotated = 0;
-  for (const { documentId, value } of values) {
-    if (!box.isStale(value)) continue;
-    const context = fetchHeadersContext(documentId);
-    await store.replaceFetchHeaders(documentId, box.encrypt(box.decrypt(value, context), context));
-    rotated++;
+  for (const store of stores) {
+    const values = await store.encryptedValues();
+    total += values.length;
+    for (const { id, context, value } of values) {
+      if (!box.isStale(value)) continue;
+      await store.replaceEncryptedValue(id, box.encrypt(box.decrypt(value, context), context));
+      rotated++;
+    }
   }
-  return { total: values.length, rotated };
+  return { total, rotated };
 }

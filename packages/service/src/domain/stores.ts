@@ -11,6 +11,10 @@ import type {
   RunView,
   Scope,
   User,
+  WebhookDelivery,
+  WebhookDeliveryStatus,
+  WebhookEndpoint,
+  WebhookEventType,
   Workspace,
 } from './types.js';
 
@@ -147,15 +151,16 @@ export interface WorkspaceDeletionStore {
 export interface RunStore {
   getRun(accountId: string, runId: string): Promise<RunView | undefined>;
   listRunDocuments(runId: string): Promise<DocumentRecord[]>;
-  /** Moves a run between states when it is in one of `from`; returns the run after the attempt. */
+  /**
+   * Moves a run between states when it is in one of `from`; returns the run after the attempt. A run
+   * that becomes `cancelled` cancels its queued documents in the same transaction.
+   */
   transitionRun(
     accountId: string,
     runId: string,
     from: RunStatus[],
     to: RunStatus,
   ): Promise<{ changed: boolean; run: Run | undefined }>;
-  /** Marks queued documents of a cancelled run as cancelled. */
-  cancelQueuedDocuments(runId: string): Promise<void>;
   queuedDocumentIds(runId: string): Promise<string[]>;
   /** Completes or fails the run when every document is terminal. */
   settleRun(runId: string): Promise<void>;
@@ -243,12 +248,88 @@ export interface WorkStore {
   reopenDeletion(workspaceId: string, objectKeys: string[]): Promise<void>;
 }
 
-/** Encrypted values at rest, for key rotation. */
+/** Encrypted values at rest of one kind (fetch headers, webhook secrets), for key rotation. */
 export interface SecretStore {
-  encryptedFetchHeaders(): Promise<{ documentId: string; value: string }[]>;
-  replaceFetchHeaders(documentId: string, value: string): Promise<void>;
+  /** Every stored value, with the context it was encrypted with (see SecretBox). */
+  encryptedValues(): Promise<{ id: string; context: string; value: string }[]>;
+  replaceEncryptedValue(id: string, value: string): Promise<void>;
 }
 
+export interface NewWebhookEndpoint {
+  id: string;
+  accountId: string;
+  url: string;
+  events: WebhookEventType[];
+  description: string | null;
+  /** The signing secret, encrypted (SecretBox, webhookSecretContext). */
+  encryptedSecret: string;
+}
+
+export interface DeliveryPage {
+  limit: number;
+  /** Deliveries older than this one (ids sort by creation). */
+  before: string | undefined;
+  status: WebhookDeliveryStatus | undefined;
+}
+
+/** Webhook endpoints and their deliveries, as their owners manage and inspect them. */
+export interface WebhookStore {
+  /** Undefined when the account already has `maxPerAccount` endpoints. */
+  insertEndpoint(endpoint: NewWebhookEndpoint, maxPerAccount: number): Promise<WebhookEndpoint | undefined>;
+  listEndpoints(accountId: string): Promise<WebhookEndpoint[]>;
+  getEndpoint(accountId: string, endpointId: string): Promise<WebhookEndpoint | undefined>;
+  /** Deletes the endpoint with its deliveries (pending ones are never sent). */
+  deleteEndpoint(accountId: string, endpointId: string): Promise<WebhookEndpoint | undefined>;
+  /** Newest first; undefined when the endpoint is not the account's. */
+  listDeliveries(
+    accountId: string,
+    endpointId: string,
+    page: DeliveryPage,
+  ): Promise<WebhookDelivery[] | undefined>;
+  /** Makes the delivery due now (whatever its status), with a fresh retry window. */
+  redeliver(accountId: string, endpointId: string, deliveryId: string): Promise<WebhookDelivery | undefined>;
+}
+
+/** A delivery a worker has claimed for one attempt. */
+export interface ClaimedDelivery {
+  id: string;
+  /** Proves the claim when the attempt is recorded (a later claim replaces it). */
+  claim: string;
+  /** This attempt's number (1 for the first). */
+  attempt: number;
+  manual: boolean;
+  eventId: string;
+  eventType: WebhookEventType;
+  body: string;
+  endpointId: string;
+  url: string;
+  encryptedSecret: string;
+  /** Seconds since the retry window opened (the event, or the last manual redelivery), by the database's clock. */
+  retryingForSeconds: number;
+}
+
+export interface AttemptOutcome {
+  statusCode: number | null;
+  error: string | null;
+  response: string | null;
+}
+
+export type DeliveryNext =
+  | { status: 'succeeded' }
+  | { status: 'failed' }
+  | { status: 'pending'; retryInSeconds: number };
+
+/** The worker's side of webhooks: the outbox of due deliveries. */
+export interface WebhookOutbox {
+  /** Claims up to `limit` due deliveries for `leaseSeconds` and opens an attempt for each. */
+  claimDue(limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]>;
+  /** Closes the attempt and sets what follows, unless the claim was taken over meanwhile. */
+  finishAttempt(delivery: ClaimedDelivery, outcome: AttemptOutcome, next: DeliveryNext): Promise<void>;
+  /** Removes events older than `days` with nothing left to send; answers how many. */
+  purgeOlderThan(days: number): Promise<number>;
+  /** Makes every claimed delivery due now (embedded mode only: one process owns the database). */
+  releaseAllClaims(): Promise<void>;
+}
 export interface OpsStore {
   ping(): Promise<void>;
   schemaVersion(): Promise<number>;

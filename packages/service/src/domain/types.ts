@@ -164,3 +164,61 @@ export interface SearchHit {
   score: number;
   citation: Citation;
 }
+
+/** What an account's webhook endpoints can be told about (docs/api.md#webhooks). */
+export const WEBHOOK_EVENT_TYPES = [
+  'run.completed',
+  'run.failed',
+  'run.cancelled',
+  'document.ready',
+  'document.failed',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** A delivery is `pending` until an attempt succeeds or its retries run out (`failed`). */
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+/** A URL an account registered to receive events, signed with a secret only its owner knows. */
+export interface WebhookEndpoint {
+  id: string;
+  accountId: string;
+  url: string;
+  events: WebhookEventType[];
+  description: string | null;
+  createdAt: Date;
+  /** Deliveries to this endpoint by status. */
+  deliveries: Record<WebhookDeliveryStatus, number>;
+}
+
+/** One try at sending a delivery, as its owner sees it. */
+export interface WebhookAttempt {
+  number: number;
+  /** Started by a manual redelivery rather than the retry schedule. */
+  manual: boolean;
+  startedAt: Date;
+  /** Null while the attempt is in flight. */
+  finishedAt: Date | null;
+  /** The receiver's HTTP status; null when no answer came. */
+  statusCode: number | null;
+  /** Why the attempt failed when there was no 2xx answer (refused address, timeout, connection…). */
+  error: string | null;
+  /** The start of the receiver's answer (at most WEBHOOK_MAX_RESPONSE_BYTES). */
+  response: string | null;
+}
+
+/** One event sent to one endpoint, with every attempt. */
+export interface WebhookDelivery {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  eventType: WebhookEventType;
+  /** The JSON body sent, the same bytes on every attempt. */
+  body: string;
+  status: WebhookDeliveryStatus;
+  /** When the next attempt is due (pending deliveries only). */
+  nextAttemptAt: Date | null;
+  createdAt: Date;
+  finishedAt: Date | null;
+  attempts: WebhookAttempt[];
+}

@@ -3,7 +3,15 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { Authenticator } from '../domain/keys.js';
 import { requireAnyScope, requireScope } from '../domain/keys.js';
-import type { ChatModel, JobQueue, Lexicon, ObjectStore, RateLimiter, SearchIndex } from '../domain/ports.js';
+import type {
+  ChatModel,
+  JobQueue,
+  Lexicon,
+  ObjectStore,
+  RateLimiter,
+  SearchIndex,
+  WebhookTargetGuard,
+} from '../domain/ports.js';
 import type { SecretBox } from '../domain/secrets.js';
 import { CSRF_HEADER, resumeSession, SESSION_COOKIE, type SessionInfo } from '../domain/sessions.js';
 import type {
@@ -13,6 +21,7 @@ import type {
   OverviewStore,
   RunStore,
   UserStore,
+  WebhookStore,
   WorkspaceDeletionStore,
   WorkspaceStore,
 } from '../domain/stores.js';
@@ -39,6 +48,9 @@ export interface AppDeps {
   runs: RunStore;
   documents: DocumentStore;
   users: UserStore;
+  webhooks: WebhookStore;
+  /** The request-forgery guard, for webhook URLs at registration. */
+  webhookTargets: WebhookTargetGuard;
   ops: Pick<OpsStore, 'schemaVersion'>;
   objects: ObjectStore;
   index: SearchIndex;

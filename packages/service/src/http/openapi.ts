@@ -41,6 +41,10 @@ export const swaggerOptions: FastifyDynamicSwaggerOptions = {
       { name: 'mcp', description: 'The Model Context Protocol server of a workspace' },
       { name: 'session', description: 'Signing in to the web console' },
       { name: 'keys', description: 'API keys (console sessions only)' },
+      {
+        name: 'webhooks',
+        description: 'Endpoints told when runs and documents finish, and their deliveries',
+      },
     ],
     components: {
       securitySchemes: {

@@ -1,4 +1,10 @@
-import type { DocumentRecord, RunView, Workspace } from '../domain/types.js';
+import type {
+  DocumentRecord,
+  RunView,
+  WebhookDelivery,
+  WebhookEndpoint,
+  Workspace,
+} from '../domain/types.js';
 import { runPace } from '../runs/runs.js';
 
 /** Domain records → API JSON (dates as ISO strings, internal fields left out). */
@@ -67,6 +73,39 @@ export function progressView(run: RunView, documents: DocumentRecord[]) {
       status: d.status,
       stage: d.stage,
       error: d.errorCode ? { code: d.errorCode, message: d.errorMessage ?? '' } : null,
+    })),
+  };
+}
+
+export function webhookView(w: WebhookEndpoint) {
+  return {
+    id: w.id,
+    url: w.url,
+    events: w.events,
+    description: w.description,
+    createdAt: w.createdAt.toISOString(),
+    deliveries: w.deliveries,
+  };
+}
+
+export function deliveryView(d: WebhookDelivery) {
+  return {
+    id: d.id,
+    webhookId: d.endpointId,
+    // Stored as the exact bytes that were signed; its shape is the WebhookEvent schema.
+    event: JSON.parse(d.body),
+    status: d.status,
+    nextAttemptAt: iso(d.nextAttemptAt),
+    createdAt: d.createdAt.toISOString(),
+    finishedAt: iso(d.finishedAt),
+    attempts: d.attempts.map((a) => ({
+      number: a.number,
+      manual: a.manual,
+      startedAt: a.startedAt.toISOString(),
+      finishedAt: iso(a.finishedAt),
+      statusCode: a.statusCode,
+      error: a.error,
+      response: a.response,
     })),
   };
 }

@@ -96,7 +96,7 @@ export async function ingestUrls(
   const headers =
     req.headers && Object.keys(req.headers).length ? validateFetchHeaders(req.headers) : undefined;
   if (headers && !deps.secrets) {
-    throw errors.encryptionNotConfigured();
+    throw errors.encryptionNotConfigured('Fetch headers');
   }
   if (req.workspaceId && req.workspaceName !== undefined)
     throw errors.invalidRequest(

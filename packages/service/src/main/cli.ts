@@ -185,7 +185,10 @@ async function serve(config: Config, log: Logger): Promise<void> {
   const deps = await createDeps(config, log, dbs.urls);
   stoppers.push(() => deps.close());
   // One process owns the embedded database, so any lease in it belongs to a process that is gone.
-  if (dbs.embedded?.owned) await deps.work.releaseAllLeases();
+  if (dbs.embedded?.owned) {
+    await deps.work.releaseAllLeases();
+    await deps.webhooks.releaseAllClaims();
+  }
   // Refuse to start at all, rather than serve uploads nobody can parse, when isolation is impossible.
   await deps.parser.start();
   const app = await startServer(deps);

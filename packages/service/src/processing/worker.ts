@@ -1,8 +1,9 @@
 import { hostname } from 'node:os';
 import type { Log } from '../domain/log.js';
-import type { JobQueue, SearchIndex } from '../domain/ports.js';
-import type { WorkspaceDeletionStore } from '../domain/stores.js';
+import type { JobQueue, SearchIndex, WebhookSender } from '../domain/ports.js';
+import type { WebhookOutbox, WorkspaceDeletionStore } from '../domain/stores.js';
 import { randomToken } from '../ids.js';
+import { startWebhookDispatcher, type WebhookDeliverySettings } from '../webhooks/dispatch.js';
 import { removeDeletedStorage } from '../workspaces/workspaces.js';
 import { type PipelineDeps, processDocuments } from './pipeline.js';
 
@@ -16,6 +17,10 @@ export interface WorkerDeps extends PipelineDeps {
   batchDocuments: number;
   reconcileIntervalSeconds: number;
   log: Log;
+  /** The webhook outbox this worker sends from, and how. */
+  webhooks: WebhookOutbox;
+  webhookSender: WebhookSender;
+  webhookDelivery: WebhookDeliverySettings;
 }
 
 export interface RunningWorker {
@@ -28,7 +33,8 @@ export interface RunningWorker {
  * The worker: `concurrency` consumers, each taking up to `batchDocuments` document jobs at a time
  * and processing them as batches (pipeline.ts); on a timer, it re-enqueues documents that no live
  * worker holds (after a crash, a lost enqueue or a restore) and settles runs whose documents are
- * all finished. The service database is the source of truth; jobs are only hints.
+ * all finished. The service database is the source of truth; jobs are only hints. Beside them, the
+ * webhook dispatcher sends what the outbox holds (webhooks/dispatch.ts).
  */
 export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const id = `wrk_${hostname()
@@ -88,6 +94,14 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     { concurrency: deps.concurrency, batchSize: deps.batchDocuments },
   );
 
+  const dispatcher = startWebhookDispatcher({
+    outbox: deps.webhooks,
+    sender: deps.webhookSender,
+    secrets: deps.secrets,
+    settings: deps.webhookDelivery,
+    log,
+  });
+
   let stopped = false;
   let running: Promise<unknown> = Promise.resolve();
   const tick = () => {
@@ -110,6 +124,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       clearInterval(timer);
       await running;
       await deps.jobs.stopWorkers();
+      await dispatcher.stop();
     },
   };
 }

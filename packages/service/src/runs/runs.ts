@@ -69,6 +69,5 @@ export async function cancelRun(store: RunStore, principal: Principal, runId: st
   if (!r.run) throw errors.runNotFound(runId);
   if (!r.changed && r.run.status !== 'cancelled')
     throw errors.invalidRunState(runId, r.run.status, 'cancelled');
-  await store.cancelQueuedDocuments(runId);
   return getRun(store, principal, runId);
 }

@@ -251,6 +251,19 @@ describe('clients that send a request slowly (slowloris)', () => {
     await vi.waitFor(async () => expect(await srv.descriptors()).toBeLessThanOrEqual(descriptorsBefore + 4));
   });
 
+  it('still lets a client read the early answer to an ordinary upload it was sending', async () => {
+    // A body of a few hundred KiB that the server refuses before reading (no key): the answer must
+    // reach the client. Closing on the unread body reset the connection, and fetch (the SDK's
+    // transport) saw a connection error instead of 401 in most tries.
+    for (let i = 0; i < 10; i++) {
+      const form = new FormData();
+      form.append('files', new Blob([Buffer.alloc(256 * 1024, 'a')]), 'notes.txt');
+      const r = await fetch(`${srv.url}/v1/ingest/bulk`, { method: 'POST', body: form });
+      expect(r.status).toBe(401);
+      expect(((await r.json()) as { error: { code: string } }).error.code).toBe('missing_api_key');
+    }
+  });
+
   it('authenticates before it validates: a wrong body without a key learns nothing of the schema', async () => {
     for (const path of ['/v1/search', '/v1/search/chat', '/v1/ingest/urls', '/v1/keys']) {
       const r = await jsonRequest(srv.port, 'POST', path, { body: { unexpected: true } });

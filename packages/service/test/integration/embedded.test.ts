@@ -151,7 +151,8 @@ describe('recovery after kill -9', () => {
 
   it('completes the run on restart with every document indexed exactly once', async () => {
     const key = 'kill-nine-test-key-0123456789';
-    serve = await spawnServe(dataDir, { SERVICE_BOOTSTRAP_API_KEY: key });
+    // Small batches, so that documents finish a few at a time and the kill lands between them.
+    serve = await spawnServe(dataDir, { SERVICE_BOOTSTRAP_API_KEY: key, WORKER_BATCH_DOCUMENTS: '4' });
     const api = client(serve.url, key);
     const files = Array.from({ length: 40 }, (_, i) => ({
       name: `report-${i}.pdf`,

@@ -38,6 +38,12 @@ const MATRIX: Record<string, Need> = {
   'POST /v1/workspaces/{workspaceId}/mcp': ['search', 'artifacts'],
   'GET /v1/workspaces/{workspaceId}/mcp': ['search', 'artifacts'],
   'DELETE /v1/workspaces/{workspaceId}/mcp': ['search', 'artifacts'],
+  'POST /v1/webhooks': 'ingest',
+  'GET /v1/webhooks': 'ingest',
+  'GET /v1/webhooks/{id}': 'ingest',
+  'DELETE /v1/webhooks/{id}': 'ingest',
+  'GET /v1/webhooks/{id}/deliveries': 'ingest',
+  'POST /v1/webhooks/{id}/deliveries/{deliveryId}/redeliver': 'ingest',
   'GET /v1/keys': 'session',
   'POST /v1/keys': 'session',
   'DELETE /v1/keys/{id}': 'session',
@@ -46,16 +52,24 @@ const MATRIX: Record<string, Need> = {
 const OPEN = new Set(['POST /v1/session', 'GET /v1/session', 'DELETE /v1/session', 'GET /v1/formats']);
 
 let svc: TestService;
-let ids: { workspace: string; run: string; document: string; key: string };
+let ids: { workspace: string; run: string; document: string; key: string; webhook: string; delivery: string };
 let routes: string[];
 
 beforeAll(async () => {
-  svc = await startTestService();
+  // Webhook URLs on loopback are allowed by name, so that an endpoint (and a delivery) can exist.
+  svc = await startTestService({
+    env: { URL_FETCH_ALLOW_HOSTS: '127.0.0.1', ENCRYPTION_KEY: 'ef'.repeat(32) },
+  });
   const owner = client(svc.url, await svc.key());
+  const hook = await owner.post('/v1/webhooks', {
+    url: 'http://127.0.0.1:9/hook',
+    events: ['run.completed'],
+  });
   const up = await owner.upload([
     { name: 'owned.md', content: '# Owned\n\nOnly the owner may see this text.' },
   ]);
   await owner.waitForRun(up.body.run.id);
+  const [delivery] = (await owner.get(`/v1/webhooks/${hook.body.webhook.id}/deliveries`)).body.deliveries;
   const keySecret = await svc.key(['search']);
   const keyRecord = await svc.deps.accounts.findApiKeyByHash(hashApiKey(keySecret));
   ids = {
@@ -63,6 +77,8 @@ beforeAll(async () => {
     run: up.body.run.id,
     document: up.body.documents[0].id,
     key: keyRecord!.id,
+    webhook: hook.body.webhook.id,
+    delivery: delivery.id,
   };
   const doc = (await client(svc.url).get('/openapi.json')).body as {
     paths: Record<string, Record<string, unknown>>;
@@ -81,8 +97,13 @@ function request(route: string) {
       ? ids.document
       : template.startsWith('/v1/keys')
         ? ids.key
-        : ids.workspace;
-  const path = template.replace('{id}', id).replace('{workspaceId}', ids.workspace);
+        : template.startsWith('/v1/webhooks')
+          ? ids.webhook
+          : ids.workspace;
+  const path = template
+    .replace('{id}', id)
+    .replace('{workspaceId}', ids.workspace)
+    .replace('{deliveryId}', ids.delivery);
   const bodies: Record<string, unknown> = {
     'POST /v1/search': { workspaceId: ids.workspace, q: 'owner text' },
     'POST /v1/search/chat': { workspaceId: ids.workspace, q: 'owner text' },
@@ -90,6 +111,7 @@ function request(route: string) {
     'POST /v1/keys': { scopes: ['search'] },
     'POST /v1/workspaces': { name: 'Matrix' },
     'PATCH /v1/workspaces/{id}': { name: 'Renamed' },
+    'POST /v1/webhooks': { url: 'http://127.0.0.1:9/other', events: ['run.failed'] },
     'POST /v1/workspaces/{workspaceId}/openai/chat/completions': {
       model: 'docslurp',
       messages: [{ role: 'user', content: 'owner text' }],

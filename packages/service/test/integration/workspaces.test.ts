@@ -30,6 +30,9 @@ beforeAll(async () => {
       EMBEDDINGS_BASE_URL: models.url,
       EMBEDDINGS_MODEL: 'm1',
       EMBEDDINGS_MAX_RETRIES: '0',
+      // For a webhook endpoint on loopback (run.cancelled of a deleted workspace's run).
+      ENCRYPTION_KEY: 'ab'.repeat(32),
+      URL_FETCH_ALLOW_HOSTS: '127.0.0.1',
     },
   });
   api = client(svc.url, await svc.key());
@@ -245,6 +248,12 @@ describe('deleting a workspace', () => {
   });
 
   it('ends a run in progress, and what a worker holding its documents writes afterwards does not stay', async () => {
+    // Someone waits for runs to end: the deletion cancels the run first, and says so.
+    const hook = await api.post('/v1/webhooks', {
+      url: 'http://127.0.0.1:9/hook',
+      events: ['run.cancelled'],
+    });
+    expect(hook.status).toBe(201);
     // The worker parses, writes the texts, indexes the chunks (creating the table) and then waits for
     // the embedding model: the workspace is deleted while it holds the documents.
     const release = models.hold('m1');
@@ -284,5 +293,12 @@ describe('deleting a workspace', () => {
     await waitFor('the reconciler to remove what the worker wrote', gone);
     await holdsFor('nothing of the workspace coming back', gone, 1500);
     expect((await api.get(`/v1/runs/${up.body.run.id}`)).status).toBe(404);
+    const events = await svc.deps.pool.query<{ body: string }>(
+      `SELECT body FROM webhook_events WHERE type = 'run.cancelled'`,
+    );
+    const cancelled = events.rows.map((e) => JSON.parse(e.body).data);
+    expect(cancelled).toEqual([
+      expect.objectContaining({ id: up.body.run.id, workspaceId: held.workspace, status: 'cancelled' }),
+    ]);
   });
 });

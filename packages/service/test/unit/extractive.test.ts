@@ -139,9 +139,14 @@ describe('composeExtractiveAnswer', () => {
       answer: NOT_FOUND_ANSWER,
       citations: [],
     });
-    // Named in a passage: answered.
+    // Named in a passage: answered; and so is a name typed with a typo or without its accents.
     const wg = hit('doc_w', 'A WireGuard tunnel between two servers is set up with wg-quick.');
     expect(composeExtractiveAnswer(asked, [wg], undefined, { lexicon }).answer).toContain('wg-quick');
+    const typo = 'How do I set up a WireGaurd tunnel between two servers?';
+    expect(composeExtractiveAnswer(typo, [wg], undefined, { lexicon }).answer).toContain('wg-quick');
+    const town = hit('doc_g', 'His father was a priest in Gospić, a town of the Lika region.');
+    const where = composeExtractiveAnswer('What was his father in Gospic?', [town], undefined, { lexicon });
+    expect(where.answer).toContain('priest');
   });
 
   it('draws on another source that covers the question nearly as well', () => {

@@ -33,15 +33,21 @@ describe('SecretBox (AES-256-GCM)', () => {
       ['doc_1', old.encrypt('one', 'documents.fetch_headers:doc_1')],
       ['doc_2', old.encrypt('two', 'documents.fetch_headers:doc_2')],
     ]);
-    const store = {
-      encryptedFetchHeaders: async () => [...rows].map(([documentId, value]) => ({ documentId, value })),
-      replaceFetchHeaders: async (id: string, v: string) => void rows.set(id, v),
-    };
+    const secrets = new Map([['whk_1', old.encrypt('whsec_x', 'webhook_endpoints.secret:whk_1')]]);
+    const storeOf = (values: Map<string, string>, context: (id: string) => string) => ({
+      encryptedValues: async () => [...values].map(([id, value]) => ({ id, context: context(id), value })),
+      replaceEncryptedValue: async (id: string, v: string) => void values.set(id, v),
+    });
+    const stores = [
+      storeOf(rows, (id) => `documents.fetch_headers:${id}`),
+      storeOf(secrets, (id) => `webhook_endpoints.secret:${id}`),
+    ];
     const rotating = new SecretBox(k2, k1);
     expect(rotating.isStale(rows.get('doc_1')!)).toBe(true);
-    expect(await rotateSecrets(store, rotating)).toEqual({ total: 2, rotated: 2 });
-    expect(await rotateSecrets(store, rotating)).toEqual({ total: 2, rotated: 0 });
+    expect(await rotateSecrets(stores, rotating)).toEqual({ total: 3, rotated: 3 });
+    expect(await rotateSecrets(stores, rotating)).toEqual({ total: 3, rotated: 0 });
     const onlyNew = new SecretBox(k2);
     expect(onlyNew.decrypt(rows.get('doc_2')!, 'documents.fetch_headers:doc_2')).toBe('two');
+    expect(onlyNew.decrypt(secrets.get('whk_1')!, 'webhook_endpoints.secret:whk_1')).toBe('whsec_x');
   });
 });

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AllowList, isForbiddenAddress } from '../../src/adapters/web/address-policy.js';
 import { acceptedContentType, GuardedFetcher } from '../../src/adapters/web/fetcher.js';
+import { AddressGuard } from '../../src/adapters/web/guard.js';
 import { DocumentFailure } from '../../src/errors.js';
 
 describe('isForbiddenAddress', () => {
@@ -95,12 +96,11 @@ describe('GuardedFetcher and DNS rebinding', () => {
     resolve: (h: string) => Promise<{ address: string; family: number }[]>,
     allow: string[] = [],
   ) => ({
-    allowList: new AllowList(allow),
+    guard: new AddressGuard(new AllowList(allow), resolve),
     maxBytes: 1024,
     timeoutMs: 5000,
     maxRedirects: 2,
     userAgent: 'test',
-    resolve,
   });
 
   async function read(f: GuardedFetcher, url: string): Promise<string> {

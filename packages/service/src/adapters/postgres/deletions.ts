@@ -8,7 +8,7 @@ import type { Pool } from './db.js';
 export const DELETION_CLAIM_SECONDS = 300;
 
 /**
- * Deleted workspaces and what they left outside the database (migration 0007): recorded by the
+ * Deleted workspaces and what they left outside the database (migration 0008): recorded by the
  * workspace repository's deletion, handed more by workers (work.ts), removed by workspaces/workspaces.ts.
  */
 export class PgWorkspaceDeletionRepository implements WorkspaceDeletionStore {

@@ -1,3 +1,4 @@
+import { fetchHeadersContext } from '../../domain/secrets.js';
 import type { DocumentStore, SecretStore } from '../../domain/stores.js';
 import type { DocumentCounts, DocumentRecord } from '../../domain/types.js';
 import { inTransaction, type Pool } from './db.js';
@@ -58,14 +59,14 @@ export class PgDocumentRepository implements DocumentStore, SecretStore {
     return countsFrom(r.rows);
   }
 
-  async encryptedFetchHeaders(): Promise<{ documentId: string; value: string }[]> {
+  async encryptedValues(): Promise<{ id: string; context: string; value: string }[]> {
     const r = await this.pool.query<{ id: string; fetch_headers: string }>(
       'SELECT id, fetch_headers FROM documents WHERE fetch_headers IS NOT NULL',
     );
-    return r.rows.map((x) => ({ documentId: x.id, value: x.fetch_headers }));
+    return r.rows.map((x) => ({ id: x.id, context: fetchHeadersContext(x.id), value: x.fetch_headers }));
   }
 
-  async replaceFetchHeaders(documentId: string, value: string): Promise<void> {
+  async replaceEncryptedValue(documentId: string, value: string): Promise<void> {
     await this.pool.query(
       'UPDATE documents SET fetch_headers = $2 WHERE id = $1 AND fetch_headers IS NOT NULL',
       [documentId, value],

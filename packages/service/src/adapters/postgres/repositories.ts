@@ -5,6 +5,7 @@ import { PgDocumentRepository } from './documents.js';
 import { PgOpsRepository } from './operations.js';
 import { PgRunRepository } from './runs.js';
 import { PgUserRepository } from './users.js';
+import { PgWebhookRepository } from './webhooks.js';
 import { PgWorkRepository } from './work.js';
 import { PgWorkspaceRepository } from './workspaces.js';
 
@@ -18,6 +19,7 @@ export interface Repositories {
   work: PgWorkRepository;
   users: PgUserRepository;
   ops: PgOpsRepository;
+  webhooks: PgWebhookRepository;
 }
 
 export function createRepositories(pool: Pool): Repositories {
@@ -30,5 +32,6 @@ export function createRepositories(pool: Pool): Repositories {
     work: new PgWorkRepository(pool),
     users: new PgUserRepository(pool),
     ops: new PgOpsRepository(pool),
+    webhooks: new PgWebhookRepository(pool),
   };
 }

@@ -8,6 +8,9 @@ import type {
   RunStatus,
   Scope,
   User,
+  WebhookAttempt,
+  WebhookDeliveryStatus,
+  WebhookEventType,
   Workspace,
 } from '../../domain/types.js';
 
@@ -86,6 +89,42 @@ export interface UserRow {
   password_hash: string;
   created_at: Date;
   last_login_at: Date | null;
+}
+
+export interface WebhookEndpointRow {
+  id: string;
+  account_id: string;
+  url: string;
+  events: WebhookEventType[];
+  description: string | null;
+  secret: string;
+  created_at: Date;
+}
+
+export interface WebhookDeliveryRow {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  status: WebhookDeliveryStatus;
+  attempts: number;
+  next_attempt_at: Date | null;
+  retry_from: Date;
+  manual: boolean;
+  claim: string | null;
+  created_at: Date;
+  updated_at: Date;
+  finished_at: Date | null;
+}
+
+export interface WebhookAttemptRow {
+  delivery_id: string;
+  number: number;
+  manual: boolean;
+  started_at: Date;
+  finished_at: Date | null;
+  status_code: number | null;
+  error: string | null;
+  response: string | null;
 }
 
 /** `SELECT status, count(*) AS n … GROUP BY status` over documents. */
@@ -203,4 +242,16 @@ export function countsFrom(rows: readonly StatusCountRow[]): DocumentCounts {
     counts.total += r.n;
   }
   return counts;
+}
+
+export function toWebhookAttempt(r: WebhookAttemptRow): WebhookAttempt {
+  return {
+    number: r.number,
+    manual: r.manual,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    statusCode: r.status_code,
+    error: r.error,
+    response: r.response,
+  };
 }

@@ -1,6 +1,7 @@
 import type { RunStore } from '../../domain/stores.js';
 import type { DocumentRecord, Run, RunStatus, RunView } from '../../domain/types.js';
 import { inTransaction, type Pool, type PoolClient, type Queryable } from './db.js';
+import { announceRunIn } from './outbox.js';
 import {
   countsFrom,
   type DocumentRow,
@@ -18,8 +19,8 @@ const RUN_ACTIVITY_WINDOW_SECONDS = 60;
 export const CANCELLED_BEFORE_PROCESSING = 'The run was cancelled before this document was processed.';
 
 /**
- * Completes or fails the run when none of its documents is left to process. Call inside a
- * transaction that already holds (or may take) the run's row lock.
+ * Completes or fails the run when none of its documents is left to process, and announces it to the
+ * account's webhooks. Call inside a transaction that already holds (or may take) the run's row lock.
  */
 export async function settleRunIn(c: PoolClient, runId: string): Promise<void> {
   const run = await c.query<Pick<RunRow, 'status'>>('SELECT status FROM runs WHERE id = $1 FOR UPDATE', [
@@ -36,10 +37,37 @@ export async function settleRunIn(c: PoolClient, runId: string): Promise<void> {
   const { pending, ok, failed } = s.rows[0]!;
   if (pending > 0) return;
   const status: RunStatus = failed > 0 && ok === 0 ? 'failed' : 'completed';
-  await c.query('UPDATE runs SET status = $2, updated_at = now(), finished_at = now() WHERE id = $1', [
-    runId,
-    status,
-  ]);
+  const u = await c.query<RunRow>(
+    'UPDATE runs SET status = $2, updated_at = now(), finished_at = now() WHERE id = $1 RETURNING *',
+    [runId, status],
+  );
+  await announceRunIn(c, toRun(u.rows[0]!), (r) => runViewOf(c, r));
+}
+
+/** The documents of a cancelled run that had not started are cancelled with it. */
+async function cancelWaitingDocumentsIn(c: PoolClient, runId: string): Promise<void> {
+  await c.query(
+    `UPDATE documents SET status = 'cancelled', stage = 'done', error_code = 'cancelled',
+       error_message = $2, fetch_headers = NULL, updated_at = now(), finished_at = now()
+     WHERE run_id = $1 AND status = 'queued'`,
+    [runId, CANCELLED_BEFORE_PROCESSING],
+  );
+}
+
+/**
+ * Cancels a run in progress as POST /v1/runs/{id}/cancel does (its waiting documents cancelled, its
+ * `run.cancelled` event written), inside a transaction that holds its row lock: a workspace's runs
+ * before the workspace is deleted.
+ */
+export async function cancelRunIn(c: PoolClient, runId: string): Promise<void> {
+  const u = await c.query<RunRow>(
+    `UPDATE runs SET status = 'cancelled', updated_at = now(), finished_at = now()
+      WHERE id = $1 AND status IN ('processing', 'paused') RETURNING *`,
+    [runId],
+  );
+  if (!u.rows[0]) return;
+  await cancelWaitingDocumentsIn(c, runId);
+  await announceRunIn(c, toRun(u.rows[0]), (x) => runViewOf(c, x));
 }
 
 /** A run with its document counts and failures, read with `q` (the pool, or a transaction's client). */
@@ -127,17 +155,12 @@ export class PgRunRepository implements RunStore {
          WHERE id = $1 RETURNING *`,
         [runId, to, terminal],
       );
-      return { changed: true, run: toRun(u.rows[0]!) };
+      const changed = toRun(u.rows[0]!);
+      // With the run, so that its event (written here too) counts them as cancelled.
+      if (to === 'cancelled') await cancelWaitingDocumentsIn(c, runId);
+      await announceRunIn(c, changed, (x) => runViewOf(c, x));
+      return { changed: true, run: changed };
     });
-  }
-
-  async cancelQueuedDocuments(runId: string): Promise<void> {
-    await this.pool.query(
-      `UPDATE documents SET status = 'cancelled', stage = 'done', error_code = 'cancelled',
-         error_message = $2, fetch_headers = NULL, updated_at = now(), finished_at = now()
-       WHERE run_id = $1 AND status = 'queued'`,
-      [runId, CANCELLED_BEFORE_PROCESSING],
-    );
   }
 
   async queuedDocumentIds(runId: string): Promise<string[]> {

@@ -13,6 +13,7 @@ import {
 } from '../../domain/types.js';
 import type { DocumentFailureCode } from '../../errors.js';
 import { inTransaction, type Pool, type PoolClient } from './db.js';
+import { announceDocumentsIn } from './outbox.js';
 import { type DocumentRow, toDocument } from './rows.js';
 import { CANCELLED_BEFORE_PROCESSING, settleRunIn } from './runs.js';
 
@@ -193,7 +194,7 @@ export class PgWorkRepository implements WorkStore {
         [ids],
       );
       const r = results.map((x) => x.result);
-      const u = await c.query<{ id: string }>(
+      const u = await c.query<DocumentRow>(
         `UPDATE documents d SET status = u.status, stage = 'done', error_code = u.code, error_message = u.message,
            fetch_headers = NULL, media_type = coalesce(u.media_type, d.media_type),
            page_count = coalesce(u.page_count, d.page_count), chunk_count = coalesce(u.chunk_count, d.chunk_count),
@@ -201,7 +202,7 @@ export class PgWorkRepository implements WorkStore {
          FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[])
            AS u(id, status, code, message, media_type, page_count, chunk_count)
          WHERE d.id = u.id AND d.lease_owner = $1 AND d.status = 'processing'
-         RETURNING d.id`,
+         RETURNING d.*`,
         [
           workerId,
           ids,
@@ -213,6 +214,7 @@ export class PgWorkRepository implements WorkStore {
           r.map((x) => x.chunkCount ?? null),
         ],
       );
+      await announceDocumentsIn(c, u.rows.map(toDocument));
       for (const run of runs.rows) await settleRunIn(c, run.id);
       return new Set(u.rows.map((x) => x.id));
     });
@@ -244,12 +246,13 @@ export class PgWorkRepository implements WorkStore {
     await inTransaction(this.pool, async (c) => {
       const runId = await lockRunOf(c, documentId);
       if (!runId) return;
-      await c.query(
+      const failed = await c.query<DocumentRow>(
         `UPDATE documents SET status = 'failed', stage = 'done', error_code = $2, error_message = $3, fetch_headers = NULL,
            lease_owner = NULL, lease_expires_at = NULL, updated_at = now(), finished_at = now()
-         WHERE id = $1 AND status IN ('queued', 'processing')`,
+         WHERE id = $1 AND status IN ('queued', 'processing') RETURNING *`,
         [documentId, code, message],
       );
+      await announceDocumentsIn(c, failed.rows.map(toDocument));
       await settleRunIn(c, runId);
     });
   }

@@ -21,7 +21,7 @@ import {
   toWorkspace,
   type WorkspaceRow,
 } from './rows.js';
-import { runViewOf } from './runs.js';
+import { cancelRunIn, runViewOf } from './runs.js';
 
 class LostIdempotencyRace extends Error {}
 
@@ -119,12 +119,15 @@ export class PgWorkspaceRepository implements WorkspaceStore {
         [workspaceId, accountId],
       );
       if (!ws.rows[0]) return undefined;
-      // Its runs in progress end here: their documents go with the workspace, and a worker holding
-      // one loses it at its next lease renewal (see the pipeline's clean-up of what it wrote since).
-      const runs = await c.query<Pick<RunRow, 'status'>>(
-        'SELECT status FROM runs WHERE workspace_id = $1 ORDER BY id FOR UPDATE',
+      // Its runs in progress are cancelled first, as a cancel request would (with their run.cancelled
+      // events, which outlive the workspace); then they go with it, and a worker holding one of their
+      // documents loses it at its next lease renewal (see the pipeline's clean-up of what it wrote since).
+      const runs = await c.query<Pick<RunRow, 'id' | 'status'>>(
+        'SELECT id, status FROM runs WHERE workspace_id = $1 ORDER BY id FOR UPDATE',
         [workspaceId],
       );
+      const inProgress = runs.rows.filter((r) => r.status === 'processing' || r.status === 'paused');
+      for (const run of inProgress) await cancelRunIn(c, run.id);
       const docs = await c.query<Pick<DocumentRow, 'id' | 'storage_key' | 'status'>>(
         'SELECT id, storage_key, status FROM documents WHERE workspace_id = $1 FOR UPDATE',
         [workspaceId],
@@ -144,7 +147,7 @@ export class PgWorkspaceRepository implements WorkspaceStore {
       return {
         workspace: toWorkspace(ws.rows[0]),
         documents: docs.rows.filter((d) => d.status !== 'deleted').length,
-        cancelledRuns: runs.rows.filter((r) => r.status === 'processing' || r.status === 'paused').length,
+        cancelledRuns: inProgress.length,
       };
     });
     this.known.delete(workspaceId);

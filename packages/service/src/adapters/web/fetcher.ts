@@ -1,21 +1,18 @@
-import dns from 'node:dns';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import net, { type LookupFunction } from 'node:net';
 import { Transform } from 'node:stream';
 import type { FetchedResource, UrlFetcher } from '../../domain/ports.js';
 import { decodeUriPart } from '../../domain/uri.js';
 import { DocumentFailure } from '../../errors.js';
-import { type AllowList, isForbiddenAddress } from './address-policy.js';
+import { type AddressGuard, ForbiddenHost, networkFailure, pinnedLookup } from './guard.js';
 
 export interface FetcherOptions {
-  allowList: AllowList;
+  /** The request-forgery guard (shared with webhook deliveries). */
+  guard: AddressGuard;
   maxBytes: number;
   timeoutMs: number;
   maxRedirects: number;
   userAgent: string;
-  /** DNS resolution; injectable so tests can play a rebinding resolver. */
-  resolve?: (hostname: string) => Promise<{ address: string; family: number }[]>;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -45,35 +42,6 @@ export function acceptedContentType(type: string | null): boolean {
   );
 }
 
-class Forbidden extends Error {}
-
-/**
- * A socket or TLS error in words, from its code only: the error's own message names the address it
- * tried ("connect ECONNREFUSED 10.0.0.5:80"), which would tell a caller what lies behind a name.
- */
-function networkFailure(err: unknown): string {
-  const code = (err as { code?: unknown }).code;
-  switch (code) {
-    case 'ECONNREFUSED':
-      return 'the connection was refused';
-    case 'ECONNRESET':
-    case 'EPIPE':
-      return 'the connection was reset';
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return 'the host name does not resolve';
-    case 'ETIMEDOUT':
-      return 'the connection timed out';
-    case 'EHOSTUNREACH':
-    case 'ENETUNREACH':
-      return 'the host cannot be reached';
-  }
-  if (typeof code === 'string' && /CERT|TLS|SSL|SIGNATURE|SELF_SIGNED/.test(code))
-    return `its TLS certificate was not accepted (${code})`;
-  if (typeof code === 'string' && code.startsWith('HPE_')) return 'it did not answer with valid HTTP';
-  return `a network error (${typeof code === 'string' ? code : 'unknown'})`;
-}
-
 function filenameOf(res: IncomingMessage, url: URL, contentType: string | null): string {
   const disposition = res.headers['content-disposition'] ?? '';
   const star = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(disposition);
@@ -89,34 +57,11 @@ function filenameOf(res: IncomingMessage, url: URL, contentType: string | null):
 
 /**
  * Fetches web pages and files for URL ingestion without letting a user reach internal services.
- * A name is resolved once and every address it resolves to must be public; the connection then goes
- * to exactly the address that was checked (the lookup hook), so a DNS answer that changes between the
- * check and the connection (rebinding) changes nothing. Each redirect is checked the same way.
+ * Every host, the first and each redirect's, goes through the guard (guard.ts) and the connection
+ * goes to exactly the address it checked.
  */
 export class GuardedFetcher implements UrlFetcher {
   constructor(private readonly options: FetcherOptions) {}
-
-  private async resolve(hostname: string): Promise<{ address: string; family: number }[]> {
-    if (this.options.resolve) return this.options.resolve(hostname);
-    return dns.promises.lookup(hostname, { all: true, verbatim: true });
-  }
-
-  /** The address to connect to for `hostname`, or Forbidden. */
-  private async vet(hostname: string): Promise<{ address: string; family: number }> {
-    const host = hostname.replace(/^\[|\]$/g, '');
-    const hostAllowed = this.options.allowList.allowsHost(host);
-    const addresses = net.isIP(host)
-      ? [{ address: host, family: net.isIPv4(host) ? 4 : 6 }]
-      : await this.resolve(host);
-    if (addresses.length === 0) throw new Forbidden(`${host} does not resolve`);
-    for (const a of addresses) {
-      if (!hostAllowed && !this.options.allowList.allowsAddress(a.address) && isForbiddenAddress(a.address)) {
-        // Which address it was stays here: a caller must not learn the layout of the internal network.
-        throw new Forbidden(`${host} resolves to a private, local or reserved address`);
-      }
-    }
-    return addresses[0]!;
-  }
 
   private request(
     url: URL,
@@ -125,11 +70,7 @@ export class GuardedFetcher implements UrlFetcher {
     extraHeaders: Record<string, string>,
   ): Promise<IncomingMessage> {
     // The socket connects to the vetted address whatever DNS would say now; Host and SNI keep the name.
-    const lookup: LookupFunction = (_host, opts, cb) => {
-      if ((opts as { all?: boolean }).all)
-        (cb as (e: null, a: { address: string; family: number }[]) => void)(null, [address]);
-      else cb(null, address.address, address.family);
-    };
+    const lookup = pinnedLookup(address);
     const lib = url.protocol === 'https:' ? https : http;
     return new Promise((resolve, reject) => {
       const req = lib.get(url, {
@@ -175,12 +116,12 @@ export class GuardedFetcher implements UrlFetcher {
         // Credentials given for a URL go to its origin only, as browsers do with Authorization.
         res = await this.request(
           url,
-          await this.vet(url.hostname),
+          await this.options.guard.vet(url.hostname),
           combined,
           url.origin === origin ? headers : {},
         );
       } catch (err) {
-        if (err instanceof Forbidden) {
+        if (err instanceof ForbiddenHost) {
           throw new DocumentFailure(
             'url_forbidden',
             `Refused to fetch ${url.href}: ${err.message}. A self-hoster can allow internal hosts with URL_FETCH_ALLOW_HOSTS.`,
