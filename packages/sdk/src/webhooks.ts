@@ -17,7 +17,7 @@ export interface VerifyWebhookOptions {
   toleranceSeconds?: number;
   /** The current time (ms since the epoch, or a Date); for tests. Default: `Date.now()`. */
   now?: number | Date;
-  /** Web Crypto's SubtleCrypto; default `globalThis.crypto.subtle` (Node 18: `require('node:crypto').webcrypto.subtle`). */
+  /** Web Crypto's SubtleCrypto; default `globalThis.crypto.subtle` (Node 18: the `webcrypto.subtle` of the node:crypto module). */
   subtle?: HmacSubtle;
 }
 
@@ -117,7 +117,7 @@ export async function verifyWebhook(
   const subtle = options.subtle ?? (globalThis as { crypto?: { subtle?: HmacSubtle } }).crypto?.subtle;
   if (!subtle)
     throw new TypeError(
-      "This runtime has no Web Crypto (globalThis.crypto.subtle); pass { subtle } (Node 18: require('node:crypto').webcrypto.subtle).",
+      'This runtime has no Web Crypto (globalThis.crypto.subtle); pass { subtle } (Node 18: the webcrypto.subtle of the node:crypto module).',
     );
   const bytes =
     typeof body === 'string'
