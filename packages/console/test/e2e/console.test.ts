@@ -667,8 +667,13 @@ describe('the web console in Chromium', () => {
     const cancelledFilter = page.getByRole('button', { name: `cancelled (${counts.cancelled})` });
     await cancelledFilter.click();
     expect(await cancelledFilter.getAttribute('aria-pressed')).toBe('true');
-    expect(await page.getByTestId('page-info').textContent()).toBe(`Documents 1–50 of ${counts.cancelled}`);
+    // How many were cancelled depends on how far the worker got (batches of small files go fast):
+    // the filtered list pages only when it is longer than a page.
+    if (counts.cancelled > 50)
+      expect(await page.getByTestId('page-info').textContent()).toBe(`Documents 1–50 of ${counts.cancelled}`);
+    else expect(await page.getByTestId('page-info').count()).toBe(0);
     expect(new Set(await column('data-status'))).toEqual(new Set(['cancelled']));
+    expect((await column('data-status')).length).toBe(Math.min(50, counts.cancelled));
     await page.getByRole('button', { name: `ready (${counts.ready})` }).click();
     expect(new Set(await column('data-status'))).toEqual(new Set(['ready']));
     expect((await column('data-status')).length).toBe(Math.min(50, counts.ready));
@@ -686,8 +691,11 @@ describe('the web console in Chromium', () => {
     const from = ada.timeline.length;
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Overview' }).click();
     await page.getByTestId('recent-failures').waitFor();
-    // Both things the screen shows were asked for at once.
-    const api = ada.timeline.slice(from).filter((e) => e.url.includes('/v1/'));
+    // Both things the screen shows were asked for at once. (A poll of the run page left before the
+    // click may still land after it: it is not the overview's.)
+    const api = ada.timeline
+      .slice(from)
+      .filter((e) => e.url.includes('/v1/') && !new URL(e.url).pathname.startsWith('/v1/runs/'));
     expect(
       api
         .slice(0, 2)
