@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs';
 import { LanceSearchIndex } from '../packages/service/src/adapters/index/lancedb.js';
 import { loadWordNetLexicon } from '../packages/service/src/adapters/lexicon/wordnet.js';
+import { wordsAbsentFromWorkspace, wordsToLookUp } from '../packages/service/src/answers/absent.js';
 import { composeExtractiveAnswer, DEFAULT_EXTRACTIVE } from '../packages/service/src/answers/extractive.js';
 import { chunkText } from '../packages/service/src/processing/chunker.js';
 import { indexRowsOf } from '../packages/service/src/search/indexing.js';
@@ -53,6 +54,9 @@ const workspaces = {
   workspaceExists: async () => true,
 };
 const documents = { liveDocumentIds: async (_w: string, ids: string[]) => new Set(ids) };
+// The answerer consults the English lexicon as the service does (--no-lexicon leaves it out), and the
+// index for the question's words no passage uses.
+const lexicon = argv.includes('--no-lexicon') ? undefined : await loadWordNetLexicon();
 const cases = [];
 for (const q of asked) {
   const hits = await searchWorkspace({ workspaces, documents, index }, principal, {
@@ -61,7 +65,8 @@ for (const q of asked) {
     topK: 8,
     maxChunksPerDocument: 3,
   });
-  cases.push({ q, hits });
+  const lookUp = lexicon ? wordsToLookUp(q.question, hits, lexicon) : [];
+  cases.push({ q, hits, absentFromWorkspace: await wordsAbsentFromWorkspace(index, ws, lookUp) });
 }
 await index.close();
 const top1 = cases.filter((c) => c.hits[0]?.citation.filename === `squad-${c.q.paragraphId}.md`).length;
@@ -72,8 +77,6 @@ process.stdout.write(
   `retrieval: gold paragraph first ${(top1 / cases.length).toFixed(3)}, in top 3 ${(top3 / cases.length).toFixed(3)}\n`,
 );
 // --options "a=1,b=2;a=3": answerer option sets (DEFAULT_EXTRACTIVE overridden) scored one after another.
-// The answerer consults the English lexicon as the service does (--no-lexicon leaves it out).
-const lexicon = argv.includes('--no-lexicon') ? undefined : await loadWordNetLexicon();
 const optionSets = (opts.options ?? '').split(';').map((set) => {
   const o = { ...DEFAULT_EXTRACTIVE };
   for (const kv of set.split(',').filter(Boolean)) {
@@ -88,8 +91,8 @@ for (const { label, options } of optionSets) {
   let bad = 0;
   let declined = 0;
   let length = 0;
-  for (const { q, hits } of cases) {
-    const a = composeExtractiveAnswer(q.question, hits, options, { lexicon });
+  for (const { q, hits, absentFromWorkspace } of cases) {
+    const a = composeExtractiveAnswer(q.question, hits, options, { lexicon, absentFromWorkspace });
     if (containsGold(a.answer, q.answers)) gold++;
     if (a.citations.some((c) => c.filename === `squad-${q.paragraphId}.md`)) cited++;
     bad += unresolvedMarkers(
@@ -101,6 +104,7 @@ for (const { label, options } of optionSets) {
       console.log(
         'DECLINED',
         q.question,
+        [...cases.find((c) => c.q === q)!.absentFromWorkspace].join(' '),
         '| gold in hits:',
         hits.some((h) => h.citation.filename === `squad-${q.paragraphId}.md`),
       );

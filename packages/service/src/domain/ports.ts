@@ -53,6 +53,8 @@ export interface IndexQuery {
  */
 export interface Lexicon {
   isWord(word: string): boolean;
+  /** Known only as a noun, in every form the word may come from: a thing's name ("cockpit", "rugby"). */
+  isNounOnly(word: string): boolean;
 }
 
 /** A chunk's vector in one model's vector space. */
@@ -87,6 +89,8 @@ export interface SearchIndex {
   /** The same for several documents in one commit (a batch): none is ever seen half-replaced. */
   replaceDocuments(workspaceId: string, documents: DocumentRows<IndexRow>[]): Promise<void>;
   countDocumentRows(workspaceId: string, documentId: string): Promise<number>;
+  /** Rows of the whole workspace (0 for one without an index yet). */
+  countRows(workspaceId: string): Promise<number>;
   /** Rows of each of the documents (0 for one without any). */
   countRowsByDocument(workspaceId: string, documentIds: string[]): Promise<Map<string, number>>;
   deleteDocument(workspaceId: string, documentId: string): Promise<void>;

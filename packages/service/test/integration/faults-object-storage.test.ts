@@ -114,5 +114,5 @@ describe('object storage unavailable', () => {
     expect(found.body.results.map((h: { citation: { filename: string } }) => h.citation.filename)).toEqual([
       'd.md',
     ]);
-  }, 180_000);
+  }, 300_000);
 });

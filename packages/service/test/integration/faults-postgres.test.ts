@@ -221,5 +221,5 @@ describe('PostgreSQL restart during uploads and searches', () => {
         b.documents[0]!.id,
       ]);
     }
-  }, 180_000);
+  }, 300_000);
 });

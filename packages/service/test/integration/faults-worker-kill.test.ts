@@ -115,7 +115,7 @@ describe('kill -9 of a worker in the middle of a document', () => {
     expect(found.status).toBe(200);
     expect(found.body.results).toHaveLength(1);
     expect(found.body.results[0].citation).toMatchObject({ documentId, page: 212 });
-  }, 180_000);
+  }, 300_000);
 });
 
 /** Rows of the whole workspace, read straight from the index: document id → chunk ids. */

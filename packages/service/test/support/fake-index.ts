@@ -53,6 +53,10 @@ export class MemorySearchIndex implements SearchIndex {
     return this.workspace(workspaceId).filter((r) => r.documentId === documentId).length;
   }
 
+  async countRows(workspaceId: string): Promise<number> {
+    return this.workspace(workspaceId).length;
+  }
+
   async deleteDocument(workspaceId: string, documentId: string): Promise<void> {
     this.write();
     this.rows.set(

@@ -129,7 +129,11 @@ export function longPdf(uniqueWord: string): Buffer {
   return makePdf(pages);
 }
 
-/** Resolves with the lease owner once a worker holds `documentId` and is inside the pipeline. */
+/**
+ * Resolves with the lease owner once a worker holds `documentId` and is inside the pipeline. The
+ * document may wait behind others of its workspace (the fault tests keep uploading), longer on a
+ * loaded machine: two minutes before giving up.
+ */
 export function workerInside(s: FaultStack, documentId: string): Promise<string> {
   return eventually(
     `a worker to be inside document ${documentId}`,
@@ -142,7 +146,7 @@ export function workerInside(s: FaultStack, documentId: string): Promise<string>
         );
         return r.rows[0]?.lease_owner as string | undefined;
       }),
-    60_000,
+    120_000,
     20,
   );
 }

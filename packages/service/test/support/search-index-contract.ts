@@ -60,6 +60,8 @@ export function searchIndexContract(
         const counts = await index.countRowsByDocument(WS, ['doc_a', 'doc_b', 'doc_none']);
         expect(Object.fromEntries(counts)).toEqual({ doc_a: 1, doc_b: 1, doc_none: 0 });
         expect(await index.countDocumentRows(WS, 'doc_a')).toBe(1);
+        expect(await index.countRows(WS)).toBe(2);
+        expect(await index.countRows('ws_never_written')).toBe(0);
       }),
     );
 
@@ -100,6 +102,7 @@ export function searchIndexContract(
         ]);
         await index.dropWorkspace(WS);
         expect(await index.countDocumentRows(WS, 'doc_a')).toBe(0);
+        expect(await index.countRows(WS)).toBe(0);
         expect(await index.search(WS, { text: 'zircon', limit: 10 })).toEqual([]);
         expect(await index.vectorIds(WS, space)).toEqual(new Set());
         const other = await index.search('ws_other', { text: 'zircon', limit: 10 });

@@ -128,6 +128,7 @@ describe('composeExtractiveAnswer', () => {
   it('declines a question that names something no passage and no dictionary knows', () => {
     const lexicon = {
       isWord: (w: string) => ['set', 'tunnel', 'server', 'servers', 'two', 'between'].includes(w),
+      isNounOnly: () => false,
     };
     const vpn = hit(
       'doc_v',

@@ -31,6 +31,10 @@ describe('the WordNet lexicon', () => {
     expect(lexicon.size).toBeGreaterThan(80_000);
     for (const w of ['quota', 'allowance', 'tunnel', 'cockpit']) expect(lexicon.isWord(w), w).toBe(true);
     for (const w of ['haproxy', 'wireguard', 'btrfs']) expect(lexicon.isWord(w), w).toBe(false);
+    // Names of things (nouns only, in any form) against words that are also verbs, adjectives or adverbs.
+    for (const w of ['cockpit', 'rugby', 'headsets', 'dorms']) expect(lexicon.isNounOnly(w), w).toBe(true);
+    for (const w of ['snap', 'often', 'clean', 'allowance', 'wireguard'])
+      expect(lexicon.isNounOnly(w), w).toBe(false);
   });
 });
 

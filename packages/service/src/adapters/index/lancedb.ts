@@ -429,6 +429,11 @@ export class LanceSearchIndex implements SearchIndex {
     return table.countRows(`document_id = ${sqlString(documentId)}`);
   }
 
+  async countRows(workspaceId: string): Promise<number> {
+    const table = await this.openTable(workspaceId);
+    return table ? table.countRows() : 0;
+  }
+
   async deleteDocument(workspaceId: string, documentId: string): Promise<void> {
     const table = await this.openTable(workspaceId);
     if (table) await table.delete(`document_id = ${sqlString(documentId)}`);

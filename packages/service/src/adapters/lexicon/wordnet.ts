@@ -66,14 +66,22 @@ function baseForms(word: string): string[] {
 
 export class WordListLexicon implements Lexicon {
   private readonly words: Set<string>;
+  private readonly nouns: Set<string>;
 
-  constructor(words: Iterable<string>) {
+  /** `nounsOnly`: the words known only as nouns (names of things, not of actions or qualities). */
+  constructor(words: Iterable<string>, nounsOnly: Iterable<string> = []) {
     this.words = new Set([...words, ...SUPPLEMENT]);
+    this.nouns = new Set(nounsOnly);
   }
 
   isWord(word: string): boolean {
     const w = word.toLowerCase();
     return baseForms(w).some((f) => this.words.has(f));
+  }
+
+  isNounOnly(word: string): boolean {
+    const forms = baseForms(word.toLowerCase()).filter((f) => this.words.has(f));
+    return forms.length > 0 && forms.every((f) => this.nouns.has(f));
   }
 
   get size(): number {
@@ -83,6 +91,10 @@ export class WordListLexicon implements Lexicon {
 
 /** The lexicon the build wrote; a missing file is an error the caller reports (answers work without it). */
 export async function loadWordNetLexicon(file = lexiconFile()): Promise<WordListLexicon> {
-  const text = await readFile(file, 'utf8');
-  return new WordListLexicon(text.split('\n').filter((l) => l && !l.startsWith('#')));
+  const lines = (await readFile(file, 'utf8')).split('\n').filter((l) => l && !l.startsWith('#'));
+  const entries = lines.map((l) => l.split(' '));
+  return new WordListLexicon(
+    entries.map(([w]) => w!),
+    entries.filter(([, mark]) => mark === 'n').map(([w]) => w!),
+  );
 }

@@ -1,0 +1,116 @@
+import type { Lexicon, SearchIndex } from '../domain/ports.js';
+import type { SearchHit } from '../domain/types.js';
+import { STOP_WORDS, stem, words } from '../text/english.js';
+import { foldAccents, withinEdits } from '../text/spelling.js';
+
+/**
+ * Telling when a question asks about something the workspace does not hold. BM25 finds passages for
+ * the question's other words ("set up", "tunnel", "port", "web console"); quoting them would answer
+ * another question. Two signs, both about words of the question:
+ *
+ * - a word that is no English word (a name: "WireGuard", "tmux", "FAT32") that no retrieved passage
+ *   uses;
+ * - in a large workspace, the name of a thing (a word English has only as a noun: "cockpit",
+ *   "rugby", "headset") that no passage of the whole workspace uses, looked up in the index.
+ *
+ * The second sign needs a large workspace: a handbook's hundreds of pages use most words of their
+ * subject, so a thing they never name is not their subject, but three memos about the coffee machine
+ * may well never say "coffee maker". Verbs and adjectives never count: people ask "how often", "how
+ * do I clean" in words no document needs. docs/decisions/0009 has what this changed.
+ */
+
+/** Passages from which a workspace counts as large enough for a missing noun to mean something. */
+export const LARGE_WORKSPACE_PASSAGES = 500;
+
+/**
+ * Words our stop list lacks but the index's English stop-word filter (NLTK's list) drops: looking
+ * them up finds nothing, whatever the workspace holds.
+ */
+const INDEX_STOP_WORDS = new Set(
+  `now just can will should won don ain aren couldn didn doesn hadn hasn haven isn mightn mustn
+  needn shan shouldn wasn weren wouldn`.split(/\s+/),
+);
+
+/**
+ * Names of things in the question that no retrieved passage uses, nor a spelling of them one edit
+ * away ("dorm", "dorms"): to be looked up in the workspace. Short words are left out: three letters
+ * are as often an abbreviation or part of a phrase ("vis-à-vis") as a word.
+ */
+export function wordsToLookUp(question: string, hits: SearchHit[], lexicon: Lexicon): string[] {
+  const vocabulary = [...new Set(hits.flatMap((h) => words(h.text).map(foldAccents)))];
+  const present = new Set(vocabulary.map(stem));
+  const out = new Set<string>();
+  for (const raw of words(question).map(foldAccents)) {
+    const w = raw.replace(/['’]s$/, '');
+    if (w.length < 4 || /[\d'’]/.test(w) || !lexicon.isNounOnly(w)) continue;
+    const base = stem(w);
+    if (STOP_WORDS.has(w) || STOP_WORDS.has(base) || INDEX_STOP_WORDS.has(w) || present.has(base)) continue;
+    if (!vocabulary.some((v) => withinEdits(w, v, 1))) out.add(w);
+  }
+  return [...out];
+}
+
+/**
+ * Which of `candidates` no passage of the workspace holds (one small index lookup each); none in a
+ * workspace under LARGE_WORKSPACE_PASSAGES.
+ */
+export async function wordsAbsentFromWorkspace(
+  index: Pick<SearchIndex, 'search' | 'countRows'>,
+  workspaceId: string,
+  candidates: string[],
+): Promise<Set<string>> {
+  if (candidates.length === 0 || (await index.countRows(workspaceId)) < LARGE_WORKSPACE_PASSAGES)
+    return new Set();
+  const found = await Promise.all(
+    candidates.map(async (w) => (await index.search(workspaceId, { text: w, limit: 1 })).length > 0),
+  );
+  return new Set(candidates.filter((_, i) => !found[i]));
+}
+
+/**
+ * Whether the question names something absent: a word of `absentFromWorkspace`, or a word
+ * that is no English word and that no passage uses. A name typed without its accents passes, and so
+ * do a misspelt word one or two edits from a word of the passages ("throguh", "Caucasas") and two
+ * words of the passages typed as one ("feedsentirely"): on SQuAD's questions these declined answers
+ * the passages held.
+ */
+export function asksAboutSomethingAbsent(
+  question: string,
+  hits: SearchHit[],
+  lexicon: Lexicon,
+  absentFromWorkspace: ReadonlySet<string> = new Set(),
+): boolean {
+  let vocabulary: string[] | undefined;
+  let present: Set<string> | undefined;
+  for (const raw of words(question).map(foldAccents)) {
+    const w = raw.replace(/['’]s$/, '');
+    if (absentFromWorkspace.has(w)) return true;
+    // Numbers are not names; a name may hold digits ("FAT32", "ext4").
+    if (w.length < 3 || STOP_WORDS.has(w) || /^\d/.test(w) || lexicon.isWord(w)) continue;
+    if (!present) {
+      vocabulary = [...new Set(hits.flatMap((h) => words(h.text).map(foldAccents)))];
+      present = new Set(vocabulary.map(stem));
+    }
+    const base = stem(w);
+    if (present.has(base)) continue;
+    const edits = w.length >= 8 ? 2 : w.length >= 4 ? 1 : 0;
+    if (edits > 0 && vocabulary!.some((v) => withinEdits(w, v, edits) || withinEdits(base, stem(v), edits)))
+      continue;
+    if (twoWords(w, lexicon, present)) continue;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * "feedsentirely": two English words typed without the space between them, one of them in the
+ * passages ("feeds exclusively on salps"). "WireGuard" is "wire" and "guard" too, but a manual
+ * about tunnels uses neither.
+ */
+function twoWords(w: string, lexicon: Lexicon, present: Set<string>): boolean {
+  for (let i = 3; i <= w.length - 3; i++) {
+    const [a, b] = [w.slice(0, i), w.slice(i)];
+    if (lexicon.isWord(a) && lexicon.isWord(b) && (present.has(stem(a)) || present.has(stem(b)))) return true;
+  }
+  return false;
+}
