@@ -80,6 +80,10 @@ export interface Run {
   createdAt: string;
   updatedAt: string;
   finishedAt: string | null;
+  /** The source a sync run synced; null for uploads and URL lists. */
+  sourceId: string | null;
+  /** Why a sync run failed as a whole (credentials refused, unreachable, deletion limit); null otherwise. */
+  error: DocumentError | null;
   counts: DocumentCounts;
   failures: RunFailure[];
   /**
@@ -131,6 +135,12 @@ export interface Document {
   pageCount: number | null;
   chunkCount: number | null;
   metadata: Record<string, unknown>;
+  /** The source the document was synced from; null for uploads and URL lists. */
+  source: string | null;
+  /** The source's item: an object key, a page's canonical URL or a path under the folder. */
+  sourceItem: string | null;
+  /** 1, then one more each time a sync re-processes a changed item (same document id). */
+  version: number;
   createdAt: string;
   updatedAt: string;
   finishedAt: string | null;
@@ -236,6 +246,8 @@ export interface WebhookRunData {
   status: RunStatus;
   createdAt: string;
   finishedAt: string | null;
+  sourceId: string | null;
+  error: DocumentError | null;
   counts: DocumentCounts;
   /** The first 20 failed documents; `counts.failed` has them all. */
   failures: RunFailure[];

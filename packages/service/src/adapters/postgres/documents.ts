@@ -45,7 +45,10 @@ export class PgDocumentRepository implements DocumentStore, SecretStore {
   async liveDocumentIds(workspaceId: string, documentIds: string[]): Promise<Set<string>> {
     if (documentIds.length === 0) return new Set();
     const r = await this.pool.query<{ id: string }>(
-      `SELECT id FROM documents WHERE workspace_id = $1 AND id = ANY($2::text[]) AND status = 'ready'`,
+      // A synced document being re-processed (a later version queued) still answers with the chunks of
+      // its previous version, which stay in the index until the new version's replace them.
+      `SELECT id FROM documents WHERE workspace_id = $1 AND id = ANY($2::text[])
+         AND (status = 'ready' OR (version > 1 AND status IN ('queued', 'processing')))`,
       [workspaceId, documentIds],
     );
     return new Set(r.rows.map((x) => x.id));
