@@ -55,8 +55,13 @@ export function syncFailureOf(err: unknown, bucket: string): SourceFailure {
 export class S3Connector implements SourceConnector {
   constructor(private readonly options: { guard: AddressGuard; timeoutMs: number; maxBytes: number }) {}
 
-  private client(source: SourceAccess): { client: S3Client; settings: S3Settings } {
+  /**
+   * The client for a source. Its endpoint's host is vetted first: a connection to an IP address
+   * never asks the lookup, so the lookup alone would let `http://10.0.0.5` through.
+   */
+  private async client(source: SourceAccess): Promise<{ client: S3Client; settings: S3Settings }> {
     const settings = S3Settings.parse(source.settings);
+    if (settings.endpoint) await this.options.guard.vet(new URL(settings.endpoint).hostname);
     const lookup = guardedLookup(this.options.guard);
     const creds = source.credentials;
     const client = new S3Client({
@@ -78,7 +83,10 @@ export class S3Connector implements SourceConnector {
   }
 
   async list(source: SourceAccess, _previous: unknown, signal: AbortSignal): Promise<ListedItem[]> {
-    const { client, settings } = this.client(source);
+    const settings = S3Settings.parse(source.settings);
+    const { client } = await this.client(source).catch((err: unknown) => {
+      throw syncFailureOf(err, settings.bucket);
+    });
     const items: ListedItem[] = [];
     try {
       let token: string | undefined;
@@ -115,7 +123,11 @@ export class S3Connector implements SourceConnector {
   }
 
   async open(source: SourceAccess, key: string, signal: AbortSignal): Promise<FetchedResource> {
-    const { client, settings } = this.client(source);
+    const settings = S3Settings.parse(source.settings);
+    const { client } = await this.client(source).catch((err: unknown) => {
+      const failure = syncFailureOf(err, settings.bucket);
+      throw new DocumentFailure('url_forbidden', `"${key}" could not be read: ${failure.message}`);
+    });
     try {
       const res = await client.send(new GetObjectCommand({ Bucket: settings.bucket, Key: key }), {
         abortSignal: signal,
