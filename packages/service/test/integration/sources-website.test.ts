@@ -34,7 +34,7 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'application/xml' });
       // A private address in the sitemap: the guard must refuse it, whatever the prefix says.
       res.end(
-        `<?xml version="1.0"?><urlset>${locs}<url><loc>http://10.20.30.40/docs/secret</loc></url></urlset>`,
+        `<?xml version="1.0"?><urlset>${locs}<url><loc>${internalBase}/docs/secret</loc></url></urlset>`,
       );
       return;
     }
