@@ -1,6 +1,7 @@
 import type { Log } from '../domain/log.js';
 import type { JobQueue, ObjectStore, SearchIndex } from '../domain/ports.js';
 import type { SecretBox } from '../domain/secrets.js';
+import type { WorkspaceStore } from '../domain/stores.js';
 import type { Principal, RunView } from '../domain/types.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
@@ -96,11 +97,11 @@ export async function createSource(
 
 /** The workspace's sources; another account's workspace is unknown. */
 export async function listSources(
-  deps: Pick<SourceDeps, 'sources'> & { workspaceExists: (a: string, w: string) => Promise<boolean> },
+  deps: Pick<SourceDeps, 'sources'> & { workspaces: Pick<WorkspaceStore, 'workspaceExists'> },
   principal: Principal,
   workspaceId: string,
 ): Promise<SourceRecord[]> {
-  if (!(await deps.workspaceExists(principal.accountId, workspaceId)))
+  if (!(await deps.workspaces.workspaceExists(principal.accountId, workspaceId)))
     throw errors.workspaceNotFound(workspaceId);
   return deps.sources.listSources(principal.accountId, workspaceId);
 }

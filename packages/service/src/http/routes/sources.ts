@@ -25,7 +25,6 @@ export function sourceRoutes(app: FastifyInstance, deps: AppDeps): void {
   const write = { tags: ['sources'], security: SECURITY.write };
   const reader = authorize(deps, 'artifacts');
   const writer = authorize(deps, 'ingest');
-  const domain = { ...deps, workspaceExists: deps.workspaces.workspaceExists.bind(deps.workspaces) };
 
   api.post(
     '/v1/workspaces/:id/sources',
@@ -60,7 +59,7 @@ export function sourceRoutes(app: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (req) => ({
-      sources: (await listSources(domain, principalOf(req), req.params.id)).map(sourceView),
+      sources: (await listSources(deps, principalOf(req), req.params.id)).map(sourceView),
     }),
   );
 
