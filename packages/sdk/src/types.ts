@@ -317,3 +317,40 @@ export interface WebhookDeliveryPage {
   /** Pass as `before` for the next page; null on the last. */
   next: string | null;
 }
+
+/** What a workspace can stay in sync with (see the service's docs/api.md#sources). */
+export type SourceType = 's3' | 'website' | 'folder';
+
+/** A source a workspace stays in sync with; its credentials are never returned. */
+export interface Source {
+  id: string;
+  workspaceId: string;
+  type: SourceType;
+  name: string | null;
+  /** The type's settings, with defaults filled in. */
+  settings: Record<string, unknown>;
+  hasCredentials: boolean;
+  /** Synced on this schedule; null: only on request. */
+  intervalMinutes: number | null;
+  /** A sync that would delete more than this share of the source's documents fails unless forced. */
+  maxDeleteShare: number;
+  createdAt: string;
+  updatedAt: string;
+  /** The last sync that listed the source (its run may still be processing documents). */
+  lastSync: {
+    runId: string;
+    status: RunStatus;
+    startedAt: string;
+    finishedAt: string | null;
+    error: DocumentError | null;
+  } | null;
+  /** The run of the sync requested or under way. */
+  syncRunId: string | null;
+  nextSyncAt: string | null;
+}
+
+/** The run of a sync (`created`: false when a sync was already under way). */
+export interface SourceSync {
+  run: Run;
+  created: boolean;
+}
