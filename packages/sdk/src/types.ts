@@ -166,6 +166,11 @@ export interface Citation {
   chunkId: string;
   headingPath: string[];
   score: number;
+  /** The source the document was synced from (null for uploads and URL lists), and its item. */
+  source: string | null;
+  sourceItem: string | null;
+  /** The version of the document the passage is from (a synced item re-processed has a new one). */
+  version: number;
 }
 
 /** A short excerpt of a passage around the query's words. */

@@ -167,6 +167,11 @@ export interface Citation {
   chunkId: string;
   headingPath: string[];
   score: number;
+  /** The source the document was synced from (null for uploads and URL lists), and its item. */
+  source: string | null;
+  sourceItem: string | null;
+  /** The version of the document the passage is from. */
+  version: number;
 }
 
 export interface SearchHit {

@@ -157,6 +157,9 @@ export const Citation = z
     chunkId: z.string(),
     headingPath: z.array(z.string()),
     score: z.number(),
+    source: z.string().nullable().describe('The source the document was synced from; null for uploads'),
+    sourceItem: z.string().nullable().describe("The source's item the passage comes from"),
+    version: z.number().int().describe('The version of the document the passage is from'),
   })
   .meta({ id: 'Citation' });
 

@@ -117,9 +117,19 @@ describe('an S3 bucket prefix source', () => {
     });
     expect(queued.id).toBeTruthy();
     expect((await search('badges worn on site'))[0]).toContain('Badges must be worn');
+    const cite = async (q: string) =>
+      (await api.post('/v1/search', { workspaceId, q })).body.results[0].citation;
+    // The citation names the version the passage is from: the previous one, until the new one is in.
+    expect(await cite('badges worn on site')).toMatchObject({
+      documentId: queued.id,
+      source: sourceId,
+      sourceItem: 'policies/security.md',
+      version: 1,
+    });
     expect((await api.post(`/v1/runs/${runId}/resume`)).status).toBe(200);
     expect((await api.waitForRun(runId)).status).toBe('completed');
     expect((await search('visitors lanyard reception'))[0]).toContain('red lanyard');
+    expect(await cite('visitors lanyard reception')).toMatchObject({ documentId: queued.id, version: 2 });
     expect((await search('badges worn on site')).some((t) => t.includes('Badges must be worn'))).toBe(false);
   });
 

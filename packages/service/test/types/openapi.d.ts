@@ -716,6 +716,12 @@ export interface components {
             chunkId: string;
             headingPath: string[];
             score: number;
+            /** @description The source the document was synced from; null for uploads */
+            source: string | null;
+            /** @description The source's item the passage comes from */
+            sourceItem: string | null;
+            /** @description The version of the document the passage is from */
+            version: number;
         };
         Snippet: {
             /** @description A short excerpt of the passage around the query's words */
@@ -752,6 +758,12 @@ export interface components {
             chunkId: string;
             headingPath: string[];
             score: number;
+            /** @description The source the document was synced from; null for uploads */
+            source: string | null;
+            /** @description The source's item the passage comes from */
+            sourceItem: string | null;
+            /** @description The version of the document the passage is from */
+            version: number;
             /** @description The number used in the answer's [n] markers */
             n: number;
             /** @description The cited words */
