@@ -27,6 +27,8 @@ CREATE TABLE sources (
 );
 CREATE INDEX sources_workspace ON sources (workspace_id, created_at);
 CREATE INDEX sources_due ON sources (next_sync_at) WHERE next_sync_at IS NOT NULL;
+-- Settling a run asks whether it is a sync still listing its source.
+CREATE INDEX sources_syncing ON sources (sync_run_id) WHERE sync_run_id IS NOT NULL;
 
 -- What the last applied sync saw of each item of a source, and the document it became. The
 -- fingerprint columns are those each type compares (S3: etag and size; website: etag, last_modified

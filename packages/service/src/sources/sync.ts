@@ -98,9 +98,14 @@ export async function syncSource(deps: SyncDeps, sourceId: string, workerId: str
       );
     } catch (err) {
       if (abort.signal.aborted) return { status: 'not_held' };
-      if (!(err instanceof SourceFailure)) throw err;
-      log.warn({ sourceId, code: err.code, reason: err.message }, 'source sync failed');
-      await deps.syncs.failSync(sourceId, workerId, err.code, err.message);
+      // A connector's unforeseen error fails this sync (retrying the job would meet it again); the
+      // next sync tries afresh.
+      const failure =
+        err instanceof SourceFailure
+          ? err
+          : new SourceFailure('sync_failed', `Listing the source failed: ${(err as Error).message}`);
+      log.warn({ sourceId, code: failure.code, reason: failure.message, err }, 'source sync failed');
+      await deps.syncs.failSync(sourceId, workerId, failure.code, failure.message);
       return { status: 'failed' };
     }
     const plan = planSync(listed, previous);
