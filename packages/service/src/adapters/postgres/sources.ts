@@ -53,7 +53,7 @@ interface SourceItemRow {
   document_status: string;
 }
 
-/** The source with its last sync's run (joined as `lr_*` columns). */
+/** The source with its last sync's run (as JSON in `last_run`). */
 const SELECT_SOURCE = `
   SELECT s.*, row_to_json(lr.*) AS last_run FROM sources s LEFT JOIN runs lr ON lr.id = s.last_run_id`;
 
