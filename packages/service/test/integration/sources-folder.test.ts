@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../support/http.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { waitFor } from '../support/wait.js';
 
 /** Documents of a workspace by their source item. */
 async function bySourceItem(api: ReturnType<typeof client>, workspaceId: string) {
@@ -145,6 +146,33 @@ describe('a folder source', () => {
     docs = await bySourceItem(api, workspaceId);
     expect(docs.has('note-1.md')).toBe(false);
     expect(docs.get('note-4.md')?.status).toBe('ready');
+  });
+
+  it('syncs on its schedule without being asked, and shows the next sync', async () => {
+    const dir = path.join(root, 'scheduled');
+    await mkdir(dir);
+    await writeFile(path.join(dir, 'rota.md'), '# Rota\n\nThe night shift starts at ten.\n');
+    const created = await api.post(`/v1/workspaces/${workspaceId}/sources`, {
+      type: 'folder',
+      settings: { path: dir },
+      intervalMinutes: 60,
+    });
+    expect(created.body.intervalMinutes).toBe(60);
+    // Due at once: a worker's reconciler (every RECONCILE_INTERVAL_SECONDS) starts the first sync.
+    const synced = await waitFor('the scheduled sync', async () => {
+      const s = (await api.get(`/v1/workspaces/${workspaceId}/sources/${created.body.id}`)).body;
+      return s.lastSync?.status === 'completed' && s;
+    });
+    const next = Date.parse(synced.nextSyncAt) - Date.parse(synced.lastSync.finishedAt);
+    expect(next).toBeGreaterThan(59 * 60_000);
+    expect(next).toBeLessThan(61 * 60_000);
+    const docs = await bySourceItem(api, workspaceId);
+    expect(docs.get('rota.md')).toMatchObject({ source: created.body.id, status: 'ready' });
+    // Without a schedule, nothing is due.
+    const off = await api.patch(`/v1/workspaces/${workspaceId}/sources/${created.body.id}`, {
+      intervalMinutes: null,
+    });
+    expect(off.body).toMatchObject({ intervalMinutes: null, nextSyncAt: null });
   });
 
   it('deletes the documents it brought with the source, and answers another account as unknown', async () => {
