@@ -198,3 +198,41 @@ describe('a folder source', () => {
     expect(hit.body.results.some((h: { text: string }) => h.text.includes('quartermaster'))).toBe(false);
   });
 });
+
+describe('a sync cancelled before a worker lists the source', () => {
+  it('changes nothing, and the source can sync again', async () => {
+    const root = await mkdtemp(path.join(os.tmpdir(), 'docslurp-sources-cancel-'));
+    await writeFile(path.join(root, 'memo.md'), '# Memo\n\nThe lift is serviced on Mondays.\n');
+    // No worker yet: the sync waits in the queue with its run.
+    const svc = await startTestService({ env: { SOURCE_FOLDER_ROOTS: root }, worker: false });
+    try {
+      const api = client(svc.url, await svc.key());
+      const workspaceId = (await api.post('/v1/workspaces', { name: 'cancelled sync' })).body.id as string;
+      const sourceId = (
+        await api.post(`/v1/workspaces/${workspaceId}/sources`, { type: 'folder', settings: { path: root } })
+      ).body.id as string;
+      const first = await api.post(`/v1/workspaces/${workspaceId}/sources/${sourceId}/sync`, {});
+      // Asking again while it waits answers the same run.
+      const again = await api.post(`/v1/workspaces/${workspaceId}/sources/${sourceId}/sync`, {});
+      expect(again.body).toMatchObject({ created: false, run: { id: first.body.run.id } });
+      expect((await api.post(`/v1/runs/${first.body.run.id}/cancel`)).status).toBe(200);
+      await svc.startWorker();
+      await waitFor('the cancelled sync to end', async () => {
+        const s = (await api.get(`/v1/workspaces/${workspaceId}/sources/${sourceId}`)).body;
+        return s.syncRunId === null && s;
+      });
+      expect((await api.get(`/v1/runs/${first.body.run.id}`)).body).toMatchObject({
+        status: 'cancelled',
+        counts: { total: 0 },
+      });
+      expect((await api.get(`/v1/workspaces/${workspaceId}/documents`)).body.documents).toEqual([]);
+
+      const next = await api.post(`/v1/workspaces/${workspaceId}/sources/${sourceId}/sync`, {});
+      expect(next.body.created).toBe(true);
+      expect((await api.waitForRun(next.body.run.id)).counts).toMatchObject({ total: 1, ready: 1 });
+    } finally {
+      await svc.close();
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
