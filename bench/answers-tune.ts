@@ -53,7 +53,10 @@ const principal = {
 const workspaces = {
   workspaceExists: async () => true,
 };
-const documents = { liveDocumentIds: async (_w: string, ids: string[]) => new Set(ids) };
+const documents = {
+  liveDocuments: async (_w: string, ids: string[]) =>
+    new Map(ids.map((id) => [id, { source: null, sourceItem: null, version: 1 }])),
+};
 // The answerer consults the English lexicon as the service does (--no-lexicon leaves it out), and the
 // index for the question's words no passage uses.
 const lexicon = argv.includes('--no-lexicon') ? undefined : await loadWordNetLexicon();

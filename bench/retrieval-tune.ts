@@ -51,7 +51,10 @@ const principal = {
 const workspaces = {
   workspaceExists: async () => true,
 };
-const documents = { liveDocumentIds: async (_w: string, ids: string[]) => new Set(ids) };
+const documents = {
+  liveDocuments: async (_w: string, ids: string[]) =>
+    new Map(ids.map((id) => [id, { source: null, sourceItem: null, version: 1 }])),
+};
 {
   const lance = new LanceSearchIndex(dir);
   // Lexical candidates depend only on the query: fetch them once.

@@ -10,6 +10,7 @@ import { OverviewScreen } from './screens/Overview';
 import { RunScreen } from './screens/Run';
 import { SearchScreen } from './screens/Search';
 import { SignIn } from './screens/SignIn';
+import { SourcesScreen } from './screens/Sources';
 import { WebhookScreen } from './screens/Webhook';
 import { WebhooksScreen } from './screens/Webhooks';
 import { WorkspaceScreen } from './screens/Workspace';
@@ -23,6 +24,7 @@ const ROUTES: [string, (p: Record<string, string>) => ReactNode][] = [
   ['/workspaces/:id', (p) => <WorkspaceScreen key={p.id} id={p.id!} />],
   ['/workspaces/:id/search', (p) => <SearchScreen key={p.id} workspaceId={p.id!} />],
   ['/workspaces/:id/chat', (p) => <ChatScreen key={p.id} workspaceId={p.id!} />],
+  ['/workspaces/:id/sources', (p) => <SourcesScreen key={p.id} workspaceId={p.id!} />],
   ['/runs/:id', (p) => <RunScreen key={p.id} id={p.id!} />],
   ['/documents/:id', (p) => <DocumentScreen key={p.id} id={p.id!} />],
   ['/keys', () => <KeysScreen />],

@@ -27,6 +27,9 @@ import type {
   Run,
   RunProgress,
   SearchResponse,
+  Source,
+  SourceSync,
+  SourceType,
   UploadResult,
   WebhookDelivery,
   WebhookDeliveryPage,
@@ -126,6 +129,27 @@ export interface CreateWebhookParams {
   /** What it is for, up to 200 characters. */
   description?: string;
 }
+
+export interface CreateSourceParams {
+  type: SourceType;
+  name?: string | null;
+  /**
+   * s3: `{ endpoint?, region?, bucket, prefix?, forcePathStyle? }`; website: `{ startUrl? | sitemapUrl?,
+   * urlPrefix?, maxPages?, maxDepth? }`; folder: `{ path }` (under the server's SOURCE_FOLDER_ROOTS).
+   */
+  settings: Record<string, unknown>;
+  /** s3 only: `{ accessKeyId, secretAccessKey }`, stored encrypted and never returned. */
+  credentials?: Record<string, string>;
+  /** Sync on this schedule (at least 1); null or absent: only on request. */
+  intervalMinutes?: number | null;
+  /** Default 0.5: a sync deleting more than half of the source's documents fails unless forced. */
+  maxDeleteShare?: number;
+}
+
+/** Fields left out keep their value; `credentials: null` removes them, `intervalMinutes: null` the schedule. */
+export type UpdateSourceParams = Partial<Omit<CreateSourceParams, 'type' | 'credentials'>> & {
+  credentials?: Record<string, string> | null;
+};
 
 export interface ListWebhookDeliveriesParams {
   /** Deliveries per page, 1 to 100 (default 20). */
@@ -540,6 +564,68 @@ export class DocSlurpClient {
   /** Deletes a document; it leaves search at once. Resolves with the document, now `deleted`. */
   async deleteDocument(documentId: string, options?: RequestOptions): Promise<Document> {
     return this.delete(`/v1/documents/${id(documentId, 'documentId')}`, options);
+  }
+
+  // Sources
+
+  /** Adds a source the workspace stays in sync with. Nothing is synced until `syncSource` or its schedule. */
+  async createSource(
+    workspaceId: string,
+    params: CreateSourceParams,
+    options?: RequestOptions,
+  ): Promise<Source> {
+    return this.post(`/v1/workspaces/${id(workspaceId, 'workspaceId')}/sources`, params, false, options);
+  }
+
+  /** The workspace's sources, each with its last sync (time and result) and its next one. */
+  async listSources(workspaceId: string, options?: RequestOptions): Promise<{ sources: Source[] }> {
+    return this.get(`/v1/workspaces/${id(workspaceId, 'workspaceId')}/sources`, options);
+  }
+
+  async getSource(workspaceId: string, sourceId: string, options?: RequestOptions): Promise<Source> {
+    return this.get(this.sourcePath(workspaceId, sourceId), options);
+  }
+
+  async updateSource(
+    workspaceId: string,
+    sourceId: string,
+    params: UpdateSourceParams,
+    options?: RequestOptions,
+  ): Promise<Source> {
+    return this.transport.send<Source>(
+      {
+        method: 'PATCH',
+        path: this.sourcePath(workspaceId, sourceId),
+        json: params,
+        accept: 'application/json',
+        retryable: true,
+        defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
+        read: readJson,
+      },
+      options,
+    );
+  }
+
+  /** Deletes the source and the documents it brought (they leave search at once). */
+  async deleteSource(workspaceId: string, sourceId: string, options?: RequestOptions): Promise<Source> {
+    return this.delete(this.sourcePath(workspaceId, sourceId), options);
+  }
+
+  /**
+   * Syncs now: resolves with the sync's run (follow it with `waitForRun`). `force` lets this sync
+   * delete more than the source's `maxDeleteShare`. Not retried automatically.
+   */
+  async syncSource(
+    workspaceId: string,
+    sourceId: string,
+    params: { force?: boolean } = {},
+    options?: RequestOptions,
+  ): Promise<SourceSync> {
+    return this.post(`${this.sourcePath(workspaceId, sourceId)}/sync`, params, false, options);
+  }
+
+  private sourcePath(workspaceId: string, sourceId: string): string {
+    return `/v1/workspaces/${id(workspaceId, 'workspaceId')}/sources/${id(sourceId, 'sourceId')}`;
   }
 
   // Webhooks

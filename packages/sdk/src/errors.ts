@@ -48,14 +48,14 @@ export class APIError extends DocSlurpError {
  * 400: the request is malformed (`invalid_request`, `invalid_json`, `no_files`, `query_too_long`,
  * `vector_search_unavailable`, `encryption_not_configured`, `upload_incomplete`, `malformed_multipart`,
  * `invalid_characters`, `too_deeply_nested`, `too_many_filter_values`, `webhook_url_forbidden`,
- * `too_many_webhooks`).
+ * `too_many_webhooks`, `source_path_forbidden`).
  */
 export class BadRequestError extends APIError {}
 /** 401: no API key, or one that is unknown or revoked (or a console session that ended). */
 export class AuthenticationError extends APIError {}
 /** 403: the API key lacks the scope this call needs (`insufficient_scope`), or a session is needed. */
 export class PermissionDeniedError extends APIError {}
-/** 404: no such workspace, run, document, key, webhook or delivery for this key's account, or no such route. */
+/** 404: no such workspace, run, document, key, webhook, delivery or source for this key's account, or no such route. */
 export class NotFoundError extends APIError {}
 /**
  * 408: the server stopped waiting for the request's body (`request_timeout`): it arrived too slowly or

@@ -80,6 +80,10 @@ export interface Run {
   createdAt: string;
   updatedAt: string;
   finishedAt: string | null;
+  /** The source a sync run synced; null for uploads and URL lists. */
+  sourceId: string | null;
+  /** Why a sync run failed as a whole (credentials refused, unreachable, deletion limit); null otherwise. */
+  error: DocumentError | null;
   counts: DocumentCounts;
   failures: RunFailure[];
   /**
@@ -131,6 +135,12 @@ export interface Document {
   pageCount: number | null;
   chunkCount: number | null;
   metadata: Record<string, unknown>;
+  /** The source the document was synced from; null for uploads and URL lists. */
+  source: string | null;
+  /** The source's item: an object key, a page's canonical URL or a path under the folder. */
+  sourceItem: string | null;
+  /** 1, then one more each time a sync re-processes a changed item (same document id). */
+  version: number;
   createdAt: string;
   updatedAt: string;
   finishedAt: string | null;
@@ -156,6 +166,11 @@ export interface Citation {
   chunkId: string;
   headingPath: string[];
   score: number;
+  /** The source the document was synced from (null for uploads and URL lists), and its item. */
+  source: string | null;
+  sourceItem: string | null;
+  /** The version of the document the passage is from (a synced item re-processed has a new one). */
+  version: number;
 }
 
 /** A short excerpt of a passage around the query's words. */
@@ -236,6 +251,8 @@ export interface WebhookRunData {
   status: RunStatus;
   createdAt: string;
   finishedAt: string | null;
+  sourceId: string | null;
+  error: DocumentError | null;
   counts: DocumentCounts;
   /** The first 20 failed documents; `counts.failed` has them all. */
   failures: RunFailure[];
@@ -304,4 +321,41 @@ export interface WebhookDeliveryPage {
   deliveries: WebhookDelivery[];
   /** Pass as `before` for the next page; null on the last. */
   next: string | null;
+}
+
+/** What a workspace can stay in sync with (see the service's docs/api.md#sources). */
+export type SourceType = 's3' | 'website' | 'folder';
+
+/** A source a workspace stays in sync with; its credentials are never returned. */
+export interface Source {
+  id: string;
+  workspaceId: string;
+  type: SourceType;
+  name: string | null;
+  /** The type's settings, with defaults filled in. */
+  settings: Record<string, unknown>;
+  hasCredentials: boolean;
+  /** Synced on this schedule; null: only on request. */
+  intervalMinutes: number | null;
+  /** A sync that would delete more than this share of the source's documents fails unless forced. */
+  maxDeleteShare: number;
+  createdAt: string;
+  updatedAt: string;
+  /** The last sync that listed the source (its run may still be processing documents). */
+  lastSync: {
+    runId: string;
+    status: RunStatus;
+    startedAt: string;
+    finishedAt: string | null;
+    error: DocumentError | null;
+  } | null;
+  /** The run of the sync requested or under way. */
+  syncRunId: string | null;
+  nextSyncAt: string | null;
+}
+
+/** The run of a sync (`created`: false when a sync was already under way). */
+export interface SourceSync {
+  run: Run;
+  created: boolean;
 }

@@ -28,6 +28,7 @@ import { overviewRoutes } from './http/routes/overview.js';
 import { runRoutes } from './http/routes/runs.js';
 import { searchRoutes } from './http/routes/search.js';
 import { sessionRoutes } from './http/routes/session.js';
+import { sourceRoutes } from './http/routes/sources.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { workspaceRoutes } from './http/routes/workspaces.js';
 import { randomToken } from './ids.js';
@@ -232,5 +233,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   keyRoutes(app, deps);
   overviewRoutes(app, deps);
   webhookRoutes(app, deps);
+  sourceRoutes(app, deps);
   return app;
 }

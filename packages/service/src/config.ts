@@ -122,6 +122,10 @@ export interface Config {
     maxBytes: number;
     maxUrlsPerRequest: number;
   };
+  sources: {
+    /** Absolute folders under which folder sources may read (SOURCE_FOLDER_ROOTS); none by default. */
+    folderRoots: string[];
+  };
   /** Webhook deliveries, sent by the worker (targets pass the urlFetch allow-list's guard). */
   webhooks: WebhookDeliverySettings & {
     /** At most this much of a receiver's answer is read and kept with the attempt. */
@@ -270,6 +274,17 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       maxRedirects: e.URL_FETCH_MAX_REDIRECTS,
       maxBytes: e.URL_FETCH_MAX_BYTES ?? e.UPLOAD_MAX_FILE_BYTES,
       maxUrlsPerRequest: e.URLS_PER_REQUEST,
+    },
+    sources: {
+      folderRoots: (e.SOURCE_FOLDER_ROOTS ?? '')
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean)
+        .map((p) => {
+          if (!path.isAbsolute(p))
+            throw new ConfigError(`SOURCE_FOLDER_ROOTS: "${p}" is not an absolute path`);
+          return path.resolve(p);
+        }),
     },
     webhooks: {
       timeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS,

@@ -22,6 +22,8 @@ import { createRepositories, type Repositories } from './adapters/postgres/repos
 import { PgBossQueue } from './adapters/queue/pgboss.js';
 import { sandboxLayout } from './adapters/sandbox/bwrap.js';
 import { SandboxedParser } from './adapters/sandbox/parser.js';
+import { FolderConnector } from './adapters/sources/folder.js';
+import { S3Connector } from './adapters/sources/s3.js';
 import { AllowList } from './adapters/web/address-policy.js';
 import { GuardedFetcher } from './adapters/web/fetcher.js';
 import { AddressGuard } from './adapters/web/guard.js';
@@ -43,6 +45,9 @@ import type { DependencyCheck } from './ops/readiness.js';
 import { packageRoot } from './paths.js';
 import { EmbeddingService, type Embeddings } from './search/embeddings.js';
 import type { RerankStage } from './search/rerank.js';
+import type { SourceConnectors } from './sources/model.js';
+import { SourceItemReader } from './sources/sync.js';
+import { WebsiteConnector } from './sources/website.js';
 import type { WebhookDeliverySettings } from './webhooks/dispatch.js';
 
 /** What the server, the worker and the CLI are built from: the HTTP layer's deps and the worker's. */
@@ -53,6 +58,9 @@ export interface Deps extends Omit<AppDeps, keyof Repositories>, Repositories {
   fetcher: UrlFetcher;
   webhookSender: WebhookSender;
   webhookDelivery: WebhookDeliverySettings;
+  /** The same repository as `sources`, seen from the worker: schedules, leases, applied listings. */
+  syncs: Repositories['sources'];
+  sourceItems: SourceItemReader;
   tmpDir: string;
   close(): Promise<void>;
 }
@@ -304,6 +312,20 @@ export async function createDeps(
     maxResponseBytes: config.webhooks.maxResponseBytes,
     userAgent: USER_AGENT,
   });
+  const fetcher = new GuardedFetcher({
+    guard,
+    maxBytes: config.urlFetch.maxBytes,
+    timeoutMs: config.urlFetch.timeoutMs,
+    maxRedirects: config.urlFetch.maxRedirects,
+    userAgent: USER_AGENT,
+  });
+  // Every request a source makes goes through the same guard and limits as URL ingestion.
+  const connectors: SourceConnectors = {
+    s3: new S3Connector({ guard, timeoutMs: config.urlFetch.timeoutMs, maxBytes: config.urlFetch.maxBytes }),
+    website: new WebsiteConnector(fetcher, { maxPageBytes: config.urlFetch.maxBytes }),
+    folder: new FolderConnector({ roots: config.sources.folderRoots, maxBytes: config.limits.maxFileBytes }),
+  };
+  const secrets = await loadSecretBox(config);
   const rerank: RerankStage | undefined = reranking && {
     reranker: reranking.reranker,
     candidates: reranking.candidates,
@@ -321,13 +343,10 @@ export async function createDeps(
     loginLimits,
     metrics,
     parser,
-    fetcher: new GuardedFetcher({
-      guard,
-      maxBytes: config.urlFetch.maxBytes,
-      timeoutMs: config.urlFetch.timeoutMs,
-      maxRedirects: config.urlFetch.maxRedirects,
-      userAgent: USER_AGENT,
-    }),
+    fetcher,
+    connectors,
+    syncs: repositories.sources,
+    sourceItems: new SourceItemReader({ syncs: repositories.sources, connectors, secrets }),
     webhookSender,
     webhookTargets: webhookSender,
     webhookDelivery: config.webhooks,
@@ -347,7 +366,7 @@ export async function createDeps(
       return undefined;
     }),
     authenticator: new Authenticator(repositories.accounts),
-    secrets: await loadSecretBox(config),
+    secrets,
     tmpDir,
     readinessChecks: [
       { name: 'database', critical: true, run: () => ops.ping() },

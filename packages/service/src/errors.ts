@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   too_deeply_nested: 400,
   too_many_filter_values: 400,
   webhook_url_forbidden: 400,
+  source_path_forbidden: 400,
   too_many_webhooks: 400,
   upload_incomplete: 400,
   malformed_multipart: 400,
@@ -30,6 +31,7 @@ export const ERROR_STATUS = {
   document_not_found: 404,
   key_not_found: 404,
   webhook_not_found: 404,
+  source_not_found: 404,
   delivery_not_found: 404,
   route_not_found: 404,
   method_not_allowed: 405,
@@ -108,6 +110,12 @@ export const errors = {
   documentNotFound: (id: string) => new AppError('document_not_found', `No document "${id}".`),
   keyNotFound: (id: string) => new AppError('key_not_found', `No API key "${id}".`),
   webhookNotFound: (id: string) => new AppError('webhook_not_found', `No webhook endpoint "${id}".`),
+  sourceNotFound: (id: string) => new AppError('source_not_found', `No source "${id}" in this workspace.`),
+  sourcePathForbidden: (path: string) =>
+    new AppError(
+      'source_path_forbidden',
+      `"${path}" is not under a folder the operator allows for sources (SOURCE_FOLDER_ROOTS).`,
+    ),
   deliveryNotFound: (id: string) =>
     new AppError('delivery_not_found', `No delivery "${id}" of this endpoint.`),
   webhookUrlForbidden: (reason: string) =>
@@ -254,6 +262,8 @@ export class DocumentFailure extends Error {
   constructor(
     readonly code: DocumentFailureCode,
     message: string,
+    /** The HTTP status a fetched URL answered with, when that was the failure (a synced page gone: 404). */
+    readonly httpStatus?: number,
   ) {
     super(message);
     this.name = 'DocumentFailure';

@@ -2,7 +2,7 @@ import type { Workspace } from '@service/sdk';
 import { workspaceLabel } from '../lib/workspaces';
 import { Link } from '../router';
 
-/** The workspace's title (its name, once loaded) and its three views. */
+/** The workspace's title (its name, once loaded) and its views. */
 export function WorkspaceHeader({
   id,
   workspace,
@@ -10,12 +10,13 @@ export function WorkspaceHeader({
 }: {
   id: string;
   workspace: Workspace | undefined;
-  current: 'documents' | 'search' | 'chat';
+  current: 'documents' | 'search' | 'chat' | 'sources';
 }) {
   const tabs = [
     ['documents', `/workspaces/${id}`, 'Documents'],
     ['search', `/workspaces/${id}/search`, 'Search'],
     ['chat', `/workspaces/${id}/chat`, 'Chat'],
+    ['sources', `/workspaces/${id}/sources`, 'Sources'],
   ] as const;
   return (
     <header className="ws-header">

@@ -1,7 +1,8 @@
 // Over 400 lines: the console in a real browser against one running service (a start and a browser
 // cost seconds), a screen per describe block.
 import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -63,6 +64,8 @@ let page: Page;
 let shots: string;
 let workspaceId: string;
 let workspaceUrl: string;
+/** The folder the server lets folder sources read (SOURCE_FOLDER_ROOTS). */
+let sourceRoot: string;
 
 const shot = (p: Page, name: string) => p.screenshot({ path: path.join(shots, `${name}.png`) });
 
@@ -130,7 +133,9 @@ beforeAll(async () => {
   }
   shots = await screenshotDir();
   dataDir = await embeddedDataDir();
+  sourceRoot = await mkdtemp(path.join(os.tmpdir(), 'docslurp-console-sources-'));
   serve = await spawnServe(dataDir, {
+    SOURCE_FOLDER_ROOTS: sourceRoot,
     CONSOLE_ADMIN_EMAIL: ADA.email,
     CONSOLE_ADMIN_PASSWORD: ADA.password,
     SERVICE_BOOTSTRAP_API_KEY: SERVER_KEY,
@@ -150,6 +155,7 @@ afterAll(async () => {
     stopLeftoverPostgres(dataDir);
     await rm(dataDir, { recursive: true, force: true });
   }
+  if (sourceRoot) await rm(sourceRoot, { recursive: true, force: true });
   if (process.env.UPDATE_SCREENSHOTS !== '1' && shots) await rm(shots, { recursive: true, force: true });
 });
 
@@ -863,6 +869,48 @@ describe('the web console in Chromium', () => {
     }
   });
 
+  it('adds a folder source on the Sources tab, syncs it now, shows the last sync and deletes it', async () => {
+    const folder = path.join(sourceRoot, 'handbook');
+    await mkdir(folder);
+    await writeFile(path.join(folder, 'parking.md'), '# Parking\n\nThe car park opens at seven.\n');
+    await writeFile(path.join(folder, 'canteen.md'), '# Canteen\n\nSoup is served on Fridays.\n');
+    const session = (await inPage(page, 'GET', '/v1/session')).body;
+    const ws = await inPage(page, 'POST', '/v1/workspaces', {
+      csrf: session.csrfToken,
+      json: { name: 'Synced handbook' },
+    });
+    await page.goto(`${serve.url}/workspaces/${ws.body.id}`);
+    await page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name: 'Sources' }).click();
+    await page.getByRole('heading', { name: 'Add a source' }).waitFor();
+    await expect.poll(() => page.title()).toBe('Sources · Synced handbook · DocSlurp');
+    await page.getByLabel('Type').selectOption('folder');
+    await page.getByLabel('Name').fill('Handbook folder');
+    await page.getByRole('textbox', { name: /^Folder/ }).fill(folder);
+    await page.getByRole('button', { name: 'Add source' }).click();
+    const row = page.locator('[data-testid=sources] tbody tr').filter({ hasText: 'Handbook folder' });
+    await row.waitFor();
+    expect(await row.getByTestId('last-sync').textContent()).toBe('never');
+    await row.getByRole('button', { name: 'Sync now: Handbook folder' }).click();
+    await row.getByTestId('last-sync').getByText('completed').waitFor({ timeout: 30_000 });
+    await shot(page, 'sources');
+    const docs = (await inPage(page, 'GET', `/v1/workspaces/${ws.body.id}/documents`)).body.documents;
+    expect(docs.map((d: { sourceItem: string }) => d.sourceItem).sort()).toEqual([
+      'canteen.md',
+      'parking.md',
+    ]);
+
+    // A folder outside the allowed roots is refused with the reason.
+    await page.getByRole('textbox', { name: /^Folder/ }).fill('/etc');
+    await page.getByRole('button', { name: 'Add source' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('SOURCE_FOLDER_ROOTS');
+
+    await row.getByRole('button', { name: 'Delete: source Handbook folder' }).click();
+    await row.getByRole('button', { name: 'Delete with its documents: source Handbook folder' }).click();
+    await row.waitFor({ state: 'detached' });
+    const after = (await inPage(page, 'GET', `/v1/workspaces/${ws.body.id}/documents`)).body.documents;
+    expect(after).toEqual([]);
+  });
+
   it('never lets an API key reach the browser, and runs under a strict CSP without violations', async () => {
     const bodies = ada.responses.filter((r) => !r.url.endsWith('/v1/keys') || r.method !== 'POST');
     expect(bodies.length).toBeGreaterThan(20);
@@ -983,6 +1031,7 @@ describe('the web console in Chromium', () => {
     const tabs = page.getByRole('navigation', { name: 'Workspace' }).getByRole('link');
     expect(await tabs.evaluateAll((ls) => ls.map((l) => l.getAttribute('aria-current')))).toEqual([
       'page',
+      null,
       null,
       null,
     ]);

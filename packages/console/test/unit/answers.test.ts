@@ -20,6 +20,9 @@ function hit(n: number, text: string): SearchHit {
       chunkId: `doc_${n}:0`,
       headingPath: [],
       score: 1,
+      source: null,
+      sourceItem: null,
+      version: 1,
     },
   };
 }

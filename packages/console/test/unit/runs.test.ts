@@ -65,6 +65,8 @@ describe('polling a run', () => {
     createdAt: '',
     updatedAt: '',
     finishedAt: null,
+    sourceId: null,
+    error: null,
     counts: c,
     failures: [],
     progress: 1,

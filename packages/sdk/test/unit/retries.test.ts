@@ -100,6 +100,11 @@ const neverRetried: Call[] = [
     () => json(201, { webhook: { id: 'whk_1' }, secret: 'whsec_x' }),
   ],
   ['deleteWebhook', (c) => c.deleteWebhook('whk_1'), () => json(200, { id: 'whk_1' })],
+  [
+    'syncSource',
+    (c) => c.syncSource('ws_1', 'src_1'),
+    () => json(202, { run: { id: 'run_1' }, created: true }),
+  ],
   ['redeliverWebhook', (c) => c.redeliverWebhook('whk_1', 'dlv_1'), () => json(202, { id: 'dlv_1' })],
 ];
 

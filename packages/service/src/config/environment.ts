@@ -84,6 +84,7 @@ export const envSchema = z.object({
   URL_FETCH_MAX_REDIRECTS: int(5, 0),
   URL_FETCH_MAX_BYTES: z.coerce.number().int().min(1).optional(),
   URLS_PER_REQUEST: int(100, 1),
+  SOURCE_FOLDER_ROOTS: optionalString,
   WEBHOOK_TIMEOUT_SECONDS: int(15, 1),
   WEBHOOK_MAX_RESPONSE_BYTES: int(4096, 0),
   WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.05).default(30),

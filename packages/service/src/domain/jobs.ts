@@ -40,4 +40,11 @@ export const JOBS = {
     singletonKey: (p) => p.workspaceId,
     startAfterSeconds: 5,
   }),
+  syncSource: job({
+    name: 'sync-source',
+    payload: z.object({ sourceId: z.string().min(1) }),
+    // The sync's lease and run are in the service database; a retry of a failed handler lists again.
+    retry: { limit: 3, delaySeconds: 10, backoff: true },
+    singletonKey: (p) => p.sourceId,
+  }),
 };

@@ -182,6 +182,7 @@ export interface JobHandlers {
   /** The documents of up to `batchSize` jobs taken together (see startWorkers). */
   processDocuments(documentIds: string[]): Promise<void>;
   maintainWorkspace(workspaceId: string): Promise<void>;
+  syncSource(sourceId: string): Promise<void>;
 }
 
 export interface WorkerOptions {
@@ -197,6 +198,8 @@ export interface JobQueue {
   enqueueDocuments(documentIds: string[], options?: { ahead?: boolean }): Promise<void>;
   /** Optimises the workspace's index after `delaySeconds` (default 5), folding a burst of writes into one run. */
   enqueueWorkspaceMaintenance(workspaceId: string, options?: { delaySeconds?: number }): Promise<void>;
+  /** Syncs the source (its sync's run is in the service database); a no-op while one waits. */
+  enqueueSourceSync(sourceId: string): Promise<void>;
   startWorkers(handlers: JobHandlers, options: WorkerOptions): Promise<void>;
   /** Stops taking jobs and waits for the handlers still running; enqueueing keeps working. */
   stopWorkers(): Promise<void>;
@@ -244,6 +247,11 @@ export interface FetchedResource {
   contentType: string | null;
   finalUrl: string;
   filename: string;
+  /** The answer's HTTP status (304 when a conditional request found the resource unchanged). */
+  status?: number | undefined;
+  /** Validators for a later conditional request (synced websites). */
+  etag?: string | null | undefined;
+  lastModified?: string | null | undefined;
 }
 
 /** Fetches a URL for ingestion; throws DocumentFailure (url_forbidden, fetch_failed, …) when it must not or cannot. */

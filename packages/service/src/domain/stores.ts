@@ -166,12 +166,22 @@ export interface RunStore {
   settleRun(runId: string): Promise<void>;
 }
 
+/** Where a searchable document came from, and which of its versions the index holds. */
+export interface DocumentOrigin {
+  source: string | null;
+  sourceItem: string | null;
+  version: number;
+}
+
 export interface DocumentStore {
   getDocument(accountId: string, documentId: string): Promise<DocumentRecord | undefined>;
   listDocuments(accountId: string, workspaceId: string): Promise<DocumentRecord[]>;
   markDeleted(accountId: string, documentId: string): Promise<DocumentRecord | undefined>;
-  /** Of the given ids, those still searchable (ready and not deleted). */
-  liveDocumentIds(workspaceId: string, documentIds: string[]): Promise<Set<string>>;
+  /**
+   * Of the given ids, those still searchable (ready, or a later version being processed while the
+   * index still holds the previous one), with where they came from and the version indexed.
+   */
+  liveDocuments(workspaceId: string, documentIds: string[]): Promise<Map<string, DocumentOrigin>>;
   countsByStatus(workspaceId: string): Promise<DocumentCounts>;
 }
 

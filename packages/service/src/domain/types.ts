@@ -76,6 +76,10 @@ export interface Run {
   createdAt: Date;
   updatedAt: Date;
   finishedAt: Date | null;
+  /** The source a sync run synced; null for uploads and URL lists. */
+  sourceId: string | null;
+  /** Why the run failed as a whole (a sync that could not list its source), not a document's failure. */
+  error: { code: string; message: string } | null;
 }
 
 export interface DocumentRecord {
@@ -98,6 +102,12 @@ export interface DocumentRecord {
   chunkCount: number | null;
   metadata: Record<string, unknown>;
   attempts: number;
+  /** The source the document was synced from (null for uploads and URL lists). */
+  sourceId: string | null;
+  /** The item of that source: an object key, a canonical page URL or a path under the folder. */
+  sourceItem: string | null;
+  /** 1, then one more each time a sync re-processes a changed item (same document id). */
+  version: number;
   createdAt: Date;
   updatedAt: Date;
   finishedAt: Date | null;
@@ -157,6 +167,11 @@ export interface Citation {
   chunkId: string;
   headingPath: string[];
   score: number;
+  /** The source the document was synced from (null for uploads and URL lists), and its item. */
+  source: string | null;
+  sourceItem: string | null;
+  /** The version of the document the passage is from. */
+  version: number;
 }
 
 export interface SearchHit {

@@ -32,6 +32,8 @@ import type { DependencyCheck } from '../ops/readiness.js';
 import type { EmbeddingService } from '../search/embeddings.js';
 import type { RerankStage } from '../search/rerank.js';
 import type { DocumentFilterStore, SearchOptions } from '../search/search.js';
+import type { SourceConnectors } from '../sources/model.js';
+import type { SourceStore } from '../sources/store.js';
 import { secretEquals } from './secrets.js';
 
 /**
@@ -49,12 +51,15 @@ export interface AppDeps {
   documents: DocumentStore;
   users: UserStore;
   webhooks: WebhookStore;
+  sources: SourceStore;
+  /** Each source type's lister and reader (a folder source's path is checked against the allowed roots). */
+  connectors: SourceConnectors;
   /** The request-forgery guard, for webhook URLs at registration. */
   webhookTargets: WebhookTargetGuard;
   ops: Pick<OpsStore, 'schemaVersion'>;
   objects: ObjectStore;
   index: SearchIndex;
-  jobs: Pick<JobQueue, 'enqueueDocuments' | 'enqueueWorkspaceMaintenance'>;
+  jobs: Pick<JobQueue, 'enqueueDocuments' | 'enqueueWorkspaceMaintenance' | 'enqueueSourceSync'>;
   rateLimiter: RateLimiter;
   /** Failed sign-in attempts, per email and (with a larger budget) per client address. */
   loginLimits: { email: RateLimiter; address: RateLimiter };

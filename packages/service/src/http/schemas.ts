@@ -72,6 +72,11 @@ export const Run = z
     createdAt: z.string(),
     updatedAt: z.string(),
     finishedAt: z.string().nullable(),
+    sourceId: z.string().nullable().describe('The source a sync run synced; null for uploads and URL lists'),
+    error: z
+      .object({ code: z.string(), message: z.string() })
+      .nullable()
+      .describe('Why a sync run failed as a whole (docs/api.md#sources); null otherwise'),
     counts: DocumentCounts,
     failures: z.array(RunFailure),
     documentsPerSecond: z
@@ -109,6 +114,12 @@ export const Document = z
     pageCount: z.number().int().nullable(),
     chunkCount: z.number().int().nullable(),
     metadata: z.record(z.string(), z.unknown()),
+    source: z.string().nullable().describe('The source the document was synced from; null for uploads'),
+    sourceItem: z
+      .string()
+      .nullable()
+      .describe("The source's item: an object key, a page's canonical URL or a path under the folder"),
+    version: z.number().int().describe('1, then one more each time a sync re-processes a changed item'),
     createdAt: z.string(),
     updatedAt: z.string(),
     finishedAt: z.string().nullable(),
@@ -146,6 +157,9 @@ export const Citation = z
     chunkId: z.string(),
     headingPath: z.array(z.string()),
     score: z.number(),
+    source: z.string().nullable().describe('The source the document was synced from; null for uploads'),
+    sourceItem: z.string().nullable().describe("The source's item the passage comes from"),
+    version: z.number().int().describe('The version of the document the passage is from'),
   })
   .meta({ id: 'Citation' });
 
@@ -251,6 +265,11 @@ export const WebhookRunData = z
     status: z.enum(RUN_STATUSES),
     createdAt: z.string(),
     finishedAt: z.string().nullable(),
+    sourceId: z.string().nullable().describe('The source a sync run synced; null for uploads and URL lists'),
+    error: z
+      .object({ code: z.string(), message: z.string() })
+      .nullable()
+      .describe('Why a sync run failed as a whole (docs/api.md#sources); null otherwise'),
     counts: DocumentCounts,
     failures: z.array(RunFailure).describe('The first 20 failed documents; counts.failed has them all'),
   })

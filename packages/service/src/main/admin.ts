@@ -145,7 +145,10 @@ export async function secrets(config: Config, log: Logger, args: string[]): Prom
   if (args[0] !== 'rotate') throw new ConfigError('use: docslurp secrets rotate');
   await withDatabase(config, log, async (deps) => {
     if (!deps.secrets) throw new ConfigError('ENCRYPTION_KEY is not set');
-    const { total, rotated } = await rotateSecrets([deps.documents, deps.webhooks], deps.secrets);
+    const { total, rotated } = await rotateSecrets(
+      [deps.documents, deps.webhooks, deps.sources],
+      deps.secrets,
+    );
     process.stdout.write(`Re-encrypted ${rotated} of ${total} stored credentials with the current key.\n`);
   });
 }

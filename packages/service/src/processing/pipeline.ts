@@ -23,6 +23,7 @@ import { DependencyUnavailable, DocumentFailure } from '../errors.js';
 import { sanitizeFilename } from '../ingestion/upload.js';
 import type { EmbeddingService } from '../search/embeddings.js';
 import { indexDocuments, indexRowsOf } from '../search/indexing.js';
+import type { SourceItemReader } from '../sources/sync.js';
 import { chunkText } from './chunker.js';
 
 export interface PipelineDeps {
@@ -43,6 +44,8 @@ export interface PipelineDeps {
   observeStage?: (stage: DocumentStage, seconds: number) => void;
   /** Set when an embedding model is configured: chunks get vectors as they are indexed. */
   embeddings?: EmbeddingService | undefined;
+  /** Reads the items of synced sources (a document with a source gets its bytes from there). */
+  sourceItems?: Pick<SourceItemReader, 'open'> | undefined;
 }
 
 /**
@@ -234,7 +237,7 @@ class Batch {
     const abort = new AbortController();
     this.aborts.set(claimed.id, abort);
     const signal = abort.signal;
-    const fetchFirst = claimed.sourceUrl !== null && claimed.sha256 === null;
+    const fetchFirst = (claimed.sourceUrl !== null || claimed.sourceId !== null) && claimed.sha256 === null;
     const started = await deps.work
       .startDocument(claimed.id, workerId, fetchFirst ? 'fetching' : 'parsing')
       .catch((error: unknown) => ({ error }));
@@ -324,23 +327,16 @@ class Batch {
     }
   }
 
-  /** A URL document gets its bytes first. Once they are stored (sha256 known) a re-run skips this. */
+  /**
+   * A URL document, or an item of a synced source, gets its bytes first. Once they are stored (sha256
+   * known) a re-run skips this.
+   */
   private async fetchUrl(doc: DocumentRecord, signal: AbortSignal): Promise<DocumentRecord> {
     const { deps } = this;
-    const encrypted = await deps.work.fetchHeadersOf(doc.id);
-    let headers: Record<string, string> = {};
-    if (encrypted) {
-      if (!deps.secrets)
-        throw new DocumentFailure(
-          'credentials_unavailable',
-          'The fetch credentials cannot be decrypted: no ENCRYPTION_KEY.',
-        );
-      headers = JSON.parse(deps.secrets.decrypt(encrypted, fetchHeadersContext(doc.id))) as Record<
-        string,
-        string
-      >;
-    }
-    const fetched = await deps.fetcher.fetch(doc.sourceUrl!, signal, headers);
+    const fetched =
+      doc.sourceId !== null && doc.sourceItem !== null
+        ? await this.sourceItems().open(doc.sourceId, doc.sourceItem, signal)
+        : await deps.fetcher.fetch(doc.sourceUrl!, signal, await this.fetchHeaders(doc));
     const hash = createHash('sha256');
     let size = 0;
     const meter = new Transform({
@@ -360,6 +356,25 @@ class Batch {
     });
     if (!updated) throw new LeaseLost();
     return { ...updated, attempts: doc.attempts };
+  }
+
+  private sourceItems(): Pick<SourceItemReader, 'open'> {
+    if (!this.deps.sourceItems)
+      throw new DocumentFailure('fetch_failed', 'This worker cannot read synced sources.');
+    return this.deps.sourceItems;
+  }
+
+  /** The decrypted headers a URL document is fetched with (none for most). */
+  private async fetchHeaders(doc: DocumentRecord): Promise<Record<string, string>> {
+    const { deps } = this;
+    const encrypted = await deps.work.fetchHeadersOf(doc.id);
+    if (!encrypted) return {};
+    if (!deps.secrets)
+      throw new DocumentFailure(
+        'credentials_unavailable',
+        'The fetch credentials cannot be decrypted: no ENCRYPTION_KEY.',
+      );
+    return JSON.parse(deps.secrets.decrypt(encrypted, fetchHeadersContext(doc.id))) as Record<string, string>;
   }
 
   /**

@@ -3,6 +3,9 @@ import type { Log } from '../domain/log.js';
 import type { JobQueue, SearchIndex, WebhookSender } from '../domain/ports.js';
 import type { WebhookOutbox, WorkspaceDeletionStore } from '../domain/stores.js';
 import { randomToken } from '../ids.js';
+import type { SourceConnectors } from '../sources/model.js';
+import type { SyncStore } from '../sources/store.js';
+import { enqueueDueSyncs, syncSource } from '../sources/sync.js';
 import { startWebhookDispatcher, type WebhookDeliverySettings } from '../webhooks/dispatch.js';
 import { removeDeletedStorage } from '../workspaces/workspaces.js';
 import { type PipelineDeps, processDocuments } from './pipeline.js';
@@ -21,6 +24,9 @@ export interface WorkerDeps extends PipelineDeps {
   webhooks: WebhookOutbox;
   webhookSender: WebhookSender;
   webhookDelivery: WebhookDeliverySettings;
+  /** Sources' syncs: their schedule, their lease and the listing applied. */
+  syncs: SyncStore;
+  connectors: SourceConnectors;
 }
 
 export interface RunningWorker {
@@ -52,6 +58,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       enqueued += ids.length;
       after = ids[ids.length - 1]!;
     }
+    // Syncs whose time has come, and syncs whose worker died (their lease lapsed).
+    await enqueueDueSyncs(deps);
     const runs = await deps.work.findUnsettledRuns(100);
     for (const runId of runs) await deps.work.settleRun(runId);
     // After a change of embedding model, every workspace is re-embedded in the background.
@@ -71,6 +79,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   await deps.jobs.startWorkers(
     {
       processDocuments: (documentIds) => processDocuments(deps, documentIds, id),
+      syncSource: async (sourceId) => {
+        await syncSource(deps, sourceId, id);
+      },
       maintainWorkspace: async (workspaceId) => {
         try {
           // Vectors first: a missing vector changes results, an unoptimised table only costs time, so a

@@ -1,6 +1,6 @@
 import type { Log } from '../domain/log.js';
 import type { IndexHit, IndexRow, SearchIndex } from '../domain/ports.js';
-import type { DocumentStore, WorkspaceStore } from '../domain/stores.js';
+import type { DocumentOrigin, DocumentStore, WorkspaceStore } from '../domain/stores.js';
 import type { Citation, Principal, SearchHit } from '../domain/types.js';
 import { errors } from '../errors.js';
 import type { EmbeddingService } from './embeddings.js';
@@ -60,7 +60,7 @@ export const DEFAULT_SEARCH: SearchOptions = {
 export interface SearchDeps {
   log?: Pick<Log, 'warn'> | undefined;
   workspaces: Pick<WorkspaceStore, 'workspaceExists'>;
-  documents: Pick<DocumentStore, 'liveDocumentIds'>;
+  documents: Pick<DocumentStore, 'liveDocuments'>;
   index: SearchIndex;
   filters?: DocumentFilterStore | undefined;
   embeddings?: EmbeddingService | undefined;
@@ -73,7 +73,10 @@ export interface RankedHit extends SearchHit {
   snippet: Snippet;
 }
 
-export function citationOf(hit: IndexHit): Citation {
+/** Where an indexed document came from; uploads and URL lists have no source and one version. */
+const NO_ORIGIN: DocumentOrigin = { source: null, sourceItem: null, version: 1 };
+
+export function citationOf(hit: IndexHit, origin: DocumentOrigin = NO_ORIGIN): Citation {
   const r = hit.row;
   return {
     documentId: r.documentId,
@@ -87,6 +90,9 @@ export function citationOf(hit: IndexHit): Citation {
     chunkId: r.id,
     headingPath: r.headingPath,
     score: hit.score,
+    source: origin.source,
+    sourceItem: origin.sourceItem,
+    version: origin.version,
   };
 }
 
@@ -305,7 +311,7 @@ export async function searchWorkspace(
         ? near
         : rescoreLexical(lexical, req.q, proximityWeight, coverageWeight);
 
-  const live = await deps.documents.liveDocumentIds(req.workspaceId, [
+  const live = await deps.documents.liveDocuments(req.workspaceId, [
     ...new Set(ranked.map((h) => h.row.documentId)),
   ]);
   const liveHits = ranked.filter((h) => live.has(h.row.documentId));
@@ -319,7 +325,7 @@ export async function searchWorkspace(
   return hits.map((h) => ({
     text: h.row.text,
     score: h.score,
-    citation: citationOf(h),
+    citation: citationOf(h, live.get(h.row.documentId)),
     snippet: snippetOf(h.row.text, h.row.charStart, stems, { codes: codesOf(h.row) }),
   }));
 }

@@ -52,6 +52,8 @@ export function runEventData(run: RunView) {
     status: run.status,
     createdAt: run.createdAt.toISOString(),
     finishedAt: iso(run.finishedAt),
+    sourceId: run.sourceId,
+    error: run.error,
     counts: run.counts,
     failures: run.failures.slice(0, EVENT_MAX_FAILURES),
   };

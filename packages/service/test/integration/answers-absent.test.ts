@@ -56,7 +56,10 @@ afterAll(async () => {
 describe('a question about a thing the workspace never names', () => {
   const deps = async () => ({
     workspaces: { workspaceExists: async () => true },
-    documents: { liveDocumentIds: async (_w: string, ids: string[]) => new Set(ids) },
+    documents: {
+      liveDocuments: async (_w: string, ids: string[]) =>
+        new Map(ids.map((id) => [id, { source: null, sourceItem: null, version: 1 }])),
+    },
     index,
     lexicon: await loadWordNetLexicon(),
   });

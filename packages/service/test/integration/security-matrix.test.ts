@@ -44,6 +44,12 @@ const MATRIX: Record<string, Need> = {
   'DELETE /v1/webhooks/{id}': 'ingest',
   'GET /v1/webhooks/{id}/deliveries': 'ingest',
   'POST /v1/webhooks/{id}/deliveries/{deliveryId}/redeliver': 'ingest',
+  'POST /v1/workspaces/{id}/sources': 'ingest',
+  'GET /v1/workspaces/{id}/sources': 'artifacts',
+  'GET /v1/workspaces/{id}/sources/{sourceId}': 'artifacts',
+  'PATCH /v1/workspaces/{id}/sources/{sourceId}': 'ingest',
+  'DELETE /v1/workspaces/{id}/sources/{sourceId}': 'ingest',
+  'POST /v1/workspaces/{id}/sources/{sourceId}/sync': 'ingest',
   'GET /v1/keys': 'session',
   'POST /v1/keys': 'session',
   'DELETE /v1/keys/{id}': 'session',
@@ -52,7 +58,15 @@ const MATRIX: Record<string, Need> = {
 const OPEN = new Set(['POST /v1/session', 'GET /v1/session', 'DELETE /v1/session', 'GET /v1/formats']);
 
 let svc: TestService;
-let ids: { workspace: string; run: string; document: string; key: string; webhook: string; delivery: string };
+let ids: {
+  workspace: string;
+  run: string;
+  document: string;
+  key: string;
+  webhook: string;
+  delivery: string;
+  source: string;
+};
 let routes: string[];
 
 beforeAll(async () => {
@@ -70,6 +84,10 @@ beforeAll(async () => {
   ]);
   await owner.waitForRun(up.body.run.id);
   const [delivery] = (await owner.get(`/v1/webhooks/${hook.body.webhook.id}/deliveries`)).body.deliveries;
+  const source = await owner.post(`/v1/workspaces/${up.body.workspace.id}/sources`, {
+    type: 'website',
+    settings: { startUrl: 'http://127.0.0.1:9/' },
+  });
   const keySecret = await svc.key(['search']);
   const keyRecord = await svc.deps.accounts.findApiKeyByHash(hashApiKey(keySecret));
   ids = {
@@ -79,6 +97,7 @@ beforeAll(async () => {
     key: keyRecord!.id,
     webhook: hook.body.webhook.id,
     delivery: delivery.id,
+    source: source.body.id,
   };
   const doc = (await client(svc.url).get('/openapi.json')).body as {
     paths: Record<string, Record<string, unknown>>;
@@ -103,7 +122,8 @@ function request(route: string) {
   const path = template
     .replace('{id}', id)
     .replace('{workspaceId}', ids.workspace)
-    .replace('{deliveryId}', ids.delivery);
+    .replace('{deliveryId}', ids.delivery)
+    .replace('{sourceId}', ids.source);
   const bodies: Record<string, unknown> = {
     'POST /v1/search': { workspaceId: ids.workspace, q: 'owner text' },
     'POST /v1/search/chat': { workspaceId: ids.workspace, q: 'owner text' },
@@ -112,6 +132,9 @@ function request(route: string) {
     'POST /v1/workspaces': { name: 'Matrix' },
     'PATCH /v1/workspaces/{id}': { name: 'Renamed' },
     'POST /v1/webhooks': { url: 'http://127.0.0.1:9/other', events: ['run.failed'] },
+    'POST /v1/workspaces/{id}/sources': { type: 'website', settings: { startUrl: 'http://127.0.0.1:9/' } },
+    'PATCH /v1/workspaces/{id}/sources/{sourceId}': { name: 'Renamed source' },
+    'POST /v1/workspaces/{id}/sources/{sourceId}/sync': {},
     'POST /v1/workspaces/{workspaceId}/openai/chat/completions': {
       model: 'docslurp',
       messages: [{ role: 'user', content: 'owner text' }],

@@ -1,4 +1,5 @@
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,10 +19,13 @@ import { holdsFor, waitFor } from '../support/wait.js';
 let svc: TestService;
 let models: ModelServer;
 let api: ReturnType<typeof client>;
+/** An allowed root for folder sources: a workspace's synced documents and items go with it too. */
+let folders: string;
 const { log, lines } = capturingLog();
 
 beforeAll(async () => {
   models = await startModelServer();
+  folders = await mkdtemp(path.join(os.tmpdir(), 'docslurp-ws-folders-'));
   // Vectors too, so that deleting a workspace has vector tables to remove.
   svc = await startTestService({
     log,
@@ -33,6 +37,7 @@ beforeAll(async () => {
       // For a webhook endpoint on loopback (run.cancelled of a deleted workspace's run).
       ENCRYPTION_KEY: 'ab'.repeat(32),
       URL_FETCH_ALLOW_HOSTS: '127.0.0.1',
+      SOURCE_FOLDER_ROOTS: folders,
     },
   });
   api = client(svc.url, await svc.key());
@@ -40,6 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await svc?.close();
   await models?.close();
+  await rm(folders, { recursive: true, force: true });
 });
 
 interface Held {
@@ -189,6 +195,18 @@ describe('deleting a workspace', () => {
     const kept = await fill({ workspaceName: 'Kept' }, docs('b'));
     // One document deleted before: its row stays (status deleted) until the workspace goes.
     expect((await api.delete(`/v1/documents/${doomed.documents[2]}`)).status).toBe(200);
+    // A synced source: its row, its items and the document it brought go with the workspace.
+    const folder = await mkdtemp(path.join(folders, 'doomed-'));
+    await writeFile(path.join(folder, 'synced.md'), '# Synced\n\nThe boiler is checked in October.');
+    const source = await api.post(`/v1/workspaces/${doomed.workspace}/sources`, {
+      type: 'folder',
+      settings: { path: folder },
+    });
+    const sync = await api.post(`/v1/workspaces/${doomed.workspace}/sources/${source.body.id}/sync`, {});
+    const synced = await api.waitForRun(sync.body.run.id);
+    expect(synced.counts.ready).toBe(1);
+    doomed.runs.push(synced.id);
+    doomed.documents.push(synced.documents[0].id);
 
     const before = {
       rows: await rowsOf(doomed),
@@ -196,9 +214,15 @@ describe('deleting a workspace', () => {
       tables: await tablesOf(doomed.workspace),
     };
     expect(Object.keys(before.rows)).toEqual(
-      expect.arrayContaining(['workspaces.id', 'documents.id', 'runs.id']),
+      expect.arrayContaining([
+        'workspaces.id',
+        'documents.id',
+        'runs.id',
+        'sources.workspace_id',
+        'source_items.document_id',
+      ]),
     );
-    expect(before.objects.length).toBeGreaterThanOrEqual(4); // originals and texts of the two left
+    expect(before.objects.length).toBeGreaterThanOrEqual(6); // originals and texts of the three left
     expect(before.tables).toHaveLength(2); // chunks, and vectors of m1
     const keptBefore = {
       rows: await rowsOf(kept),
@@ -212,7 +236,7 @@ describe('deleting a workspace', () => {
     expect(deleted.status).toBe(200);
     expect(deleted.body).toMatchObject({
       workspace: { id: doomed.workspace, name: 'Doomed' },
-      documents: 2,
+      documents: 3,
       cancelledRuns: 0,
       storage: 'done',
     });

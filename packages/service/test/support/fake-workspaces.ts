@@ -118,6 +118,8 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
       createdAt: now,
       updatedAt: now,
       finishedAt: null,
+      sourceId: null,
+      error: null,
     };
     const documents = upload.files.map((f) =>
       documentRecord({

@@ -455,6 +455,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workspaces/{id}/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's sources with their last and next sync */
+        get: operations["listSources"];
+        put?: never;
+        /** Add a source the workspace stays in sync with */
+        post: operations["createSource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{id}/sources/{sourceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A source */
+        get: operations["getSource"];
+        put?: never;
+        post?: never;
+        /** Delete a source and the documents it brought */
+        delete: operations["deleteSource"];
+        options?: never;
+        head?: never;
+        /** Change a source's name, settings, credentials, schedule or deletion limit */
+        patch: operations["updateSource"];
+        trace?: never;
+    };
+    "/v1/workspaces/{id}/sources/{sourceId}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sync now: the run of the sync (a new one, or the one already under way) */
+        post: operations["syncSource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workspaces/{workspaceId}/openai/models": {
         parameters: {
             query?: never;
@@ -542,6 +596,13 @@ export interface components {
             createdAt: string;
             updatedAt: string;
             finishedAt: string | null;
+            /** @description The source a sync run synced; null for uploads and URL lists */
+            sourceId: string | null;
+            /** @description Why a sync run failed as a whole (docs/api.md#sources); null otherwise */
+            error: {
+                code: string;
+                message: string;
+            } | null;
             counts: components["schemas"]["DocumentCounts"];
             failures: {
                 documentId: string;
@@ -583,6 +644,12 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             };
+            /** @description The source the document was synced from; null for uploads */
+            source: string | null;
+            /** @description The source's item: an object key, a page's canonical URL or a path under the folder */
+            sourceItem: string | null;
+            /** @description 1, then one more each time a sync re-processes a changed item */
+            version: number;
             createdAt: string;
             updatedAt: string;
             finishedAt: string | null;
@@ -600,6 +667,13 @@ export interface components {
             createdAt: string;
             updatedAt: string;
             finishedAt: string | null;
+            /** @description The source a sync run synced; null for uploads and URL lists */
+            sourceId: string | null;
+            /** @description Why a sync run failed as a whole (docs/api.md#sources); null otherwise */
+            error: {
+                code: string;
+                message: string;
+            } | null;
             counts: components["schemas"]["DocumentCounts"];
             failures: {
                 documentId: string;
@@ -642,6 +716,12 @@ export interface components {
             chunkId: string;
             headingPath: string[];
             score: number;
+            /** @description The source the document was synced from; null for uploads */
+            source: string | null;
+            /** @description The source's item the passage comes from */
+            sourceItem: string | null;
+            /** @description The version of the document the passage is from */
+            version: number;
         };
         Snippet: {
             /** @description A short excerpt of the passage around the query's words */
@@ -678,6 +758,12 @@ export interface components {
             chunkId: string;
             headingPath: string[];
             score: number;
+            /** @description The source the document was synced from; null for uploads */
+            source: string | null;
+            /** @description The source's item the passage comes from */
+            sourceItem: string | null;
+            /** @description The version of the document the passage is from */
+            version: number;
             /** @description The number used in the answer's [n] markers */
             n: number;
             /** @description The cited words */
@@ -767,6 +853,13 @@ export interface components {
             status: "processing" | "completed" | "failed" | "paused" | "cancelled";
             createdAt: string;
             finishedAt: string | null;
+            /** @description The source a sync run synced; null for uploads and URL lists */
+            sourceId: string | null;
+            /** @description Why a sync run failed as a whole (docs/api.md#sources); null otherwise */
+            error: {
+                code: string;
+                message: string;
+            } | null;
             counts: components["schemas"]["DocumentCounts"];
             /** @description The first 20 failed documents; counts.failed has them all */
             failures: {
@@ -910,6 +1003,39 @@ export interface components {
             /** @description Send it as the x-csrf-token header on every state-changing request */
             csrfToken: string;
             expiresAt: string;
+        };
+        Source: {
+            id: string;
+            workspaceId: string;
+            /** @enum {string} */
+            type: "s3" | "website" | "folder";
+            name: string | null;
+            /** @description The type's settings, with defaults filled in */
+            settings: {
+                [key: string]: unknown;
+            };
+            hasCredentials: boolean;
+            /** @description Synced on this schedule; null: only on request */
+            intervalMinutes: number | null;
+            /** @description A sync that would delete more than this share of the source’s documents fails unless forced */
+            maxDeleteShare: number;
+            createdAt: string;
+            updatedAt: string;
+            /** @description The last sync that listed the source (its run may still be processing documents) */
+            lastSync: {
+                runId: string;
+                /** @enum {string} */
+                status: "processing" | "completed" | "failed" | "paused" | "cancelled";
+                startedAt: string;
+                finishedAt: string | null;
+                error: {
+                    code: string;
+                    message: string;
+                } | null;
+            } | null;
+            /** @description The run of the sync requested or under way */
+            syncRunId: string | null;
+            nextSyncAt: string | null;
         };
     };
     responses: never;
@@ -3527,6 +3653,461 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sources: components["schemas"]["Source"][];
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "s3" | "website" | "folder";
+                    name?: string | null;
+                    /** @description s3: {endpoint?, region?, bucket, prefix?, forcePathStyle?}; website: {startUrl? | sitemapUrl?, urlPrefix?, maxPages?, maxDepth?}; folder: {path} */
+                    settings: {
+                        [key: string]: unknown;
+                    };
+                    /** @description s3 only: {accessKeyId, secretAccessKey}; stored encrypted, never returned */
+                    credentials?: {
+                        [key: string]: string;
+                    };
+                    intervalMinutes?: number | null;
+                    maxDeleteShare?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Source"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                sourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Source"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                sourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Source"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                sourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string | null;
+                    /** @description s3: {endpoint?, region?, bucket, prefix?, forcePathStyle?}; website: {startUrl? | sitemapUrl?, urlPrefix?, maxPages?, maxDepth?}; folder: {path} */
+                    settings?: {
+                        [key: string]: unknown;
+                    };
+                    /** @description null removes them */
+                    credentials?: {
+                        [key: string]: string;
+                    } | null;
+                    intervalMinutes?: number | null;
+                    maxDeleteShare?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Source"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    syncSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                sourceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description Delete what is gone from the source even beyond its maxDeleteShare
+                     * @default false
+                     */
+                    force?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        run: components["schemas"]["Run"];
+                        created: boolean;
+                    };
                 };
             };
             /** @description Default Response */

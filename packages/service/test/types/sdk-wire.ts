@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import type * as Sdk from '../../../sdk/src/types.js';
 import type * as Wire from '../../src/http/schemas.js';
+import type * as SourceWire from '../../src/http/source-views.js';
 
 type Sent<S extends z.ZodType> = z.output<S>;
 declare function a<T>(): T;
@@ -59,3 +60,5 @@ export const sdkWebhookAttempt: Sdk.WebhookAttempt = a<Sent<typeof Wire.WebhookA
 export const wireWebhookAttempt: Sent<typeof Wire.WebhookAttempt> = a<Sdk.WebhookAttempt>();
 export const sdkWebhookDelivery: Sdk.WebhookDelivery = a<Sent<typeof Wire.WebhookDelivery>>();
 export const wireWebhookDelivery: Sent<typeof Wire.WebhookDelivery> = a<Sdk.WebhookDelivery>();
+export const sdkSource: Sdk.Source = a<Sent<typeof SourceWire.Source>>();
+export const wireSource: Sent<typeof SourceWire.Source> = a<Sdk.Source>();

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { errorFromResponse } from '../../../sdk/src/errors.js';
 import { DOCUMENT_FAILURE_CODES, ERROR_CODES, ERROR_STATUS } from '../../src/errors.js';
+import { SYNC_FAILURE_CODES } from '../../src/sources/model.js';
 
 const root = new URL('../../../../', import.meta.url);
 const apiDoc = readFileSync(new URL('docs/api.md', root), 'utf8');
@@ -55,5 +56,11 @@ describe('the error catalogue', () => {
     const paragraphs = apiDoc.split('\n\n').filter((p) => /failure codes/i.test(p));
     const documented = codesIn(paragraphs.join('\n'));
     for (const code of DOCUMENT_FAILURE_CODES) expect(documented.has(code), code).toBe(true);
+  });
+
+  it('lists every sync failure code (the error of a failed sync run) in docs/api.md', () => {
+    const paragraphs = apiDoc.split('\n\n').filter((p) => /sync failure codes/i.test(p));
+    const documented = codesIn(paragraphs.join('\n'));
+    for (const code of SYNC_FAILURE_CODES) expect(documented.has(code), code).toBe(true);
   });
 });

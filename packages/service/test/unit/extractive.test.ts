@@ -18,6 +18,9 @@ function hit(documentId: string, text: string, charStart = 100, page: number | n
       chunkId: `${documentId}:0`,
       headingPath: [],
       score: 1,
+      source: null,
+      sourceItem: null,
+      version: 1,
     },
   };
 }

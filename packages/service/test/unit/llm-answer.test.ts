@@ -19,6 +19,9 @@ const hit = (n: number, text: string): SearchHit => ({
     chunkId: `doc_${n}:0`,
     headingPath: ['Policies'],
     score: 1,
+    source: null,
+    sourceItem: null,
+    version: 1,
   },
 });
 const hits = [hit(1, 'Employees get 25 vacation days.'), hit(2, 'Unused days expire in March.')];

@@ -16,6 +16,8 @@ function run(
     createdAt: now,
     updatedAt: now,
     finishedAt: null,
+    sourceId: null,
+    error: null,
     counts: {
       total: left.queued + left.processing + activity.processed,
       queued: left.queued,

@@ -1,5 +1,5 @@
 import { fetchHeadersContext } from '../../domain/secrets.js';
-import type { DocumentStore, SecretStore } from '../../domain/stores.js';
+import type { DocumentOrigin, DocumentStore, SecretStore } from '../../domain/stores.js';
 import type { DocumentCounts, DocumentRecord } from '../../domain/types.js';
 import { inTransaction, type Pool } from './db.js';
 import { countsFrom, type DocumentRow, type StatusCountRow, toDocument } from './rows.js';
@@ -42,13 +42,28 @@ export class PgDocumentRepository implements DocumentStore, SecretStore {
     });
   }
 
-  async liveDocumentIds(workspaceId: string, documentIds: string[]): Promise<Set<string>> {
-    if (documentIds.length === 0) return new Set();
-    const r = await this.pool.query<{ id: string }>(
-      `SELECT id FROM documents WHERE workspace_id = $1 AND id = ANY($2::text[]) AND status = 'ready'`,
+  async liveDocuments(workspaceId: string, documentIds: string[]): Promise<Map<string, DocumentOrigin>> {
+    if (documentIds.length === 0) return new Map();
+    const r = await this.pool.query<{
+      id: string;
+      source_id: string | null;
+      source_item: string | null;
+      indexed_version: number;
+    }>(
+      // A synced document being re-processed (a later version queued) still answers with the chunks of
+      // its previous version, which stay in the index until the new version's replace them.
+      `SELECT id, source_id, source_item,
+              CASE WHEN status = 'ready' THEN version ELSE version - 1 END AS indexed_version
+       FROM documents WHERE workspace_id = $1 AND id = ANY($2::text[])
+         AND (status = 'ready' OR (version > 1 AND status IN ('queued', 'processing')))`,
       [workspaceId, documentIds],
     );
-    return new Set(r.rows.map((x) => x.id));
+    return new Map(
+      r.rows.map((x) => [
+        x.id,
+        { source: x.source_id, sourceItem: x.source_item, version: x.indexed_version },
+      ]),
+    );
   }
 
   async countsByStatus(workspaceId: string): Promise<DocumentCounts> {

@@ -4,6 +4,7 @@ import { PgWorkspaceDeletionRepository } from './deletions.js';
 import { PgDocumentRepository } from './documents.js';
 import { PgOpsRepository } from './operations.js';
 import { PgRunRepository } from './runs.js';
+import { PgSourceRepository } from './sources.js';
 import { PgUserRepository } from './users.js';
 import { PgWebhookRepository } from './webhooks.js';
 import { PgWorkRepository } from './work.js';
@@ -20,6 +21,7 @@ export interface Repositories {
   users: PgUserRepository;
   ops: PgOpsRepository;
   webhooks: PgWebhookRepository;
+  sources: PgSourceRepository;
 }
 
 export function createRepositories(pool: Pool): Repositories {
@@ -33,5 +35,6 @@ export function createRepositories(pool: Pool): Repositories {
     users: new PgUserRepository(pool),
     ops: new PgOpsRepository(pool),
     webhooks: new PgWebhookRepository(pool),
+    sources: new PgSourceRepository(pool),
   };
 }

@@ -50,6 +50,9 @@ export interface RunRow {
   created_at: Date;
   updated_at: Date;
   finished_at: Date | null;
+  source_id: string | null;
+  error_code: string | null;
+  error_message: string | null;
 }
 
 export interface DocumentRow {
@@ -76,6 +79,9 @@ export interface DocumentRow {
   lease_expires_at: Date | null;
   fetch_headers: string | null;
   processed_by: string | null;
+  source_id: string | null;
+  source_item: string | null;
+  version: number;
   created_at: Date;
   updated_at: Date;
   started_at: Date | null;
@@ -175,6 +181,8 @@ export function toRun(r: RunRow): Run {
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     finishedAt: r.finished_at,
+    sourceId: r.source_id,
+    error: r.error_code ? { code: r.error_code, message: r.error_message ?? '' } : null,
   };
 }
 
@@ -199,6 +207,9 @@ export function toDocument(r: DocumentRow): DocumentRecord {
     chunkCount: r.chunk_count,
     metadata: r.metadata ?? {},
     attempts: r.attempts,
+    sourceId: r.source_id,
+    sourceItem: r.source_item,
+    version: r.version,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     finishedAt: r.finished_at,

@@ -27,6 +27,9 @@ export async function settleRunIn(c: PoolClient, runId: string): Promise<void> {
     runId,
   ]);
   if (run.rows[0]?.status !== 'processing') return;
+  // A sync's run has its documents only once the sync has listed its source and applied the listing.
+  const listing = await c.query('SELECT 1 FROM sources WHERE sync_run_id = $1', [runId]);
+  if (listing.rowCount) return;
   const s = await c.query<{ pending: number; ok: number; failed: number }>(
     `SELECT count(*) FILTER (WHERE status IN ('queued', 'processing')) AS pending,
             count(*) FILTER (WHERE status IN ('ready', 'needs_ocr')) AS ok,

@@ -273,6 +273,7 @@ export class PgWorkRepository implements WorkStore {
     const r = await this.pool.query<{ id: string }>(
       `SELECT r.id FROM runs r WHERE r.status = 'processing'
          AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.run_id = r.id AND d.status IN ('queued', 'processing'))
+         AND NOT EXISTS (SELECT 1 FROM sources s WHERE s.sync_run_id = r.id)
        LIMIT $1`,
       [limit],
     );

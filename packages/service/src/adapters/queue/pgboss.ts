@@ -6,6 +6,7 @@ import { asUnavailable } from '../postgres/db.js';
 
 const PROCESS_DOCUMENT = JOBS.processDocument.name;
 const MAINTAIN_WORKSPACE = JOBS.maintainWorkspace.name;
+const SYNC_SOURCE = JOBS.syncSource.name;
 
 /** pg-boss's options for a job's queue, from its declaration in jobs.ts. */
 function queueOptions({ retry }: JobDefinition<z.ZodType>): Omit<PgBoss.Queue, 'name'> {
@@ -120,6 +121,12 @@ export class PgBossQueue implements JobQueue {
     });
   }
 
+  async enqueueSourceSync(sourceId: string): Promise<void> {
+    await this.start();
+    const payload = { sourceId };
+    await this.boss.send(SYNC_SOURCE, payload, { singletonKey: JOBS.syncSource.singletonKey(payload) });
+  }
+
   async startWorkers(handlers: JobHandlers, options: WorkerOptions): Promise<void> {
     await this.start();
     const poll = { batchSize: options.batchSize, pollingIntervalSeconds: this.options.pollIntervalSeconds };
@@ -143,6 +150,14 @@ export class PgBossQueue implements JobQueue {
       const [payload] = this.payloadsOf(JOBS.maintainWorkspace, jobs);
       if (payload) await this.track(handlers.maintainWorkspace(payload.workspaceId));
     });
+    await this.boss.work(
+      SYNC_SOURCE,
+      { batchSize: 1, pollingIntervalSeconds: this.options.pollIntervalSeconds },
+      async (jobs) => {
+        const [payload] = this.payloadsOf(JOBS.syncSource, jobs);
+        if (payload) await this.track(handlers.syncSource(payload.sourceId));
+      },
+    );
   }
 
   /**
@@ -170,6 +185,7 @@ export class PgBossQueue implements JobQueue {
     // offWork stops the polling loops without waiting for the job in hand; wait for those here.
     await this.boss.offWork(PROCESS_DOCUMENT);
     await this.boss.offWork(MAINTAIN_WORKSPACE);
+    await this.boss.offWork(SYNC_SOURCE);
     await Promise.allSettled([...this.inFlight]);
   }
 

@@ -177,7 +177,11 @@ export class GuardedFetcher implements UrlFetcher {
     timeout: AbortSignal,
   ): FetchedResource {
     if ((res.statusCode ?? 500) >= 400) {
-      throw new DocumentFailure('fetch_failed', `${url.href} answered HTTP ${res.statusCode}.`);
+      throw new DocumentFailure(
+        'fetch_failed',
+        `${url.href} answered HTTP ${res.statusCode}.`,
+        res.statusCode,
+      );
     }
     const contentType = res.headers['content-type'] ?? null;
     if (!acceptedContentType(contentType)) {
@@ -199,6 +203,9 @@ export class GuardedFetcher implements UrlFetcher {
       contentType,
       finalUrl: url.href,
       filename,
+      status: res.statusCode,
+      etag: res.headers.etag ?? null,
+      lastModified: res.headers['last-modified'] ?? null,
     };
   }
 

@@ -79,3 +79,16 @@ export function networkFailure(err: unknown): string {
   if (typeof code === 'string' && code.startsWith('HPE_')) return 'it did not answer with valid HTTP';
   return `a network error (${typeof code === 'string' ? code : 'unknown'})`;
 }
+
+/**
+ * A lookup for clients that resolve names themselves (the S3 client of a bucket source): each
+ * connection goes to an address the guard vetted, so a user's endpoint cannot lead to internal hosts.
+ */
+export function guardedLookup(guard: AddressGuard): LookupFunction {
+  return (host, opts, cb) => {
+    guard.vet(host).then(
+      (address) => pinnedLookup(address)(host, opts, cb),
+      (err: unknown) => (cb as (e: Error) => void)(err as Error),
+    );
+  };
+}

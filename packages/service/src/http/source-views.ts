@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import { RUN_STATUSES } from '../domain/types.js';
+import { SOURCE_TYPES, type SourceRecord } from '../sources/model.js';
+
+/** A source as its owners see it: never its credentials, only whether it has some. */
+export const Source = z
+  .object({
+    id: z.string(),
+    workspaceId: z.string(),
+    type: z.enum(SOURCE_TYPES),
+    name: z.string().nullable(),
+    settings: z.record(z.string(), z.unknown()).describe("The type's settings, with defaults filled in"),
+    hasCredentials: z.boolean(),
+    intervalMinutes: z.number().int().nullable().describe('Synced on this schedule; null: only on request'),
+    maxDeleteShare: z
+      .number()
+      .describe(
+        'A sync that would delete more than this share of the source’s documents fails unless forced',
+      ),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    lastSync: z
+      .object({
+        runId: z.string(),
+        status: z.enum(RUN_STATUSES),
+        startedAt: z.string(),
+        finishedAt: z.string().nullable(),
+        error: z.object({ code: z.string(), message: z.string() }).nullable(),
+      })
+      .nullable()
+      .describe('The last sync that listed the source (its run may still be processing documents)'),
+    syncRunId: z.string().nullable().describe('The run of the sync requested or under way'),
+    nextSyncAt: z.string().nullable(),
+  })
+  .meta({ id: 'Source' });
+
+export function sourceView(s: SourceRecord): z.infer<typeof Source> {
+  const run = s.lastRun;
+  return {
+    id: s.id,
+    workspaceId: s.workspaceId,
+    type: s.type,
+    name: s.name,
+    settings: s.settings,
+    hasCredentials: s.credentials !== null,
+    intervalMinutes: s.intervalSeconds === null ? null : Math.round(s.intervalSeconds / 60),
+    maxDeleteShare: s.maxDeleteShare,
+    createdAt: s.createdAt.toISOString(),
+    updatedAt: s.updatedAt.toISOString(),
+    lastSync: run
+      ? {
+          runId: run.id,
+          status: run.status,
+          startedAt: run.createdAt.toISOString(),
+          finishedAt: run.finishedAt?.toISOString() ?? null,
+          error: run.error,
+        }
+      : null,
+    syncRunId: s.syncRunId,
+    nextSyncAt: s.nextSyncAt?.toISOString() ?? null,
+  };
+}
+
+const settingsField = z
+  .record(z.string(), z.unknown())
+  .describe(
+    's3: {endpoint?, region?, bucket, prefix?, forcePathStyle?}; website: {startUrl? | sitemapUrl?, urlPrefix?, maxPages?, maxDepth?}; folder: {path}',
+  );
+const credentialsField = z
+  .record(z.string(), z.string().max(1024))
+  .describe('s3 only: {accessKeyId, secretAccessKey}; stored encrypted, never returned');
+
+export const SourceCreate = z.object({
+  type: z.enum(SOURCE_TYPES),
+  name: z.string().max(200).nullable().optional(),
+  settings: settingsField,
+  credentials: credentialsField.optional(),
+  intervalMinutes: z.number().int().min(1).max(525_600).nullable().optional(),
+  maxDeleteShare: z.number().min(0).max(1).optional(),
+});
+
+export const SourceUpdate = z.object({
+  name: z.string().max(200).nullable().optional(),
+  settings: settingsField.optional(),
+  credentials: credentialsField.nullable().optional().describe('null removes them'),
+  intervalMinutes: z.number().int().min(1).max(525_600).nullable().optional(),
+  maxDeleteShare: z.number().min(0).max(1).optional(),
+});

@@ -1,0 +1,158 @@
+import { z } from 'zod';
+import type { FetchedResource } from '../domain/ports.js';
+import type { Run } from '../domain/types.js';
+
+/** The kinds of place a workspace can stay in sync with (docs/api.md#sources). */
+export const SOURCE_TYPES = ['s3', 'website', 'folder'] as const;
+export type SourceType = (typeof SOURCE_TYPES)[number];
+
+const httpUrl = z
+  .string()
+  .max(2048)
+  .url()
+  .refine((u) => /^https?:\/\//i.test(u), 'an http or https URL');
+
+/** An S3-compatible bucket prefix. `endpoint` is absent for AWS itself. */
+export const S3Settings = z.object({
+  endpoint: httpUrl.optional(),
+  region: z.string().min(1).max(64).default('us-east-1'),
+  bucket: z.string().min(3).max(63),
+  prefix: z.string().max(1024).default(''),
+  forcePathStyle: z.boolean().default(true),
+});
+export const S3Credentials = z.object({
+  accessKeyId: z.string().min(1).max(256),
+  secretAccessKey: z.string().min(1).max(512),
+});
+
+/** A website from a start page (following links) or a sitemap, kept under `urlPrefix`. */
+export const WebsiteSettings = z
+  .object({
+    startUrl: httpUrl.optional(),
+    sitemapUrl: httpUrl.optional(),
+    urlPrefix: z.string().max(2048).optional(),
+    maxPages: z.number().int().min(1).max(10_000).default(200),
+    maxDepth: z.number().int().min(0).max(10).default(3),
+  })
+  .refine((s) => s.startUrl || s.sitemapUrl, 'a startUrl or a sitemapUrl');
+
+/** A folder on the server, under one of the operator's SOURCE_FOLDER_ROOTS. */
+export const FolderSettings = z.object({ path: z.string().min(1).max(4096) });
+
+export type S3Settings = z.infer<typeof S3Settings>;
+export type S3Credentials = z.infer<typeof S3Credentials>;
+export type WebsiteSettings = z.infer<typeof WebsiteSettings>;
+export type FolderSettings = z.infer<typeof FolderSettings>;
+
+export type SourceSettings =
+  | { type: 's3'; settings: S3Settings }
+  | { type: 'website'; settings: WebsiteSettings }
+  | { type: 'folder'; settings: FolderSettings };
+
+/** A source as stored; `credentials` is the encrypted value (never shown). */
+export interface SourceRecord {
+  id: string;
+  accountId: string;
+  workspaceId: string;
+  type: SourceType;
+  name: string | null;
+  settings: Record<string, unknown>;
+  credentials: string | null;
+  intervalSeconds: number | null;
+  maxDeleteShare: number;
+  createdAt: Date;
+  updatedAt: Date;
+  nextSyncAt: Date | null;
+  /** The last sync that finished listing (its run may still be processing documents). */
+  lastRun: Run | null;
+  lastSyncAt: Date | null;
+  /** The run of the sync requested or under way. */
+  syncRunId: string | null;
+}
+
+/** What each type compares to tell a changed item from an unchanged one. */
+export interface ItemFingerprint {
+  etag?: string | null | undefined;
+  sizeBytes?: number | null | undefined;
+  mtimeMs?: number | null | undefined;
+  lastModified?: string | null | undefined;
+  contentHash?: string | null | undefined;
+}
+
+/** An item as the last applied sync left it. */
+export interface PreviousItem extends ItemFingerprint {
+  key: string;
+  documentId: string;
+  version: number;
+  /** The document's state: a failed or cancelled one is tried again even when the item did not change. */
+  documentStatus: string;
+  links: string[] | null;
+}
+
+/** An item a connector found in its source now. */
+export interface ListedItem {
+  key: string;
+  filename: string;
+  /** The page's URL for a website (shown as the document's source URL); null for objects and files. */
+  url: string | null;
+  fingerprint: ItemFingerprint;
+  /** The source itself said the item did not change since the previous sync (HTTP 304). */
+  notModified?: boolean | undefined;
+  /** A page's links (kept so that a page that did not change still leads the crawl on). */
+  links?: string[] | undefined;
+}
+
+/** What a connector gets: the settings and the decrypted credentials. */
+export interface SourceAccess {
+  id: string;
+  type: SourceType;
+  settings: Record<string, unknown>;
+  credentials: Record<string, string> | undefined;
+}
+
+/**
+ * Lists and reads one type of source. `list` throws SourceFailure when the source as a whole cannot be
+ * read (the sync fails and nothing changes); `open` throws DocumentFailure for one item.
+ */
+export interface SourceConnector {
+  list(
+    source: SourceAccess,
+    previous: ReadonlyMap<string, PreviousItem>,
+    signal: AbortSignal,
+  ): Promise<ListedItem[]>;
+  open(source: SourceAccess, key: string, signal: AbortSignal): Promise<FetchedResource>;
+  /** Checks settings beyond their form (a folder under an allowed root); an AppError when refused. */
+  validate?(settings: Record<string, unknown>): Promise<void>;
+}
+
+export type SourceConnectors = Record<SourceType, SourceConnector>;
+
+/**
+ * Why a sync failed as a whole, as its run's `error.code` (docs/api.md#sources): the source refused
+ * the credentials, could not be reached, is gone, may not be read, or the sync would delete more
+ * than the source's `maxDeleteShare` of its documents.
+ */
+export const SYNC_FAILURE_CODES = [
+  'source_credentials_refused',
+  'source_unreachable',
+  'source_missing',
+  'source_forbidden',
+  'deletion_limit_exceeded',
+  'credentials_unavailable',
+  'sync_failed',
+] as const;
+export type SyncFailureCode = (typeof SYNC_FAILURE_CODES)[number];
+
+/** The source as a whole cannot be synced now; the sync's run fails with this code. */
+export class SourceFailure extends Error {
+  constructor(
+    readonly code: SyncFailureCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SourceFailure';
+  }
+}
+
+/** The authenticated context of a source's encrypted credentials: they belong to that row only. */
+export const sourceCredentialsContext = (sourceId: string) => `sources.credentials:${sourceId}`;

@@ -1,0 +1,68 @@
+import type { ItemFingerprint, ListedItem, PreviousItem } from './model.js';
+
+/** What a sync changes in the workspace, decided from the listing and the previous sync's items. */
+export interface SyncPlan {
+  added: ListedItem[];
+  /** Items whose content changed: their documents are processed again (same id, version + 1). */
+  changed: { item: ListedItem; documentId: string }[];
+  /** Unchanged items whose recorded fingerprint moved (a touched file, a new ETag for the same bytes). */
+  refreshed: { item: ListedItem; documentId: string }[];
+  /** Unchanged and recorded as they are: nothing to write. */
+  unchanged: number;
+  removed: PreviousItem[];
+}
+
+/** A document whose last processing did not succeed is tried again by the next sync. */
+const RETRY_STATUSES = new Set(['failed', 'cancelled']);
+
+function sameFingerprint(a: ItemFingerprint, b: ItemFingerprint): boolean {
+  return (
+    (a.etag ?? null) === (b.etag ?? null) &&
+    (a.sizeBytes ?? null) === (b.sizeBytes ?? null) &&
+    (a.mtimeMs ?? null) === (b.mtimeMs ?? null) &&
+    (a.lastModified ?? null) === (b.lastModified ?? null) &&
+    (a.contentHash ?? null) === (b.contentHash ?? null)
+  );
+}
+
+/**
+ * Whether the item's content is the one the previous sync recorded. The source's own answer first
+ * (304), then the strongest evidence both sides have: a content hash (website pages, files whose size
+ * or time moved), else the ETag with the size (S3), else size and modification time (files).
+ */
+export function unchangedContent(previous: PreviousItem, now: ListedItem): boolean {
+  if (now.notModified) return true;
+  const a = previous;
+  const b = now.fingerprint;
+  if (a.contentHash && b.contentHash) return a.contentHash === b.contentHash;
+  if (a.etag && b.etag) return a.etag === b.etag && (a.sizeBytes ?? null) === (b.sizeBytes ?? null);
+  if (a.mtimeMs != null && b.mtimeMs != null) return a.sizeBytes === b.sizeBytes && a.mtimeMs === b.mtimeMs;
+  return false;
+}
+
+export function planSync(listed: ListedItem[], previous: ReadonlyMap<string, PreviousItem>): SyncPlan {
+  const plan: SyncPlan = { added: [], changed: [], refreshed: [], unchanged: 0, removed: [] };
+  const seen = new Set<string>();
+  for (const item of listed) {
+    if (seen.has(item.key)) continue;
+    seen.add(item.key);
+    const before = previous.get(item.key);
+    if (!before) plan.added.push(item);
+    else if (!unchangedContent(before, item) || RETRY_STATUSES.has(before.documentStatus))
+      plan.changed.push({ item, documentId: before.documentId });
+    else if (!item.notModified && !sameFingerprint(before, item.fingerprint))
+      plan.refreshed.push({ item, documentId: before.documentId });
+    else plan.unchanged++;
+  }
+  for (const [key, before] of previous) if (!seen.has(key)) plan.removed.push(before);
+  return plan;
+}
+
+/**
+ * Whether the plan deletes more than `maxShare` of the source's documents: a source that suddenly
+ * looks empty (a wrong prefix, a site that answers a login page) must not empty the workspace.
+ */
+export function exceedsDeletionLimit(plan: SyncPlan, previousCount: number, maxShare: number): boolean {
+  if (plan.removed.length === 0 || previousCount === 0) return false;
+  return plan.removed.length / previousCount > maxShare;
+}

@@ -1,0 +1,184 @@
+import type { Log } from '../domain/log.js';
+import type { JobQueue, ObjectStore, SearchIndex } from '../domain/ports.js';
+import type { SecretBox } from '../domain/secrets.js';
+import type { WorkspaceStore } from '../domain/stores.js';
+import type { Principal, RunView } from '../domain/types.js';
+import { errors } from '../errors.js';
+import { newId } from '../ids.js';
+import {
+  FolderSettings,
+  S3Credentials,
+  S3Settings,
+  type SourceConnectors,
+  type SourceRecord,
+  type SourceType,
+  sourceCredentialsContext,
+  WebsiteSettings,
+} from './model.js';
+import type { SourceChanges, SourceStore } from './store.js';
+import { removeStored } from './sync.js';
+
+export interface SourceDeps {
+  sources: SourceStore;
+  connectors: Pick<SourceConnectors, SourceType>;
+  secrets: SecretBox | undefined;
+  jobs: Pick<JobQueue, 'enqueueSourceSync'>;
+  index: Pick<SearchIndex, 'deleteDocument'>;
+  objects: Pick<ObjectStore, 'delete'>;
+  log: Log;
+}
+
+export interface SourceInput {
+  type: SourceType;
+  name?: string | null | undefined;
+  settings: Record<string, unknown>;
+  credentials?: Record<string, string> | null | undefined;
+  intervalMinutes?: number | null | undefined;
+  maxDeleteShare?: number | undefined;
+}
+
+/** The settings of a type in their checked form (defaults filled in); invalid_request otherwise. */
+function checkSettings(type: SourceType, settings: unknown): Record<string, unknown> {
+  const schema = type === 's3' ? S3Settings : type === 'website' ? WebsiteSettings : FolderSettings;
+  const parsed = schema.safeParse(settings);
+  if (!parsed.success)
+    throw errors.invalidRequest(
+      `Invalid ${type} settings: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'settings'}: ${i.message}`).join('; ')}.`,
+    );
+  return parsed.data as Record<string, unknown>;
+}
+
+function checkCredentials(type: SourceType, credentials: Record<string, string>): void {
+  if (type !== 's3') throw errors.invalidRequest(`A ${type} source takes no credentials.`);
+  const parsed = S3Credentials.safeParse(credentials);
+  if (!parsed.success) throw errors.invalidRequest('S3 credentials are {"accessKeyId", "secretAccessKey"}.');
+}
+
+function encryptCredentials(
+  deps: Pick<SourceDeps, 'secrets'>,
+  sourceId: string,
+  credentials: Record<string, string>,
+): string {
+  if (!deps.secrets) throw errors.encryptionNotConfigured('Source credentials');
+  return deps.secrets.encrypt(JSON.stringify(credentials), sourceCredentialsContext(sourceId));
+}
+
+const intervalSeconds = (minutes: number | null | undefined) =>
+  minutes === undefined ? undefined : minutes === null ? null : minutes * 60;
+
+export async function createSource(
+  deps: SourceDeps,
+  principal: Principal,
+  workspaceId: string,
+  input: SourceInput,
+): Promise<SourceRecord> {
+  const settings = checkSettings(input.type, input.settings);
+  await deps.connectors[input.type].validate?.(settings);
+  const id = newId('src');
+  let credentials: string | null = null;
+  if (input.credentials) {
+    checkCredentials(input.type, input.credentials);
+    credentials = encryptCredentials(deps, id, input.credentials);
+  }
+  const source = await deps.sources.insertSource({
+    id,
+    accountId: principal.accountId,
+    workspaceId,
+    type: input.type,
+    name: input.name ?? null,
+    settings,
+    credentials,
+    intervalSeconds: intervalSeconds(input.intervalMinutes) ?? null,
+    maxDeleteShare: input.maxDeleteShare ?? 0.5,
+  });
+  if (!source) throw errors.workspaceNotFound(workspaceId);
+  return source;
+}
+
+/** The workspace's sources; another account's workspace is unknown. */
+export async function listSources(
+  deps: Pick<SourceDeps, 'sources'> & { workspaces: Pick<WorkspaceStore, 'workspaceExists'> },
+  principal: Principal,
+  workspaceId: string,
+): Promise<SourceRecord[]> {
+  if (!(await deps.workspaces.workspaceExists(principal.accountId, workspaceId)))
+    throw errors.workspaceNotFound(workspaceId);
+  return deps.sources.listSources(principal.accountId, workspaceId);
+}
+
+/** A source of the workspace (a source of another workspace is unknown here). */
+export async function getSource(
+  deps: Pick<SourceDeps, 'sources'>,
+  principal: Principal,
+  workspaceId: string,
+  sourceId: string,
+): Promise<SourceRecord> {
+  const source = await deps.sources.getSource(principal.accountId, sourceId);
+  if (!source || source.workspaceId !== workspaceId) throw errors.sourceNotFound(sourceId);
+  return source;
+}
+
+export async function updateSource(
+  deps: SourceDeps,
+  principal: Principal,
+  workspaceId: string,
+  sourceId: string,
+  input: {
+    [K in Exclude<keyof SourceInput, 'type'>]?: SourceInput[K] | undefined;
+  },
+): Promise<SourceRecord> {
+  const current = await getSource(deps, principal, workspaceId, sourceId);
+  const changes: SourceChanges = {
+    name: input.name,
+    intervalSeconds: intervalSeconds(input.intervalMinutes),
+    maxDeleteShare: input.maxDeleteShare,
+  };
+  if (input.settings !== undefined) {
+    changes.settings = checkSettings(current.type, input.settings);
+    await deps.connectors[current.type].validate?.(changes.settings);
+  }
+  if (input.credentials === null) changes.credentials = null;
+  else if (input.credentials) {
+    checkCredentials(current.type, input.credentials);
+    changes.credentials = encryptCredentials(deps, sourceId, input.credentials);
+  }
+  const updated = await deps.sources.updateSource(principal.accountId, sourceId, changes);
+  if (!updated) throw errors.sourceNotFound(sourceId);
+  return updated;
+}
+
+/** Deletes the source with the documents it brought (they leave search at once). */
+export async function deleteSource(
+  deps: SourceDeps,
+  principal: Principal,
+  workspaceId: string,
+  sourceId: string,
+): Promise<SourceRecord> {
+  await getSource(deps, principal, workspaceId, sourceId);
+  const deleted = await deps.sources.deleteSource(principal.accountId, sourceId);
+  if (!deleted) throw errors.sourceNotFound(sourceId);
+  await removeStored(deps, deleted.documents);
+  return deleted.source;
+}
+
+/**
+ * Syncs the source now: the run of the sync already requested or under way, or a new one that a
+ * worker starts at once. `force` lets this sync delete more than the source's deletion limit.
+ */
+export async function syncNow(
+  deps: SourceDeps,
+  principal: Principal,
+  workspaceId: string,
+  sourceId: string,
+  options: { force: boolean },
+): Promise<{ run: RunView; created: boolean }> {
+  await getSource(deps, principal, workspaceId, sourceId);
+  const requested = await deps.sources.requestSync(principal.accountId, sourceId, {
+    runId: newId('run'),
+    force: options.force,
+  });
+  if (!requested) throw errors.sourceNotFound(sourceId);
+  // Enqueued again for a sync under way too: a no-op while its job waits, and a lost job is found.
+  await deps.jobs.enqueueSourceSync(sourceId);
+  return requested;
+}

@@ -1,0 +1,176 @@
+import { artifactKeys } from '../domain/artifacts.js';
+import type { Log } from '../domain/log.js';
+import type { FetchedResource, JobQueue, ObjectStore, SearchIndex } from '../domain/ports.js';
+import type { SecretBox } from '../domain/secrets.js';
+import type { DocumentRecord } from '../domain/types.js';
+import { DocumentFailure } from '../errors.js';
+import { newId } from '../ids.js';
+import {
+  type ListedItem,
+  type PreviousItem,
+  type SourceAccess,
+  type SourceConnectors,
+  SourceFailure,
+  type SourceRecord,
+  sourceCredentialsContext,
+} from './model.js';
+import { exceedsDeletionLimit, planSync } from './plan.js';
+import type { SyncStore } from './store.js';
+
+export interface SyncDeps {
+  syncs: SyncStore;
+  connectors: SourceConnectors;
+  secrets: SecretBox | undefined;
+  jobs: Pick<JobQueue, 'enqueueDocuments' | 'enqueueSourceSync'>;
+  index: Pick<SearchIndex, 'deleteDocument'>;
+  objects: Pick<ObjectStore, 'delete'>;
+  log: Log;
+  /** How long a worker holds a sync without renewing it (DOCUMENT_LEASE_SECONDS). */
+  leaseSeconds: number;
+}
+
+/** The settings and decrypted credentials a connector works with. */
+export function accessOf(source: SourceRecord, secrets: SecretBox | undefined): SourceAccess {
+  let credentials: Record<string, string> | undefined;
+  if (source.credentials) {
+    if (!secrets)
+      throw new SourceFailure(
+        'credentials_unavailable',
+        'The source credentials cannot be decrypted: no ENCRYPTION_KEY.',
+      );
+    credentials = JSON.parse(
+      secrets.decrypt(source.credentials, sourceCredentialsContext(source.id)),
+    ) as Record<string, string>;
+  }
+  return { id: source.id, type: source.type, settings: source.settings, credentials };
+}
+
+export interface SyncOutcome {
+  status: 'applied' | 'failed' | 'not_held' | 'cancelled';
+  added?: number;
+  changed?: number;
+  unchanged?: number;
+  removed?: number;
+}
+
+/**
+ * Syncs one source (the job `sync-source`): takes the sync's lease, lists the source, compares the
+ * listing with what the previous sync recorded and applies the difference in one transaction. Nothing
+ * in the workspace changes before that transaction, so a source that cannot be listed (credentials,
+ * network) fails its run and leaves the workspace as it was, and a worker killed while listing leaves
+ * the sync to the next worker once the lease lapses: the listing starts over, nothing is doubled.
+ */
+export async function syncSource(deps: SyncDeps, sourceId: string, workerId: string): Promise<SyncOutcome> {
+  const claim = await deps.syncs.claimSync(sourceId, workerId, deps.leaseSeconds);
+  if (!claim) return { status: 'not_held' };
+  const { source } = claim;
+  const log = deps.log;
+  if (claim.runStatus === 'cancelled') {
+    await deps.syncs.failSync(
+      sourceId,
+      workerId,
+      'sync_failed',
+      'The sync was cancelled before it listed the source.',
+    );
+    return { status: 'cancelled' };
+  }
+  const abort = new AbortController();
+  const renewal = setInterval(
+    () => {
+      deps.syncs
+        .renewSync(sourceId, workerId, deps.leaseSeconds)
+        .then((held) => {
+          if (!held) abort.abort();
+        })
+        .catch((err: unknown) => log.warn({ err, sourceId }, 'sync lease renewal failed'));
+    },
+    Math.max(1000, (deps.leaseSeconds * 1000) / 3),
+  );
+  renewal.unref();
+  try {
+    const previous = new Map<string, PreviousItem>(claim.previous.map((p) => [p.key, p]));
+    let listed: ListedItem[];
+    try {
+      listed = await deps.connectors[source.type].list(
+        accessOf(source, deps.secrets),
+        previous,
+        abort.signal,
+      );
+    } catch (err) {
+      if (abort.signal.aborted) return { status: 'not_held' };
+      // A connector's unforeseen error fails this sync (retrying the job would meet it again); the
+      // next sync tries afresh.
+      const failure =
+        err instanceof SourceFailure
+          ? err
+          : new SourceFailure('sync_failed', `Listing the source failed: ${(err as Error).message}`);
+      log.warn({ sourceId, code: failure.code, reason: failure.message, err }, 'source sync failed');
+      await deps.syncs.failSync(sourceId, workerId, failure.code, failure.message);
+      return { status: 'failed' };
+    }
+    const plan = planSync(listed, previous);
+    if (!claim.force && exceedsDeletionLimit(plan, previous.size, source.maxDeleteShare)) {
+      const message = `The sync would delete ${plan.removed.length} of the source's ${previous.size} documents, more than its limit of ${Math.round(source.maxDeleteShare * 100)} %; sync with "force": true to delete them.`;
+      await deps.syncs.failSync(sourceId, workerId, 'deletion_limit_exceeded', message);
+      return { status: 'failed' };
+    }
+    const applied = await deps.syncs.applySync(sourceId, workerId, plan, () => newId('doc'));
+    if (!applied) return { status: 'not_held' };
+    // After the commit: a lost enqueue is found by the reconciler (the documents are queued in the
+    // database), and a removed document is already out of search (marked deleted).
+    if (applied.enqueue.length > 0) await deps.jobs.enqueueDocuments(applied.enqueue);
+    await removeStored(deps, applied.removed);
+    const outcome = {
+      status: 'applied' as const,
+      added: plan.added.length,
+      changed: plan.changed.length,
+      unchanged: plan.unchanged + plan.refreshed.length,
+      removed: plan.removed.length,
+    };
+    log.info({ sourceId, ...outcome }, 'source synced');
+    return outcome;
+  } finally {
+    clearInterval(renewal);
+  }
+}
+
+/** Index rows and stored objects of documents a sync (or a source's deletion) removed. */
+export async function removeStored(
+  deps: { index: Pick<SearchIndex, 'deleteDocument'>; objects: Pick<ObjectStore, 'delete'>; log: Log },
+  documents: DocumentRecord[],
+): Promise<void> {
+  for (const doc of documents) {
+    try {
+      await deps.index.deleteDocument(doc.workspaceId, doc.id);
+      await deps.objects.delete([...new Set([doc.storageKey, ...artifactKeys.all(doc.id)])]);
+    } catch (err) {
+      // Search already ignores the document (it is marked deleted); leftovers are only storage.
+      deps.log.warn({ err, documentId: doc.id }, 'document deleted but its index rows or artifacts remain');
+    }
+  }
+}
+
+/** The reconciler's part: starts due syncs and hands syncs nobody holds to the queue. */
+export async function enqueueDueSyncs(deps: Pick<SyncDeps, 'syncs' | 'jobs'>): Promise<number> {
+  const ids = await deps.syncs.dueSyncs(100, () => newId('run'));
+  for (const id of ids) await deps.jobs.enqueueSourceSync(id);
+  return ids.length;
+}
+
+/** Reads one item of a source for the pipeline (the document's bytes, fetched when it starts). */
+export class SourceItemReader {
+  constructor(private readonly deps: Pick<SyncDeps, 'syncs' | 'connectors' | 'secrets'>) {}
+
+  async open(sourceId: string, key: string, signal: AbortSignal): Promise<FetchedResource> {
+    const source = await this.deps.syncs.sourceById(sourceId);
+    if (!source) throw new DocumentFailure('fetch_failed', 'The source of this document was deleted.');
+    let access: SourceAccess;
+    try {
+      access = accessOf(source, this.deps.secrets);
+    } catch (err) {
+      if (err instanceof SourceFailure) throw new DocumentFailure('credentials_unavailable', err.message);
+      throw err;
+    }
+    return this.deps.connectors[source.type].open(access, key, signal);
+  }
+}

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import type { ListedItem, PreviousItem } from '../../src/sources/model.js';
+import { exceedsDeletionLimit, planSync } from '../../src/sources/plan.js';
+import { RobotsRules } from '../../src/sources/robots.js';
+import { canonicalUrl, pageLinks, sitemapEntries } from '../../src/sources/website.js';
+
+const prev = (key: string, fields: Partial<PreviousItem> = {}): PreviousItem => ({
+  key,
+  documentId: `doc_${key}`,
+  version: 1,
+  documentStatus: 'ready',
+  links: null,
+  ...fields,
+});
+const item = (
+  key: string,
+  fingerprint: ListedItem['fingerprint'],
+  extra: Partial<ListedItem> = {},
+): ListedItem => ({
+  key,
+  filename: key,
+  url: null,
+  fingerprint,
+  ...extra,
+});
+
+describe('planning a sync', () => {
+  it('tells new, changed, refreshed, unchanged and removed items apart by each type’s fingerprint', () => {
+    const previous = new Map(
+      [
+        prev('s3-same', { etag: 'e1', sizeBytes: 10 }),
+        prev('s3-new-etag', { etag: 'e1', sizeBytes: 10 }),
+        prev('file-touched', { sizeBytes: 5, mtimeMs: 1000, contentHash: 'h1' }),
+        prev('file-edited', { sizeBytes: 5, mtimeMs: 1000, contentHash: 'h1' }),
+        prev('file-same', { sizeBytes: 5, mtimeMs: 1000, contentHash: 'h1' }),
+        prev('page-304', { etag: '"a"', contentHash: 'p1' }),
+        prev('page-new-etag-same-body', { etag: '"a"', contentHash: 'p1' }),
+        prev('failed-before', { etag: 'e1', sizeBytes: 1, documentStatus: 'failed' }),
+        prev('gone', { etag: 'e1', sizeBytes: 1 }),
+      ].map((p) => [p.key, p]),
+    );
+    const plan = planSync(
+      [
+        item('s3-same', { etag: 'e1', sizeBytes: 10 }),
+        item('s3-new-etag', { etag: 'e2', sizeBytes: 10 }),
+        item('file-touched', { sizeBytes: 5, mtimeMs: 2000, contentHash: 'h1' }),
+        item('file-edited', { sizeBytes: 5, mtimeMs: 2000, contentHash: 'h2' }),
+        item('file-same', { sizeBytes: 5, mtimeMs: 1000, contentHash: 'h1' }),
+        item('page-304', { etag: '"a"', contentHash: 'p1' }, { notModified: true }),
+        item('page-new-etag-same-body', { etag: '"b"', contentHash: 'p1' }),
+        item('failed-before', { etag: 'e1', sizeBytes: 1 }),
+        item('brand-new', { etag: 'e9', sizeBytes: 3 }),
+        item('brand-new', { etag: 'e9', sizeBytes: 3 }),
+      ],
+      previous,
+    );
+    expect(plan.added.map((i) => i.key)).toEqual(['brand-new']);
+    expect(plan.changed.map((c) => c.documentId)).toEqual([
+      'doc_s3-new-etag',
+      'doc_file-edited',
+      'doc_failed-before',
+    ]);
+    expect(plan.refreshed.map((c) => c.item.key)).toEqual(['file-touched', 'page-new-etag-same-body']);
+    expect(plan.unchanged).toBe(3);
+    expect(plan.removed.map((r) => r.key)).toEqual(['gone']);
+  });
+
+  it('refuses to remove more than the allowed share of the previous items', () => {
+    const previous = new Map([prev('a'), prev('b'), prev('c'), prev('d')].map((p) => [p.key, p]));
+    const keep = (keys: string[]) =>
+      planSync(
+        keys.map((k) => item(k, {}, { notModified: true })),
+        previous,
+      );
+    expect(exceedsDeletionLimit(keep(['a', 'b']), 4, 0.5)).toBe(false);
+    expect(exceedsDeletionLimit(keep(['a']), 4, 0.5)).toBe(true);
+    expect(exceedsDeletionLimit(keep([]), 4, 1)).toBe(false);
+    expect(exceedsDeletionLimit(keep(['a', 'b', 'c']), 4, 0)).toBe(true);
+    expect(exceedsDeletionLimit(keep(['a', 'b', 'c', 'd']), 4, 0)).toBe(false);
+  });
+});
+
+describe('robots.txt', () => {
+  const rules = RobotsRules.parse(
+    [
+      'User-agent: OtherBot',
+      'Disallow: /',
+      '',
+      'User-agent: *',
+      'Disallow: /private',
+      'Allow: /private/public',
+      'Disallow: /*.pdf$',
+      'Disallow:',
+    ].join('\n'),
+    'DocSlurp',
+  );
+  const allows = (p: string) => rules.allows(new URL(`http://x${p}`));
+
+  it('applies the longest matching rule of the group for any agent', () => {
+    expect(allows('/docs')).toBe(true);
+    expect(allows('/private/x')).toBe(false);
+    expect(allows('/private/public/y')).toBe(true);
+    expect(allows('/a/file.pdf')).toBe(false);
+    expect(allows('/a/file.pdf?download=1')).toBe(true);
+  });
+
+  it('uses the group naming the agent over the * group', () => {
+    const own = RobotsRules.parse(
+      'User-agent: *\nDisallow: /\n\nUser-agent: docslurp\nDisallow: /x\n',
+      'DocSlurp',
+    );
+    expect(own.allows(new URL('http://x/a'))).toBe(true);
+    expect(own.allows(new URL('http://x/x/1'))).toBe(false);
+  });
+});
+
+describe('pages and sitemaps', () => {
+  it('finds links (not nofollow ones) and the canonical URL, against the page’s base', () => {
+    const html =
+      '<html><head><base href="/docs/"><link rel="canonical" href="guide#top"></head><body>' +
+      '<a href="a.html#frag">A</a><a href="https://other.example/x">X</a><a href="mailto:x@y">M</a>' +
+      '<a rel="nofollow" href="/login">L</a></body></html>';
+    expect(pageLinks(html, 'http://site.test/docs/guide?x=1')).toEqual({
+      links: ['http://site.test/docs/a.html', 'https://other.example/x'],
+      canonical: 'http://site.test/docs/guide',
+    });
+  });
+
+  it('reads sitemaps and sitemap indexes', () => {
+    expect(sitemapEntries('<urlset><url><loc> http://a.test/?a=1&amp;b=2 </loc></url></urlset>')).toEqual({
+      index: false,
+      locations: ['http://a.test/?a=1&b=2'],
+    });
+    expect(
+      sitemapEntries('<sitemapindex><sitemap><loc>http://a.test/s1.xml</loc></sitemap></sitemapindex>').index,
+    ).toBe(true);
+  });
+
+  it('normalises page URLs and refuses other schemes and credentials', () => {
+    expect(canonicalUrl('HTTP://Site.Test:80/a#b')).toBe('http://site.test/a');
+    expect(canonicalUrl('ftp://site.test/a')).toBeUndefined();
+    expect(canonicalUrl('http://user:pw@site.test/')).toBeUndefined();
+  });
+});
