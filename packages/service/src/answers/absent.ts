@@ -23,15 +23,6 @@ import { foldAccents, withinEdits } from '../text/spelling.js';
 export const LARGE_WORKSPACE_PASSAGES = 500;
 
 /**
- * Words our stop list lacks but the index's English stop-word filter (NLTK's list) drops: looking
- * them up finds nothing, whatever the workspace holds.
- */
-const INDEX_STOP_WORDS = new Set(
-  `now just can will should won don ain aren couldn didn doesn hadn hasn haven isn mightn mustn
-  needn shan shouldn wasn weren wouldn`.split(/\s+/),
-);
-
-/**
  * Names of things in the question that no retrieved passage uses, nor a spelling of them one edit
  * away ("dorm", "dorms"): to be looked up in the workspace. Short words are left out: three letters
  * are as often an abbreviation or part of a phrase ("vis-à-vis") as a word.
@@ -44,7 +35,7 @@ export function wordsToLookUp(question: string, hits: SearchHit[], lexicon: Lexi
     const w = raw.replace(/['’]s$/, '');
     if (w.length < 4 || /[\d'’]/.test(w) || !lexicon.isNounOnly(w)) continue;
     const base = stem(w);
-    if (STOP_WORDS.has(w) || STOP_WORDS.has(base) || INDEX_STOP_WORDS.has(w) || present.has(base)) continue;
+    if (STOP_WORDS.has(w) || STOP_WORDS.has(base) || present.has(base)) continue;
     if (!vocabulary.some((v) => withinEdits(w, v, 1))) out.add(w);
   }
   return [...out];
