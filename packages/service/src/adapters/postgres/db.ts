@@ -44,6 +44,14 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
   const client = await pool.connect().catch((err: unknown) => {
     throw asUnavailable(err);
   });
+  // A checked-out client has no listener of the pool's: a connection lost between two statements (a
+  // database restart while `fn` awaits something else) would be an unhandled 'error' event that ends
+  // the process. The next statement reports it instead, and the broken client is discarded.
+  let lost: Error | undefined;
+  const onError = (err: Error) => {
+    lost = err;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await fn(client);
@@ -51,9 +59,11 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
     return result;
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});
-    throw asUnavailable(err);
+    // After a lost connection the client only says it is "not queryable": report why it is not.
+    throw asUnavailable(lost ?? err);
   } finally {
-    client.release();
+    client.off('error', onError);
+    client.release(lost);
   }
 }
 
