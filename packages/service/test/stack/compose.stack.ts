@@ -223,16 +223,18 @@ describe('compose.selfhost.yml on real containers', () => {
     }
   });
 
-  it('scales to two workers and spreads a batch over both', async () => {
+  it('scales to two workers and spreads a run of several batches over both', async () => {
     await mustCompose(['up', '-d', '--scale', 'worker=2']);
     expect(await containerIds('worker')).toHaveLength(2);
-    const files = Array.from({ length: 12 }, (_, i) => ({
+    // A worker claims up to a batch (50 small documents) at once: twelve fit in one claim, so the
+    // run must be larger than one batch for the second worker to have anything to take.
+    const files = Array.from({ length: 120 }, (_, i) => ({
       name: `note-${i}.txt`,
       content: `Note ${i}: the locker combination for room ${100 + i} is kept by the front desk.`,
     }));
     const r = await api.upload(files, { workspaceId });
     const done = await api.waitForRun(r.body.run.id, 180_000);
-    expect(done.counts).toMatchObject({ total: 12, ready: 12 });
+    expect(done.counts).toMatchObject({ total: 120, ready: 120 });
     const rows = await psql(
       `SELECT processed_by, count(*) FROM documents WHERE run_id = '${r.body.run.id}' GROUP BY 1 ORDER BY 1`,
     );
