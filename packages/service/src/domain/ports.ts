@@ -28,6 +28,10 @@ export interface IndexRow {
   heading: string;
   /** The text's words as codes (search/word-codes.ts), for ranking; absent on rows indexed before them. */
   wordCodes?: Uint32Array | undefined;
+  /** The language the row was indexed in (ISO 639-1); English on rows indexed before languages. */
+  language?: string | undefined;
+  /** What the full-text index holds for the row (search/indexing.ts `searchTerms`); written, never read back. */
+  terms?: string | undefined;
 }
 
 export interface IndexHit {
@@ -36,7 +40,13 @@ export interface IndexHit {
 }
 
 export interface IndexQuery {
+  /** The query as typed. */
   text: string;
+  /**
+   * Its terms as each of the workspace's languages reads them (search/indexing.ts), space-separated;
+   * by default, the text's English terms.
+   */
+  terms?: string | undefined;
   limit: number;
   documentIds?: string[] | undefined;
   /**
@@ -44,6 +54,18 @@ export interface IndexQuery {
    * query: the words people use next to the words documents use).
    */
   expansions?: { text: string; weight: number }[] | undefined;
+}
+
+/** A guess at the language of a text: an ISO 639-1 code, and whether the guess is sure enough to act on. */
+export interface DetectedLanguage {
+  language: string;
+  reliable: boolean;
+}
+
+/** Tells which language a text is written in (a document's text, or a question). */
+export interface LanguageDetector {
+  /** Undefined when the text gives nothing to go on (no letters). */
+  detect(text: string): Promise<DetectedLanguage | undefined>;
 }
 
 /**

@@ -82,6 +82,8 @@ export interface FinishDocument {
   mediaType?: string | null;
   pageCount?: number | null;
   chunkCount?: number | null;
+  /** The language the document was indexed in. */
+  language?: string | null;
 }
 
 export interface NewWorkspace {
@@ -90,6 +92,7 @@ export interface NewWorkspace {
   name: string;
   description: string | null;
   metadata: Record<string, unknown>;
+  language?: string | undefined;
 }
 
 /** Fields a rename or edit sets; those left out keep their value. */
@@ -97,6 +100,15 @@ export interface WorkspaceChanges {
   name?: string | undefined;
   description?: string | null | undefined;
   metadata?: Record<string, unknown> | undefined;
+  language?: string | undefined;
+}
+
+/** What a search needs to know of its workspace: how its documents and questions are read. */
+export interface SearchContext {
+  /** `auto` or the ISO 639-1 code the workspace's documents are read in. */
+  language: string;
+  /** Languages its documents were indexed in. */
+  languages: string[];
 }
 
 /** What deleting a workspace removed from the database. */
@@ -112,6 +124,8 @@ export interface DeletedWorkspace {
 export interface WorkspaceStore {
   /** May answer from a cache that another process's deletion reaches within seconds (search's check). */
   workspaceExists(accountId: string, workspaceId: string): Promise<boolean>;
+  /** The workspace's languages, when the account has it; may answer from the same short-lived cache. */
+  searchContext(accountId: string, workspaceId: string): Promise<SearchContext | undefined>;
   getWorkspace(accountId: string, workspaceId: string): Promise<Workspace | undefined>;
   listWorkspaces(accountId: string): Promise<(Workspace & { counts: DocumentCounts })[]>;
   createWorkspace(workspace: NewWorkspace): Promise<Workspace>;
@@ -202,6 +216,8 @@ export interface BatchClaim {
   exhausted: DocumentRecord[];
   /** Nothing to do here (gone, finished, leased by another worker, run paused or cancelled). */
   skipped: { documentId: string; reason: string }[];
+  /** The claimed documents' workspace's `language` setting (`auto` or a code). */
+  workspaceLanguage?: string | undefined;
 }
 
 export type StartOutcome =

@@ -35,6 +35,7 @@ export function documentRecord(
   return {
     accountId: 'acc_test',
     workspaceId: 'ws_test',
+    language: null,
     filename: `${fields.id}.md`,
     sourceUrl: null,
     declaredMediaType: null,
