@@ -16,6 +16,10 @@ export interface ManualSet {
   htmlDir: string;
   /** Whether pages in subfolders of htmlDir belong to the manual (named `<folder>-<file>`). */
   recursive: boolean;
+  /** Only pages whose names end so (a package of several translations: `.de.html`). */
+  pageSuffix?: string;
+  /** The language its pages and questions are written in (ISO 639-1); English when absent. */
+  language?: string;
   answerable: AnswerableQuestion[];
   unanswerable: UnanswerableQuestion[];
 }
@@ -88,7 +92,7 @@ export function manualPages(manual: Manual, set: ManualSet): ManualPage[] {
     )) {
       if (entry.isDirectory()) {
         if (set.recursive) walk(path.join(dir, entry.name), `${prefix}${entry.name}-`);
-      } else if (entry.name.endsWith('.html')) {
+      } else if (entry.name.endsWith(set.pageSuffix ?? '.html')) {
         pages.push({ name: `${prefix}${entry.name}`, file: path.join(dir, entry.name) });
       }
     }

@@ -37,7 +37,7 @@ export function searchText(row: Pick<IndexRow, 'heading' | 'text'>): string {
  * spaces and nothing else, so the index, the ranking signals and the answerer read the same words.
  */
 export function searchTerms(row: Pick<IndexRow, 'heading' | 'text'>, language: Language): string {
-  return language.contentTerms(searchText(row)).join(' ');
+  return language.indexTerms(searchText(row)).join(' ');
 }
 
 export function indexRowsOf(

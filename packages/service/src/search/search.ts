@@ -203,7 +203,21 @@ export function readingsOf(question: Language, workspaceLanguages: readonly stri
   return [...out.values()];
 }
 
-const unique = (parts: string[]) => [...new Set(parts.join(' ').split(' ').filter(Boolean))].join(' ');
+/**
+ * The query's terms in every reading: each reading's terms as they come (a word the question repeats,
+ * or two words with one stem, weigh twice, as they do in one language), then the terms another
+ * reading adds.
+ */
+function termsOfReadings(q: string, readings: Language[]): string {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const language of readings) {
+    const terms = language.indexTerms(q);
+    out.push(...terms.filter((t) => !seen.has(t)));
+    for (const t of terms) seen.add(t);
+  }
+  return out.join(' ');
+}
 
 /**
  * The hits of `rescoreLexical(hits, …)` in the same order (ties in input order, as its stable sort
@@ -319,7 +333,7 @@ export async function searchWorkspace(
       ? []
       : deps.index.search(req.workspaceId, {
           text: req.q,
-          terms: unique(readings.map((l) => [...queryTerms(req.q, l)].join(' '))),
+          terms: termsOfReadings(req.q, readings),
           limit,
           documentIds,
           expansions: readings

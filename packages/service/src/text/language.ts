@@ -41,6 +41,11 @@ export interface Language {
   term(word: string): string;
   /** The content terms of a text in order: stop words dropped, each word as its term. */
   contentTerms(text: string): string[];
+  /**
+   * The terms the full-text index holds for a text, and a query asks it for: like `contentTerms`,
+   * but English drops only its shortest list of stop words there (below).
+   */
+  indexTerms(text: string): string[];
   sentenceSpans(text: string, start?: number, end?: number): Span[];
   readonly questions: QuestionRules;
   /** Whether adjacent words may be written as one ("file name" / "filename"; German compounds). */
@@ -52,6 +57,14 @@ interface LanguageSpec {
   /** Snowball algorithm, when the language has one. */
   stemmer?: string;
   stopWords: readonly string[];
+  /** Stop words of the full-text index, when fewer than `stopWords`. */
+  indexStopWords?: readonly string[];
+  /**
+   * The index compares stems, not words, with its stop words: "once" is kept as "onc", "does" as
+   * "doe". English only, because its index always did so (LanceDB's analyser stems first) and its
+   * benchmarks lost passages when it stopped.
+   */
+  indexStopsStems?: boolean;
   apostrophes?: ApostropheRule;
   /** Abbreviations that end with a full stop without ending the sentence (lower case, no final dot). */
   abbreviations?: readonly string[];
@@ -75,6 +88,16 @@ const SPECS: Record<string, LanguageSpec> = {
     name: 'English',
     stemmer: 'english',
     stopWords: ENGLISH_STOP_WORDS,
+    indexStopsStems: true,
+    // The index drops the usual English list of stop words, the one LanceDB's English analyser used
+    // here before languages (NLTK's): it keeps "would", "may", "must", "within", "without"…, which the
+    // answerer's longer list leaves out of the words a sentence must share with a question.
+    indexStopWords: ENGLISH_STOP_WORDS.filter(
+      (w) =>
+        !"cannot could let's ought would also may might must shall onto upon within without via per"
+          .split(' ')
+          .includes(w),
+    ),
     abbreviations: [
       'e.g',
       'i.e',
@@ -280,6 +303,7 @@ class SpecLanguage implements Language {
   readonly questions: QuestionRules;
   readonly joinsCompounds: boolean;
   private readonly stopWords: ReadonlySet<string>;
+  private readonly indexStopWords: ReadonlySet<string>;
   private readonly stemmer: { stem(w: string): string } | undefined;
   // Ranking and snippets ask for the same words over and over: remembered (bounded, cleared when full).
   private readonly terms = new Map<string, string>();
@@ -292,6 +316,7 @@ class SpecLanguage implements Language {
     this.questions = questionRules(code);
     this.joinsCompounds = spec.joinsCompounds ?? false;
     this.stopWords = new Set(spec.stopWords);
+    this.indexStopWords = spec.indexStopWords ? new Set(spec.indexStopWords) : this.stopWords;
     this.stemmer = spec.stemmer ? snowball.newStemmer(spec.stemmer) : undefined;
     this.abbreviations = new Set(spec.abbreviations ?? []);
   }
@@ -312,21 +337,38 @@ class SpecLanguage implements Language {
     let t = this.terms.get(word);
     if (t === undefined) {
       if (this.terms.size > 100_000) this.terms.clear();
-      const stemmed =
-        this.stemmer && word.length <= MAX_STEMMED_LENGTH && !/\d/.test(word)
-          ? this.stemmer.stem(word)
-          : word;
-      t = fold(stemmed);
+      t = fold(this.stemOf(word));
       this.terms.set(word, t);
     }
     return t;
   }
 
+  private stemOf(word: string): string {
+    return this.stemmer && word.length <= MAX_STEMMED_LENGTH && !/\d/.test(word)
+      ? this.stemmer.stem(word)
+      : word;
+  }
+
   contentTerms(text: string): string[] {
+    return this.termsWithout(text, this.stopWords, true);
+  }
+
+  indexTerms(text: string): string[] {
+    if (!this.spec.indexStopsStems) return this.termsWithout(text, this.indexStopWords, false);
     const out: string[] = [];
     for (const { word } of this.tokens(text)) {
-      if (this.stopWords.has(word) || (word.length < 2 && !/\d/.test(word) && !/[^\x00-\x7f]/.test(word)))
-        continue;
+      const stem = this.stemOf(word);
+      if (!this.indexStopWords.has(stem)) out.push(fold(stem));
+    }
+    return out;
+  }
+
+  /** Terms of the words that are not stop words (nor, for matching sentences, single Latin letters). */
+  private termsWithout(text: string, stop: ReadonlySet<string>, dropLetters: boolean): string[] {
+    const out: string[] = [];
+    for (const { word } of this.tokens(text)) {
+      if (stop.has(word)) continue;
+      if (dropLetters && word.length < 2 && /^[a-z]$/.test(word)) continue;
       out.push(this.term(word));
     }
     return out;

@@ -496,7 +496,7 @@ export class LanceSearchIndex implements SearchIndex {
       const legacy = this.formatOf(table) === 'legacy';
       // A legacy table's index analyses the query itself, as English; the current one takes terms.
       const column = legacy ? 'search_text' : 'terms';
-      const text = legacy ? query.text : (query.terms ?? ENGLISH.contentTerms(query.text).join(' '));
+      const text = legacy ? query.text : (query.terms ?? ENGLISH.indexTerms(query.text).join(' '));
       if (!text.trim()) return [];
       const expansions = legacy ? [] : (query.expansions ?? []).filter((e) => e.text.trim() && e.weight > 0);
       const fts: string | lancedb.FullTextQuery = expansions.length
