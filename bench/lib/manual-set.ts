@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './data.js';
 import type { Manual } from './manuals.js';
@@ -52,8 +52,10 @@ export interface ManualPage {
   file: string;
 }
 
+/** bench/manual/<name>.json (English manuals, issue 16), or bench/languages/<name>.json (issue 24). */
 export function manualSetFile(name: string): string {
-  return path.join(repoRoot, 'bench/manual', `${name}.json`);
+  const english = path.join(repoRoot, 'bench/manual', `${name}.json`);
+  return existsSync(english) ? english : path.join(repoRoot, 'bench/languages', `${name}.json`);
 }
 
 const SPLITS = new Set(['tune', 'holdout']);
@@ -78,7 +80,7 @@ export function loadManualSet(name: string): ManualSet {
       problems.push(`${q.id}: bad answer pattern: ${(err as Error).message}`);
     }
   }
-  if (problems.length) throw new Error(`bench/manual/${name}.json:\n  ${problems.join('\n  ')}`);
+  if (problems.length) throw new Error(`${manualSetFile(name)}:\n  ${problems.join('\n  ')}`);
   return { ...set, name };
 }
 
@@ -179,7 +181,7 @@ export function verifyAnswers(set: ManualSet, pages: ManualPage[]): { verified: 
   }
   if (problems.length) {
     throw new Error(
-      `${problems.length} answer pattern(s) of bench/manual/${set.name}.json do not match their page:\n  ${problems.join('\n  ')}`,
+      `${problems.length} answer pattern(s) of ${manualSetFile(set.name)} do not match their page:\n  ${problems.join('\n  ')}`,
     );
   }
   return { verified: set.answerable.length };

@@ -5,8 +5,14 @@ import { type SearchDeps, type SearchFilters, searchWorkspace } from '../search/
 import { questionLanguage } from '../text/detection.js';
 import type { Language } from '../text/language.js';
 import { wordsAbsentFromWorkspace, wordsToLookUp } from './absent.js';
-import { type Answer, composeExtractiveAnswer } from './extractive.js';
+import {
+  type Answer,
+  composeExtractiveAnswer,
+  type ExtractiveOptions,
+  passageLanguage,
+} from './extractive.js';
 import { composeLlmAnswer, streamLlmAnswer } from './llm.js';
+import { type RelevanceThresholds, termStats } from './relevance.js';
 
 export interface AnswerRequest {
   workspaceId: string;
@@ -21,6 +27,9 @@ export interface AnswerDeps extends SearchDeps {
   chatModel?: ChatModel | undefined;
   /** Ordinary English words, so that the extractive answerer can tell when a question names something absent. */
   lexicon?: Lexicon | undefined;
+  /** Thresholds of the relevance decision and the answerer's options (tuning aids); the defaults otherwise. */
+  relevance?: RelevanceThresholds | undefined;
+  extractive?: ExtractiveOptions | undefined;
 }
 
 export interface AnswerResult extends Answer {
@@ -57,11 +66,17 @@ async function extractive(
   // The lexicon is English: only an English question is checked for words it does not know.
   const lexicon = language.code === 'en' ? deps.lexicon : undefined;
   const candidates = lexicon && hits.length > 0 ? wordsToLookUp(req.q, hits, lexicon) : [];
-  const absentFromWorkspace = await wordsAbsentFromWorkspace(deps.index, req.workspaceId, candidates);
-  return composeExtractiveAnswer(req.q, hits, undefined, {
+  const languages = [...new Map(hits.map((h) => [h.language ?? 'en', passageLanguage(h)])).values()];
+  const [absentFromWorkspace, stats] = await Promise.all([
+    wordsAbsentFromWorkspace(deps.index, req.workspaceId, candidates),
+    hits.length > 0 ? termStats(deps.index, req.workspaceId, req.q, languages) : undefined,
+  ]);
+  return composeExtractiveAnswer(req.q, hits, deps.extractive, {
     lexicon,
     absentFromWorkspace,
     questionLanguage: language,
+    stats,
+    relevance: deps.relevance,
   });
 }
 

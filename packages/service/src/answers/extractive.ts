@@ -4,6 +4,15 @@ import { ENGLISH, type Language, languageFor } from '../text/language.js';
 import { asksAboutSomethingAbsent } from './absent.js';
 import { type AnswerType, expectedAnswer, satisfies } from './answer-types.js';
 import { neutraliseMarkers } from './markers.js';
+import {
+  answersQuestion,
+  NEVER_DECLINE,
+  pairShare,
+  type RelevanceSignals,
+  type RelevanceThresholds,
+  relevanceSignals,
+  type TermStats,
+} from './relevance.js';
 
 /** The English decline; a question in another language is declined in its own (text/questions.ts). */
 export const NOT_FOUND_ANSWER = ENGLISH.questions.decline;
@@ -22,6 +31,8 @@ export interface Answer {
   answer: string;
   citations: AnswerCitation[];
   kind: AnswerKind;
+  /** What the decision to answer was taken on (extractive answers with workspace statistics). */
+  signals?: RelevanceSignals | undefined;
 }
 
 /** The answer that says the workspace does not hold one, in the question's language. */
@@ -32,8 +43,6 @@ export function declined(language: Language = ENGLISH): Answer {
 export interface ExtractiveOptions {
   /** Quotes in an answer, each from a different passage: the best one and its companions. */
   maxQuotes: number;
-  /** Share of the query's (weighted) terms the best quote must contain to count as an answer. */
-  minCoverage: number;
   /** A companion quote must cover at least this share of what the best one covers. */
   companionCoverage: number;
   /** Consecutive sentences a quote may span, and the length they stay under. */
@@ -51,9 +60,27 @@ export interface ExtractiveOptions {
   typeWeight: number;
 }
 
+/**
+ * Fitted on the tune questions of every language and the off-topic set by
+ * bench/languages-calibrate.ts (docs/decisions/0013-languages.md): the largest threshold at which
+ * answers that hold the answer dropped by at most half a point.
+ */
+export const DEFAULT_RELEVANCE: RelevanceThresholds = {
+  intercept: -6.662,
+  weights: {
+    presence: 1.931,
+    coverage: 1.778,
+    passageCoverage: 0.074,
+    localCoverage: 3.591,
+    passagePairs: 3.429,
+    logScoreLead: 1.61,
+    logTerms: 1.16,
+  },
+  minProbability: 0.25,
+};
+
 export const DEFAULT_EXTRACTIVE: ExtractiveOptions = {
   maxQuotes: 3,
-  minCoverage: 0.25,
   companionCoverage: 0.5,
   maxQuoteSentences: 2,
   maxQuoteChars: 500,
@@ -233,6 +260,10 @@ function extend(
 export interface AnswerAids {
   /** The language the question is asked in: its kind of answer and the decline are read in it. */
   questionLanguage?: Language | undefined;
+  /** How often the question's terms occur in the workspace, for the relevance decision (relevance.ts). */
+  stats?: TermStats | undefined;
+  /** The decision's thresholds; DEFAULT_RELEVANCE when not given. */
+  relevance?: RelevanceThresholds | undefined;
   /** Ordinary words of the language: a question naming something else is checked against the passages. */
   lexicon?: Lexicon | undefined;
   /** Ordinary words of the question that no passage of the workspace holds (absent.ts looks them up). */
@@ -341,16 +372,34 @@ export function composeExtractiveAnswer(
   const questionLanguage = aids.questionLanguage ?? ENGLISH;
   const { type, quotes, unitsByHit } = rankQuotes(question, hits, options, questionLanguage);
   if (quotes.length === 0) return declined(questionLanguage);
+  const ranked = quotes;
+  const best = ranked[0]!;
+  let signals: RelevanceSignals | undefined;
+  if (aids.stats) {
+    const passageTerms = unitsByHit[best.hitIndex]!.reduce(
+      (acc, u) => union(acc, u.terms),
+      new Set<string>(),
+    );
+    const language = passageLanguage(hits[best.hitIndex]!);
+    const others = hits.filter((_, i) => i !== best.hitIndex);
+    const meanOther = others.reduce((a, h) => a + h.score, 0) / Math.max(1, others.length);
+    signals = {
+      ...relevanceSignals(question, language, best.terms, passageTerms, aids.stats),
+      localCoverage: best.coverage,
+      quotePairs: pairShare(question, best.text, language),
+      passagePairs: pairShare(question, hits[best.hitIndex]!.text, language),
+      scoreLead: meanOther > 0 ? hits[best.hitIndex]!.score / meanOther : 1,
+    };
+  }
+  const decline = () => ({ ...declined(questionLanguage), signals });
   // The English lexicon knows English words only: a question in another language has no absent-word test.
   if (
     aids.lexicon &&
     questionLanguage.code === 'en' &&
     asksAboutSomethingAbsent(question, hits, aids.lexicon, aids.absentFromWorkspace)
   )
-    return declined(questionLanguage);
-  const ranked = quotes;
-  const best = ranked[0]!;
-  if (best.coverage < options.minCoverage) return declined(questionLanguage);
+    return decline();
+  if (signals && !answersQuestion(signals, aids.relevance ?? DEFAULT_RELEVANCE)) return decline();
 
   const chosen: Quote[] = [
     extend(best, unitsByHit[best.hitIndex]!, type, options, passageLanguage(hits[best.hitIndex]!)),
@@ -378,5 +427,5 @@ export function composeExtractiveAnswer(
     citations.push(citation);
     parts.push(`${neutraliseMarkers(q.text)} [${citation.n}]`);
   }
-  return { answer: parts.join(' '), citations, kind: 'extractive' };
+  return { answer: parts.join(' '), citations, kind: 'extractive', signals };
 }

@@ -113,6 +113,11 @@ export interface SearchIndex {
   countDocumentRows(workspaceId: string, documentId: string): Promise<number>;
   /** Rows of the whole workspace (0 for one without an index yet). */
   countRows(workspaceId: string): Promise<number>;
+  /**
+   * How many rows of the workspace hold each index term (`IndexRow.terms`), counted up to `cap`
+   * (a term in more rows than that is common, however many more).
+   */
+  termCounts(workspaceId: string, terms: string[], cap: number): Promise<Map<string, number>>;
   /** Rows of each of the documents (0 for one without any). */
   countRowsByDocument(workspaceId: string, documentIds: string[]): Promise<Map<string, number>>;
   deleteDocument(workspaceId: string, documentId: string): Promise<void>;

@@ -57,6 +57,13 @@ export class MemorySearchIndex implements SearchIndex {
     return this.workspace(workspaceId).length;
   }
 
+  async termCounts(workspaceId: string, terms: string[], cap: number): Promise<Map<string, number>> {
+    const rows = this.workspace(workspaceId);
+    return new Map(
+      terms.map((t) => [t, Math.min(cap, rows.filter((r) => (r.terms ?? '').split(' ').includes(t)).length)]),
+    );
+  }
+
   async deleteDocument(workspaceId: string, documentId: string): Promise<void> {
     this.write();
     this.rows.set(

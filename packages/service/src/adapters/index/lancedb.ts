@@ -480,6 +480,25 @@ export class LanceSearchIndex implements SearchIndex {
     return table ? table.countRows() : 0;
   }
 
+  async termCounts(workspaceId: string, terms: string[], cap: number): Promise<Map<string, number>> {
+    const counts = new Map(terms.map((t) => [t, 0]));
+    const table = terms.length ? await this.openTable(workspaceId) : undefined;
+    if (!table) return counts;
+    const column = this.formatOf(table) === 'legacy' ? 'search_text' : 'terms';
+    await Promise.all(
+      [...counts.keys()].map(async (term) => {
+        const found = await table
+          .query()
+          .fullTextSearch(term, { columns: [column] })
+          .select(['id', '_score'])
+          .limit(cap)
+          .toArrow();
+        counts.set(term, found.numRows);
+      }),
+    );
+    return counts;
+  }
+
   async deleteDocument(workspaceId: string, documentId: string): Promise<void> {
     const table = await this.openTable(workspaceId);
     if (table) await table.delete(`document_id = ${sqlString(documentId)}`);
