@@ -66,17 +66,18 @@ export interface ExtractiveOptions {
  * answers that hold the answer dropped by at most half a point.
  */
 export const DEFAULT_RELEVANCE: RelevanceThresholds = {
-  intercept: -6.662,
+  intercept: -6.486,
   weights: {
-    presence: 1.931,
-    coverage: 1.778,
-    passageCoverage: 0.074,
-    localCoverage: 3.591,
-    passagePairs: 3.429,
-    logScoreLead: 1.61,
-    logTerms: 1.16,
+    presence: 3.677,
+    coverage: 1.337,
+    passageCoverage: 1.494,
+    localCoverage: 4.361,
+    passagePairs: 3.954,
+    logScoreLead: 0.845,
+    logTerms: 1.277,
+    familiarity: -4.697,
   },
-  minProbability: 0.25,
+  minProbability: 0.3,
 };
 
 export const DEFAULT_EXTRACTIVE: ExtractiveOptions = {

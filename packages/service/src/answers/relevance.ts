@@ -72,6 +72,12 @@ export interface RelevanceSignals {
   rarestInQuote?: number | undefined;
   /** The question's distinct content terms. */
   terms?: number | undefined;
+  /**
+   * How usual the question's words are in the workspace: the mean of log(1 + rows holding a term) over
+   * log(1 + rows of the workspace), both capped. A question about the workspace's subject uses its
+   * everyday words; one about another subject, words it holds rarely or never.
+   */
+  familiarity?: number | undefined;
 }
 
 /**
@@ -142,6 +148,10 @@ export function relevanceSignals(
     rarestInPassage: share(passageTerms),
     rarestInQuote: share(quoteTerms),
     terms: terms.length,
+    familiarity:
+      terms.reduce((a, t) => a + Math.log1p(stats.counts.get(key(language, t)) ?? 0), 0) /
+      terms.length /
+      Math.log1p(Math.min(stats.rows, TERM_COUNT_CAP)),
   };
 }
 
@@ -157,6 +167,7 @@ export const RELEVANCE_FEATURES = [
   'passagePairs',
   'logScoreLead',
   'logTerms',
+  'familiarity',
 ] as const;
 
 export function relevanceFeatures(s: RelevanceSignals): number[] {
@@ -168,6 +179,7 @@ export function relevanceFeatures(s: RelevanceSignals): number[] {
     s.passagePairs ?? 0,
     Math.log(Math.max(s.scoreLead ?? 1, 1e-3)),
     Math.log(Math.max(s.terms ?? 1, 1)),
+    s.familiarity ?? 0,
   ];
 }
 
