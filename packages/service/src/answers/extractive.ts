@@ -66,18 +66,18 @@ export interface ExtractiveOptions {
  * answers that hold the answer dropped by at most half a point.
  */
 export const DEFAULT_RELEVANCE: RelevanceThresholds = {
-  intercept: -6.486,
+  intercept: -7.333,
   weights: {
-    presence: 3.677,
-    coverage: 1.337,
-    passageCoverage: 1.494,
-    localCoverage: 4.361,
-    passagePairs: 3.954,
-    logScoreLead: 0.845,
-    logTerms: 1.277,
-    familiarity: -4.697,
+    presence: 3.417,
+    coverage: 1.859,
+    passageCoverage: 1.438,
+    localCoverage: 4.421,
+    passagePairs: 3.406,
+    logScoreLead: 1.312,
+    logTerms: 1.758,
+    familiarity: -4.896,
   },
-  minProbability: 0.3,
+  minProbability: 0.25,
 };
 
 export const DEFAULT_EXTRACTIVE: ExtractiveOptions = {

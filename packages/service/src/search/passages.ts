@@ -90,8 +90,20 @@ export function snippetOf(
     text: passage.slice(start, end),
     charStart: passageStart + start,
     charEnd: passageStart + end,
-    highlights: hits
-      .filter(([x, y]) => x >= start && y <= end)
-      .map(([x, y]) => ({ start: x - start, end: y - start })),
+    highlights: mergeOverlapping(hits.filter(([x, y]) => x >= start && y <= end)).map(([x, y]) => ({
+      start: x - start,
+      end: y - start,
+    })),
   };
+}
+
+/** Ranges in order with those that overlap joined: a language read in overlapping pairs of characters marks each pair. */
+function mergeOverlapping(ranges: [number, number, number][]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const [a, b] of ranges) {
+    const last = out[out.length - 1];
+    if (last && a < last[1]) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
 }

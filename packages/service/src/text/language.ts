@@ -70,6 +70,12 @@ interface LanguageSpec {
   abbreviations?: readonly string[];
   joinsCompounds?: boolean;
   cjkLocale?: 'ja' | 'zh';
+  /**
+   * How runs of Chinese/Japanese characters are cut (text/tokens.ts): by words in Chinese, in pairs
+   * otherwise (Japanese, and the odd Chinese or Japanese word in a text of another language, which no
+   * dictionary of that language knows).
+   */
+  cjk?: 'words' | 'bigrams';
 }
 
 // Particles, auxiliaries, pronouns and question words: the words of Japanese and Chinese sentences
@@ -283,8 +289,8 @@ const SPECS: Record<string, LanguageSpec> = {
   ca: { name: 'Catalan', stemmer: 'catalan', stopWords: [], apostrophes: 'split' },
   cs: { name: 'Czech', stemmer: 'czech', stopWords: [] },
   id: { name: 'Indonesian', stopWords: indonesian },
-  ja: { name: 'Japanese', stopWords: JAPANESE_STOP_WORDS, cjkLocale: 'ja' },
-  zh: { name: 'Chinese', stopWords: CHINESE_STOP_WORDS, cjkLocale: 'zh' },
+  ja: { name: 'Japanese', stopWords: JAPANESE_STOP_WORDS, cjkLocale: 'ja', cjk: 'bigrams' },
+  zh: { name: 'Chinese', stopWords: CHINESE_STOP_WORDS, cjkLocale: 'zh', cjk: 'words' },
 };
 
 /** Codes of the languages with their own stemming or word segmentation, stop words and sentence rules. */
@@ -326,7 +332,11 @@ class SpecLanguage implements Language {
   }
 
   tokens(text: string): Token[] {
-    return tokenize(text, { apostrophes: this.spec.apostrophes, cjkLocale: this.spec.cjkLocale });
+    return tokenize(text, {
+      apostrophes: this.spec.apostrophes,
+      cjkLocale: this.spec.cjkLocale,
+      cjk: this.spec.cjk ?? 'bigrams',
+    });
   }
 
   isStopWord(word: string): boolean {
