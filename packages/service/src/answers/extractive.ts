@@ -66,16 +66,16 @@ export interface ExtractiveOptions {
  * answers that hold the answer dropped by at most half a point.
  */
 export const DEFAULT_RELEVANCE: RelevanceThresholds = {
-  intercept: -7.333,
+  intercept: -7.277,
   weights: {
-    presence: 3.417,
-    coverage: 1.859,
-    passageCoverage: 1.438,
-    localCoverage: 4.421,
-    passagePairs: 3.406,
-    logScoreLead: 1.312,
-    logTerms: 1.758,
-    familiarity: -4.896,
+    presence: 3.369,
+    coverage: 1.756,
+    passageCoverage: 1.417,
+    localCoverage: 4.619,
+    passagePairs: 3.333,
+    logScoreLead: 1.464,
+    logTerms: 1.779,
+    familiarity: -5.259,
   },
   minProbability: 0.25,
 };

@@ -49,6 +49,8 @@ export interface IndexQuery {
   terms?: string | undefined;
   limit: number;
   documentIds?: string[] | undefined;
+  /** Only rows indexed in this language (ISO 639-1); every row when absent. */
+  language?: string | undefined;
   /**
    * Further words that count for a passage with less weight than the query's own (expansions of the
    * query: the words people use next to the words documents use).

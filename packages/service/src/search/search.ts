@@ -204,19 +204,49 @@ export function readingsOf(question: Language, workspaceLanguages: readonly stri
 }
 
 /**
- * The query's terms in every reading: each reading's terms as they come (a word the question repeats,
- * or two words with one stem, weigh twice, as they do in one language), then the terms another
- * reading adds.
+ * A reading in another language than the question's counts for this share of its score. It asks
+ * only for the terms every reading makes alike (commands, files, names, numbers: "/proc/kcore" is
+ * "proc kcore" in any language); the question's other words, read by a language they are not written
+ * in, would match that language's passages by accident (a Spanish "archivo" is a rare English word).
  */
-function termsOfReadings(q: string, readings: Language[]): string {
-  const seen = new Set<string>();
-  const out: string[] = [];
-  for (const language of readings) {
-    const terms = language.indexTerms(q);
-    out.push(...terms.filter((t) => !seen.has(t)));
-    for (const t of terms) seen.add(t);
-  }
-  return out.join(' ');
+export const OTHER_READING_WEIGHT = 0.5;
+
+/**
+ * Lexical candidates: the question read in each of the workspace's languages, each reading searched
+ * among the passages of its language (one query when the workspace has one language and it is the
+ * question's), merged by score.
+ */
+async function lexicalCandidates(
+  index: SearchIndex,
+  req: SearchRequest,
+  readings: Language[],
+  limit: number,
+  documentIds: string[] | undefined,
+): Promise<IndexHit[]> {
+  const single = readings.length === 1;
+  const own = new Set(readings[0]!.indexTerms(req.q));
+  const lists = await Promise.all(
+    readings.map(async (language, i) => {
+      const terms = language.indexTerms(req.q).filter((t) => i === 0 || own.has(t));
+      if (terms.length === 0) return [];
+      const hits = await index.search(req.workspaceId, {
+        text: req.q,
+        terms: terms.join(' '),
+        limit,
+        documentIds,
+        expansions: i === 0 ? expandQuery(req.q, language) : [],
+        language: single ? undefined : language.code,
+      });
+      const weight = i === 0 ? 1 : OTHER_READING_WEIGHT;
+      return weight === 1 ? hits : hits.map((h) => ({ row: h.row, score: h.score * weight }));
+    }),
+  );
+  return single
+    ? lists[0]!
+    : lists
+        .flat()
+        .sort((a, b) => b.score - a.score)
+        .slice(0, limit);
 }
 
 /**
@@ -329,17 +359,7 @@ export async function searchWorkspace(
   // Ask for more than needed: stale rows, duplicates and the per-document cap all thin the list.
   const limit = Math.max(60, req.topK * 2);
   const [lexical, near] = await Promise.all([
-    mode === 'vector'
-      ? []
-      : deps.index.search(req.workspaceId, {
-          text: req.q,
-          terms: termsOfReadings(req.q, readings),
-          limit,
-          documentIds,
-          expansions: readings
-            .flatMap((l) => expandQuery(req.q, l))
-            .filter((e, i, all) => all.findIndex((x) => x.text === e.text) === i),
-        }),
+    mode === 'vector' ? [] : lexicalCandidates(deps.index, req, readings, limit, documentIds),
     vectors && mode !== 'lexical'
       ? vectors.embedder
           .embedQuery(req.q)

@@ -535,10 +535,15 @@ export class LanceSearchIndex implements SearchIndex {
         .fullTextSearch(fts, { columns: [column] })
         .select(legacy ? [...LEGACY_ROW_COLUMNS, '_score'] : SEARCH_COLUMNS)
         .limit(query.limit);
+      const filters: string[] = [];
       if (query.documentIds) {
         if (query.documentIds.length === 0) return [];
-        q = q.where(`document_id IN (${query.documentIds.map(sqlString).join(', ')})`);
+        filters.push(`document_id IN (${query.documentIds.map(sqlString).join(', ')})`);
       }
+      // A table made before languages holds English rows only.
+      if (query.language && legacy && query.language !== 'en') return [];
+      if (query.language && !legacy) filters.push(`language = ${sqlString(query.language)}`);
+      if (filters.length) q = q.where(filters.join(' AND '));
       return rowsOf(await q.toArrow());
     } catch (err) {
       // A handle kept open here while another process dropped the table (a deleted workspace).
