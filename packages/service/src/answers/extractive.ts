@@ -11,6 +11,7 @@ import {
   type RelevanceSignals,
   type RelevanceThresholds,
   relevanceSignals,
+  statsOfPassages,
   type TermStats,
 } from './relevance.js';
 
@@ -356,6 +357,27 @@ export function rankQuotes(
   return { type, quotes: quotes.sort((a, b) => b.score - a.score), unitsByHit };
 }
 
+/** The relevance signals of the best quote (relevance.ts). */
+function relevanceSignalsOf(
+  question: string,
+  hits: SearchHit[],
+  best: Quote,
+  units: Unit[],
+  stats: TermStats,
+): RelevanceSignals {
+  const passageTerms = units.reduce((acc, u) => union(acc, u.terms), new Set<string>());
+  const language = passageLanguage(hits[best.hitIndex]!);
+  const others = hits.filter((_, i) => i !== best.hitIndex);
+  const meanOther = others.reduce((a, h) => a + h.score, 0) / Math.max(1, others.length);
+  return {
+    ...relevanceSignals(question, language, best.terms, passageTerms, stats),
+    localCoverage: best.coverage,
+    quotePairs: pairShare(question, best.text, language),
+    passagePairs: pairShare(question, hits[best.hitIndex]!.text, language),
+    scoreLead: meanOther > 0 ? hits[best.hitIndex]!.score / meanOther : 1,
+  };
+}
+
 /**
  * Builds an answer only from sentences of the retrieved passages: it never writes a word of its own
  * beyond the markers. Quotes are single sentences, or a sentence and the one after it when the second
@@ -375,23 +397,13 @@ export function composeExtractiveAnswer(
   if (quotes.length === 0) return declined(questionLanguage);
   const ranked = quotes;
   const best = ranked[0]!;
-  let signals: RelevanceSignals | undefined;
-  if (aids.stats) {
-    const passageTerms = unitsByHit[best.hitIndex]!.reduce(
-      (acc, u) => union(acc, u.terms),
-      new Set<string>(),
+  const stats =
+    aids.stats ??
+    statsOfPassages(
+      question,
+      hits.map((h) => ({ text: h.text, language: passageLanguage(h) })),
     );
-    const language = passageLanguage(hits[best.hitIndex]!);
-    const others = hits.filter((_, i) => i !== best.hitIndex);
-    const meanOther = others.reduce((a, h) => a + h.score, 0) / Math.max(1, others.length);
-    signals = {
-      ...relevanceSignals(question, language, best.terms, passageTerms, aids.stats),
-      localCoverage: best.coverage,
-      quotePairs: pairShare(question, best.text, language),
-      passagePairs: pairShare(question, hits[best.hitIndex]!.text, language),
-      scoreLead: meanOther > 0 ? hits[best.hitIndex]!.score / meanOther : 1,
-    };
-  }
+  const signals = relevanceSignalsOf(question, hits, best, unitsByHit[best.hitIndex]!, stats);
   const decline = () => ({ ...declined(questionLanguage), signals });
   // The English lexicon knows English words only: a question in another language has no absent-word test.
   if (
@@ -400,7 +412,7 @@ export function composeExtractiveAnswer(
     asksAboutSomethingAbsent(question, hits, aids.lexicon, aids.absentFromWorkspace)
   )
     return decline();
-  if (signals && !answersQuestion(signals, aids.relevance ?? DEFAULT_RELEVANCE)) return decline();
+  if (!answersQuestion(signals, aids.relevance ?? DEFAULT_RELEVANCE)) return decline();
 
   const chosen: Quote[] = [
     extend(best, unitsByHit[best.hitIndex]!, type, options, passageLanguage(hits[best.hitIndex]!)),

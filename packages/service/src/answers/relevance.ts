@@ -51,6 +51,26 @@ export async function termStats(
   return { rows, counts: byKey };
 }
 
+/**
+ * Counts from the retrieved passages alone, for an answer asked without the workspace's statistics:
+ * the passages stand in for the workspace (a term they lack counts as missing).
+ */
+export function statsOfPassages(
+  question: string,
+  passages: { text: string; language: Language }[],
+): TermStats {
+  const counts = new Map<string, number>();
+  const languages = [...new Map(passages.map((p) => [p.language.code, p.language])).values()];
+  for (const language of languages) {
+    const terms = new Set(language.contentTerms(question));
+    const held = passages
+      .filter((p) => p.language.code === language.code)
+      .map((p) => new Set(language.contentTerms(p.text)));
+    for (const t of terms) counts.set(key(language, t), held.filter((h) => h.has(t)).length);
+  }
+  return { rows: passages.length, counts };
+}
+
 export interface RelevanceSignals {
   /** Share of the question's rarity weight that the workspace holds anywhere. */
   presence: number;
