@@ -345,6 +345,8 @@ export interface OpsStore {
   schemaVersion(): Promise<number>;
   globalDocumentCounts(): Promise<Record<string, number>>;
   globalRunCounts(): Promise<Record<string, number>>;
+  /** Webhook deliveries not sent yet, and those of them whose next attempt is due now. */
+  webhookBacklog(): Promise<{ pending: number; due: number }>;
 }
 
 export interface StoredSession {

@@ -27,6 +27,8 @@ export interface WorkerDeps extends PipelineDeps {
   /** Sources' syncs: their schedule, their lease and the listing applied. */
   syncs: SyncStore;
   connectors: SourceConnectors;
+  /** Counts and times each batch for the metrics. */
+  measureBatch?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 export interface RunningWorker {
@@ -78,7 +80,10 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
 
   await deps.jobs.startWorkers(
     {
-      processDocuments: (documentIds) => processDocuments(deps, documentIds, id),
+      processDocuments: (documentIds) => {
+        const work = () => processDocuments(deps, documentIds, id);
+        return deps.measureBatch ? deps.measureBatch(work) : work();
+      },
       syncSource: async (sourceId) => {
         await syncSource(deps, sourceId, id);
       },

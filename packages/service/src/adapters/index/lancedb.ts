@@ -226,10 +226,14 @@ export const OLD_VERSIONS_KEPT_SECONDS = 60;
  */
 export const MAX_OPEN_TABLES = 1000;
 
+/** Told of each commit that replaces documents' rows: its time and LanceDB's attempts (1 + retries). */
+export type CommitObserver = (seconds: number, attempts: number) => void;
+
 export interface LanceSearchIndexOptions {
   caches?: LanceCacheSizes;
   maxOpenTables?: number;
   oldVersionsKeptSeconds?: number;
+  onCommit?: CommitObserver;
 }
 
 /**
@@ -254,6 +258,7 @@ export class LanceSearchIndex implements SearchIndex {
   private readonly upgraded = new WeakSet<lancedb.Table>();
   /** How long `optimize` keeps replaced versions (OLD_VERSIONS_KEPT_SECONDS unless a test says). */
   private readonly oldVersionsKeptSeconds: number;
+  private readonly onCommit: CommitObserver | undefined;
   /** Holds LanceDB's caches; its `sizeBytes()` is what they use now. */
   readonly session: lancedb.Session;
 
@@ -265,6 +270,7 @@ export class LanceSearchIndex implements SearchIndex {
     const caches = options.caches ?? DEFAULT_CACHE_SIZES;
     this.tables = new LruMap(options.maxOpenTables ?? MAX_OPEN_TABLES);
     this.oldVersionsKeptSeconds = options.oldVersionsKeptSeconds ?? OLD_VERSIONS_KEPT_SECONDS;
+    this.onCommit = options.onCommit;
     this.session = new lancedb.Session(BigInt(caches.indexBytes), BigInt(caches.metadataBytes));
     // Strong read consistency: the server must see what a worker in another process has just written,
     // because a client that saw its run complete searches right away.
@@ -391,7 +397,7 @@ export class LanceSearchIndex implements SearchIndex {
       await table.delete(`document_id = ${sqlString(documentId)}`);
       return;
     }
-    await replaceRows(table, [documentId], rows.map(toRecord));
+    await replaceRows(table, [documentId], rows.map(toRecord), this.onCommit);
   }
 
   async replaceDocuments(workspaceId: string, documents: DocumentRows<IndexRow>[]): Promise<void> {
@@ -407,7 +413,7 @@ export class LanceSearchIndex implements SearchIndex {
     if (!table) return;
     const ids = documents.map((d) => d.documentId);
     if (records.length === 0) await table.delete(documentFilter(ids));
-    else await replaceRows(table, ids, records);
+    else await replaceRows(table, ids, records, this.onCommit);
   }
 
   async countRowsByDocument(workspaceId: string, documentIds: string[]): Promise<Map<string, number>> {
@@ -503,7 +509,7 @@ export class LanceSearchIndex implements SearchIndex {
     if (!table) return;
     const ids = documents.map((d) => d.documentId);
     if (records.length === 0) await table.delete(documentFilter(ids));
-    else await replaceRows(table, ids, records);
+    else await replaceRows(table, ids, records, this.onCommit);
   }
 
   async upsertVectors(workspaceId: string, space: VectorSpace, rows: VectorRow[]): Promise<void> {
@@ -671,13 +677,20 @@ export function asUnavailable(err: unknown): unknown {
  * One commit that inserts the new rows and removes any old row of the documents that is not in the
  * new set: readers never see a document half-replaced.
  */
-async function replaceRows(table: lancedb.Table, documentIds: string[], records: Record<string, unknown>[]) {
-  await table
+async function replaceRows(
+  table: lancedb.Table,
+  documentIds: string[],
+  records: Record<string, unknown>[],
+  observe: CommitObserver | undefined,
+) {
+  const t0 = performance.now();
+  const result = await table
     .mergeInsert('id')
     .whenMatchedUpdateAll()
     .whenNotMatchedInsertAll()
     .whenNotMatchedBySourceDelete({ where: documentFilter(documentIds) })
     .execute(records);
+  observe?.((performance.now() - t0) / 1000, result.numAttempts);
 }
 
 function documentFilter(documentIds: string[]): string {
