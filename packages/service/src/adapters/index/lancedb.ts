@@ -617,12 +617,15 @@ export class LanceSearchIndex implements SearchIndex {
     if (!table) return { oldVersions: 0, keptSeconds };
     await this.ensureFtsIndexes(table);
     const cleanupOlderThan = new Date(Date.now() - keptSeconds * 1000);
-    await table.optimize({ cleanupOlderThan });
+    // Files no version refers to yet may belong to a commit in progress in another process: LanceDB
+    // keeps those for 7 days unless told otherwise. Never tell it otherwise (issue 25).
+    const cleanup = { cleanupOlderThan, deleteUnverified: false };
+    await table.optimize(cleanup);
     let oldVersions = (await table.listVersions()).length - 1;
     for (const name of await this.vectorTables(workspaceId)) {
       const vectors = await this.open(name);
       if (!vectors) continue;
-      await vectors.optimize({ cleanupOlderThan });
+      await vectors.optimize(cleanup);
       oldVersions += (await vectors.listVersions()).length - 1;
     }
     return { oldVersions, keptSeconds };
