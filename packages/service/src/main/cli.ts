@@ -134,6 +134,7 @@ async function runWorker(deps: Deps): Promise<RunningWorker> {
       leaseSeconds: deps.config.worker.leaseSeconds,
       maxAttempts: deps.config.worker.maxAttempts,
       observeStage: deps.metrics.observeStage,
+      observeFinished: deps.metrics.observeFinished,
       measureBatch: deps.metrics.batch,
     }),
   );

@@ -157,6 +157,10 @@ export class Metrics {
     this.stageDuration.observe({ stage }, seconds);
   };
 
+  observeFinished = (status: string): void => {
+    this.documentsProcessed.inc({ status });
+  };
+
   observeRerank = (seconds: number, outcome: 'ok' | 'failed'): void => {
     this.rerankDuration.observe({ outcome }, seconds);
   };
