@@ -1,7 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { quoteIdent } from '../../src/adapters/postgres/db.js';
+import { packageRoot } from '../../src/paths.js';
 import { client } from '../support/http.js';
 import {
   baseEnv,
@@ -120,5 +123,31 @@ describe('the worker probes', () => {
     expect(text).toMatch(/^docslurp_queue_depth\{state="queued"\} \d+$/m);
     expect(text).toMatch(/^docslurp_webhook_deliveries\{state="pending"\} 0$/m);
     expect(text).toMatch(/^docslurp_documents_processed_total\{status="ready"\} 6$/m);
+  });
+
+  it('the Helm chart’s KEDA query counts unfinished documents on this schema', async () => {
+    const template = readFileSync(
+      path.join(packageRoot(), '..', '..', 'deploy', 'helm', 'docslurp', 'templates', 'worker.yaml'),
+      'utf8',
+    );
+    const query = /query: >-\n((?:\s{10}.+\n)+)/.exec(template)![1]!.replace(/\s+/g, ' ').trim();
+    const count = async () => {
+      const c = new pg.Client({ connectionString: env.DATABASE_URL });
+      await c.connect();
+      try {
+        return Number((await c.query<{ count: string }>(query)).rows[0]!.count);
+      } finally {
+        await c.end();
+      }
+    };
+    expect(await count()).toBe(0);
+    // A run that no worker can finish now: the workers were stopped.
+    for (const p of processes.filter((x) => x.name === 'worker')) await p.stop();
+    const up = await client(serverUrl, bootstrapKey).upload([
+      { name: 'a.md', content: '# A\n\nOne.' },
+      { name: 'b.md', content: '# B\n\nTwo.' },
+    ]);
+    expect(up.status).toBe(202);
+    expect(await count()).toBe(2);
   });
 });
