@@ -90,8 +90,15 @@ try {
   });
   const quiet = createLogger('warn');
   // The upload's side: one job per document, sent after the commit.
-  const queue = new PgBossQueue({ url: urls.workflow, namespace: 'service', pollIntervalSeconds: 1, onError() {} });
-  const ids = (await sql<{ id: string }>(urls.service, 'SELECT id FROM documents ORDER BY id')).map((r) => r.id);
+  const queue = new PgBossQueue({
+    url: urls.workflow,
+    namespace: 'service',
+    pollIntervalSeconds: 1,
+    onError() {},
+  });
+  const ids = (await sql<{ id: string }>(urls.service, 'SELECT id FROM documents ORDER BY id')).map(
+    (r) => r.id,
+  );
   await queue.enqueueDocuments(ids);
   await queue.stop();
 
@@ -152,9 +159,10 @@ try {
   await sql(urls.service, `UPDATE documents SET updated_at = now() - interval '10 minutes'`);
   await measure('backlog queued 10 minutes ago, jobs in the engine');
   await sql(urls.workflow, `DELETE FROM service.job WHERE name = 'process-document'`);
-  await sql(urls.service, `UPDATE documents SET updated_at = now() - interval '1 minute', requeued_at = NULL`).catch(
-    () => sql(urls.service, `UPDATE documents SET updated_at = now() - interval '1 minute'`),
-  );
+  await sql(
+    urls.service,
+    `UPDATE documents SET updated_at = now() - interval '1 minute', requeued_at = NULL`,
+  ).catch(() => sql(urls.service, `UPDATE documents SET updated_at = now() - interval '1 minute'`));
   await measure('every job lost (a restore), queued 1 minute ago');
 
   const machine = describeMachine();
@@ -173,7 +181,11 @@ try {
     '',
     `Machine: ${machine.cpus} × ${machine.cpuModel}, Node ${machine.node}, load ${machine.loadAverage1m.toFixed(2)}, ${machine.date}.`,
   ].join('\n');
-  for (const f of writeResults(LABEL, { documents: DOCUMENTS, workers: WORKERS, src: SRC, situations, machine }, md))
+  for (const f of writeResults(
+    LABEL,
+    { documents: DOCUMENTS, workers: WORKERS, src: SRC, situations, machine },
+    md,
+  ))
     log(`wrote ${f}`);
 } finally {
   for (const w of workers) await w.stop().catch(() => {});

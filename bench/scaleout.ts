@@ -128,7 +128,9 @@ async function runCase(c: Case): Promise<Outcome> {
     const workers = processes.slice(1);
     const ids: string[] = [];
     for (const w of workers)
-      ids.push((JSON.parse(await w.waitFor(/"msg":"worker started"/, 60_000)) as { workerId: string }).workerId);
+      ids.push(
+        (JSON.parse(await w.waitFor(/"msg":"worker started"/, 60_000)) as { workerId: string }).workerId,
+      );
 
     const api = client(server, KEY);
     const t0 = performance.now();
@@ -153,19 +155,20 @@ async function runCase(c: Case): Promise<Outcome> {
     let killedBatch: string[] = [];
     if (c.kill) {
       // Once a third are ready, kill -9 a worker that holds documents at that moment.
+      let victim = -1;
       for (;;) {
-        const [{ ready }] = await sql<{ ready: number }>(
+        const rows = await sql<{ ready: number; holder: string | null }>(
           url.toString(),
-          `SELECT count(*)::int AS ready FROM documents WHERE status = 'ready'`,
+          `SELECT (SELECT count(*)::int FROM documents WHERE status = 'ready') AS ready,
+                  (SELECT lease_owner FROM documents WHERE status = 'processing' AND lease_expires_at > now()
+                   LIMIT 1) AS holder`,
         );
-        if (ready >= DOCUMENTS / 3) break;
-        await new Promise((r) => setTimeout(r, 100));
+        const { ready = 0, holder = null } = rows[0] ?? {};
+        victim = ids.indexOf(holder ?? '');
+        if (ready >= DOCUMENTS / 3 && victim >= 0) break;
+        if (ready >= DOCUMENTS) throw new Error('every document was ready before a worker could be killed');
+        await new Promise((r) => setTimeout(r, 50));
       }
-      const holding = await sql<{ lease_owner: string }>(
-        url.toString(),
-        `SELECT DISTINCT lease_owner FROM documents WHERE status = 'processing' AND lease_owner IS NOT NULL`,
-      );
-      const victim = Math.max(0, ids.findIndex((id) => holding.some((h) => h.lease_owner === id)));
       workers[victim]!.child.kill('SIGKILL');
       await workers[victim]!.exited;
       killedBatch = (
@@ -210,7 +213,11 @@ async function runCase(c: Case): Promise<Outcome> {
     check(notReady.length === 0, `${notReady.length} documents not ready`, failures);
     const killed = new Set(killedBatch);
     const twice = docs.filter((d) => !killed.has(d.id) && d.attempts !== 1);
-    check(twice.length === 0, `${twice.length} documents outside the killed batch with attempts ≠ 1`, failures);
+    check(
+      twice.length === 0,
+      `${twice.length} documents outside the killed batch with attempts ≠ 1`,
+      failures,
+    );
     const index = new LanceSearchIndex(`s3://${s3.bucket}/lancedb`, {
       aws_region: 'us-east-1',
       aws_endpoint: s3.endpoint,
@@ -225,13 +232,21 @@ async function runCase(c: Case): Promise<Outcome> {
         const expected = mine.reduce((n, d) => n + (d.chunk_count ?? 0), 0);
         const counted = await index.countRows(ws);
         rows += counted;
-        check(counted === expected, `workspace ${ws}: ${counted} rows, chunk counts add up to ${expected}`, failures);
+        check(
+          counted === expected,
+          `workspace ${ws}: ${counted} rows, chunk counts add up to ${expected}`,
+          failures,
+        );
         const per = await index.countRowsByDocument(
           ws,
           mine.map((d) => d.id),
         );
         const off = mine.filter((d) => per.get(d.id) !== d.chunk_count);
-        check(off.length === 0, `workspace ${ws}: ${off.length} documents whose rows ≠ chunk count`, failures);
+        check(
+          off.length === 0,
+          `workspace ${ws}: ${off.length} documents whose rows ≠ chunk count`,
+          failures,
+        );
         const seen = new Set<string>();
         let after: string | null = null;
         let listed = 0;
@@ -251,7 +266,10 @@ async function runCase(c: Case): Promise<Outcome> {
     }
     // Every document found by its own word (eight searches at a time).
     const byNumber = new Map(docs.map((d) => [d.id, d]));
-    const fileOf = await sql<{ id: string; filename: string }>(url.toString(), 'SELECT id, filename FROM documents');
+    const fileOf = await sql<{ id: string; filename: string }>(
+      url.toString(),
+      'SELECT id, filename FROM documents',
+    );
     let notFound = 0;
     const queue = [...fileOf];
     await Promise.all(
@@ -295,7 +313,9 @@ async function runCase(c: Case): Promise<Outcome> {
 const cases: Case[] = [];
 for (const workspaces of [1, 8]) {
   for (const workers of WORKER_COUNTS) cases.push({ workers, workspaces, kill: false });
-  if (KILL) for (const workers of WORKER_COUNTS.filter((n) => n >= 2)) cases.push({ workers, workspaces, kill: true });
+  if (KILL)
+    for (const workers of WORKER_COUNTS.filter((n) => n >= 2))
+      cases.push({ workers, workspaces, kill: true });
 }
 const outcomes: Outcome[] = [];
 const load0 = os.loadavg()[0]!;
@@ -329,7 +349,11 @@ const md = [
   'Every process (server, workers, PostgreSQL, the S3 server in the benchmark process) shares these cores:',
   'more workers than cores cannot go faster here; see docs/kubernetes.md for what the figures imply for a cluster.',
 ].join('\n');
-for (const f of writeResults(LABEL, { documents: DOCUMENTS, outcomes, machine, loadAverageAtStart: load0 }, md))
+for (const f of writeResults(
+  LABEL,
+  { documents: DOCUMENTS, outcomes, machine, loadAverageAtStart: load0 },
+  md,
+))
   log(`wrote ${f}`);
 if (outcomes.some((o) => o.checks.length > 0)) {
   log('some checks failed');

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { ConditionalWritesIgnored } from '../adapters/objects/conditional-writes.js';
 import { EmbeddedPostgresError } from '../adapters/postgres/embedded.js';
 import { ParserIsolationUnavailable } from '../adapters/sandbox/parser.js';
 import { buildApp } from '../app.js';
@@ -122,8 +123,14 @@ async function startServer(deps: Deps): Promise<FastifyInstance> {
 async function runWorker(deps: Deps): Promise<RunningWorker> {
   await deps.parser.start();
   // A store that ignores conditional writes would lose index commits silently: no document is taken
-  // until it honours them (the check's error says what to do; /ready names it meanwhile).
-  await untilAvailable(deps.log, 'the worker', () => deps.commitCheck.check());
+  // until it honours them (the check's error says what to do; /ready names it meanwhile). A store
+  // that is down or refuses our keys is an outage like any other: the worker starts, and its index
+  // writes wait for the check to pass.
+  await untilAvailable(deps.log, 'the worker', () =>
+    deps.commitCheck.check().catch((err: unknown) => {
+      if (err instanceof ConditionalWritesIgnored) throw err;
+    }),
+  );
   return untilAvailable(deps.log, 'the worker', () =>
     startWorker({
       ...deps,

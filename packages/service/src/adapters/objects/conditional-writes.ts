@@ -13,6 +13,14 @@ export function conditionalWritesIgnored(where: string, detail: string): string 
   );
 }
 
+/** The store answered, and would lose index commits: unlike an outage, waiting will not fix it. */
+export class ConditionalWritesIgnored extends DependencyUnavailable {
+  constructor(message: string) {
+    super('objectStorage', message);
+    this.name = 'ConditionalWritesIgnored';
+  }
+}
+
 function statusOf(err: unknown): number | undefined {
   return (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 }
@@ -38,8 +46,7 @@ export async function probeConditionalWrites(
     } catch (err) {
       // A store that rejects the header itself would fail every commit loudly; still say why.
       if (statusOf(err) === 501 || (err as { name?: string }).name === 'NotImplemented')
-        throw new DependencyUnavailable(
-          'objectStorage',
+        throw new ConditionalWritesIgnored(
           conditionalWritesIgnored(where, 'the create-only PUT was refused as not implemented'),
         );
       throw describeS3Error(err, bucket);
