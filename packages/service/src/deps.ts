@@ -1,3 +1,5 @@
+// Over 400 lines: the one composition root, where every adapter, model and readiness check is chosen
+// from the configuration; split, the choices would be spread over files that each see part of it.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,3 +1,5 @@
+// Over 400 lines: one interface per repository of the service database, the whole catalogue of its
+// ports in one place (decision 0011), each small.
 import type { DocumentFailureCode } from '../errors.js';
 import type {
   ApiKeyRecord,
