@@ -61,8 +61,7 @@ export async function probeConditionalWrites(
     // 409 is what S3 answers when the two PUTs overlap; either way the second one did not land.
     if (status === 412 || status === 409) return;
     if (second !== undefined && status === undefined) throw describeS3Error(second, bucket);
-    throw new DependencyUnavailable(
-      'objectStorage',
+    throw new ConditionalWritesIgnored(
       conditionalWritesIgnored(
         where,
         `a second create-only PUT of one key answered ${status} instead of 412`,
