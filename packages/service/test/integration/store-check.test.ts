@@ -165,6 +165,7 @@ describe('a worker and a server on a store that ignores conditional writes', () 
   let serverUrl: string;
   let workerUrl: string;
   const metricsSecret = randomBytes(12).toString('hex');
+  const bootstrapKey = `dsk_${randomBytes(20).toString('hex')}`;
 
   const admin = async (sql: string) => {
     const c = new pg.Client({ connectionString: adminUrl() });
@@ -193,6 +194,7 @@ describe('a worker and a server on a store that ignores conditional writes', () 
       SERVER_PORT: String(serverPort),
       WORKER_HTTP_PORT: String(workerPort),
       METRICS_SECRET: metricsSecret,
+      SERVICE_BOOTSTRAP_API_KEY: bootstrapKey,
       LOG_LEVEL: 'info',
     };
     const migrated = await runCli(['migrate'], env);
@@ -228,5 +230,14 @@ describe('a worker and a server on a store that ignores conditional writes', () 
     const serverReady = await client(serverUrl).get('/ready');
     expect(serverReady.status).toBe(503);
     expect(serverReady.body.checks.conditionalWrites.ok).toBe(false);
+
+    // An upload is accepted (originals are plain objects), but nothing is indexed meanwhile.
+    const api = client(serverUrl, bootstrapKey);
+    const up = await api.upload([{ name: 'a.md', content: '# A\n\nAlpha.\n' }]);
+    expect(up.status).toBe(202);
+    await new Promise((r) => setTimeout(r, 3000));
+    const doc = await api.get(`/v1/documents/${up.body.documents[0].id}`);
+    expect(doc.body.status).toBe('queued');
+    expect(worker.output()).not.toContain('"msg":"worker started"');
   });
 });
