@@ -13,7 +13,7 @@ import { createUser } from '../domain/sessions.js';
 import { DependencyUnavailable } from '../errors.js';
 import { buildWorkerApp } from '../http/worker-app.js';
 import { createLogger } from '../logger.js';
-import { type RunningWorker, startWorker } from '../processing/worker.js';
+import { type RunningWorker, resendUnfinished, startWorker } from '../processing/worker.js';
 import { bucket, keys, secrets, users } from './admin.js';
 import { logAllocator } from './allocator.js';
 import { migrateAll, resolveDatabases } from './database.js';
@@ -203,6 +203,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
   if (dbs.embedded?.owned) {
     await deps.work.releaseAllLeases();
     await deps.webhooks.releaseAllClaims();
+    await resendUnfinished(deps);
   }
   // Refuse to start at all, rather than serve uploads nobody can parse, when isolation is impossible.
   await deps.parser.start();

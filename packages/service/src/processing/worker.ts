@@ -21,6 +21,21 @@ export const LOST_JOB_AFTER_SECONDS = 300;
 /** Documents queued more recently may still be waiting for the job their request is sending. */
 const JUST_QUEUED_SECONDS = 10;
 
+/**
+ * Sends every unfinished document of a running run to the job engine once. For a process that owns
+ * its database (embedded mode) at start: every job the previous one had taken died with it, even
+ * those the job engine still counts as active (for hours), which the reconciler cannot tell apart.
+ */
+export async function resendUnfinished(deps: Pick<WorkerDeps, 'work' | 'jobs'>): Promise<number> {
+  let sent = 0;
+  for (;;) {
+    const ids = await deps.work.requeueLostDocuments(500, 0);
+    if (ids.length > 0) await deps.jobs.enqueueDocuments(ids);
+    sent += ids.length;
+    if (ids.length < 500) return sent;
+  }
+}
+
 export interface WorkerDeps extends PipelineDeps {
   jobs: JobQueue;
   index: SearchIndex;
