@@ -37,6 +37,11 @@ export interface Config {
   database: {
     /** Unset in embedded mode until the embedded PostgreSQL has started. */
     url: string | undefined;
+    /**
+     * Where `migrate` connects (MIGRATE_DATABASE_URL, default `url`): directly to PostgreSQL, since it
+     * holds a session advisory lock that a pooler in transaction mode (PgBouncer) cannot keep.
+     */
+    migrateUrl: string | undefined;
     /** The job engine's database in the same instance; derived from `url` when unset. */
     workflowUrl: string | undefined;
     /** Schema that holds the job engine's tables (WORKFLOW_NAMESPACE). */
@@ -97,6 +102,11 @@ export interface Config {
   };
   worker: {
     docConcurrency: number;
+    /**
+     * The worker process's own port for /health, /ready and /metrics (WORKER_HTTP_PORT, on
+     * SERVER_BIND_ADDRESS); unset: none. `serve` never opens it: its server answers for both.
+     */
+    httpPort: number | undefined;
     /** Most documents of one workspace a consumer takes at once (1: one at a time). */
     batchDocuments: number;
     /** Most bytes of originals in one batch; a larger document is processed alone. */
@@ -220,6 +230,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     dataDir,
     database: {
       url: e.DATABASE_URL,
+      migrateUrl: e.MIGRATE_DATABASE_URL ?? e.DATABASE_URL,
       workflowUrl: e.WORKFLOW_DATABASE_URL,
       workflowNamespace: namespace,
       poolSize: e.DATABASE_POOL_SIZE,
@@ -250,6 +261,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     },
     worker: {
       docConcurrency: e.WORKER_DOC_CONCURRENCY,
+      httpPort: e.WORKER_HTTP_PORT,
       batchDocuments: e.WORKER_BATCH_DOCUMENTS,
       batchMaxBytes: e.WORKER_BATCH_MAX_BYTES,
       leaseSeconds: e.DOCUMENT_LEASE_SECONDS,

@@ -1,3 +1,5 @@
+// Over 400 lines: the one composition root, where every adapter, model and readiness check is chosen
+// from the configuration; split, the choices would be spread over files that each see part of it.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +16,8 @@ import { OnnxEmbedder } from './adapters/models/onnx-embedder.js';
 import { OnnxReranker } from './adapters/models/onnx-reranker.js';
 import { OpenAiChatModel } from './adapters/models/openai-chat.js';
 import { OpenAiEmbedder } from './adapters/models/openai-embedder.js';
+import { guardIndexWrites } from './adapters/objects/commit-guard.js';
+import { ConditionalWriteCheck, probeConditionalWrites } from './adapters/objects/conditional-writes.js';
 import { FsObjectStore } from './adapters/objects/fs.js';
 import { S3ObjectStore } from './adapters/objects/s3.js';
 import { createPool, type Pool } from './adapters/postgres/db.js';
@@ -54,6 +58,10 @@ import type { WebhookDeliverySettings } from './webhooks/dispatch.js';
 /** What the server, the worker and the CLI are built from: the HTTP layer's deps and the worker's. */
 export interface Deps extends Omit<AppDeps, keyof Repositories>, Repositories {
   pool: Pool;
+  /** Whether the index's store honours conditional writes (the worker waits for it at start). */
+  commitCheck: ConditionalWriteCheck;
+  /** What a worker's `/ready` checks (WORKER_HTTP_PORT): no cache, the parser sandbox instead. */
+  workerReadinessChecks: DependencyCheck[];
   jobs: PgBossQueue;
   parser: SandboxedParser;
   fetcher: UrlFetcher;
@@ -81,7 +89,7 @@ function createObjectStore(config: Config): ObjectStore & { close?(): Promise<vo
  * index shares the object store's bucket, endpoint and keys unless INDEX_URI points elsewhere.
  */
 export function lanceStorageOptions(config: Config): Record<string, string> {
-  if (config.objects.kind !== 's3' || !config.index.uri.startsWith('s3://')) return {};
+  if (config.objects.kind !== 's3' || !/^s3(\+ddb)?:\/\//.test(config.index.uri)) return {};
   const o = config.objects;
   return {
     aws_region: o.region,
@@ -91,6 +99,18 @@ export function lanceStorageOptions(config: Config): Record<string, string> {
       ? { aws_access_key_id: o.accessKeyId, aws_secret_access_key: o.secretAccessKey }
       : {}),
   };
+}
+
+/**
+ * The conditional-write probe of the index's store: on S3 (`s3://bucket/prefix`) through the object
+ * store's client, in the index's own bucket and prefix. None for a local folder (commits there are
+ * atomic renames) nor for `s3+ddb://`, whose commits DynamoDB arbitrates.
+ */
+function createCommitCheck(config: Config, objects: ObjectStore): ConditionalWriteCheck {
+  const m = /^s3:\/\/([^/]+)\/?(.*)$/.exec(config.index.uri);
+  if (!m || !(objects instanceof S3ObjectStore)) return new ConditionalWriteCheck(undefined);
+  const [, bucket, prefix] = m as unknown as [string, string, string];
+  return new ConditionalWriteCheck(() => probeConditionalWrites(objects.client, bucket, prefix));
 }
 
 /** In Redis when configured (one count shared by every server process), else in this process. */
@@ -267,7 +287,13 @@ export async function createDeps(
   const repositories = createRepositories(pool);
   const { ops } = repositories;
   const objects = createObjectStore(config);
-  const index = new LanceSearchIndex(config.index.uri, lanceStorageOptions(config));
+  // Commits are observed for the metrics, which are made below (they read the index's caches).
+  let observeCommit: ((seconds: number, attempts: number) => void) | undefined;
+  const lance = new LanceSearchIndex(config.index.uri, lanceStorageOptions(config), {
+    onCommit: (seconds, attempts) => observeCommit?.(seconds, attempts),
+  });
+  const commitCheck = createCommitCheck(config, objects);
+  const index = guardIndexWrites(lance, commitCheck);
   const embedders = withModels ? await createEmbeddings(config, log) : undefined;
   const embeddings = embedders
     ? new EmbeddingService({
@@ -302,9 +328,11 @@ export async function createDeps(
     documentCounts: () => ops.globalDocumentCounts(),
     runCounts: () => ops.globalRunCounts(),
     queueDepth: () => jobs.depth(),
-    searchIndexCacheBytes: () => Number(index.session.sizeBytes()),
+    searchIndexCacheBytes: () => Number(lance.session.sizeBytes()),
     parserProcessesStarted: () => parser.processesStarted,
+    webhookBacklog: () => ops.webhookBacklog(),
   });
+  observeCommit = metrics.observeCommit;
   // One request-forgery guard for everything the service fetches or sends on a user's behalf.
   const guard = new AddressGuard(new AllowList(config.urlFetch.allowHosts));
   const webhookSender = new GuardedWebhookSender({
@@ -332,10 +360,23 @@ export async function createDeps(
     candidates: reranking.candidates,
     observe: metrics.observeRerank,
   };
+  const commonChecks: DependencyCheck[] = [
+    { name: 'database', critical: true, run: () => ops.ping() },
+    { name: 'objectStore', critical: true, run: () => objects.check() },
+    { name: 'searchIndex', critical: true, run: () => index.check() },
+    // A store that ignores conditional writes loses index commits silently: unready, with the reason.
+    ...(commitCheck.skipped
+      ? []
+      : [{ name: 'conditionalWrites', critical: true, run: () => commitCheck.check() }]),
+    { name: 'jobEngine', critical: true, run: () => jobs.check() },
+    ...modelCheck('embeddingModel', embedders?.slot),
+    ...modelCheck('rerankModel', reranking?.slot),
+  ];
   return {
     config,
     log,
     pool,
+    commitCheck,
     ...repositories,
     objects,
     index,
@@ -370,14 +411,18 @@ export async function createDeps(
     authenticator: new Authenticator(repositories.accounts),
     secrets,
     tmpDir,
-    readinessChecks: [
-      { name: 'database', critical: true, run: () => ops.ping() },
-      { name: 'objectStore', critical: true, run: () => objects.check() },
-      { name: 'searchIndex', critical: true, run: () => index.check() },
-      { name: 'jobEngine', critical: true, run: () => jobs.check() },
-      { name: 'cache', critical: false, run: () => rateLimiter.check() },
-      ...modelCheck('embeddingModel', embedders?.slot),
-      ...modelCheck('rerankModel', reranking?.slot),
+    readinessChecks: [...commonChecks, { name: 'cache', critical: false, run: () => rateLimiter.check() }],
+    workerReadinessChecks: [
+      ...commonChecks,
+      {
+        name: 'parserSandbox',
+        critical: true,
+        // The isolation chosen at the worker's start (bubblewrap checked once then); a worker that
+        // requires it and could not have it does not run at all.
+        run: async () => {
+          await parser.start();
+        },
+      },
     ],
     async close() {
       await embedders?.slot?.close();

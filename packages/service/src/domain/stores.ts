@@ -1,3 +1,5 @@
+// Over 400 lines: one interface per repository of the service database, the whole catalogue of its
+// ports in one place (decision 0011), each small.
 import type { DocumentFailureCode } from '../errors.js';
 import type {
   ApiKeyRecord,
@@ -249,8 +251,14 @@ export interface WorkStore {
     workerId: string,
     fetched: { sizeBytes: number; sha256: string; declaredMediaType: string | null; filename: string },
   ): Promise<DocumentRecord | undefined>;
-  /** Documents of processing runs that no live worker holds (candidates for re-enqueueing), by id. */
-  findOrphanedDocuments(limit: number, afterId: string | null): Promise<string[]>;
+  /**
+   * Documents of processing runs whose job may have been lost, marked as handed back to the job
+   * engine (the caller enqueues them): those whose lease lapsed, once per lapse, and those waiting
+   * for longer than `waitingSeconds` since they were queued or last handed back. Up to `limit`, by id.
+   */
+  requeueLostDocuments(limit: number, waitingSeconds: number): Promise<string[]>;
+  /** Documents of processing runs waiting in the queue since more than `olderThanSeconds` ago. */
+  countWaitingDocuments(olderThanSeconds: number): Promise<number>;
   /** Fails a document nobody holds (its attempts are exhausted) and settles its run. */
   failUnleased(documentId: string, code: DocumentFailureCode, message: string): Promise<void>;
   /** Runs still `processing` whose documents are all terminal (after a crash between the two writes). */
@@ -356,11 +364,24 @@ export interface WebhookOutbox {
   /** Makes every claimed delivery due now (embedded mode only: one process owns the database). */
   releaseAllClaims(): Promise<void>;
 }
+/**
+ * Work that one worker at a time does for the whole stack (the reconciler's pass, a workspace's
+ * index maintenance), held by name for a time.
+ */
+export interface LeaseStore {
+  /** Takes or renews the lease; false when another holder's lease has not lapsed. */
+  acquire(name: string, holder: string, seconds: number): Promise<boolean>;
+  /** Lets go of it now (only if `holder` still has it). */
+  release(name: string, holder: string): Promise<void>;
+}
+
 export interface OpsStore {
   ping(): Promise<void>;
   schemaVersion(): Promise<number>;
   globalDocumentCounts(): Promise<Record<string, number>>;
   globalRunCounts(): Promise<Record<string, number>>;
+  /** Webhook deliveries not sent yet, and those of them whose next attempt is due now. */
+  webhookBacklog(): Promise<{ pending: number; due: number }>;
 }
 
 export interface StoredSession {

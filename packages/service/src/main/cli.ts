@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { ConditionalWritesIgnored } from '../adapters/objects/conditional-writes.js';
 import { EmbeddedPostgresError } from '../adapters/postgres/embedded.js';
 import { ParserIsolationUnavailable } from '../adapters/sandbox/parser.js';
 import { buildApp } from '../app.js';
@@ -10,8 +11,9 @@ import { createDeps, type Deps } from '../deps.js';
 import { DEFAULT_ACCOUNT, ensureBootstrapKey } from '../domain/keys.js';
 import { createUser } from '../domain/sessions.js';
 import { DependencyUnavailable } from '../errors.js';
+import { buildWorkerApp } from '../http/worker-app.js';
 import { createLogger } from '../logger.js';
-import { type RunningWorker, startWorker } from '../processing/worker.js';
+import { type RunningWorker, resendUnfinished, startWorker } from '../processing/worker.js';
 import { bucket, keys, secrets, users } from './admin.js';
 import { logAllocator } from './allocator.js';
 import { migrateAll, resolveDatabases } from './database.js';
@@ -120,6 +122,15 @@ async function startServer(deps: Deps): Promise<FastifyInstance> {
  */
 async function runWorker(deps: Deps): Promise<RunningWorker> {
   await deps.parser.start();
+  // A store that ignores conditional writes would lose index commits silently: no document is taken
+  // until it honours them (the check's error says what to do; /ready names it meanwhile). A store
+  // that is down or refuses our keys is an outage like any other: the worker starts, and its index
+  // writes wait for the check to pass.
+  await untilAvailable(deps.log, 'the worker', () =>
+    deps.commitCheck.check().catch((err: unknown) => {
+      if (err instanceof ConditionalWritesIgnored) throw err;
+    }),
+  );
   return untilAvailable(deps.log, 'the worker', () =>
     startWorker({
       ...deps,
@@ -130,6 +141,8 @@ async function runWorker(deps: Deps): Promise<RunningWorker> {
       leaseSeconds: deps.config.worker.leaseSeconds,
       maxAttempts: deps.config.worker.maxAttempts,
       observeStage: deps.metrics.observeStage,
+      observeFinished: deps.metrics.observeFinished,
+      measureBatch: deps.metrics.batch,
     }),
   );
 }
@@ -178,6 +191,8 @@ function printBanner(config: Config, url: string, hasUsers: boolean): void {
 async function serve(config: Config, log: Logger): Promise<void> {
   const t0 = performance.now();
   logAllocator(log);
+  if (config.worker.httpPort !== undefined)
+    log.warn('WORKER_HTTP_PORT is ignored by "serve": its server port answers /health, /ready and /metrics');
   const dbs = await resolveDatabases(config, log, 'own');
   const stoppers: Stopper[] = [async () => dbs.embedded?.stop()];
   onShutdown(log, stoppers);
@@ -188,6 +203,7 @@ async function serve(config: Config, log: Logger): Promise<void> {
   if (dbs.embedded?.owned) {
     await deps.work.releaseAllLeases();
     await deps.webhooks.releaseAllClaims();
+    await resendUnfinished(deps);
   }
   // Refuse to start at all, rather than serve uploads nobody can parse, when isolation is impossible.
   await deps.parser.start();
@@ -214,6 +230,18 @@ async function server(config: Config, log: Logger): Promise<void> {
   stoppers.push(() => app.close());
 }
 
+/** The worker's probes on WORKER_HTTP_PORT, listening before the worker waits for anything. */
+async function startWorkerHttp(deps: Deps, port: number): Promise<FastifyInstance> {
+  const app = await buildWorkerApp({ ...deps, readinessChecks: deps.workerReadinessChecks });
+  await app.listen({ host: deps.config.server.host, port });
+  const address = app.server.address();
+  deps.log.info(
+    { port: typeof address === 'object' && address ? address.port : port },
+    'worker probes listening (/health, /ready, /metrics)',
+  );
+  return app;
+}
+
 async function worker(config: Config, log: Logger): Promise<void> {
   requireStack(config, 'worker');
   logAllocator(log);
@@ -221,6 +249,10 @@ async function worker(config: Config, log: Logger): Promise<void> {
   const deps = await createDeps(config, log, dbs.urls);
   const stoppers: Stopper[] = [() => deps.close()];
   onShutdown(log, stoppers);
+  if (config.worker.httpPort !== undefined) {
+    const http = await startWorkerHttp(deps, config.worker.httpPort);
+    stoppers.push(() => http.close());
+  }
   const w = await runWorker(deps);
   stoppers.push(() => w.stop());
 }

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { S3ObjectStore } from '../adapters/objects/s3.js';
-import { ensureDatabase } from '../adapters/postgres/db.js';
+import { databaseName, ensureDatabase } from '../adapters/postgres/db.js';
 import {
   type EmbeddedPostgres,
   embeddedDatabaseUrl,
@@ -44,12 +44,29 @@ export async function resolveDatabases(
   return { urls, embedded };
 }
 
+/**
+ * Where migrations connect: MIGRATE_DATABASE_URL's server (directly to PostgreSQL, not through a
+ * pooler in transaction mode, which cannot keep the migration's session lock nor create databases),
+ * with the same database names as the service's connections.
+ */
+export function migrationUrls(config: Config, urls: DatabaseUrls): DatabaseUrls {
+  const direct = config.database.migrateUrl;
+  if (!direct || direct === config.database.url) return urls;
+  const on = (db: string) => {
+    const u = new URL(direct);
+    u.pathname = `/${encodeURIComponent(db)}`;
+    return u.toString();
+  };
+  return { service: on(databaseName(urls.service)), workflow: on(databaseName(urls.workflow)) };
+}
+
 /** Applies the service's migrations and installs the job engine's schema: what the `migrate` command does. */
 export async function migrateAll(
   config: Config,
-  urls: DatabaseUrls,
+  serviceUrls: DatabaseUrls,
   log: (line: string) => void,
 ): Promise<void> {
+  const urls = migrationUrls(config, serviceUrls);
   await ensureDatabase(urls.workflow);
   const result = await runMigrations(urls.service, migrationsDir(), log);
   const queue = new PgBossQueue({

@@ -44,6 +44,8 @@ export interface PipelineDeps {
   /** Most bytes of originals one batch takes (WORKER_BATCH_MAX_BYTES); a larger document goes alone. */
   batchMaxBytes: number;
   observeStage?: (stage: DocumentStage, seconds: number) => void;
+  /** Told of each document this worker finished, with its resulting status (for the metrics). */
+  observeFinished?: (status: FinishDocument['status']) => void;
   /** Set when an embedding model is configured: chunks get vectors as they are indexed. */
   embeddings?: EmbeddingService | undefined;
   /** Reads the items of synced sources (a document with a source gets its bytes from there). */
@@ -445,6 +447,7 @@ class Batch {
       for (const { documentId, result } of results) {
         this.held.delete(documentId);
         if (finished.has(documentId)) {
+          deps.observeFinished?.(result.status);
           if (result.status === 'ready') {
             deps.log.info(
               { documentId, status: result.status, chunks: result.chunkCount },

@@ -1,18 +1,46 @@
 import { hostname } from 'node:os';
 import type { Log } from '../domain/log.js';
 import type { JobQueue, SearchIndex, WebhookSender } from '../domain/ports.js';
-import type { WebhookOutbox, WorkspaceDeletionStore } from '../domain/stores.js';
+import type { LeaseStore, WebhookOutbox, WorkspaceDeletionStore } from '../domain/stores.js';
 import { randomToken } from '../ids.js';
 import type { SourceConnectors } from '../sources/model.js';
 import type { SyncStore } from '../sources/store.js';
 import { enqueueDueSyncs, syncSource } from '../sources/sync.js';
 import { startWebhookDispatcher, type WebhookDeliverySettings } from '../webhooks/dispatch.js';
 import { removeDeletedStorage } from '../workspaces/workspaces.js';
+import { maintainWorkspace } from './maintenance.js';
 import { type PipelineDeps, processDocuments } from './pipeline.js';
+
+const RECONCILE_LEASE = 'reconcile';
+/**
+ * A waiting document's job is sent right after the commit that queued it; one still waiting this long
+ * after (or after it was last sent again) may have lost it: a crash between the two, a restore (the
+ * job engine's database is not backed up), a job the engine gave up on.
+ */
+export const LOST_JOB_AFTER_SECONDS = 300;
+/** Documents queued more recently may still be waiting for the job their request is sending. */
+const JUST_QUEUED_SECONDS = 10;
+
+/**
+ * Sends every unfinished document of a running run to the job engine once. For a process that owns
+ * its database (embedded mode) at start: every job the previous one had taken died with it, even
+ * those the job engine still counts as active (for hours), which the reconciler cannot tell apart.
+ */
+export async function resendUnfinished(deps: Pick<WorkerDeps, 'work' | 'jobs'>): Promise<number> {
+  let sent = 0;
+  for (;;) {
+    const ids = await deps.work.requeueLostDocuments(500, 0);
+    if (ids.length > 0) await deps.jobs.enqueueDocuments(ids);
+    sent += ids.length;
+    if (ids.length < 500) return sent;
+  }
+}
 
 export interface WorkerDeps extends PipelineDeps {
   jobs: JobQueue;
   index: SearchIndex;
+  /** Who reconciles now (one worker at a time), and who maintains each workspace's index. */
+  leases: LeaseStore;
   /** Deleted workspaces whose index tables and objects are still to be removed. */
   deletions: WorkspaceDeletionStore;
   concurrency: number;
@@ -27,19 +55,29 @@ export interface WorkerDeps extends PipelineDeps {
   /** Sources' syncs: their schedule, their lease and the listing applied. */
   syncs: SyncStore;
   connectors: SourceConnectors;
+  /** Counts and times each batch for the metrics. */
+  measureBatch?: <T>(work: () => Promise<T>) => Promise<T>;
+}
+
+export interface ReconcilePass {
+  /** False when another worker holds the reconciler's lease (this one did nothing). */
+  ran: boolean;
+  enqueued: number;
+  settled: number;
 }
 
 export interface RunningWorker {
   id: string;
-  reconcile(): Promise<{ enqueued: number; settled: number }>;
+  reconcile(): Promise<ReconcilePass>;
   stop(): Promise<void>;
 }
 
 /**
  * The worker: `concurrency` consumers, each taking up to `batchDocuments` document jobs at a time
- * and processing them as batches (pipeline.ts); on a timer, it re-enqueues documents that no live
- * worker holds (after a crash, a lost enqueue or a restore) and settles runs whose documents are
- * all finished. The service database is the source of truth; jobs are only hints. Beside them, the
+ * and processing them as batches (pipeline.ts). On a timer, the one worker that holds the
+ * reconciler's lease sends again documents whose job may have been lost (after a crash, a lost
+ * enqueue or a restore), settles runs whose documents are all finished, starts due syncs and
+ * finishes deletions. The service database is the source of truth; jobs are only hints. Beside them, the
  * webhook dispatcher sends what the outbox holds (webhooks/dispatch.ts).
  */
 export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
@@ -48,15 +86,30 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     .slice(0, 20)}_${process.pid}_${randomToken(4)}`;
   const log = deps.log;
 
-  const reconcile = async () => {
+  // Held by the worker that reconciles, renewed by its every pass: if it dies, another takes over
+  // once the lease has lapsed.
+  const reconcileLease = deps.reconcileIntervalSeconds * 2 + 5;
+  const reconcile = async (): Promise<ReconcilePass> => {
+    if (!(await deps.leases.acquire(RECONCILE_LEASE, id, reconcileLease)))
+      return { ran: false, enqueued: 0, settled: 0 };
+    // Only documents whose job may have been lost (their lease lapsed, or waiting past the bound),
+    // each handed back once: a pass costs what was lost, not the length of the queue. When fewer
+    // jobs wait in the engine than documents in the queue, jobs were lost (a restore, whose job
+    // database is new): every waiting document goes back at once rather than after the bound.
+    const [waiting, depth] = await Promise.all([
+      deps.work.countWaitingDocuments(JUST_QUEUED_SECONDS),
+      deps.jobs.depth(),
+    ]);
+    const jobsLost = waiting > depth.queued + depth.active;
+    const waitingSeconds = jobsLost
+      ? JUST_QUEUED_SECONDS
+      : Math.max(LOST_JOB_AFTER_SECONDS, deps.leaseSeconds);
     let enqueued = 0;
-    let after: string | null = null;
     for (;;) {
-      const ids = await deps.work.findOrphanedDocuments(500, after);
-      if (ids.length === 0) break;
-      await deps.jobs.enqueueDocuments(ids);
+      const ids = await deps.work.requeueLostDocuments(500, waitingSeconds);
+      if (ids.length > 0) await deps.jobs.enqueueDocuments(ids);
       enqueued += ids.length;
-      after = ids[ids.length - 1]!;
+      if (ids.length < 500) break;
     }
     // Syncs whose time has come, and syncs whose worker died (their lease lapsed).
     await enqueueDueSyncs(deps);
@@ -73,34 +126,20 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       if (await removeDeletedStorage(storage, workspaceId, generation))
         log.info({ workspaceId }, 'storage of a deleted workspace removed');
     }
-    return { enqueued, settled: runs.length };
+    if (enqueued > 0) log.info({ enqueued, jobsLost }, 'documents whose job may have been lost sent again');
+    return { ran: true, enqueued, settled: runs.length };
   };
 
   await deps.jobs.startWorkers(
     {
-      processDocuments: (documentIds) => processDocuments(deps, documentIds, id),
+      processDocuments: (documentIds) => {
+        const work = () => processDocuments(deps, documentIds, id);
+        return deps.measureBatch ? deps.measureBatch(work) : work();
+      },
       syncSource: async (sourceId) => {
         await syncSource(deps, sourceId, id);
       },
-      maintainWorkspace: async (workspaceId) => {
-        try {
-          // Vectors first: a missing vector changes results, an unoptimised table only costs time, so a
-          // failing optimisation (retried with the job) must not hold the re-embedding back.
-          await deps.embeddings?.maintain(workspaceId);
-          const { oldVersions, keptSeconds } = await deps.index.optimize(workspaceId);
-          log.debug({ workspaceId, oldVersions }, 'index optimised');
-          // Recently replaced versions are kept for readers still on them; come back once they may go,
-          // so that a table that stops changing does not keep them (and their files) for good.
-          if (oldVersions > 0) {
-            await deps.jobs.enqueueWorkspaceMaintenance(workspaceId, { delaySeconds: keptSeconds + 5 });
-          }
-        } finally {
-          // Re-embedding writes vectors, which may create a table again: once the workspace is
-          // deleted, whatever this job wrote is handed to the deletion (see the pipeline's batches).
-          if ((await deps.work.deletedAmong(workspaceId, [])).workspace)
-            await deps.work.reopenDeletion(workspaceId, []);
-        }
-      },
+      maintainWorkspace: (workspaceId) => maintainWorkspace(deps, id, workspaceId),
     },
     { concurrency: deps.concurrency, batchSize: deps.batchDocuments },
   );
@@ -134,6 +173,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       stopped = true;
       clearInterval(timer);
       await running;
+      // Another worker reconciles from its next tick, not after the lease lapses.
+      await deps.leases.release(RECONCILE_LEASE, id).catch(() => {});
       await deps.jobs.stopWorkers();
       await dispatcher.stop();
     },

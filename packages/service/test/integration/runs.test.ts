@@ -124,10 +124,30 @@ describe('recovery by the reconciler', () => {
     await c.query(`DELETE FROM service.job WHERE name = 'process-document'`);
     await c.end();
     expect(await jobsIn(svc.dbs.urls.workflow)).toBe(0);
+    // Queued a minute ago, as before a restore: less than the bound after which any waiting document
+    // is sent again (LOST_JOB_AFTER_SECONDS), but the job engine holds fewer jobs than the queue has
+    // documents, so the reconciler knows they were lost and sends them at once.
+    const s = new pg.Client({ connectionString: svc.dbs.urls.service });
+    await s.connect();
+    await s.query(`UPDATE documents SET updated_at = now() - interval '1 minute'`);
+    await s.end();
 
     await svc.startWorker();
     const done = await api.waitForRun(up.body.run.id);
     expect(done).toMatchObject({ status: 'completed', counts: { ready: 4 } });
+  });
+
+  it('reconciles on one worker at a time; another takes over when it stops', async () => {
+    svc = await startTestService({ worker: false });
+    const workers = [await svc.startWorker(), await svc.startWorker()];
+    const passes = await Promise.all(workers.map((w) => w.reconcile()));
+    expect(passes.filter((p) => p.ran)).toHaveLength(1);
+    const holder = passes[0]!.ran ? 0 : 1;
+    // The holder keeps it pass after pass; the other does nothing however often it ticks.
+    expect((await workers[holder]!.reconcile()).ran).toBe(true);
+    expect((await workers[1 - holder]!.reconcile()).ran).toBe(false);
+    await workers[holder]!.stop();
+    expect((await workers[1 - holder]!.reconcile()).ran).toBe(true);
   });
 
   it('takes over a document whose worker died mid-processing, and indexes it once', async () => {
@@ -175,7 +195,7 @@ describe('recovery by the reconciler', () => {
       expect(claim.claimed.map((d) => d.id)).toEqual([docId]);
       expect(await work.startDocument(docId, w, 'parsing')).toMatchObject({ held: true });
       await waitFor(`${w}'s lease to expire`, async () =>
-        (await work.findOrphanedDocuments(10, null)).includes(docId),
+        (await work.requeueLostDocuments(10, 3600)).includes(docId),
       );
     }
     await svc.startWorker();

@@ -51,6 +51,13 @@ workStoreContract('PostgreSQL', async () => {
         [seconds + 0.001],
       );
     },
+    async passTime(seconds) {
+      await pool.query(
+        `UPDATE documents SET lease_expires_at = lease_expires_at - make_interval(secs => $1),
+           updated_at = updated_at - make_interval(secs => $1), requeued_at = requeued_at - make_interval(secs => $1)`,
+        [seconds + 0.001],
+      );
+    },
     async close() {
       await pool.end();
       await dbs.drop();

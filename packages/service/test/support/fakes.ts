@@ -26,6 +26,9 @@ interface HeldDocument {
   leaseOwner: string | null;
   leaseExpiresAt: number;
   fetchHeaders: string | null;
+  /** On the store's clock: when it was last queued, and last handed back by the reconciler. */
+  waitingSince: number;
+  requeuedAt: number | undefined;
 }
 
 export function documentRecord(
@@ -82,6 +85,8 @@ export class MemoryWorkStore implements WorkStore {
       leaseOwner: null,
       leaseExpiresAt: 0,
       fetchHeaders,
+      waitingSince: this.now,
+      requeuedAt: undefined,
     });
   }
 
@@ -109,6 +114,7 @@ export class MemoryWorkStore implements WorkStore {
 
   private update(d: HeldDocument, fields: Partial<DocumentRecord>): void {
     d.record = { ...d.record, ...fields, updatedAt: new Date() };
+    if (fields.status === 'queued') d.waitingSince = this.now;
   }
 
   private finish(d: HeldDocument, fields: Partial<DocumentRecord>): void {
@@ -269,18 +275,32 @@ export class MemoryWorkStore implements WorkStore {
     await this.settleRun(d.record.runId);
   }
 
-  async findOrphanedDocuments(limit: number, afterId: string | null): Promise<string[]> {
-    return [...this.documents.values()]
-      .filter(
-        (d) =>
-          (d.record.status === 'queued' || d.record.status === 'processing') &&
-          this.runs.get(d.record.runId)?.status === 'processing' &&
+  async countWaitingDocuments(olderThanSeconds: number): Promise<number> {
+    const bound = this.now - olderThanSeconds * 1000;
+    return [...this.documents.values()].filter(
+      (d) =>
+        d.record.status === 'queued' &&
+        this.runs.get(d.record.runId)?.status === 'processing' &&
+        d.waitingSince < bound,
+    ).length;
+  }
+
+  async requeueLostDocuments(limit: number, waitingSeconds: number): Promise<string[]> {
+    const bound = this.now - waitingSeconds * 1000;
+    const lost = [...this.documents.values()]
+      .filter((d) => {
+        if (this.runs.get(d.record.runId)?.status !== 'processing') return false;
+        if (d.record.status === 'queued') return (d.requeuedAt ?? d.waitingSince) < bound;
+        return (
+          d.record.status === 'processing' &&
           d.leaseExpiresAt <= this.now &&
-          (afterId === null || d.record.id > afterId),
-      )
-      .map((d) => d.record.id)
-      .sort()
+          (d.requeuedAt === undefined || d.requeuedAt < d.leaseExpiresAt || d.requeuedAt < bound)
+        );
+      })
+      .sort((a, b) => (a.record.id < b.record.id ? -1 : 1))
       .slice(0, limit);
+    for (const d of lost) d.requeuedAt = this.now;
+    return lost.map((d) => d.record.id);
   }
 
   async findUnsettledRuns(limit: number): Promise<string[]> {

@@ -22,7 +22,12 @@ export interface TestS3 {
  * signatures are checked, so wrong credentials fail as they would against MinIO.
  */
 export async function startS3Server(
-  options: { bucket?: string; createBucket?: boolean } = {},
+  options: {
+    bucket?: string;
+    createBucket?: boolean;
+    /** Behave as a store that ignores `If-None-Match: *` (overwrites instead of answering 412). */
+    ignoreConditionalWrites?: boolean;
+  } = {},
 ): Promise<TestS3> {
   const bucket = options.bucket ?? 'service-files';
   const accessKeyId = `test${randomBytes(6).toString('hex')}`;
@@ -35,6 +40,7 @@ export async function startS3Server(
     silent: !process.env.TEST_S3_LOG,
     directory: dir,
     configureBuckets: options.createBucket === false ? [] : [{ name: bucket }],
+    ignoreConditionalWrites: options.ignoreConditionalWrites ?? false,
   });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;

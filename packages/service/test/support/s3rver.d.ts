@@ -10,6 +10,8 @@ declare module 's3rver' {
     directory: string;
     configureBuckets?: { name: string }[];
     allowMismatchedSignatures?: boolean;
+    /** This repository's patch: accept If-None-Match: * PUTs over existing objects (a store that ignores it). */
+    ignoreConditionalWrites?: boolean;
   }
 
   export default class S3rver {

@@ -16,6 +16,8 @@ export interface WorkStoreFixture {
   runStatus(runId: string): Promise<RunStatus>;
   /** Moves time `seconds` (and a little) forward for the leases, so that ones given for `seconds` expire. */
   expireLeases(seconds: number): Promise<void>;
+  /** Moves time `seconds` (and a little) forward for everything: leases, waiting documents, hand-backs. */
+  passTime(seconds: number): Promise<void>;
   close?(): Promise<void>;
 }
 
@@ -56,9 +58,9 @@ export function workStoreContract(name: string, make: () => Promise<WorkStoreFix
           exhausted: [],
           skipped: [{ documentId: id, reason: 'leased_elsewhere' }],
         });
-        expect(await f.work.findOrphanedDocuments(10, null)).toEqual([]);
+        expect(await f.work.requeueLostDocuments(10, 3600)).toEqual([]);
         await f.expireLeases(1);
-        expect(await f.work.findOrphanedDocuments(10, null)).toEqual([id]);
+        expect(await f.work.requeueLostDocuments(10, 3600)).toEqual([id]);
         expect(await f.work.renewLeases([id], 'wrk_b', 30)).toEqual(new Set());
         expect((await f.work.claimDocuments([id], 'wrk_b', options())).claimed.map((d) => d.id)).toEqual([
           id,
@@ -146,7 +148,7 @@ export function workStoreContract(name: string, make: () => Promise<WorkStoreFix
         expect(await f.document(p)).toMatchObject({ status: 'queued', attempts: 0 });
         expect(await f.document(c)).toMatchObject({ status: 'cancelled', errorCode: 'cancelled' });
         // Neither is an orphan: one waits for its run, the other is finished.
-        expect(await f.work.findOrphanedDocuments(10, null)).toEqual([]);
+        expect(await f.work.requeueLostDocuments(10, 3600)).toEqual([]);
       }),
     );
 
@@ -168,6 +170,43 @@ export function workStoreContract(name: string, make: () => Promise<WorkStoreFix
     );
 
     it(
+      'hands a waiting document back only after it waited past the bound, and not again before it waited that long again',
+      withFixture(async (f) => {
+        const { documentIds } = await f.seed('processing', [0]);
+        const id = documentIds[0]!;
+        // Its job was sent with it: nothing to do while it may simply be waiting its turn.
+        expect(await f.work.requeueLostDocuments(10, 60)).toEqual([]);
+        await f.passTime(61);
+        expect(await f.work.requeueLostDocuments(10, 60)).toEqual([id]);
+        // Handed back once: any worker's next pass leaves it alone, however often it runs.
+        expect(await f.work.requeueLostDocuments(10, 60)).toEqual([]);
+        await f.passTime(30);
+        expect(await f.work.requeueLostDocuments(10, 60)).toEqual([]);
+        await f.passTime(31);
+        expect(await f.work.requeueLostDocuments(10, 60)).toEqual([id]);
+      }),
+    );
+
+    it(
+      'hands a document whose lease lapsed back once per lapse',
+      withFixture(async (f) => {
+        const { documentIds } = await f.seed('processing', [0]);
+        const id = documentIds[0]!;
+        await f.work.claimDocuments([id], 'wrk_a', options({ leaseSeconds: 1 }));
+        await f.work.startDocument(id, 'wrk_a', 'parsing');
+        expect(await f.work.requeueLostDocuments(10, 3600)).toEqual([]);
+        await f.expireLeases(1);
+        expect(await f.work.requeueLostDocuments(10, 3600)).toEqual([id]);
+        expect(await f.work.requeueLostDocuments(10, 3600)).toEqual([]);
+        // Another worker takes it, and its lease lapses too: a new lapse, handed back again.
+        await f.work.claimDocuments([id], 'wrk_b', options({ leaseSeconds: 1 }));
+        await f.work.startDocument(id, 'wrk_b', 'parsing');
+        await f.expireLeases(1);
+        expect(await f.work.requeueLostDocuments(10, 3600)).toEqual([id]);
+      }),
+    );
+
+    it(
       'gives a released lease back at once, so the reconciler finds the document',
       withFixture(async (f) => {
         const { documentIds } = await f.seed('processing', [0]);
@@ -176,7 +215,7 @@ export function workStoreContract(name: string, make: () => Promise<WorkStoreFix
         await f.work.startDocument(id, 'wrk_a', 'parsing');
         await f.work.releaseLeases([id], 'wrk_a');
         await f.expireLeases(0);
-        expect(await f.work.findOrphanedDocuments(10, null)).toEqual([id]);
+        expect(await f.work.requeueLostDocuments(10, 3600)).toEqual([id]);
         expect((await f.work.claimDocuments([id], 'wrk_b', options())).claimed.map((d) => d.id)).toEqual([
           id,
         ]);

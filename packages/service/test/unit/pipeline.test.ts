@@ -208,7 +208,7 @@ describe('processing a batch of documents', () => {
     for (const id of ['doc_a', 'doc_b'])
       expect(work.document(id)).toMatchObject({ status: 'processing', attempts: 1 });
     // Nobody holds them now: the reconciler would enqueue them again.
-    expect(await work.findOrphanedDocuments(10, null)).toEqual(['doc_a', 'doc_b']);
+    expect(await work.requeueLostDocuments(10, 3600)).toEqual(['doc_a', 'doc_b']);
 
     index.failWith = undefined;
     await processDocuments(deps(), ['doc_a', 'doc_b'], WORKER);

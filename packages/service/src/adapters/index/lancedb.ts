@@ -241,7 +241,10 @@ export const DEFAULT_CACHE_SIZES: LanceCacheSizes = {
 
 /**
  * How long `optimize` keeps a table's replaced versions (and the files only they use): a reader in
- * another process may still be on one. Every read first looks for the latest version
+ * another process may still be on one, and a writer's commit may have started from one. A batch's
+ * commit took at most 5 s on a loaded 2-core machine (bench:scaleout reports the slowest); one that
+ * outlived its version would fail and its batch be retried, and the files it wrote are never removed
+ * meanwhile (see `optimize`), so nothing is lost either way. Every read first looks for the latest version
  * (`readConsistencyInterval: 0`) and no read takes near a minute, so a minute is ample; a longer time
  * only keeps more versions and files of a table under steady ingestion.
  */
@@ -254,10 +257,14 @@ export const OLD_VERSIONS_KEPT_SECONDS = 60;
  */
 export const MAX_OPEN_TABLES = 1000;
 
+/** Told of each commit that replaces documents' rows: its time and LanceDB's attempts (1 + retries). */
+export type CommitObserver = (seconds: number, attempts: number) => void;
+
 export interface LanceSearchIndexOptions {
   caches?: LanceCacheSizes;
   maxOpenTables?: number;
   oldVersionsKeptSeconds?: number;
+  onCommit?: CommitObserver;
 }
 
 /**
@@ -285,6 +292,7 @@ export class LanceSearchIndex implements SearchIndex {
   private readonly formats = new WeakMap<lancedb.Table, TableFormat>();
   /** How long `optimize` keeps replaced versions (OLD_VERSIONS_KEPT_SECONDS unless a test says). */
   private readonly oldVersionsKeptSeconds: number;
+  private readonly onCommit: CommitObserver | undefined;
   /** Holds LanceDB's caches; its `sizeBytes()` is what they use now. */
   readonly session: lancedb.Session;
 
@@ -296,6 +304,7 @@ export class LanceSearchIndex implements SearchIndex {
     const caches = options.caches ?? DEFAULT_CACHE_SIZES;
     this.tables = new LruMap(options.maxOpenTables ?? MAX_OPEN_TABLES);
     this.oldVersionsKeptSeconds = options.oldVersionsKeptSeconds ?? OLD_VERSIONS_KEPT_SECONDS;
+    this.onCommit = options.onCommit;
     this.session = new lancedb.Session(BigInt(caches.indexBytes), BigInt(caches.metadataBytes));
     // Strong read consistency: the server must see what a worker in another process has just written,
     // because a client that saw its run complete searches right away.
@@ -439,7 +448,7 @@ export class LanceSearchIndex implements SearchIndex {
       await table.delete(`document_id = ${sqlString(documentId)}`);
       return;
     }
-    await replaceRows(table, [documentId], this.recordsFor(table, rows));
+    await replaceRows(table, [documentId], this.recordsFor(table, rows), this.onCommit);
   }
 
   async replaceDocuments(workspaceId: string, documents: DocumentRows<IndexRow>[]): Promise<void> {
@@ -453,7 +462,7 @@ export class LanceSearchIndex implements SearchIndex {
     if (!table) return;
     const ids = documents.map((d) => d.documentId);
     if (rows.length === 0) await table.delete(documentFilter(ids));
-    else await replaceRows(table, ids, this.recordsFor(table, rows));
+    else await replaceRows(table, ids, this.recordsFor(table, rows), this.onCommit);
   }
 
   async countRowsByDocument(workspaceId: string, documentIds: string[]): Promise<Map<string, number>> {
@@ -578,7 +587,7 @@ export class LanceSearchIndex implements SearchIndex {
     if (!table) return;
     const ids = documents.map((d) => d.documentId);
     if (records.length === 0) await table.delete(documentFilter(ids));
-    else await replaceRows(table, ids, records);
+    else await replaceRows(table, ids, records, this.onCommit);
   }
 
   async upsertVectors(workspaceId: string, space: VectorSpace, rows: VectorRow[]): Promise<void> {
@@ -686,12 +695,15 @@ export class LanceSearchIndex implements SearchIndex {
     if (!table) return { oldVersions: 0, keptSeconds };
     await this.ensureFtsIndexes(table, this.formatOf(table));
     const cleanupOlderThan = new Date(Date.now() - keptSeconds * 1000);
-    await table.optimize({ cleanupOlderThan });
+    // Files no version refers to yet may belong to a commit in progress in another process: LanceDB
+    // keeps those for 7 days unless told otherwise. Never tell it otherwise (issue 25).
+    const cleanup = { cleanupOlderThan, deleteUnverified: false };
+    await table.optimize(cleanup);
     let oldVersions = (await table.listVersions()).length - 1;
     for (const name of await this.vectorTables(workspaceId)) {
       const vectors = await this.open(name);
       if (!vectors) continue;
-      await vectors.optimize({ cleanupOlderThan });
+      await vectors.optimize(cleanup);
       oldVersions += (await vectors.listVersions()).length - 1;
     }
     return { oldVersions, keptSeconds };
@@ -746,13 +758,20 @@ export function asUnavailable(err: unknown): unknown {
  * One commit that inserts the new rows and removes any old row of the documents that is not in the
  * new set: readers never see a document half-replaced.
  */
-async function replaceRows(table: lancedb.Table, documentIds: string[], records: Record<string, unknown>[]) {
-  await table
+async function replaceRows(
+  table: lancedb.Table,
+  documentIds: string[],
+  records: Record<string, unknown>[],
+  observe: CommitObserver | undefined,
+) {
+  const t0 = performance.now();
+  const result = await table
     .mergeInsert('id')
     .whenMatchedUpdateAll()
     .whenNotMatchedInsertAll()
     .whenNotMatchedBySourceDelete({ where: documentFilter(documentIds) })
     .execute(records);
+  observe?.((performance.now() - t0) / 1000, result.numAttempts);
 }
 
 function documentFilter(documentIds: string[]): string {

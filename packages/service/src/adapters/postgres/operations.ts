@@ -27,4 +27,12 @@ export class PgOpsRepository implements OpsStore {
     );
     return Object.fromEntries(r.rows.map((x) => [x.status, x.n]));
   }
+
+  async webhookBacklog(): Promise<{ pending: number; due: number }> {
+    const r = await this.pool.query<{ pending: number; due: number }>(
+      `SELECT count(*) AS pending, count(*) FILTER (WHERE next_attempt_at <= now()) AS due
+       FROM webhook_deliveries WHERE status = 'pending'`,
+    );
+    return r.rows[0] ?? { pending: 0, due: 0 };
+  }
 }

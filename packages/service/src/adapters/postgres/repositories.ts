@@ -2,6 +2,7 @@ import { PgAccountRepository } from './accounts.js';
 import type { Pool } from './db.js';
 import { PgWorkspaceDeletionRepository } from './deletions.js';
 import { PgDocumentRepository } from './documents.js';
+import { PgLeaseRepository } from './leases.js';
 import { PgOpsRepository } from './operations.js';
 import { PgRunRepository } from './runs.js';
 import { PgSourceRepository } from './sources.js';
@@ -22,6 +23,7 @@ export interface Repositories {
   ops: PgOpsRepository;
   webhooks: PgWebhookRepository;
   sources: PgSourceRepository;
+  leases: PgLeaseRepository;
 }
 
 export function createRepositories(pool: Pool): Repositories {
@@ -36,5 +38,6 @@ export function createRepositories(pool: Pool): Repositories {
     ops: new PgOpsRepository(pool),
     webhooks: new PgWebhookRepository(pool),
     sources: new PgSourceRepository(pool),
+    leases: new PgLeaseRepository(pool),
   };
 }

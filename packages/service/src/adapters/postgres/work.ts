@@ -274,16 +274,33 @@ export class PgWorkRepository implements WorkStore {
     });
   }
 
-  async findOrphanedDocuments(limit: number, afterId: string | null): Promise<string[]> {
-    const r = await this.pool.query<{ id: string }>(
-      `SELECT d.id FROM documents d JOIN runs r ON r.id = d.run_id
-       WHERE d.status IN ('queued', 'processing') AND r.status = 'processing'
-         AND (d.lease_expires_at IS NULL OR d.lease_expires_at < now())
-         AND ($2::text IS NULL OR d.id > $2)
-       ORDER BY d.id LIMIT $1`,
-      [limit, afterId],
+  async countWaitingDocuments(olderThanSeconds: number): Promise<number> {
+    const r = await this.pool.query<{ n: number }>(
+      `SELECT count(*) AS n FROM documents d JOIN runs r ON r.id = d.run_id AND r.status = 'processing'
+       WHERE d.status = 'queued' AND d.updated_at < now() - make_interval(secs => $1)`,
+      [olderThanSeconds],
     );
-    return r.rows.map((x) => x.id);
+    return r.rows[0]?.n ?? 0;
+  }
+
+  async requeueLostDocuments(limit: number, waitingSeconds: number): Promise<string[]> {
+    // Marked in the same statement that finds them, so that the next pass (by any worker) skips them
+    // until they may have been lost again. SKIP LOCKED: a document being claimed right now is not lost.
+    const r = await this.pool.query<{ id: string }>(
+      `UPDATE documents SET requeued_at = now()
+       WHERE id IN (
+         SELECT d.id FROM documents d JOIN runs r ON r.id = d.run_id AND r.status = 'processing'
+         WHERE (d.status = 'queued' AND coalesce(d.requeued_at, d.updated_at) < now() - make_interval(secs => $2))
+            OR (d.status = 'processing' AND coalesce(d.lease_expires_at, '-infinity') < now()
+                AND (d.requeued_at IS NULL OR d.requeued_at < coalesce(d.lease_expires_at, '-infinity')
+                     OR d.requeued_at < now() - make_interval(secs => $2)))
+         ORDER BY d.id LIMIT $1
+         FOR UPDATE OF d SKIP LOCKED
+       )
+       RETURNING id`,
+      [limit, waitingSeconds],
+    );
+    return r.rows.map((x) => x.id).sort();
   }
 
   async findUnsettledRuns(limit: number): Promise<string[]> {
@@ -305,6 +322,8 @@ export class PgWorkRepository implements WorkStore {
     await this.pool.query(
       `UPDATE documents SET lease_expires_at = now() WHERE status = 'processing' AND lease_expires_at > now()`,
     );
+    // The reconciler's and the maintenance jobs' leases of the process that owned the database before.
+    await this.pool.query('DELETE FROM worker_leases');
   }
 
   async deletedAmong(

