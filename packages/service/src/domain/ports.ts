@@ -226,7 +226,14 @@ export interface JobQueue {
   /** `ahead`: taken before the jobs already waiting (documents a batch had to leave). */
   enqueueDocuments(documentIds: string[], options?: { ahead?: boolean }): Promise<void>;
   /** Optimises the workspace's index after `delaySeconds` (default 5), folding a burst of writes into one run. */
-  enqueueWorkspaceMaintenance(workspaceId: string, options?: { delaySeconds?: number }): Promise<void>;
+  /**
+   * Index maintenance of a workspace, after `delaySeconds` (the job's own wait by default). `urgent`:
+   * a run waits for it, so it starts at once and is not folded into one scheduled for later.
+   */
+  enqueueWorkspaceMaintenance(
+    workspaceId: string,
+    options?: { delaySeconds?: number; urgent?: boolean },
+  ): Promise<void>;
   /** Syncs the source (its sync's run is in the service database); a no-op while one waits. */
   enqueueSourceSync(sourceId: string): Promise<void>;
   startWorkers(handlers: JobHandlers, options: WorkerOptions): Promise<void>;

@@ -265,6 +265,12 @@ export interface WorkStore {
   findUnsettledRuns(limit: number): Promise<string[]>;
   /** Completes or fails the run when every document is terminal. */
   settleRun(runId: string): Promise<void>;
+  /** Runs of the workspace whose documents are done, waiting for the index to fold their rows in. */
+  runsAwaitingIndex(workspaceId: string): Promise<string[]>;
+  /** Completes (or fails) these runs, their rows now folded into the index. */
+  completeIndexedRuns(runIds: string[]): Promise<void>;
+  /** Workspaces with a run waiting for its index longer than this (its maintenance job lost). */
+  workspacesAwaitingIndex(olderThanSeconds: number, limit: number): Promise<string[]>;
   /** Forget every lease (embedded mode only: one process owns the database). */
   releaseAllLeases(): Promise<void>;
   /**

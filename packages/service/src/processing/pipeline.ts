@@ -474,9 +474,15 @@ class Batch {
       );
       return;
     }
-    // Only for rows that stay: a deleted workspace's are removed with it.
+    // Only for rows that stay: a deleted workspace's are removed with it. A run this group finished
+    // completes once its rows are folded in: then the maintenance runs now, not after the usual wait
+    // that lets a burst of groups fold in one optimisation.
     if (searchable) {
-      await deps.jobs.enqueueWorkspaceMaintenance(this.workspaceId).catch((err: unknown) => {
+      const schedule = async () => {
+        const waiting = (await deps.work.runsAwaitingIndex(this.workspaceId)).length > 0;
+        await deps.jobs.enqueueWorkspaceMaintenance(this.workspaceId, waiting ? { urgent: true } : {});
+      };
+      await schedule().catch((err: unknown) => {
         deps.log.warn({ err, workspaceId: this.workspaceId }, 'could not schedule index maintenance');
       });
     }

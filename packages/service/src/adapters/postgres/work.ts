@@ -318,6 +318,30 @@ export class PgWorkRepository implements WorkStore {
     await inTransaction(this.pool, (c) => settleRunIn(c, runId));
   }
 
+  async runsAwaitingIndex(workspaceId: string): Promise<string[]> {
+    const r = await this.pool.query<{ id: string }>(
+      `SELECT id FROM runs WHERE workspace_id = $1 AND status = 'processing' AND awaiting_index_since IS NOT NULL
+       ORDER BY id`,
+      [workspaceId],
+    );
+    return r.rows.map((x) => x.id);
+  }
+
+  async completeIndexedRuns(runIds: string[]): Promise<void> {
+    for (const runId of [...runIds].sort())
+      await inTransaction(this.pool, (c) => settleRunIn(c, runId, true));
+  }
+
+  async workspacesAwaitingIndex(olderThanSeconds: number, limit: number): Promise<string[]> {
+    const r = await this.pool.query<{ workspace_id: string }>(
+      `SELECT DISTINCT workspace_id FROM runs WHERE status = 'processing' AND awaiting_index_since IS NOT NULL
+         AND awaiting_index_since < now() - make_interval(secs => $1)
+       LIMIT $2`,
+      [olderThanSeconds, limit],
+    );
+    return r.rows.map((x) => x.workspace_id);
+  }
+
   async releaseAllLeases(): Promise<void> {
     await this.pool.query(
       `UPDATE documents SET lease_expires_at = now() WHERE status = 'processing' AND lease_expires_at > now()`,
