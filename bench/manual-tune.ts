@@ -69,7 +69,7 @@ const principal = {
   userId: undefined,
 };
 const workspaces = {
-  workspaceExists: async () => true,
+  searchContext: async () => ({ language: 'auto', languages: ['en'] }),
 };
 const documents = {
   liveDocuments: async (_w: string, ids: string[]) =>

@@ -7,7 +7,9 @@ export async function indexState(indexUri: string, workspaceId: string) {
   const db = await lancedb.connect(indexUri, { readConsistencyInterval: 0 });
   try {
     const t = await db.openTable(workspaceId.replaceAll(':', '_'));
-    const fts = (await t.listIndices()).find((i) => i.columns.includes('search_text'));
+    const fts = (await t.listIndices()).find(
+      (i) => i.columns.includes('terms') || i.columns.includes('search_text'),
+    );
     const stats = fts ? await t.indexStats(fts.name) : undefined;
     const rows = await t.countRows();
     t.close();

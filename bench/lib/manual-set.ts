@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { repoRoot } from './data.js';
 import type { Manual } from './manuals.js';
@@ -16,6 +16,10 @@ export interface ManualSet {
   htmlDir: string;
   /** Whether pages in subfolders of htmlDir belong to the manual (named `<folder>-<file>`). */
   recursive: boolean;
+  /** Only pages whose names end so (a package of several translations: `.de.html`). */
+  pageSuffix?: string;
+  /** The language its pages and questions are written in (ISO 639-1); English when absent. */
+  language?: string;
   answerable: AnswerableQuestion[];
   unanswerable: UnanswerableQuestion[];
 }
@@ -48,8 +52,10 @@ export interface ManualPage {
   file: string;
 }
 
+/** bench/manual/<name>.json (English manuals, issue 16), or bench/languages/<name>.json (issue 24). */
 export function manualSetFile(name: string): string {
-  return path.join(repoRoot, 'bench/manual', `${name}.json`);
+  const english = path.join(repoRoot, 'bench/manual', `${name}.json`);
+  return existsSync(english) ? english : path.join(repoRoot, 'bench/languages', `${name}.json`);
 }
 
 const SPLITS = new Set(['tune', 'holdout']);
@@ -74,7 +80,7 @@ export function loadManualSet(name: string): ManualSet {
       problems.push(`${q.id}: bad answer pattern: ${(err as Error).message}`);
     }
   }
-  if (problems.length) throw new Error(`bench/manual/${name}.json:\n  ${problems.join('\n  ')}`);
+  if (problems.length) throw new Error(`${manualSetFile(name)}:\n  ${problems.join('\n  ')}`);
   return { ...set, name };
 }
 
@@ -88,7 +94,7 @@ export function manualPages(manual: Manual, set: ManualSet): ManualPage[] {
     )) {
       if (entry.isDirectory()) {
         if (set.recursive) walk(path.join(dir, entry.name), `${prefix}${entry.name}-`);
-      } else if (entry.name.endsWith('.html')) {
+      } else if (entry.name.endsWith(set.pageSuffix ?? '.html')) {
         pages.push({ name: `${prefix}${entry.name}`, file: path.join(dir, entry.name) });
       }
     }
@@ -175,7 +181,7 @@ export function verifyAnswers(set: ManualSet, pages: ManualPage[]): { verified: 
   }
   if (problems.length) {
     throw new Error(
-      `${problems.length} answer pattern(s) of bench/manual/${set.name}.json do not match their page:\n  ${problems.join('\n  ')}`,
+      `${problems.length} answer pattern(s) of ${manualSetFile(set.name)} do not match their page:\n  ${problems.join('\n  ')}`,
     );
   }
   return { verified: set.answerable.length };

@@ -20,6 +20,10 @@ export interface Workspace {
   name: string | null;
   description: string | null;
   metadata: Record<string, unknown>;
+  /** `auto` (each document read in its own, detected language) or the ISO 639-1 code set for it. */
+  language: string;
+  /** Languages its documents were indexed in (ISO 639-1 codes). */
+  languages: string[];
   createdAt: string;
   updatedAt: string;
 }
@@ -129,6 +133,8 @@ export interface Document {
   /** Null for a URL until the worker has fetched it. */
   sizeBytes: number | null;
   sha256: string | null;
+  /** The language it was indexed in (ISO 639-1); null until it is processed. */
+  language: string | null;
   status: DocumentStatus;
   stage: DocumentStage;
   error: DocumentError | null;
@@ -204,6 +210,12 @@ export interface AnswerCitation extends Citation {
 export interface ChatAnswer {
   answer: string;
   citations: AnswerCitation[];
+  /**
+   * How the answer was made: sentences quoted from the passages (`extractive`), written by the
+   * service's chat model (`model`), or `declined`: the workspace holds no answer, and `answer` says
+   * so in the question's language.
+   */
+  kind: 'extractive' | 'model' | 'declined';
 }
 
 export interface Availability {

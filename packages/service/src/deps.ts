@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { MemoryRateLimiter } from './adapters/cache/memory.js';
 import { RedisRateLimiter } from './adapters/cache/redis.js';
 import { LanceSearchIndex } from './adapters/index/lancedb.js';
+import { EldDetector } from './adapters/language/eld.js';
 import { loadWordNetLexicon } from './adapters/lexicon/wordnet.js';
 import { HttpReranker } from './adapters/models/http-reranker.js';
 import { ensureHubModel, verifiedModelFolder } from './adapters/models/hub-download.js';
@@ -402,6 +403,7 @@ export async function createDeps(
     },
     rerank,
     chatModel: createChatModel(config),
+    languages: new EldDetector(),
     lexicon: await loadWordNetLexicon().catch((err: unknown) => {
       log.warn({ err }, 'no English lexicon (dist/lexicon.txt): answers will not tell absent names apart');
       return undefined;

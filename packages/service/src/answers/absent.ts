@@ -1,7 +1,12 @@
 import type { Lexicon, SearchIndex } from '../domain/ports.js';
 import type { SearchHit } from '../domain/types.js';
-import { STOP_WORDS, stem, words } from '../text/english.js';
+import { ENGLISH } from '../text/language.js';
 import { foldAccents, withinEdits } from '../text/spelling.js';
+
+// The lexicon is English (WordNet): the words here are read as English.
+const words = (text: string) => ENGLISH.tokens(text).map((t) => t.word);
+const stem = (word: string) => ENGLISH.term(word);
+const isStopWord = (word: string) => ENGLISH.isStopWord(word);
 
 /**
  * Telling when a question asks about something the workspace does not hold. BM25 finds passages for
@@ -35,7 +40,7 @@ export function wordsToLookUp(question: string, hits: SearchHit[], lexicon: Lexi
     const w = raw.replace(/['’]s$/, '');
     if (w.length < 4 || /[\d'’]/.test(w) || !lexicon.isNounOnly(w)) continue;
     const base = stem(w);
-    if (STOP_WORDS.has(w) || STOP_WORDS.has(base) || present.has(base)) continue;
+    if (isStopWord(w) || isStopWord(base) || present.has(base)) continue;
     if (!vocabulary.some((v) => withinEdits(w, v, 1))) out.add(w);
   }
   return [...out];
@@ -53,7 +58,9 @@ export async function wordsAbsentFromWorkspace(
   if (candidates.length === 0 || (await index.countRows(workspaceId)) < LARGE_WORKSPACE_PASSAGES)
     return new Set();
   const found = await Promise.all(
-    candidates.map(async (w) => (await index.search(workspaceId, { text: w, limit: 1 })).length > 0),
+    candidates.map(
+      async (w) => (await index.search(workspaceId, { text: w, terms: stem(w), limit: 1 })).length > 0,
+    ),
   );
   return new Set(candidates.filter((_, i) => !found[i]));
 }
@@ -77,7 +84,7 @@ export function asksAboutSomethingAbsent(
     const w = raw.replace(/['’]s$/, '');
     if (absentFromWorkspace.has(w)) return true;
     // Numbers are not names; a name may hold digits ("FAT32", "ext4").
-    if (w.length < 3 || STOP_WORDS.has(w) || /^\d/.test(w) || lexicon.isWord(w)) continue;
+    if (w.length < 3 || isStopWord(w) || /^\d/.test(w) || lexicon.isWord(w)) continue;
     if (!present) {
       vocabulary = [...new Set(hits.flatMap((h) => words(h.text).map(foldAccents)))];
       present = new Set(vocabulary.map(stem));

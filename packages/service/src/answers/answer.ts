@@ -2,9 +2,17 @@ import type { ChatMessage, ChatModel, ChatUsage, Lexicon } from '../domain/ports
 import type { Principal, SearchHit } from '../domain/types.js';
 import { errors } from '../errors.js';
 import { type SearchDeps, type SearchFilters, searchWorkspace } from '../search/search.js';
+import { questionLanguage } from '../text/detection.js';
+import type { Language } from '../text/language.js';
 import { wordsAbsentFromWorkspace, wordsToLookUp } from './absent.js';
-import { type Answer, composeExtractiveAnswer } from './extractive.js';
+import {
+  type Answer,
+  composeExtractiveAnswer,
+  type ExtractiveOptions,
+  passageLanguage,
+} from './extractive.js';
 import { composeLlmAnswer, streamLlmAnswer } from './llm.js';
+import { type RelevanceThresholds, termStats } from './relevance.js';
 
 export interface AnswerRequest {
   workspaceId: string;
@@ -19,28 +27,57 @@ export interface AnswerDeps extends SearchDeps {
   chatModel?: ChatModel | undefined;
   /** Ordinary English words, so that the extractive answerer can tell when a question names something absent. */
   lexicon?: Lexicon | undefined;
+  /** Thresholds of the relevance decision and the answerer's options (tuning aids); the defaults otherwise. */
+  relevance?: RelevanceThresholds | undefined;
+  extractive?: ExtractiveOptions | undefined;
 }
 
 export interface AnswerResult extends Answer {
   usage: ChatUsage | undefined;
 }
 
-async function retrieve(deps: AnswerDeps, principal: Principal, req: AnswerRequest) {
-  return searchWorkspace(deps, principal, {
+/** The question's language (it decides how the answer is read and declined), then its passages. */
+async function retrieve(
+  deps: AnswerDeps,
+  principal: Principal,
+  req: AnswerRequest,
+): Promise<{ hits: SearchHit[]; language: Language }> {
+  const workspace = await deps.workspaces.searchContext(principal.accountId, req.workspaceId);
+  if (!workspace) throw errors.workspaceNotFound(req.workspaceId);
+  const language = await questionLanguage(req.q, workspace, deps.languages);
+  const hits = await searchWorkspace(deps, principal, {
     workspaceId: req.workspaceId,
     q: req.q,
     topK: req.topK,
     filters: req.filters,
     maxChunksPerDocument: 3,
+    language,
   });
+  return { hits, language };
 }
 
 /** The extractive answer, after looking up in the workspace the question's words no passage uses. */
-async function extractive(deps: AnswerDeps, req: AnswerRequest, hits: SearchHit[]): Promise<Answer> {
-  const lexicon = deps.lexicon;
+async function extractive(
+  deps: AnswerDeps,
+  req: AnswerRequest,
+  hits: SearchHit[],
+  language: Language,
+): Promise<Answer> {
+  // The lexicon is English: only an English question is checked for words it does not know.
+  const lexicon = language.code === 'en' ? deps.lexicon : undefined;
   const candidates = lexicon && hits.length > 0 ? wordsToLookUp(req.q, hits, lexicon) : [];
-  const absentFromWorkspace = await wordsAbsentFromWorkspace(deps.index, req.workspaceId, candidates);
-  return composeExtractiveAnswer(req.q, hits, undefined, { lexicon, absentFromWorkspace });
+  const languages = [...new Map(hits.map((h) => [h.language ?? 'en', passageLanguage(h)])).values()];
+  const [absentFromWorkspace, stats] = await Promise.all([
+    wordsAbsentFromWorkspace(deps.index, req.workspaceId, candidates),
+    hits.length > 0 ? termStats(deps.index, req.workspaceId, req.q, languages) : undefined,
+  ]);
+  return composeExtractiveAnswer(req.q, hits, deps.extractive, {
+    lexicon,
+    absentFromWorkspace,
+    questionLanguage: language,
+    stats,
+    relevance: deps.relevance,
+  });
 }
 
 function modelFailure(err: unknown): never {
@@ -56,9 +93,9 @@ export async function answerQuestion(
   principal: Principal,
   req: AnswerRequest,
 ): Promise<AnswerResult> {
-  const hits = await retrieve(deps, principal, req);
-  if (!deps.chatModel) return { ...(await extractive(deps, req, hits)), usage: undefined };
-  return composeLlmAnswer(deps.chatModel, req.q, hits, req.history ?? []).catch(modelFailure);
+  const { hits, language } = await retrieve(deps, principal, req);
+  if (!deps.chatModel) return { ...(await extractive(deps, req, hits, language)), usage: undefined };
+  return composeLlmAnswer(deps.chatModel, req.q, hits, req.history ?? [], language).catch(modelFailure);
 }
 
 /**
@@ -72,10 +109,10 @@ export async function answerStream(
   req: AnswerRequest,
   signal?: AbortSignal,
 ): Promise<AsyncGenerator<{ delta: string }, AnswerResult>> {
-  const hits = await retrieve(deps, principal, req);
+  const { hits, language } = await retrieve(deps, principal, req);
   const model = deps.chatModel;
   if (!model) {
-    const answer = await extractive(deps, req, hits);
+    const answer = await extractive(deps, req, hits, language);
     return (async function* () {
       // One delta per cited sentence; concatenated, the deltas are exactly the answer.
       for (const piece of answer.answer.match(/.*?\[\d+\]\s*|.+$/gs) ?? [answer.answer])
@@ -85,7 +122,7 @@ export async function answerStream(
   }
   return (async function* () {
     try {
-      return yield* streamLlmAnswer(model, req.q, hits, req.history ?? [], signal);
+      return yield* streamLlmAnswer(model, req.q, hits, req.history ?? [], language, signal);
     } catch (err) {
       modelFailure(err);
     }

@@ -1,12 +1,25 @@
 import type { Lexicon } from '../domain/ports.js';
 import type { Citation, SearchHit } from '../domain/types.js';
-import { contentTerms, words } from '../text/english.js';
-import { sentenceSpans } from '../text/sentences.js';
+import { ENGLISH, type Language, languageFor } from '../text/language.js';
 import { asksAboutSomethingAbsent } from './absent.js';
 import { type AnswerType, expectedAnswer, satisfies } from './answer-types.js';
 import { neutraliseMarkers } from './markers.js';
+import {
+  answersQuestion,
+  NEVER_DECLINE,
+  pairShare,
+  type RelevanceSignals,
+  type RelevanceThresholds,
+  relevanceSignals,
+  statsOfPassages,
+  type TermStats,
+} from './relevance.js';
 
-export const NOT_FOUND_ANSWER = 'I could not find an answer to that in this workspace.';
+/** The English decline; a question in another language is declined in its own (text/questions.ts). */
+export const NOT_FOUND_ANSWER = ENGLISH.questions.decline;
+
+/** How an answer was made: quoted from the passages, written by a chat model, or declined. */
+export type AnswerKind = 'extractive' | 'model' | 'declined';
 
 export interface AnswerCitation extends Citation {
   /** The number used in the answer's `[n]` markers. */
@@ -18,13 +31,19 @@ export interface AnswerCitation extends Citation {
 export interface Answer {
   answer: string;
   citations: AnswerCitation[];
+  kind: AnswerKind;
+  /** What the decision to answer was taken on (extractive answers with workspace statistics). */
+  signals?: RelevanceSignals | undefined;
+}
+
+/** The answer that says the workspace does not hold one, in the question's language. */
+export function declined(language: Language = ENGLISH): Answer {
+  return { answer: language.questions.decline, citations: [], kind: 'declined' };
 }
 
 export interface ExtractiveOptions {
   /** Quotes in an answer, each from a different passage: the best one and its companions. */
   maxQuotes: number;
-  /** Share of the query's (weighted) terms the best quote must contain to count as an answer. */
-  minCoverage: number;
   /** A companion quote must cover at least this share of what the best one covers. */
   companionCoverage: number;
   /** Consecutive sentences a quote may span, and the length they stay under. */
@@ -42,9 +61,28 @@ export interface ExtractiveOptions {
   typeWeight: number;
 }
 
+/**
+ * Fitted on the tune questions of every language and the off-topic set by
+ * bench/languages-calibrate.ts (docs/decisions/0013-languages.md): the largest threshold at which
+ * answers that hold the answer dropped by at most half a point.
+ */
+export const DEFAULT_RELEVANCE: RelevanceThresholds = {
+  intercept: -7.277,
+  weights: {
+    presence: 3.369,
+    coverage: 1.756,
+    passageCoverage: 1.417,
+    localCoverage: 4.619,
+    passagePairs: 3.333,
+    logScoreLead: 1.464,
+    logTerms: 1.779,
+    familiarity: -5.259,
+  },
+  minProbability: 0.25,
+};
+
 export const DEFAULT_EXTRACTIVE: ExtractiveOptions = {
   maxQuotes: 3,
-  minCoverage: 0.25,
   companionCoverage: 0.5,
   maxQuoteSentences: 2,
   maxQuoteChars: 500,
@@ -116,14 +154,14 @@ function tableHeader(text: string, start: number): string[] | undefined {
  * header's names (issue 16: "bigint | 8 bytes" was pipe soup), so it also matches the words of the
  * columns it sits under.
  */
-function unitsOf(text: string): Unit[] {
+function unitsOf(text: string, language: Language): Unit[] {
   const units: Unit[] = [];
   // Code blocks are one unit each (a command to type is an answer); sentences are found around them.
   const fences = [...text.matchAll(/```[^\n]*\n([\s\S]*?)```/g)];
   let at = 0;
   for (const f of [...fences, undefined]) {
     const end = f ? f.index! : text.length;
-    units.push(...sentenceUnits(text, at, end));
+    units.push(...sentenceUnits(text, at, end, language));
     if (!f) break;
     const code = f[1]!.trim();
     if (code && code.length <= 300 && /\p{L}/u.test(code)) {
@@ -132,7 +170,7 @@ function unitsOf(text: string): Unit[] {
         start,
         end: start + f[1]!.trimEnd().length,
         text: code.replace(/\s*\n\s*/g, ' ; '),
-        terms: new Set(contentTerms(code)),
+        terms: new Set(language.contentTerms(code)),
       });
     }
     at = f.index! + f[0].length;
@@ -140,9 +178,9 @@ function unitsOf(text: string): Unit[] {
   return units;
 }
 
-function sentenceUnits(text: string, from: number, to: number): Unit[] {
+function sentenceUnits(text: string, from: number, to: number, language: Language): Unit[] {
   const units: Unit[] = [];
-  for (const [start, end] of sentenceSpans(text, from, to)) {
+  for (const [start, end] of language.sentenceSpans(text, from, to)) {
     const raw = text.slice(start, end);
     if (/^#{1,6}\s/.test(raw)) continue;
     let quoted: string;
@@ -166,37 +204,49 @@ function sentenceUnits(text: string, from: number, to: number): Unit[] {
     } else {
       quoted = clean(raw);
     }
-    if (quoted.length < 12 || !/[\p{L}]/u.test(quoted)) continue;
-    units.push({ start, end, text: quoted, terms: new Set(contentTerms(`${quoted} ${extra}`)) });
+    if (quoted.length < minimumQuote(language) || !/[\p{L}]/u.test(quoted)) continue;
+    units.push({ start, end, text: quoted, terms: new Set(language.contentTerms(`${quoted} ${extra}`)) });
   }
   return units;
 }
 
 const union = (a: Set<string>, b: Set<string>) => new Set([...a, ...b]);
 
+/** Shortest quotable sentence: twelve characters, or four in Chinese and Japanese, which say more per character. */
+const minimumQuote = (language: Language) => (language.code === 'ja' || language.code === 'zh' ? 4 : 12);
+
 /**
  * The best quote continued with the sentences that follow it when it leads up to the answer without
  * giving it: it ends with a colon (the command or list comes next), or it lacks the value or the
  * identifier the question asks for and one of the next sentences has it.
  */
-function extend(q: Quote, units: Unit[], type: AnswerType, options: ExtractiveOptions): Quote {
+function extend(
+  q: Quote,
+  units: Unit[],
+  type: AnswerType,
+  options: ExtractiveOptions,
+  language: Language,
+): Quote {
   let first = units.indexOf(q.units[0]!);
   let last = units.indexOf(q.units[q.units.length - 1]!);
   const parts = [...q.units];
   const text = () => parts.map((u) => u.text).join(' ');
   // "It is especially used for…": the sentence before says what "it" is.
-  if (REFERS_BACK.test(parts[0]!.text) && first > 0) parts.unshift(units[--first]!);
-  if (/:$/.test(text()) && units[last + 1]) parts.push(units[++last]!);
+  if (language.questions.refersBack.test(parts[0]!.text) && first > 0) parts.unshift(units[--first]!);
+  if (/[:：]$/.test(text()) && units[last + 1]) parts.push(units[++last]!);
   if (type !== 'none') {
     // The sentences after a lead: the first one that holds the value or the thing to type, if near.
     const more: Unit[] = [];
     for (let k = last + 1; k < units.length && more.length < options.followSentences; k++) {
       more.push(units[k]!);
-      if (satisfies(units[k]!.text, type) && !satisfies(parts[parts.length - 1]!.text, type)) {
+      if (
+        satisfies(units[k]!.text, type, language) &&
+        !satisfies(parts[parts.length - 1]!.text, type, language)
+      ) {
         parts.push(...more);
         break;
       }
-      if (satisfies(units[k]!.text, type) && type === 'identifier' && more.length === 1) {
+      if (satisfies(units[k]!.text, type, language) && type === 'identifier' && more.length === 1) {
         // How-to questions: the step after the explanation is what to do.
         parts.push(...more);
         break;
@@ -208,48 +258,74 @@ function extend(q: Quote, units: Unit[], type: AnswerType, options: ExtractiveOp
   return { ...q, units: parts, text: text(), terms };
 }
 
-/** A sentence that starts by pointing back at the one before it. */
-const REFERS_BACK =
-  /^(it|this|these|they|that|those|such|in such|in this|in that|thus|therefore|however|otherwise)\b/i;
-
 /** What the answerer may consult beside the passages. */
 export interface AnswerAids {
+  /** The language the question is asked in: its kind of answer and the decline are read in it. */
+  questionLanguage?: Language | undefined;
+  /** How often the question's terms occur in the workspace, for the relevance decision (relevance.ts). */
+  stats?: TermStats | undefined;
+  /** The decision's thresholds; DEFAULT_RELEVANCE when not given. */
+  relevance?: RelevanceThresholds | undefined;
   /** Ordinary words of the language: a question naming something else is checked against the passages. */
   lexicon?: Lexicon | undefined;
   /** Ordinary words of the question that no passage of the workspace holds (absent.ts looks them up). */
   absentFromWorkspace?: ReadonlySet<string> | undefined;
 }
 
-/** Every quote the passages offer for a question, best first, with what scored it. */
+/** The language a hit's passage is written in (English for rows indexed before languages were). */
+export const passageLanguage = (hit: SearchHit): Language => languageFor(hit.language ?? 'en');
+
+/** The question's terms as each passage language reads them, and their weights among the passages' sentences. */
+interface QuestionTerms {
+  terms: string[];
+  weight: Map<string, number>;
+  total: number;
+}
+
+/**
+ * Every quote the passages offer for a question, best first, with what scored it. The question's
+ * terms are read in each passage's language, so a quote is compared with the question word for word
+ * in the language it is written in; the kind of answer wanted is read in the question's language.
+ */
 export function rankQuotes(
   question: string,
   hits: SearchHit[],
   options: ExtractiveOptions = DEFAULT_EXTRACTIVE,
+  questionLanguage: Language = ENGLISH,
 ): { type: AnswerType; quotes: Quote[]; unitsByHit: Unit[][] } {
-  let qTerms = [...new Set(contentTerms(question))];
-  if (qTerms.length === 0) qTerms = [...new Set(words(question))];
-  const type = expectedAnswer(question);
-  const unitsByHit = hits.map((h) => unitsOf(h.text));
-  const allUnits = unitsByHit.flat();
-  if (qTerms.length === 0 || allUnits.length === 0) return { type, quotes: [], unitsByHit };
-  const weight = new Map<string, number>();
-  for (const t of qTerms) {
-    const df = allUnits.filter((u) => u.terms.has(t)).length;
-    weight.set(t, Math.log(1 + allUnits.length / (df || 0.5)));
+  const type = expectedAnswer(question, questionLanguage);
+  const languages = hits.map(passageLanguage);
+  const unitsByHit = hits.map((h, i) => unitsOf(h.text, languages[i]!));
+  const byLanguage = new Map<string, QuestionTerms>();
+  for (const lang of languages) {
+    if (byLanguage.has(lang.code)) continue;
+    let terms = [...new Set(lang.contentTerms(question))];
+    if (terms.length === 0) terms = [...new Set(lang.tokens(question).map((t) => lang.term(t.word)))];
+    const units = unitsByHit.filter((_, k) => languages[k]!.code === lang.code).flat();
+    const weight = new Map<string, number>();
+    for (const t of terms) {
+      const df = units.filter((u) => u.terms.has(t)).length;
+      weight.set(t, Math.log(1 + units.length / (df || 0.5)));
+    }
+    byLanguage.set(lang.code, { terms, weight, total: [...weight.values()].reduce((x, y) => x + y, 0) });
   }
-  const total = [...weight.values()].reduce((a, b) => a + b, 0);
-  const coverageOf = (terms: Set<string>) =>
-    qTerms.filter((t) => terms.has(t)).reduce((a, t) => a + (weight.get(t) ?? 0), 0) / total;
+  if (unitsByHit.every((u) => u.length === 0) || [...byLanguage.values()].every((q) => q.terms.length === 0))
+    return { type, quotes: [], unitsByHit };
   const topScore = Math.max(...hits.map((h) => h.score), 0);
 
   const quotes: Quote[] = [];
   unitsByHit.forEach((units, hitIndex) => {
+    const lang = languages[hitIndex]!;
+    const q = byLanguage.get(lang.code)!;
+    if (q.terms.length === 0) return;
+    const coverageOf = (terms: Set<string>) =>
+      q.terms.filter((t) => terms.has(t)).reduce((a, t) => a + (q.weight.get(t) ?? 0), 0) / q.total;
     const relevance = topScore > 0 ? Math.max(0, hits[hitIndex]!.score) / topScore : 0;
     const add = (parts: Unit[]) => {
       const text = parts.map((u) => u.text).join(' ');
       const terms = parts.reduce((acc, u) => union(acc, u.terms), new Set<string>());
       const coverage = coverageOf(terms);
-      const typed = type !== 'none' && satisfies(text, type);
+      const typed = type !== 'none' && satisfies(text, type, lang);
       const lengthPenalty = text.length > 600 ? 0.85 : 1;
       const score =
         coverage * lengthPenalty +
@@ -269,15 +345,37 @@ export function rankQuotes(
         length += next.text.length + 1;
         if (length > options.maxQuoteChars) break;
         const sofar = parts.reduce((acc, x) => union(acc, x.terms), new Set<string>());
-        const addsTerms = qTerms.some((t) => next.terms.has(t) && !sofar.has(t));
+        const addsTerms = q.terms.some((t) => next.terms.has(t) && !sofar.has(t));
         const sofarText = parts.map((x) => x.text).join(' ');
-        const addsValue = type !== 'none' && !satisfies(sofarText, type) && satisfies(next.text, type);
+        const addsValue =
+          type !== 'none' && !satisfies(sofarText, type, lang) && satisfies(next.text, type, lang);
         parts.push(next);
         if (addsTerms || addsValue) add([...parts]);
       }
     });
   });
   return { type, quotes: quotes.sort((a, b) => b.score - a.score), unitsByHit };
+}
+
+/** The relevance signals of the best quote (relevance.ts). */
+function relevanceSignalsOf(
+  question: string,
+  hits: SearchHit[],
+  best: Quote,
+  units: Unit[],
+  stats: TermStats,
+): RelevanceSignals {
+  const passageTerms = units.reduce((acc, u) => union(acc, u.terms), new Set<string>());
+  const language = passageLanguage(hits[best.hitIndex]!);
+  const others = hits.filter((_, i) => i !== best.hitIndex);
+  const meanOther = others.reduce((a, h) => a + h.score, 0) / Math.max(1, others.length);
+  return {
+    ...relevanceSignals(question, language, best.terms, passageTerms, stats),
+    localCoverage: best.coverage,
+    quotePairs: pairShare(question, best.text, language),
+    passagePairs: pairShare(question, hits[best.hitIndex]!.text, language),
+    scoreLead: meanOther > 0 ? hits[best.hitIndex]!.score / meanOther : 1,
+  };
 }
 
 /**
@@ -294,15 +392,31 @@ export function composeExtractiveAnswer(
   options: ExtractiveOptions = DEFAULT_EXTRACTIVE,
   aids: AnswerAids = {},
 ): Answer {
-  const { type, quotes, unitsByHit } = rankQuotes(question, hits, options);
-  if (quotes.length === 0) return { answer: NOT_FOUND_ANSWER, citations: [] };
-  if (aids.lexicon && asksAboutSomethingAbsent(question, hits, aids.lexicon, aids.absentFromWorkspace))
-    return { answer: NOT_FOUND_ANSWER, citations: [] };
+  const questionLanguage = aids.questionLanguage ?? ENGLISH;
+  const { type, quotes, unitsByHit } = rankQuotes(question, hits, options, questionLanguage);
+  if (quotes.length === 0) return declined(questionLanguage);
   const ranked = quotes;
   const best = ranked[0]!;
-  if (best.coverage < options.minCoverage) return { answer: NOT_FOUND_ANSWER, citations: [] };
+  const stats =
+    aids.stats ??
+    statsOfPassages(
+      question,
+      hits.map((h) => ({ text: h.text, language: passageLanguage(h) })),
+    );
+  const signals = relevanceSignalsOf(question, hits, best, unitsByHit[best.hitIndex]!, stats);
+  const decline = () => ({ ...declined(questionLanguage), signals });
+  // The English lexicon knows English words only: a question in another language has no absent-word test.
+  if (
+    aids.lexicon &&
+    questionLanguage.code === 'en' &&
+    asksAboutSomethingAbsent(question, hits, aids.lexicon, aids.absentFromWorkspace)
+  )
+    return decline();
+  if (!answersQuestion(signals, aids.relevance ?? DEFAULT_RELEVANCE)) return decline();
 
-  const chosen: Quote[] = [extend(best, unitsByHit[best.hitIndex]!, type, options)];
+  const chosen: Quote[] = [
+    extend(best, unitsByHit[best.hitIndex]!, type, options, passageLanguage(hits[best.hitIndex]!)),
+  ];
   for (const q of ranked) {
     if (chosen.length >= options.maxQuotes) break;
     if (chosen.some((c) => c.hitIndex === q.hitIndex || c.text === q.text)) continue;
@@ -326,5 +440,5 @@ export function composeExtractiveAnswer(
     citations.push(citation);
     parts.push(`${neutraliseMarkers(q.text)} [${citation.n}]`);
   }
-  return { answer: parts.join(' '), citations };
+  return { answer: parts.join(' '), citations, kind: 'extractive', signals };
 }

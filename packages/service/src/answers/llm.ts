@@ -1,7 +1,7 @@
 import type { ChatMessage, ChatModel, ChatUsage } from '../domain/ports.js';
 import type { SearchHit } from '../domain/types.js';
-import type { Answer, AnswerCitation } from './extractive.js';
-import { NOT_FOUND_ANSWER } from './extractive.js';
+import { ENGLISH, type Language } from '../text/language.js';
+import { type Answer, type AnswerCitation, declined as declineIn, passageLanguage } from './extractive.js';
 import { markerChecker, neutraliseMarkers } from './markers.js';
 
 /** What the model is told to reply, exactly, when the sources lack the answer. */
@@ -13,6 +13,7 @@ Rules:
 - After every sentence that uses a source, cite it with its number in square brackets, e.g. [2] or [1][3].
 - Cite only numbers that appear in the list of sources.
 - Be brief: a few sentences.
+- Answer in the language of the question, whatever the language of the sources.
 - If the sources do not contain the answer, reply with exactly ${NOT_IN_SOURCES} and nothing else.`;
 
 function describe(hit: SearchHit, n: number): string {
@@ -45,7 +46,7 @@ function citationsFor(hits: SearchHit[], cited: number[]): AnswerCitation[] {
   });
 }
 
-function declined(text: string): boolean {
+function saysNotInSources(text: string): boolean {
   return (
     text
       .trim()
@@ -54,12 +55,18 @@ function declined(text: string): boolean {
   );
 }
 
+const checkerFor = (hits: SearchHit[]) =>
+  markerChecker(
+    hits.map((h) => h.text),
+    hits.map(passageLanguage),
+  );
+
 /** The model's answer with checked markers, or the "not in the workspace" answer. */
-export function finishAnswer(raw: string, hits: SearchHit[]): Answer {
-  if (declined(raw)) return { answer: NOT_FOUND_ANSWER, citations: [] };
-  const { text, cited } = markerChecker(hits.map((h) => h.text))(raw);
-  if (!text) return { answer: NOT_FOUND_ANSWER, citations: [] };
-  return { answer: text, citations: citationsFor(hits, cited) };
+export function finishAnswer(raw: string, hits: SearchHit[], language: Language = ENGLISH): Answer {
+  if (saysNotInSources(raw)) return declineIn(language);
+  const { text, cited } = checkerFor(hits)(raw);
+  if (!text) return declineIn(language);
+  return { answer: text, citations: citationsFor(hits, cited), kind: 'model' };
 }
 
 export interface LlmAnswer extends Answer {
@@ -71,11 +78,12 @@ export async function composeLlmAnswer(
   question: string,
   hits: SearchHit[],
   history: ChatMessage[],
+  language: Language = ENGLISH,
   signal?: AbortSignal,
 ): Promise<LlmAnswer> {
-  if (hits.length === 0) return { answer: NOT_FOUND_ANSWER, citations: [], usage: undefined };
+  if (hits.length === 0) return { ...declineIn(language), usage: undefined };
   const { text, usage } = await model.complete({ messages: buildMessages(question, hits, history), signal });
-  return { ...finishAnswer(text, hits), usage };
+  return { ...finishAnswer(text, hits, language), usage };
 }
 
 /**
@@ -88,18 +96,20 @@ export async function* streamLlmAnswer(
   question: string,
   hits: SearchHit[],
   history: ChatMessage[],
+  language: Language = ENGLISH,
   signal?: AbortSignal,
 ): AsyncGenerator<{ delta: string }, LlmAnswer> {
+  const decline = declineIn(language);
   if (hits.length === 0) {
-    yield { delta: NOT_FOUND_ANSWER };
-    return { answer: NOT_FOUND_ANSWER, citations: [], usage: undefined };
+    yield { delta: decline.answer };
+    return { ...decline, usage: undefined };
   }
   let raw = '';
   let sent = 0;
   let usage: ChatUsage | undefined;
   let declinedAnswer = false;
   let out = '';
-  const checkMarkers = markerChecker(hits.map((h) => h.text));
+  const checkMarkers = checkerFor(hits);
   const emit = (final: boolean) => {
     if (
       !final &&
@@ -108,7 +118,7 @@ export async function* streamLlmAnswer(
     ) {
       return '';
     }
-    if (declined(raw)) {
+    if (saysNotInSources(raw)) {
       declinedAnswer = true;
       return '';
     }
@@ -133,10 +143,10 @@ export async function* streamLlmAnswer(
   }
   const last = emit(true);
   if (declinedAnswer || (!out && !last)) {
-    yield { delta: NOT_FOUND_ANSWER };
-    return { answer: NOT_FOUND_ANSWER, citations: [], usage };
+    yield { delta: decline.answer };
+    return { ...decline, usage };
   }
   if (last) yield { delta: last };
-  const finished = finishAnswer(raw, hits);
-  return { answer: out, citations: finished.citations, usage };
+  const finished = finishAnswer(raw, hits, language);
+  return { answer: out, citations: finished.citations, kind: 'model', usage };
 }

@@ -1,4 +1,4 @@
-import { contentTerms } from '../text/english.js';
+import { ENGLISH, type Language } from '../text/language.js';
 
 /**
  * Citation markers belong to the service alone: an `[n]` in an answer always names its citation `n`,
@@ -33,8 +33,16 @@ export interface CheckedMarkers {
  * "[1, 2]" becomes "[1][2]". The result for a prefix of a text is a prefix of the text's result, so a
  * stream can check what it has so far.
  */
-export function markerChecker(passages: string[]): (text: string) => CheckedMarkers {
-  const terms = passages.map((p) => new Set(contentTerms(p)));
+export function markerChecker(
+  passages: string[],
+  languages: Language[] = passages.map(() => ENGLISH),
+): (text: string) => CheckedMarkers {
+  // Each passage's words in its language; a claim is read in every passage's language to compare.
+  const terms = passages.map((p, i) => new Set(languages[i]!.contentTerms(p)));
+  const claimTerms = (claim: string) =>
+    [...new Set(languages.map((l) => l.code))].flatMap((code) =>
+      languages.find((l) => l.code === code)!.contentTerms(claim),
+    );
   const shares = (claim: string[], n: number) => claim.some((t) => terms[n - 1]!.has(t));
   return (text) => {
     const cited = new Set<number>();
@@ -44,7 +52,7 @@ export function markerChecker(passages: string[]): (text: string) => CheckedMark
       .replace(MARKER_RUN, (run, offset: number) => {
         // Markers separated only by spaces ("[1] [2]") cite the same words.
         const between = text.slice(claimStart, offset);
-        if (between.trim()) claim = [...new Set(contentTerms(between))];
+        if (between.trim()) claim = [...new Set(claimTerms(between))];
         claimStart = offset + run.length;
         const judged = claim.length > 0 && terms.some((_, i) => shares(claim, i + 1));
         const ok = [...run.matchAll(/\d+/g)]

@@ -35,9 +35,11 @@ export const JOBS = {
   }),
   maintainWorkspace: job({
     name: 'maintain-workspace',
-    payload: z.object({ workspaceId: z.string().min(1) }),
+    // `urgent`: a run waits for this maintenance to complete it; one urgent job may wait beside one
+    // scheduled for later (the removal of replaced versions, a minute on).
+    payload: z.object({ workspaceId: z.string().min(1), urgent: z.boolean().optional() }),
     retry: { limit: 3, delaySeconds: 10, backoff: true },
-    singletonKey: (p) => p.workspaceId,
+    singletonKey: (p) => (p.urgent ? `${p.workspaceId}:urgent` : p.workspaceId),
     startAfterSeconds: 5,
   }),
   syncSource: job({

@@ -28,6 +28,10 @@ export interface IndexRow {
   heading: string;
   /** The text's words as codes (search/word-codes.ts), for ranking; absent on rows indexed before them. */
   wordCodes?: Uint32Array | undefined;
+  /** The language the row was indexed in (ISO 639-1); English on rows indexed before languages. */
+  language?: string | undefined;
+  /** What the full-text index holds for the row (search/indexing.ts `searchTerms`); written, never read back. */
+  terms?: string | undefined;
 }
 
 export interface IndexHit {
@@ -36,14 +40,34 @@ export interface IndexHit {
 }
 
 export interface IndexQuery {
+  /** The query as typed. */
   text: string;
+  /**
+   * Its terms as each of the workspace's languages reads them (search/indexing.ts), space-separated;
+   * by default, the text's English terms.
+   */
+  terms?: string | undefined;
   limit: number;
   documentIds?: string[] | undefined;
+  /** Only rows indexed in this language (ISO 639-1); every row when absent. */
+  language?: string | undefined;
   /**
    * Further words that count for a passage with less weight than the query's own (expansions of the
    * query: the words people use next to the words documents use).
    */
   expansions?: { text: string; weight: number }[] | undefined;
+}
+
+/** A guess at the language of a text: an ISO 639-1 code, and whether the guess is sure enough to act on. */
+export interface DetectedLanguage {
+  language: string;
+  reliable: boolean;
+}
+
+/** Tells which language a text is written in (a document's text, or a question). */
+export interface LanguageDetector {
+  /** Undefined when the text gives nothing to go on (no letters). */
+  detect(text: string): Promise<DetectedLanguage | undefined>;
 }
 
 /**
@@ -91,6 +115,11 @@ export interface SearchIndex {
   countDocumentRows(workspaceId: string, documentId: string): Promise<number>;
   /** Rows of the whole workspace (0 for one without an index yet). */
   countRows(workspaceId: string): Promise<number>;
+  /**
+   * How many rows of the workspace hold each index term (`IndexRow.terms`), counted up to `cap`
+   * (a term in more rows than that is common, however many more).
+   */
+  termCounts(workspaceId: string, terms: string[], cap: number): Promise<Map<string, number>>;
   /** Rows of each of the documents (0 for one without any). */
   countRowsByDocument(workspaceId: string, documentIds: string[]): Promise<Map<string, number>>;
   deleteDocument(workspaceId: string, documentId: string): Promise<void>;
@@ -197,7 +226,14 @@ export interface JobQueue {
   /** `ahead`: taken before the jobs already waiting (documents a batch had to leave). */
   enqueueDocuments(documentIds: string[], options?: { ahead?: boolean }): Promise<void>;
   /** Optimises the workspace's index after `delaySeconds` (default 5), folding a burst of writes into one run. */
-  enqueueWorkspaceMaintenance(workspaceId: string, options?: { delaySeconds?: number }): Promise<void>;
+  /**
+   * Index maintenance of a workspace, after `delaySeconds` (the job's own wait by default). `urgent`:
+   * a run waits for it, so it starts at once and is not folded into one scheduled for later.
+   */
+  enqueueWorkspaceMaintenance(
+    workspaceId: string,
+    options?: { delaySeconds?: number; urgent?: boolean },
+  ): Promise<void>;
   /** Syncs the source (its sync's run is in the service database); a no-op while one waits. */
   enqueueSourceSync(sourceId: string): Promise<void>;
   startWorkers(handlers: JobHandlers, options: WorkerOptions): Promise<void>;

@@ -84,6 +84,8 @@ export interface FinishDocument {
   mediaType?: string | null;
   pageCount?: number | null;
   chunkCount?: number | null;
+  /** The language the document was indexed in. */
+  language?: string | null;
 }
 
 export interface NewWorkspace {
@@ -92,6 +94,7 @@ export interface NewWorkspace {
   name: string;
   description: string | null;
   metadata: Record<string, unknown>;
+  language?: string | undefined;
 }
 
 /** Fields a rename or edit sets; those left out keep their value. */
@@ -99,6 +102,15 @@ export interface WorkspaceChanges {
   name?: string | undefined;
   description?: string | null | undefined;
   metadata?: Record<string, unknown> | undefined;
+  language?: string | undefined;
+}
+
+/** What a search needs to know of its workspace: how its documents and questions are read. */
+export interface SearchContext {
+  /** `auto` or the ISO 639-1 code the workspace's documents are read in. */
+  language: string;
+  /** Languages its documents were indexed in. */
+  languages: string[];
 }
 
 /** What deleting a workspace removed from the database. */
@@ -114,6 +126,8 @@ export interface DeletedWorkspace {
 export interface WorkspaceStore {
   /** May answer from a cache that another process's deletion reaches within seconds (search's check). */
   workspaceExists(accountId: string, workspaceId: string): Promise<boolean>;
+  /** The workspace's languages, when the account has it; may answer from the same short-lived cache. */
+  searchContext(accountId: string, workspaceId: string): Promise<SearchContext | undefined>;
   getWorkspace(accountId: string, workspaceId: string): Promise<Workspace | undefined>;
   listWorkspaces(accountId: string): Promise<(Workspace & { counts: DocumentCounts })[]>;
   createWorkspace(workspace: NewWorkspace): Promise<Workspace>;
@@ -204,6 +218,8 @@ export interface BatchClaim {
   exhausted: DocumentRecord[];
   /** Nothing to do here (gone, finished, leased by another worker, run paused or cancelled). */
   skipped: { documentId: string; reason: string }[];
+  /** The claimed documents' workspace's `language` setting (`auto` or a code). */
+  workspaceLanguage?: string | undefined;
 }
 
 export type StartOutcome =
@@ -249,6 +265,12 @@ export interface WorkStore {
   findUnsettledRuns(limit: number): Promise<string[]>;
   /** Completes or fails the run when every document is terminal. */
   settleRun(runId: string): Promise<void>;
+  /** Runs of the workspace whose documents are done, waiting for the index to fold their rows in. */
+  runsAwaitingIndex(workspaceId: string): Promise<string[]>;
+  /** Completes (or fails) these runs, their rows now folded into the index. */
+  completeIndexedRuns(runIds: string[]): Promise<void>;
+  /** Workspaces with a run waiting for its index longer than this (its maintenance job lost). */
+  workspacesAwaitingIndex(olderThanSeconds: number, limit: number): Promise<string[]>;
   /** Forget every lease (embedded mode only: one process owns the database). */
   releaseAllLeases(): Promise<void>;
   /**

@@ -40,6 +40,10 @@ export interface Workspace {
   name: string | null;
   description: string | null;
   metadata: Record<string, unknown>;
+  /** The language documents are read in: `auto` (each its own, detected) or an ISO 639-1 code. */
+  language: string;
+  /** The languages its documents were indexed in, as detected or set (ISO 639-1 codes). */
+  languages: string[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -100,6 +104,8 @@ export interface DocumentRecord {
   errorMessage: string | null;
   pageCount: number | null;
   chunkCount: number | null;
+  /** The language it was indexed in (ISO 639-1); null until processed. */
+  language: string | null;
   metadata: Record<string, unknown>;
   attempts: number;
   /** The source the document was synced from (null for uploads and URL lists). */
@@ -178,6 +184,8 @@ export interface SearchHit {
   text: string;
   score: number;
   citation: Citation;
+  /** The language the passage was indexed in (ISO 639-1); English when unknown. */
+  language?: string | undefined;
 }
 
 /** What an account's webhook endpoints can be told about (docs/api.md#webhooks). */

@@ -6,6 +6,7 @@ import { requireAnyScope, requireScope } from '../domain/keys.js';
 import type {
   ChatModel,
   JobQueue,
+  LanguageDetector,
   Lexicon,
   ObjectStore,
   RateLimiter,
@@ -78,6 +79,8 @@ export interface AppDeps {
   chatModel: ChatModel | undefined;
   /** Ordinary English words (WordNet), for the extractive answerer; undefined when the build left none. */
   lexicon: Lexicon | undefined;
+  /** Tells the language a question is asked in. */
+  languages: LanguageDetector | undefined;
 }
 
 declare module 'fastify' {

@@ -44,6 +44,10 @@ export const Workspace = z
     name: z.string().nullable().describe('Null for a workspace an upload created without a name'),
     description: z.string().nullable(),
     metadata: z.record(z.string(), z.unknown()),
+    language: z
+      .string()
+      .describe('"auto" (each document read in its own, detected language) or the ISO 639-1 code set for it'),
+    languages: z.array(z.string()).describe('Languages its documents were indexed in (ISO 639-1 codes)'),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -113,6 +117,10 @@ export const Document = z
     error: DocumentError,
     pageCount: z.number().int().nullable(),
     chunkCount: z.number().int().nullable(),
+    language: z
+      .string()
+      .nullable()
+      .describe('The language it was indexed in (ISO 639-1); null until it is processed'),
     metadata: z.record(z.string(), z.unknown()),
     source: z.string().nullable().describe('The source the document was synced from; null for uploads'),
     sourceItem: z
@@ -183,8 +191,15 @@ export const AnswerCitation = Citation.extend({
   n: z.number().int().describe("The number used in the answer's [n] markers"),
   text: z.string().describe('The cited words'),
 }).meta({ id: 'AnswerCitation' });
+export const AnswerKind = z
+  .enum(['extractive', 'model', 'declined'])
+  .describe(
+    "How the answer was made: sentences quoted from the passages, written by the configured chat model, or declined (the workspace holds no answer; the text says so in the question's language)",
+  )
+  .meta({ id: 'AnswerKind' });
+
 export const ChatResponse = z
-  .object({ answer: z.string(), citations: z.array(AnswerCitation) })
+  .object({ answer: z.string(), citations: z.array(AnswerCitation), kind: AnswerKind })
   .meta({ id: 'ChatResponse' });
 
 export const Availability = z

@@ -17,6 +17,8 @@ export function workspaceView(w: Workspace) {
     name: w.name,
     description: w.description,
     metadata: w.metadata,
+    language: w.language,
+    languages: w.languages,
     createdAt: w.createdAt.toISOString(),
     updatedAt: w.updatedAt.toISOString(),
   };
@@ -56,6 +58,7 @@ export function documentView(d: DocumentRecord) {
     error: d.errorCode ? { code: d.errorCode, message: d.errorMessage ?? '' } : null,
     pageCount: d.pageCount,
     chunkCount: d.chunkCount,
+    language: d.language,
     metadata: d.metadata,
     source: d.sourceId,
     sourceItem: d.sourceItem,

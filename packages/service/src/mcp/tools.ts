@@ -25,7 +25,7 @@ import { searchWorkspace } from '../search/search.js';
  */
 
 export interface McpDeps extends AnswerDeps {
-  workspaces: Pick<WorkspaceStore, 'workspaceExists' | 'getWorkspace'>;
+  workspaces: Pick<WorkspaceStore, 'workspaceExists' | 'searchContext' | 'getWorkspace'>;
   objects: ObjectStore;
   documents: DocumentStore;
 }

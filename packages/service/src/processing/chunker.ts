@@ -1,5 +1,6 @@
 import type { Chunk } from '../domain/types.js';
-import { type Span, sentenceSpans } from '../text/sentences.js';
+import { ENGLISH, type Language } from '../text/language.js';
+import type { Span } from '../text/sentences.js';
 
 export interface ChunkingOptions {
   /** Size a chunk grows to before the next block starts a new one (about 500 tokens). */
@@ -23,6 +24,22 @@ export const DEFAULT_CHUNKING: ChunkingOptions = {
   overlapChars: 200,
   minChars: 200,
 };
+
+/**
+ * Chinese and Japanese say in one character what English says in five or six: the same budget of
+ * words is about a third of the characters.
+ */
+export const CJK_CHUNKING: ChunkingOptions = {
+  targetChars: 700,
+  maxChars: 1000,
+  overlapChars: 80,
+  minChars: 80,
+};
+
+/** The chunk sizes for a document's language. */
+export function chunkingFor(language: Language): ChunkingOptions {
+  return language.code === 'ja' || language.code === 'zh' ? CJK_CHUNKING : DEFAULT_CHUNKING;
+}
 
 type BlockKind = 'heading' | 'paragraph' | 'table' | 'code';
 
@@ -96,12 +113,12 @@ export function blocksOf(text: string): Block[] {
 }
 
 /** Cuts an over-long block into pieces of at most `max` characters at sentence, line or word boundaries. */
-function splitLong(text: string, block: Block, max: number): Block[] {
+function splitLong(text: string, block: Block, max: number, language: Language): Block[] {
   if (block.end - block.start <= max) return [block];
   const units: Span[] =
     block.kind === 'table' || block.kind === 'code'
       ? lineSpans(text, block.start, block.end)
-      : sentenceSpans(text, block.start, block.end);
+      : language.sentenceSpans(text, block.start, block.end);
   const pieces: Block[] = [];
   let cur: Span | undefined;
   const emit = () => {
@@ -151,9 +168,10 @@ function wordSpans(text: string, [start, end]: Span, max: number): Span[] {
 export function chunkText(
   text: string,
   documentId: string,
-  options: ChunkingOptions = DEFAULT_CHUNKING,
+  language: Language = ENGLISH,
+  options: ChunkingOptions = chunkingFor(language),
 ): Chunk[] {
-  const blocks = blocksOf(text).flatMap((b) => splitLong(text, b, options.maxChars));
+  const blocks = blocksOf(text).flatMap((b) => splitLong(text, b, options.maxChars, language));
   const chunks: Chunk[] = [];
   const path: string[] = [];
   let current: { start: number; end: number; page: number | null; headingPath: string[] } | undefined;
@@ -195,7 +213,7 @@ export function chunkText(
         emit();
         const overlapStart =
           !newPage && block.kind !== 'heading'
-            ? overlapFrom(text, previous, options.overlapChars)
+            ? overlapFrom(text, previous, options.overlapChars, language)
             : undefined;
         if (overlapStart !== undefined && block.end - overlapStart <= options.maxChars) {
           current = { start: overlapStart, end: block.end, page: block.page, headingPath: [...path] };
@@ -217,9 +235,10 @@ function overlapFrom(
   text: string,
   chunk: { start: number; end: number },
   budget: number,
+  language: Language,
 ): number | undefined {
   if (budget <= 0) return undefined;
-  const spans = sentenceSpans(text, chunk.start, chunk.end);
+  const spans = language.sentenceSpans(text, chunk.start, chunk.end);
   let start: number | undefined;
   for (let i = spans.length - 1; i > 0; i--) {
     const s = spans[i]![0];

@@ -8,7 +8,7 @@ export interface MaintenanceDeps {
   index: Pick<SearchIndex, 'optimize'>;
   embeddings?: Pick<EmbeddingService, 'maintain'> | undefined;
   jobs: Pick<JobQueue, 'enqueueWorkspaceMaintenance'>;
-  work: Pick<WorkStore, 'deletedAmong' | 'reopenDeletion'>;
+  work: Pick<WorkStore, 'deletedAmong' | 'reopenDeletion' | 'runsAwaitingIndex' | 'completeIndexedRuns'>;
   log: Log;
   /** When another worker maintains the workspace, come back this much later (tests shorten it). */
   busyRetrySeconds?: number;
@@ -17,6 +17,10 @@ export interface MaintenanceDeps {
 /** Held while a workspace is maintained, renewed every third of it: a dead holder frees it this soon. */
 const LEASE_SECONDS = 60;
 const BUSY_RETRY_SECONDS = 15;
+/** ...or this much later when a run waits for it. */
+const URGENT_RETRY_SECONDS = 2;
+/** Optimisations one job makes while runs keep finishing meanwhile; the next job does the rest. */
+const FOLD_ROUNDS = 3;
 
 /**
  * A workspace's index maintenance (job `maintain-workspace`): re-embeds what a model change left, then
@@ -31,9 +35,12 @@ export async function maintainWorkspace(
 ): Promise<void> {
   const lease = `maintain:${workspaceId}`;
   if (!(await deps.leases.acquire(lease, workerId, LEASE_SECONDS))) {
-    deps.log.debug({ workspaceId }, 'index maintenance runs elsewhere; sent again for later');
+    // A run waiting to complete must not wait for a maintenance scheduled a minute on.
+    const urgent = (await deps.work.runsAwaitingIndex(workspaceId)).length > 0;
+    deps.log.debug({ workspaceId, urgent }, 'index maintenance runs elsewhere; sent again for later');
     await deps.jobs.enqueueWorkspaceMaintenance(workspaceId, {
-      delaySeconds: deps.busyRetrySeconds ?? BUSY_RETRY_SECONDS,
+      delaySeconds: urgent ? URGENT_RETRY_SECONDS : (deps.busyRetrySeconds ?? BUSY_RETRY_SECONDS),
+      urgent,
     });
     return;
   }
@@ -48,7 +55,16 @@ export async function maintainWorkspace(
     // Vectors first: a missing vector changes results, an unoptimised table only costs time, so a
     // failing optimisation (retried with the job) must not hold the re-embedding back.
     await deps.embeddings?.maintain(workspaceId);
-    const { oldVersions, keptSeconds } = await deps.index.optimize(workspaceId);
+    // Runs waiting for their rows to be folded in complete after an optimisation that began after
+    // they were done; a run done meanwhile waits for the next round (at most a few).
+    let oldVersions = 0;
+    let keptSeconds = 0;
+    for (let round = 0; round < FOLD_ROUNDS; round++) {
+      const awaiting = await deps.work.runsAwaitingIndex(workspaceId);
+      ({ oldVersions, keptSeconds } = await deps.index.optimize(workspaceId));
+      await deps.work.completeIndexedRuns(awaiting);
+      if ((await deps.work.runsAwaitingIndex(workspaceId)).length === 0) break;
+    }
     deps.log.debug({ workspaceId, oldVersions }, 'index optimised');
     // Recently replaced versions are kept for readers still on them; come back once they may go,
     // so that a table that stops changing does not keep them (and their files) for good.

@@ -12,6 +12,7 @@ import type {
   DocumentParser,
   IndexRow,
   JobQueue,
+  LanguageDetector,
   ObjectStore,
   SearchIndex,
   UrlFetcher,
@@ -24,6 +25,7 @@ import { sanitizeFilename } from '../ingestion/upload.js';
 import type { EmbeddingService } from '../search/embeddings.js';
 import { indexDocuments, indexRowsOf } from '../search/indexing.js';
 import type { SourceItemReader } from '../sources/sync.js';
+import { documentLanguage } from '../text/detection.js';
 import { chunkText } from './chunker.js';
 
 export interface PipelineDeps {
@@ -48,6 +50,8 @@ export interface PipelineDeps {
   embeddings?: EmbeddingService | undefined;
   /** Reads the items of synced sources (a document with a source gets its bytes from there). */
   sourceItems?: Pick<SourceItemReader, 'open'> | undefined;
+  /** Tells each document's language when its workspace leaves it to `auto`; without one, English. */
+  languages?: LanguageDetector | undefined;
 }
 
 /**
@@ -118,7 +122,8 @@ export async function processDocuments(
     if (claimed.length > 0) await deps.work.unclaimDocuments(claimed, workerId).catch(() => {});
     throw err;
   }
-  if (claim.claimed.length > 0) await new Batch(deps, workerId, claim.claimed).run();
+  if (claim.claimed.length > 0)
+    await new Batch(deps, workerId, claim.claimed, claim.workspaceLanguage ?? 'auto').run();
 }
 
 class Batch {
@@ -142,6 +147,8 @@ class Batch {
     private readonly deps: PipelineDeps,
     private readonly workerId: string,
     private readonly docs: DocumentRecord[],
+    /** The workspace's `language` setting: `auto`, or the language every document is read in. */
+    private readonly workspaceLanguage: string,
   ) {
     this.held = new Set(docs.map((d) => d.id));
     this.work = path.join(deps.tmpDir, `batch-${randomBytes(4).toString('hex')}`);
@@ -298,7 +305,8 @@ class Batch {
       );
       stored.catch(() => {});
       this.writes.push(stored);
-      const chunks = await timed('chunking', async () => chunkText(parsed.text, current.id));
+      const language = await documentLanguage(parsed.text, this.workspaceLanguage, deps.languages);
+      const chunks = await timed('chunking', async () => chunkText(parsed.text, current.id, language));
       if (chunks.length === 0) {
         if (parsed.mediaType === 'application/pdf') {
           throw new DocumentFailure('needs_ocr', 'The PDF has no text layer (a scan?); its text needs OCR.');
@@ -308,7 +316,7 @@ class Batch {
       return {
         kind: 'parsed',
         doc: current,
-        rows: indexRowsOf(current, parsed, chunks),
+        rows: indexRowsOf(current, parsed, chunks, language),
         textBytes: parsed.text.length,
         stored,
         result: {
@@ -316,6 +324,7 @@ class Batch {
           mediaType: parsed.mediaType,
           pageCount: parsed.pageCount,
           chunkCount: chunks.length,
+          language: language.code,
         },
       };
     } catch (err) {
@@ -465,9 +474,15 @@ class Batch {
       );
       return;
     }
-    // Only for rows that stay: a deleted workspace's are removed with it.
+    // Only for rows that stay: a deleted workspace's are removed with it. A run this group finished
+    // completes once its rows are folded in: then the maintenance runs now, not after the usual wait
+    // that lets a burst of groups fold in one optimisation.
     if (searchable) {
-      await deps.jobs.enqueueWorkspaceMaintenance(this.workspaceId).catch((err: unknown) => {
+      const schedule = async () => {
+        const waiting = (await deps.work.runsAwaitingIndex(this.workspaceId)).length > 0;
+        await deps.jobs.enqueueWorkspaceMaintenance(this.workspaceId, waiting ? { urgent: true } : {});
+      };
+      await schedule().catch((err: unknown) => {
         deps.log.warn({ err, workspaceId: this.workspaceId }, 'could not schedule index maintenance');
       });
     }

@@ -18,6 +18,8 @@ const RECONCILE_LEASE = 'reconcile';
  * job engine's database is not backed up), a job the engine gave up on.
  */
 export const LOST_JOB_AFTER_SECONDS = 300;
+/** A run waiting this long for its index to be folded in lost the maintenance job that would. */
+const LOST_FOLD_AFTER_SECONDS = 60;
 /** Documents queued more recently may still be waiting for the job their request is sending. */
 const JUST_QUEUED_SECONDS = 10;
 
@@ -115,6 +117,10 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     await enqueueDueSyncs(deps);
     const runs = await deps.work.findUnsettledRuns(100);
     for (const runId of runs) await deps.work.settleRun(runId);
+    // Runs waiting long for their index: the maintenance job that completes them was lost.
+    for (const workspaceId of await deps.work.workspacesAwaitingIndex(LOST_FOLD_AFTER_SECONDS, 100)) {
+      await deps.jobs.enqueueWorkspaceMaintenance(workspaceId, { urgent: true });
+    }
     // After a change of embedding model, every workspace is re-embedded in the background.
     for (const workspaceId of (await deps.embeddings?.pendingWorkspaces()) ?? []) {
       await deps.jobs.enqueueWorkspaceMaintenance(workspaceId);

@@ -1,12 +1,12 @@
-import { STOP_WORDS, stem } from '../text/english.js';
-import { WORD } from './words.js';
+import type { Language } from '../text/language.js';
 
 export interface Expansion {
+  /** Terms (as the index stores them), separated by spaces. */
   text: string;
   weight: number;
 }
 
-/** Particles of phrasal verbs: "log in", "set up", "shut down" are written "login", "setup", "shutdown". */
+/** Particles of English phrasal verbs: "log in", "set up", "shut down" are written "login", "setup", "shutdown". */
 const PARTICLES = new Set(['in', 'up', 'out', 'down', 'off', 'on', 'over', 'back']);
 
 /**
@@ -14,20 +14,25 @@ const PARTICLES = new Set(['in', 'up', 'out', 'down', 'off', 'on', 'over', 'back
  * count for beside the query's own words.
  *
  * Compounds: people write "time zone", "file name", "user name", "set up", "logging in" where
- * documentation writes "timezone", "filename", "username", "setup", "login" (the other way round is
- * covered already: the index splits "read-only" and "file-name" into their parts). Each pair of
- * adjacent query words, the first in its stem form when the second is a particle, also asks for the
- * two written as one word. Measured against WordNet synonyms and pseudo-relevance feedback, which lost
- * (docs/decisions/0009).
+ * documentation writes "timezone", "filename", "username", "setup", "login", and German readers ask
+ * about "Paket Verwaltung" where the manual writes "Paketverwaltung" (the other way round is covered
+ * already: the tokenizer splits "read-only" and "file-name" into their parts). In languages that
+ * join words so, each pair of adjacent query words, the first in its stem form when the second is an
+ * English particle, also asks for the two written as one word. Measured against WordNet synonyms and
+ * pseudo-relevance feedback, which lost (docs/decisions/0009).
  */
-export function expandQuery(q: string): Expansion[] {
-  const words = (q.toLowerCase().match(WORD) ?? []).filter((w) => /^\p{L}+$/u.test(w));
+export function expandQuery(q: string, language: Language): Expansion[] {
+  if (!language.joinsCompounds) return [];
+  const words = language
+    .tokens(q)
+    .map((t) => t.word)
+    .filter((w) => /^\p{L}+$/u.test(w));
   const compounds = new Set<string>();
   for (let i = 0; i + 1 < words.length; i++) {
     const [a, b] = [words[i]!, words[i + 1]!];
-    if (a.length < 2 || b.length < 2 || STOP_WORDS.has(a)) continue;
-    if (PARTICLES.has(b)) compounds.add(stem(a) + b);
-    else if (!STOP_WORDS.has(b)) compounds.add(a + b);
+    if (a.length < 2 || b.length < 2 || language.isStopWord(a)) continue;
+    if (language.code === 'en' && PARTICLES.has(b)) compounds.add(language.term(language.term(a) + b));
+    else if (!language.isStopWord(b)) compounds.add(language.term(a + b));
   }
   return compounds.size ? [{ text: [...compounds].join(' '), weight: 1 }] : [];
 }

@@ -1,5 +1,6 @@
 import type { DocumentRows, IndexRow, SearchIndex } from '../domain/ports.js';
 import type { Chunk, DocumentRecord } from '../domain/types.js';
+import { ENGLISH, type Language } from '../text/language.js';
 import type { EmbeddingService } from './embeddings.js';
 import { wordCodes } from './word-codes.js';
 
@@ -18,27 +19,60 @@ export function headingField(title: string | null, headingPath: string[]): strin
   return parts.join(' / ');
 }
 
+/**
+ * The text the full-text index sees for a chunk: the passage with its title and headings in front,
+ * unless the passage already contains them (the first chunk of a section starts with its heading). A
+ * passage deep in a long section then still matches words of its title, without doubling them elsewhere.
+ */
+export function searchText(row: Pick<IndexRow, 'heading' | 'text'>): string {
+  const missing = row.heading
+    .split(' / ')
+    .filter((h) => h && !row.text.toLowerCase().includes(h.toLowerCase()));
+  return missing.length ? `${missing.join('\n')}\n\n${row.text}` : row.text;
+}
+
+/**
+ * The index's terms of a chunk: the content words of its search text as its language reads them
+ * (stop words dropped, stems with accents folded), separated by spaces. The index splits them at the
+ * spaces and nothing else, so the index, the ranking signals and the answerer read the same words.
+ */
+export function searchTerms(row: Pick<IndexRow, 'heading' | 'text'>, language: Language): string {
+  return language.indexTerms(searchText(row)).join(' ');
+}
+
 export function indexRowsOf(
   doc: Pick<DocumentRecord, 'id' | 'filename' | 'sourceUrl'>,
   parsed: { mediaType: string; title: string | null },
   chunks: Chunk[],
+  language: Language = ENGLISH,
 ): IndexRow[] {
-  return chunks.map((c) => ({
-    id: c.id,
-    documentId: doc.id,
-    ordinal: c.ordinal,
-    text: c.text,
-    headingPath: c.headingPath,
-    heading: headingField(parsed.title, c.headingPath),
-    filename: doc.filename,
-    sourceUrl: doc.sourceUrl,
-    mediaType: parsed.mediaType,
-    pageStart: c.pageStart,
-    pageEnd: c.pageEnd,
-    charStart: c.charStart,
-    charEnd: c.charEnd,
-    wordCodes: wordCodes(c.text),
-  }));
+  return chunks.map((c) =>
+    withTerms(
+      {
+        id: c.id,
+        documentId: doc.id,
+        ordinal: c.ordinal,
+        text: c.text,
+        headingPath: c.headingPath,
+        heading: headingField(parsed.title, c.headingPath),
+        filename: doc.filename,
+        sourceUrl: doc.sourceUrl,
+        mediaType: parsed.mediaType,
+        pageStart: c.pageStart,
+        pageEnd: c.pageEnd,
+        charStart: c.charStart,
+        charEnd: c.charEnd,
+        language: language.code,
+        wordCodes: wordCodes(c.text, language),
+      },
+      language,
+    ),
+  );
+}
+
+function withTerms(row: IndexRow, language: Language): IndexRow {
+  row.terms = searchTerms(row, language);
+  return row;
 }
 
 /**

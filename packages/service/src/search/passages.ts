@@ -1,7 +1,5 @@
-import { STOP_WORDS } from '../text/english.js';
-import { sentenceSpans } from '../text/sentences.js';
+import { ENGLISH, type Language } from '../text/language.js';
 import { stemCode } from './word-codes.js';
-import { cachedStem, WORD } from './words.js';
 
 export interface Snippet {
   /** A short excerpt of the passage around the query's words. */
@@ -14,34 +12,29 @@ export interface Snippet {
 }
 
 /**
- * Occurrences of the query's words in the passage, in order: [start, end, the word's stem code]. With
- * the passage's stored word codes (which follow the words of its lowercased text) no word is stemmed;
- * offsets carry over from the lowercased text when lowercasing kept its length, as for almost all text.
+ * Occurrences of the query's terms in the passage, in order: [start, end, the term's code]. With the
+ * passage's stored word codes (one per token of the passage's language) no word is stemmed again.
  */
 function queryWordsIn(
   passage: string,
-  queryStemSet: Set<string>,
+  queryTermSet: Set<string>,
   codes: Uint32Array | undefined,
+  language: Language,
 ): [number, number, number][] {
   const hits: [number, number, number][] = [];
-  if (codes) {
-    const lower = passage.toLowerCase();
-    if (lower.length === passage.length) {
-      const wanted = new Set([...queryStemSet].map(stemCode));
-      let k = 0;
-      for (const m of lower.matchAll(WORD)) {
-        if (wanted.has(codes[k++]!)) hits.push([m.index, m.index + m[0].length, codes[k - 1]!]);
-      }
-      // Codes of another text (never expected): fall back to the words themselves.
-      if (k === codes.length) return hits;
-      hits.length = 0;
-    }
+  const tokens = language.tokens(passage);
+  if (codes && codes.length === tokens.length) {
+    const wanted = new Set([...queryTermSet].map(stemCode));
+    tokens.forEach((t, k) => {
+      if (wanted.has(codes[k]!)) hits.push([t.start, t.end, codes[k]!]);
+    });
+    return hits;
   }
-  for (const m of passage.matchAll(WORD)) {
-    const w = m[0].toLowerCase();
-    if (STOP_WORDS.has(w)) continue;
-    const s = cachedStem(w);
-    if (queryStemSet.has(s)) hits.push([m.index, m.index + m[0].length, stemCode(s)]);
+  // Codes of another text or tokenizer (rows indexed before this one): the words themselves.
+  for (const t of tokens) {
+    if (language.isStopWord(t.word)) continue;
+    const term = language.term(t.word);
+    if (queryTermSet.has(term)) hits.push([t.start, t.end, stemCode(term)]);
   }
   return hits;
 }
@@ -53,12 +46,13 @@ function queryWordsIn(
 export function snippetOf(
   passage: string,
   passageStart: number,
-  queryStemSet: Set<string>,
-  options: { maxChars?: number; codes?: Uint32Array | undefined } = {},
+  queryTermSet: Set<string>,
+  options: { maxChars?: number; codes?: Uint32Array | undefined; language?: Language | undefined } = {},
 ): Snippet {
   const maxChars = options.maxChars ?? 280;
-  const hits = queryWordsIn(passage, queryStemSet, options.codes);
-  const spans = sentenceSpans(passage);
+  const language = options.language ?? ENGLISH;
+  const hits = queryWordsIn(passage, queryTermSet, options.codes, language);
+  const spans = language.sentenceSpans(passage);
   // The shortest run of whole sentences within the budget that holds the most distinct query words.
   // Hits are in order and do not overlap, so those within sentences i…j are a run of them: for each i
   // the run grows with j, and its distinct words are counted as it grows.
@@ -96,8 +90,20 @@ export function snippetOf(
     text: passage.slice(start, end),
     charStart: passageStart + start,
     charEnd: passageStart + end,
-    highlights: hits
-      .filter(([x, y]) => x >= start && y <= end)
-      .map(([x, y]) => ({ start: x - start, end: y - start })),
+    highlights: mergeOverlapping(hits.filter(([x, y]) => x >= start && y <= end)).map(([x, y]) => ({
+      start: x - start,
+      end: y - start,
+    })),
   };
+}
+
+/** Ranges in order with those that overlap joined: a language read in overlapping pairs of characters marks each pair. */
+function mergeOverlapping(ranges: [number, number, number][]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const [a, b] of ranges) {
+    const last = out[out.length - 1];
+    if (last && a < last[1]) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
 }

@@ -1,14 +1,23 @@
 import type { Log } from '../domain/log.js';
-import type { IndexHit, IndexRow, SearchIndex } from '../domain/ports.js';
+import type { IndexHit, IndexRow, LanguageDetector, SearchIndex } from '../domain/ports.js';
 import type { DocumentOrigin, DocumentStore, WorkspaceStore } from '../domain/stores.js';
 import type { Citation, Principal, SearchHit } from '../domain/types.js';
 import { errors } from '../errors.js';
+import { questionLanguage } from '../text/detection.js';
+import { ENGLISH, type Language, languageFor } from '../text/language.js';
 import type { EmbeddingService } from './embeddings.js';
 import { expandQuery } from './expansion.js';
 import { type Snippet, snippetOf } from './passages.js';
 import { type RerankStage, rerankCandidates } from './rerank.js';
-import { codeCoverage, codedQuery, codeProximity, DuplicateFilter, wordCodes } from './word-codes.js';
-import { queryStems } from './words.js';
+import {
+  type CodedQuery,
+  codeCoverage,
+  codedQuery,
+  codeProximity,
+  DuplicateFilter,
+  wordCodes,
+} from './word-codes.js';
+import { queryTerms } from './words.js';
 
 export type SearchMode = 'lexical' | 'vector' | 'hybrid';
 
@@ -29,6 +38,8 @@ export interface SearchRequest {
   mode?: SearchMode | undefined;
   filters?: SearchFilters | undefined;
   maxChunksPerDocument?: number | undefined;
+  /** The question's language, when the caller has told it already (the answerer). */
+  language?: Language | undefined;
 }
 
 /** Resolves filters other than document ids to the ready documents they allow. */
@@ -59,7 +70,7 @@ export const DEFAULT_SEARCH: SearchOptions = {
 
 export interface SearchDeps {
   log?: Pick<Log, 'warn'> | undefined;
-  workspaces: Pick<WorkspaceStore, 'workspaceExists'>;
+  workspaces: Pick<WorkspaceStore, 'searchContext'>;
   documents: Pick<DocumentStore, 'liveDocuments'>;
   index: SearchIndex;
   filters?: DocumentFilterStore | undefined;
@@ -67,6 +78,8 @@ export interface SearchDeps {
   searchOptions?: SearchOptions | undefined;
   /** A cross-encoder that reorders the best candidates, when one is configured. */
   rerank?: RerankStage | undefined;
+  /** Tells the question's language; without one, questions are read in the workspace's languages. */
+  languages?: LanguageDetector | undefined;
 }
 
 export interface RankedHit extends SearchHit {
@@ -131,9 +144,20 @@ function lexicalRescorer(
   proximityWeight: number,
   coverageWeight: number,
 ): (h: IndexHit) => IndexHit {
-  const query = codedQuery(q);
+  // The query read in each row's language, as its codes were.
+  const queries = new Map<string, CodedQuery>();
+  const queryFor = (row: IndexRow) => {
+    const language = rowLanguage(row);
+    let query = queries.get(language.code);
+    if (!query) {
+      query = codedQuery(q, language);
+      queries.set(language.code, query);
+    }
+    return query;
+  };
   return (h) => {
-    const parts = [headingCodes(h.row.heading), codesOf(h.row)];
+    const query = queryFor(h.row);
+    const parts = [headingCodes(h.row.heading, rowLanguage(h.row)), codesOf(h.row)];
     const coverage = coverageWeight > 0 ? codeCoverage(query, parts) : 0;
     const near = proximityWeight > 0 ? codeProximity(query, parts) : 0;
     const factor = 1 + proximityWeight * near + coverageWeight * coverage;
@@ -146,20 +170,83 @@ function lexicalRescorer(
  * its text and kept on the row, which belongs to this search alone, for the next signal that needs them.
  */
 function codesOf(row: IndexRow): Uint32Array {
-  row.wordCodes ??= wordCodes(row.text);
+  row.wordCodes ??= wordCodes(row.text, rowLanguage(row));
   return row.wordCodes;
 }
 
+/** The language a row was indexed in; rows indexed before languages were read as English. */
+const rowLanguage = (row: IndexRow): Language => (row.language ? languageFor(row.language) : ENGLISH);
+
 // Headings are short and shared by a document's chunks: coded once per process (bounded).
 const headings = new Map<string, Uint32Array>();
-function headingCodes(heading: string): Uint32Array {
-  let codes = headings.get(heading);
+function headingCodes(heading: string, language: Language): Uint32Array {
+  const key = `${language.code}\u0000${heading}`;
+  let codes = headings.get(key);
   if (!codes) {
     if (headings.size >= 10_000) headings.clear();
-    codes = wordCodes(heading);
-    headings.set(heading, codes);
+    codes = wordCodes(heading, language);
+    headings.set(key, codes);
   }
   return codes;
+}
+
+/**
+ * The languages a query is read in: the question's own and every language the workspace's documents
+ * were indexed in. Each reading gives the terms that language's documents were indexed with; one
+ * full-text query over all of them ranks every passage by its own language's terms.
+ */
+export function readingsOf(question: Language, workspaceLanguages: readonly string[]): Language[] {
+  const out = new Map<string, Language>([[question.code, question]]);
+  for (const code of workspaceLanguages) if (!out.has(code)) out.set(code, languageFor(code));
+  // A workspace indexed before languages were recorded holds English rows.
+  if (workspaceLanguages.length === 0) out.set('en', ENGLISH);
+  return [...out.values()];
+}
+
+/**
+ * A reading in another language than the question's counts for this share of its score. It asks
+ * only for the terms every reading makes alike (commands, files, names, numbers: "/proc/kcore" is
+ * "proc kcore" in any language); the question's other words, read by a language they are not written
+ * in, would match that language's passages by accident (a Spanish "archivo" is a rare English word).
+ */
+export const OTHER_READING_WEIGHT = 0.5;
+
+/**
+ * Lexical candidates: the question read in each of the workspace's languages, each reading searched
+ * among the passages of its language (one query when the workspace has one language and it is the
+ * question's), merged by score.
+ */
+async function lexicalCandidates(
+  index: SearchIndex,
+  req: SearchRequest,
+  readings: Language[],
+  limit: number,
+  documentIds: string[] | undefined,
+): Promise<IndexHit[]> {
+  const single = readings.length === 1;
+  const own = new Set(readings[0]!.indexTerms(req.q));
+  const lists = await Promise.all(
+    readings.map(async (language, i) => {
+      const terms = language.indexTerms(req.q).filter((t) => i === 0 || own.has(t));
+      if (terms.length === 0) return [];
+      const hits = await index.search(req.workspaceId, {
+        text: req.q,
+        terms: terms.join(' '),
+        limit,
+        documentIds,
+        expansions: i === 0 ? expandQuery(req.q, language) : [],
+        language: single ? undefined : language.code,
+      });
+      const weight = i === 0 ? 1 : OTHER_READING_WEIGHT;
+      return weight === 1 ? hits : hits.map((h) => ({ row: h.row, score: h.score * weight }));
+    }),
+  );
+  return single
+    ? lists[0]!
+    : lists
+        .flat()
+        .sort((a, b) => b.score - a.score)
+        .slice(0, limit);
 }
 
 /**
@@ -253,9 +340,10 @@ export async function searchWorkspace(
   principal: Principal,
   req: SearchRequest,
 ): Promise<RankedHit[]> {
-  if (!(await deps.workspaces.workspaceExists(principal.accountId, req.workspaceId))) {
-    throw errors.workspaceNotFound(req.workspaceId);
-  }
+  const workspace = await deps.workspaces.searchContext(principal.accountId, req.workspaceId);
+  if (!workspace) throw errors.workspaceNotFound(req.workspaceId);
+  const language = req.language ?? (await questionLanguage(req.q, workspace, deps.languages));
+  const readings = readingsOf(language, workspace.languages);
   const options = deps.searchOptions ?? DEFAULT_SEARCH;
   const filters: SearchFilters = { ...req.filters };
   let documentIds = filters.documentIds;
@@ -271,14 +359,7 @@ export async function searchWorkspace(
   // Ask for more than needed: stale rows, duplicates and the per-document cap all thin the list.
   const limit = Math.max(60, req.topK * 2);
   const [lexical, near] = await Promise.all([
-    mode === 'vector'
-      ? []
-      : deps.index.search(req.workspaceId, {
-          text: req.q,
-          limit,
-          documentIds,
-          expansions: expandQuery(req.q),
-        }),
+    mode === 'vector' ? [] : lexicalCandidates(deps.index, req, readings, limit, documentIds),
     vectors && mode !== 'lexical'
       ? vectors.embedder
           .embedQuery(req.q)
@@ -321,11 +402,26 @@ export async function searchWorkspace(
   // Second stage (off unless configured): the best candidates reordered before the page is cut.
   const reranked = await rerankCandidates(deps.rerank, req.q, ordered, deps.log);
   const hits = firstDistinct(reranked, req.topK, req.maxChunksPerDocument);
-  const stems = queryStems(req.q);
-  return hits.map((h) => ({
-    text: h.row.text,
-    score: h.score,
-    citation: citationOf(h, live.get(h.row.documentId)),
-    snippet: snippetOf(h.row.text, h.row.charStart, stems, { codes: codesOf(h.row) }),
-  }));
+  const termsBy = new Map<string, Set<string>>();
+  const termsIn = (l: Language) => {
+    let terms = termsBy.get(l.code);
+    if (!terms) {
+      terms = queryTerms(req.q, l);
+      termsBy.set(l.code, terms);
+    }
+    return terms;
+  };
+  return hits.map((h) => {
+    const rowLang = rowLanguage(h.row);
+    return {
+      text: h.row.text,
+      score: h.score,
+      citation: citationOf(h, live.get(h.row.documentId)),
+      language: rowLang.code,
+      snippet: snippetOf(h.row.text, h.row.charStart, termsIn(rowLang), {
+        codes: codesOf(h.row),
+        language: rowLang,
+      }),
+    };
+  });
 }

@@ -1,21 +1,20 @@
-import { STOP_WORDS } from '../text/english.js';
-import { cachedStem, stemSequence, WORD } from './words.js';
+import { ENGLISH, type Language } from '../text/language.js';
 
 /**
  * A passage's words as 32-bit codes, computed once when the passage is indexed and stored beside it,
  * so that ranking a search's candidates reads numbers instead of tokenising text (issue 7: tokenising
  * the candidates was a fifth of the search path's CPU). A content word's code is the hash of its stem
  * with the low bit clear; a stop word's is the hash of the word itself with the low bit set. The
- * words are those of words.ts (`WORD` over the lowercased text, `STOP_WORDS`, `stem`), so the signals
- * computed from codes equal the ones defined on the text, unless two stems share a 31-bit hash (for
+ * words are the passage language's tokens (`Language.tokens`, `isStopWord`, `term`), so the signals
+ * computed from codes equal the ones defined on the text, unless two terms share a 31-bit hash (for
  * one query term and one passage of 200 words, a chance of about one in ten million).
  */
-export function wordCodes(text: string): Uint32Array {
-  const words = text.toLowerCase().match(WORD) ?? [];
-  const codes = new Uint32Array(words.length);
-  for (let i = 0; i < words.length; i++) {
-    const w = words[i]!;
-    codes[i] = STOP_WORDS.has(w) ? (hash(w) | 1) >>> 0 : stemCode(cachedStem(w));
+export function wordCodes(text: string, language: Language = ENGLISH): Uint32Array {
+  const tokens = language.tokens(text);
+  const codes = new Uint32Array(tokens.length);
+  for (let i = 0; i < tokens.length; i++) {
+    const w = tokens[i]!.word;
+    codes[i] = language.isStopWord(w) ? (hash(w) | 1) >>> 0 : stemCode(language.term(w));
   }
   return codes;
 }
@@ -39,7 +38,7 @@ export interface CodedQuery {
   pairs: [number, number][];
 }
 
-export function codedQuery(q: string): CodedQuery {
+export function codedQuery(q: string, language: Language = ENGLISH): CodedQuery {
   const index = new Map<number, number>();
   const idOf = (code: number) => {
     let id = index.get(code);
@@ -49,7 +48,10 @@ export function codedQuery(q: string): CodedQuery {
     }
     return id;
   };
-  const codes = stemSequence(q).map(stemCode);
+  const codes = language
+    .tokens(q)
+    .filter((t) => !language.isStopWord(t.word))
+    .map((t) => stemCode(language.term(t.word)));
   for (const c of codes) idOf(c);
   const pairs: [number, number][] = [];
   for (let i = 0; i + 1 < codes.length; i++) {
@@ -67,7 +69,7 @@ function termOf(terms: Uint32Array, code: number): number {
 /**
  * Share of the query's adjacent word pairs that occur within `window` content words of each other
  * (either order) in the passage whose words are the concatenation of `parts` (heading, then text):
- * passages.ts' `proximity(stemSequence(q), heading + '\n' + text)`.
+ * heading, then text.
  */
 export function codeProximity(query: CodedQuery, parts: readonly Uint32Array[], window = 3): number {
   const { pairs, terms } = query;
@@ -159,7 +161,12 @@ export class DuplicateFilter {
 }
 
 /** Keeps the first of passages whose word 4-grams overlap by at least `threshold` (Jaccard). */
-export function withoutDuplicates<T>(items: T[], textOf: (item: T) => string, threshold = 0.9): T[] {
+export function withoutDuplicates<T>(
+  items: T[],
+  textOf: (item: T) => string,
+  threshold = 0.9,
+  language: Language = ENGLISH,
+): T[] {
   const filter = new DuplicateFilter(threshold);
-  return items.filter((item) => filter.accept(wordCodes(textOf(item))));
+  return items.filter((item) => filter.accept(wordCodes(textOf(item), language)));
 }

@@ -1,55 +1,21 @@
 /** A half-open range of character offsets. */
 export type Span = [start: number, end: number];
 
-const ABBREVIATIONS = new Set([
-  'e.g',
-  'i.e',
-  'etc',
-  'vs',
-  'mr',
-  'mrs',
-  'ms',
-  'dr',
-  'prof',
-  'sr',
-  'jr',
-  'st',
-  'no',
-  'fig',
-  'figs',
-  'eq',
-  'al',
-  'approx',
-  'ca',
-  'cf',
-  'inc',
-  'ltd',
-  'co',
-  'corp',
-  'dept',
-  'vol',
-  'pp',
-  'jan',
-  'feb',
-  'mar',
-  'apr',
-  'jun',
-  'jul',
-  'aug',
-  'sep',
-  'sept',
-  'oct',
-  'nov',
-  'dec',
-  'u.s',
-  'u.k',
-]);
+/** Sentence ends of Chinese and Japanese: full-width, and followed by no space. */
+const CJK_ENDS = new Set(['。', '！', '？']);
 
 /**
  * Splits `text[start, end)` into sentence spans (offsets into `text`), trimmed of surrounding
  * whitespace. Line breaks that separate blocks (blank lines, list items, table rows) end sentences too.
+ * A full stop after one of `abbreviations` (the language's, lower case without the final dot) or
+ * after a single letter does not end a sentence. Most callers go through `Language.sentenceSpans`.
  */
-export function sentenceSpans(text: string, start = 0, end = text.length): Span[] {
+export function sentenceSpans(
+  text: string,
+  start = 0,
+  end = text.length,
+  abbreviations: ReadonlySet<string> = new Set(),
+): Span[] {
   const spans: Span[] = [];
   let s = start;
   const push = (a: number, b: number) => {
@@ -73,16 +39,24 @@ export function sentenceSpans(text: string, start = 0, end = text.length): Span[
       }
       continue;
     }
+    if (CJK_ENDS.has(c)) {
+      let j = i + 1;
+      while (j < end && /[」』）)"”’]/.test(text[j]!)) j++;
+      push(s, j);
+      s = j;
+      i = j - 1;
+      continue;
+    }
     if (c !== '.' && c !== '!' && c !== '?' && c !== '…') continue;
     let j = i + 1;
     while (j < end && /["')\]»”’]/.test(text[j]!)) j++;
     if (j < end && !/\s/.test(text[j]!)) continue;
     let k = j;
     while (k < end && /[ \t]/.test(text[k]!)) k++;
-    if (k < end && /[a-z]/.test(text[k]!)) continue; // "e.g. the" or "approx. five"
+    if (k < end && /\p{Ll}/u.test(text[k]!)) continue; // "e.g. the" or "approx. five"
     if (c === '.') {
-      const word = /([A-Za-z.]+)$/.exec(text.slice(Math.max(start, i - 12), i))?.[1]?.toLowerCase();
-      if (word && (ABBREVIATIONS.has(word) || /^[a-z]$/.test(word))) continue;
+      const word = /([\p{L}.]+)$/u.exec(text.slice(Math.max(start, i - 12), i))?.[1]?.toLowerCase();
+      if (word && (abbreviations.has(word) || /^\p{Ll}$/u.test(word))) continue;
       if (/\d$/.test(text.slice(i - 1, i)) && /\d/.test(text[k] ?? '')) continue; // "3. 5" in lists of numbers
     }
     push(s, j);

@@ -4,6 +4,7 @@ import type { DeletedWorkspace, WorkspaceDeletionStore, WorkspaceStore } from '.
 import type { Principal, Workspace } from '../domain/types.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
+import { SUPPORTED_LANGUAGES } from '../text/language.js';
 
 /** Longest name and description a workspace may have, in characters. */
 export const WORKSPACE_NAME_MAX = 200;
@@ -32,10 +33,25 @@ function description(raw: string | null | undefined): string | null | undefined 
   return text === '' ? null : text;
 }
 
+/** What a workspace's `language` may be: `auto` (each document's own, detected) or a supported language. */
+export const WORKSPACE_LANGUAGES: readonly string[] = ['auto', ...SUPPORTED_LANGUAGES];
+
+function workspaceLanguage(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  const code = raw.trim().toLowerCase();
+  if (!WORKSPACE_LANGUAGES.includes(code))
+    throw errors.invalidRequest(
+      `The language "${raw}" is not one this service reads; use "auto" or one of ${SUPPORTED_LANGUAGES.join(', ')}.`,
+    );
+  return code;
+}
+
 export interface WorkspaceFields {
   name: string;
   description?: string | null | undefined;
   metadata?: Record<string, unknown> | undefined;
+  /** `auto` or an ISO 639-1 code: the language its documents are indexed and its questions read in. */
+  language?: string | undefined;
 }
 
 /** An empty workspace, for uploads to name with `workspaceId` later. */
@@ -50,6 +66,7 @@ export function createWorkspace(
     name: workspaceName(fields.name),
     description: description(fields.description) ?? null,
     metadata: fields.metadata ?? {},
+    language: workspaceLanguage(fields.language),
   });
 }
 
@@ -64,6 +81,7 @@ export async function updateWorkspace(
     name: changes.name === undefined ? undefined : workspaceName(changes.name),
     description: description(changes.description),
     metadata: changes.metadata,
+    language: workspaceLanguage(changes.language),
   });
   if (!updated) throw errors.workspaceNotFound(workspaceId);
   return updated;

@@ -55,7 +55,7 @@ afterAll(async () => {
 
 describe('a question about a thing the workspace never names', () => {
   const deps = async () => ({
-    workspaces: { workspaceExists: async () => true },
+    workspaces: { searchContext: async () => ({ language: 'auto', languages: ['en'] }) },
     documents: {
       liveDocuments: async (_w: string, ids: string[]) =>
         new Map(ids.map((id) => [id, { source: null, sourceItem: null, version: 1 }])),
@@ -83,7 +83,7 @@ describe('a question about a thing the workspace never names', () => {
     await add(...rooms);
     expect(await index.countRows(ws)).toBeGreaterThanOrEqual(LARGE_WORKSPACE_PASSAGES);
     expect(await best()).toEqual(['doc_kitchen']);
-    expect(await ask()).toMatchObject({ answer: NOT_FOUND_ANSWER, citations: [] });
+    expect(await ask()).toMatchObject({ answer: NOT_FOUND_ANSWER, citations: [], kind: 'declined' });
     // Without the lexicon no word can be told a noun: the passage is quoted.
     const without = await answerQuestion({ ...(await deps()), lexicon: undefined }, principal, {
       workspaceId: ws,

@@ -67,7 +67,7 @@ describe('answers from an OpenAI-compatible chat model (a local server speaking 
 
   it('says the workspace lacks the answer when the model finds nothing in the sources', async () => {
     const r = await api.post('/v1/search/chat', { workspaceId, q: 'What is the vacation policy on Mars?' });
-    expect(r.body).toEqual({ answer: NOT_FOUND_ANSWER, citations: [] });
+    expect(r.body).toEqual({ answer: NOT_FOUND_ANSWER, citations: [], kind: 'declined' });
   });
 
   it('passes the conversation history to the model', async () => {

@@ -4,10 +4,11 @@ import path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { Field, Int32, Schema, Utf8 } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FTS_OPTIONS, LanceSearchIndex, searchText } from '../../src/adapters/index/lancedb.js';
+import { LanceSearchIndex, LEGACY_FTS_OPTIONS } from '../../src/adapters/index/lancedb.js';
 import type { IndexRow } from '../../src/domain/ports.js';
-import { indexRowsOf } from '../../src/search/indexing.js';
+import { indexRowsOf, searchText } from '../../src/search/indexing.js';
 import { rescoreLexical } from '../../src/search/search.js';
+import { wordCodes } from '../../src/search/word-codes.js';
 
 /** The LanceDB adapter's rows: what goes in comes back, in tables of this version and of older ones. */
 
@@ -70,6 +71,8 @@ beforeAll(async () => {
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const byId = (hits: { row: IndexRow }[]) => [...hits].sort((a, b) => (a.row.id < b.row.id ? -1 : 1));
+/** A row as search reads it back: what the index holds for full-text search is not read. */
+const asRead = ({ terms: _terms, ...row }: IndexRow): IndexRow => row;
 
 describe('the LanceDB search index', () => {
   it("returns every field of a row as it was given, the text's word codes included", async () => {
@@ -81,7 +84,7 @@ describe('the LanceDB search index', () => {
       expect(hits.length).toBe(3);
       for (const h of hits) {
         expect(h.score).toBeGreaterThan(0);
-        expect(h.row).toEqual(rows.find((r) => r.id === h.row.id));
+        expect(h.row).toEqual(asRead(rows.find((r) => r.id === h.row.id)!));
         expect(h.row.wordCodes).toBeInstanceOf(Uint32Array);
       }
     } finally {
@@ -89,51 +92,63 @@ describe('the LanceDB search index', () => {
     }
   });
 
-  it('upgrades a table written before word codes: its rows rank as the same rows with codes', async () => {
-    const uri = path.join(dir, 'old');
+  it('searches a table made before languages as it was made, its rows ranking as the same rows with codes', async () => {
+    // Two tables as the service wrote them before languages (the index analysing English text): one
+    // from before word codes, one with them. Both are searched the way they were built, read back
+    // as the same rows, and ranked alike whether codes are stored or computed from the text.
     const rows = rowsOf('doc_old');
-    const db = await lancedb.connect(uri);
-    const table = await db.createEmptyTable('ws_old', OLD_SCHEMA);
-    await table.add(
-      rows.map((r) => ({
-        id: r.id,
-        document_id: r.documentId,
-        ordinal: r.ordinal,
-        text: r.text,
-        heading_path: JSON.stringify(r.headingPath),
-        filename: r.filename,
-        source_url: r.sourceUrl,
-        media_type: r.mediaType,
-        page_start: r.pageStart,
-        page_end: r.pageEnd,
-        char_start: r.charStart,
-        char_end: r.charEnd,
-        heading: r.heading,
-        search_text: searchText(r),
-      })),
-    );
-    await table.createIndex('search_text', { config: lancedb.Index.fts(FTS_OPTIONS) });
-    table.close();
+    const db = await lancedb.connect(path.join(dir, 'old'));
+    const legacyRecord = (r: IndexRow) => ({
+      id: r.id,
+      document_id: r.documentId,
+      ordinal: r.ordinal,
+      text: r.text,
+      heading_path: JSON.stringify(r.headingPath),
+      filename: r.filename,
+      source_url: r.sourceUrl,
+      media_type: r.mediaType,
+      page_start: r.pageStart,
+      page_end: r.pageEnd,
+      char_start: r.charStart,
+      char_end: r.charEnd,
+      heading: r.heading,
+      search_text: searchText(r),
+    });
+    const withoutCodes = await db.createEmptyTable('ws_old', OLD_SCHEMA);
+    await withoutCodes.add(rows.map(legacyRecord));
+    await withoutCodes.createIndex('search_text', { config: lancedb.Index.fts(LEGACY_FTS_OPTIONS) });
+    const withCodes = await db.createEmptyTable('ws_coded', OLD_SCHEMA);
+    await withCodes.add(rows.map(legacyRecord));
+    await withCodes.createIndex('search_text', { config: lancedb.Index.fts(LEGACY_FTS_OPTIONS) });
+    withoutCodes.close();
+    withCodes.close();
     db.close();
 
-    const index = new LanceSearchIndex(uri);
-    const fresh = new LanceSearchIndex(path.join(dir, 'fresh'));
+    const index = new LanceSearchIndex(path.join(dir, 'old'));
     try {
-      await fresh.replaceDocument('ws_old', 'doc_old', rows);
+      // The second table gets its codes by an ordinary replace (the upgrade adds the column).
+      await index.replaceDocument(
+        'ws_coded',
+        'doc_old',
+        rows.map((r) => ({ ...r, language: undefined })),
+      );
       const q = 'vitamin D fracture risk';
       const old = await index.search('ws_old', { text: q, limit: 10 });
       expect(old.length).toBeGreaterThan(0);
-      expect(old.every((h) => h.row.wordCodes === undefined)).toBe(true);
-      const coded = await fresh.search('ws_old', { text: q, limit: 10 });
+      expect(old.every((h) => h.row.wordCodes === undefined && h.row.language === undefined)).toBe(true);
+      const coded = await index.search('ws_coded', { text: q, limit: 10 });
+      expect(coded.every((h) => h.row.wordCodes instanceof Uint32Array)).toBe(true);
       expect(byId(old).map((h) => ({ ...h.row, wordCodes: undefined }))).toEqual(
         byId(coded).map((h) => ({ ...h.row, wordCodes: undefined })),
       );
+      for (const h of coded) expect(h.row.wordCodes).toEqual(wordCodes(h.row.text));
       // Same order and scores from the rescoring, whether it reads stored codes or codes the text.
       const ranked = (hits: typeof old) =>
         rescoreLexical(hits, q, 0.2, 0.1).map((h) => [h.row.id, h.score.toFixed(6)]);
-      expect(ranked(old)).toEqual(ranked(coded));
+      const withCodes = old.map((h) => ({ ...h, row: { ...h.row, wordCodes: wordCodes(h.row.text) } }));
+      expect(ranked(old)).toEqual(ranked(withCodes));
 
-      // New documents in the upgraded table get their codes.
+      // New documents in the old table are written in its format and found by the same query.
       await index.replaceDocument('ws_old', 'doc_new', rowsOf('doc_new'));
       const both = await index.search('ws_old', { text: q, limit: 20 });
       const codedNow = both.filter((h) => h.row.documentId === 'doc_new');
@@ -141,7 +156,6 @@ describe('the LanceDB search index', () => {
       expect(codedNow.every((h) => h.row.wordCodes instanceof Uint32Array)).toBe(true);
     } finally {
       await index.close();
-      await fresh.close();
     }
   });
 

@@ -57,6 +57,13 @@ export class MemorySearchIndex implements SearchIndex {
     return this.workspace(workspaceId).length;
   }
 
+  async termCounts(workspaceId: string, terms: string[], cap: number): Promise<Map<string, number>> {
+    const rows = this.workspace(workspaceId);
+    return new Map(
+      terms.map((t) => [t, Math.min(cap, rows.filter((r) => (r.terms ?? '').split(' ').includes(t)).length)]),
+    );
+  }
+
   async deleteDocument(workspaceId: string, documentId: string): Promise<void> {
     this.write();
     this.rows.set(
@@ -66,10 +73,17 @@ export class MemorySearchIndex implements SearchIndex {
   }
 
   async search(workspaceId: string, query: IndexQuery): Promise<IndexHit[]> {
+    // Terms against the rows' terms when both have them (rows written by indexRowsOf), else words in text.
+    const terms = query.terms?.split(' ').filter(Boolean);
     const words = query.text.toLowerCase().split(/\W+/).filter(Boolean);
+    const score = (row: IndexRow) =>
+      terms && row.terms !== undefined
+        ? terms.filter((t) => row.terms!.split(' ').includes(t)).length
+        : words.filter((w) => row.text.toLowerCase().includes(w)).length;
     return this.workspace(workspaceId)
       .filter((r) => !query.documentIds || query.documentIds.includes(r.documentId))
-      .map((row) => ({ row, score: words.filter((w) => row.text.toLowerCase().includes(w)).length }))
+      .filter((r) => !query.language || (r.language ?? 'en') === query.language)
+      .map((row) => ({ row, score: score(row) }))
       .filter((h) => h.score > 0)
       .sort((a, b) => b.score - a.score)
       .slice(0, query.limit);

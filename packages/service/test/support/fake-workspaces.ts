@@ -33,6 +33,11 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
     return (await this.getWorkspace(accountId, workspaceId)) !== undefined;
   }
 
+  async searchContext(accountId: string, workspaceId: string) {
+    const ws = await this.getWorkspace(accountId, workspaceId);
+    return ws && { language: ws.language, languages: ws.languages };
+  }
+
   async getWorkspace(accountId: string, workspaceId: string): Promise<Workspace | undefined> {
     const ws = this.workspaces.get(workspaceId);
     return ws?.accountId === accountId ? ws : undefined;
@@ -46,7 +51,13 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
 
   async createWorkspace(w: NewWorkspace): Promise<Workspace> {
     const now = new Date();
-    const workspace: Workspace = { ...w, createdAt: now, updatedAt: now };
+    const workspace: Workspace = {
+      ...w,
+      language: w.language ?? 'auto',
+      languages: [],
+      createdAt: now,
+      updatedAt: now,
+    };
     this.workspaces.set(w.id, workspace);
     return workspace;
   }
@@ -63,6 +74,7 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
       ...(changes.name !== undefined ? { name: changes.name } : {}),
       ...(changes.description !== undefined ? { description: changes.description } : {}),
       ...(changes.metadata !== undefined ? { metadata: changes.metadata } : {}),
+      ...(changes.language !== undefined ? { language: changes.language } : {}),
       updatedAt: new Date(),
     };
     this.workspaces.set(workspaceId, updated);
@@ -104,6 +116,8 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
         name: upload.newWorkspaceName ?? null,
         description: null,
         metadata: {},
+        language: 'auto',
+        languages: [],
         createdAt: now,
         updatedAt: now,
       };

@@ -38,6 +38,7 @@ export function documentRecord(
   return {
     accountId: 'acc_test',
     workspaceId: 'ws_test',
+    language: null,
     filename: `${fields.id}.md`,
     sourceUrl: null,
     declaredMediaType: null,
@@ -315,13 +316,37 @@ export class MemoryWorkStore implements WorkStore {
     ).length;
   }
 
-  async settleRun(runId: string): Promise<void> {
+  async settleRun(runId: string, indexed = false): Promise<void> {
     const run = this.runs.get(runId);
     if (run?.status !== 'processing' || this.pending(runId) > 0) return;
     const docs = [...this.documents.values()].filter((d) => d.record.runId === runId).map((d) => d.record);
     const ok = docs.filter((d) => d.status === 'ready' || d.status === 'needs_ocr').length;
     const failed = docs.filter((d) => d.status === 'failed').length;
+    // As the repository: a run with searchable documents completes once its index is folded.
+    if (ok > 0 && !indexed) {
+      this.awaitingIndex.set(runId, docs[0]!.workspaceId);
+      return;
+    }
+    this.awaitingIndex.delete(runId);
     run.status = failed > 0 && ok === 0 ? 'failed' : 'completed';
+  }
+
+  /** Runs waiting for their index, with their workspace. */
+  private readonly awaitingIndex = new Map<string, string>();
+
+  async runsAwaitingIndex(workspaceId: string): Promise<string[]> {
+    return [...this.awaitingIndex.entries()]
+      .filter(([runId, ws]) => ws === workspaceId && this.runs.get(runId)?.status === 'processing')
+      .map(([runId]) => runId)
+      .sort();
+  }
+
+  async completeIndexedRuns(runIds: string[]): Promise<void> {
+    for (const runId of runIds) await this.settleRun(runId, true);
+  }
+
+  async workspacesAwaitingIndex(): Promise<string[]> {
+    return [...new Set(this.awaitingIndex.values())];
   }
 
   async releaseAllLeases(): Promise<void> {

@@ -73,7 +73,7 @@ export function workStoreContract(name: string, make: () => Promise<WorkStoreFix
     );
 
     it(
-      'finishes only for the lease holder, and settles the run with its last document',
+      'finishes only for the lease holder, and settles the run with its last document once its index is folded',
       withFixture(async (f) => {
         const { runId, documentIds } = await f.seed('processing', [0, 0]);
         const [a, b] = documentIds as [string, string];
@@ -95,7 +95,15 @@ export function workStoreContract(name: string, make: () => Promise<WorkStoreFix
         expect(await f.work.finishDocuments('wrk_a', [{ documentId: b, result: failed }])).toEqual(
           new Set([b]),
         );
+        // Done, but its searchable document's rows are not folded into the index yet: it waits.
+        const workspaceId = (await f.document(a)).workspaceId;
+        expect(await f.runStatus(runId)).toBe('processing');
+        expect(await f.work.runsAwaitingIndex(workspaceId)).toEqual([runId]);
+        await f.work.settleRun(runId);
+        expect(await f.runStatus(runId)).toBe('processing');
+        await f.work.completeIndexedRuns([runId]);
         expect(await f.runStatus(runId)).toBe('completed');
+        expect(await f.work.runsAwaitingIndex(workspaceId)).toEqual([]);
         expect(await f.document(a)).toMatchObject({ status: 'ready', stage: 'done', chunkCount: 3 });
         expect(await f.document(b)).toMatchObject({ status: 'failed', errorCode: 'corrupt_document' });
         expect((await f.work.claimDocuments([a], 'wrk_a', options())).skipped).toEqual([

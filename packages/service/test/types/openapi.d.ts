@@ -224,7 +224,7 @@ export interface paths {
         delete: operations["deleteWorkspace"];
         options?: never;
         head?: never;
-        /** Rename a workspace, or change its description or metadata (fields left out stay) */
+        /** Rename a workspace, or change its description, metadata or language (fields left out stay) */
         patch: operations["updateWorkspace"];
         trace?: never;
     };
@@ -575,6 +575,10 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             };
+            /** @description "auto" (each document read in its own, detected language) or the ISO 639-1 code set for it */
+            language: string;
+            /** @description Languages its documents were indexed in (ISO 639-1 codes) */
+            languages: string[];
             createdAt: string;
             updatedAt: string;
         };
@@ -641,6 +645,8 @@ export interface components {
             } | null;
             pageCount: number | null;
             chunkCount: number | null;
+            /** @description The language it was indexed in (ISO 639-1); null until it is processed */
+            language: string | null;
             metadata: {
                 [key: string]: unknown;
             };
@@ -769,9 +775,15 @@ export interface components {
             /** @description The cited words */
             text: string;
         };
+        /**
+         * @description How the answer was made: sentences quoted from the passages, written by the configured chat model, or declined (the workspace holds no answer; the text says so in the question's language)
+         * @enum {string}
+         */
+        AnswerKind: "extractive" | "model" | "declined";
         ChatResponse: {
             answer: string;
             citations: components["schemas"]["AnswerCitation"][];
+            kind: components["schemas"]["AnswerKind"];
         };
         Availability: {
             workspaceId: string;
@@ -803,6 +815,10 @@ export interface components {
             metadata: {
                 [key: string]: unknown;
             };
+            /** @description "auto" (each document read in its own, detected language) or the ISO 639-1 code set for it */
+            language: string;
+            /** @description Languages its documents were indexed in (ISO 639-1 codes) */
+            languages: string[];
             createdAt: string;
             updatedAt: string;
             counts: components["schemas"]["DocumentCounts"];
@@ -970,6 +986,8 @@ export interface components {
             };
             /** @description Extension: the passages the [n] markers cite */
             citations: components["schemas"]["AnswerCitation"][];
+            /** @description Extension: how the answer was made (extractive, model or declined) */
+            kind: components["schemas"]["AnswerKind"];
         };
         Overview: {
             documents: components["schemas"]["DocumentCounts"];
@@ -1836,7 +1854,7 @@ export interface operations {
                         content: string;
                     }[];
                     /**
-                     * @description Answer as server-sent events: `delta` {text}…, then `citations` {citations}, then `done` {answer, citations}
+                     * @description Answer as server-sent events: `delta` {text}…, then `citations` {citations}, then `done` {answer, citations, kind}
                      * @default false
                      */
                     stream?: boolean;
@@ -2190,6 +2208,8 @@ export interface operations {
                     metadata?: {
                         [key: string]: unknown;
                     };
+                    /** @description The language its documents are indexed and its questions read in: "auto" (each document its own, detected; the default) or an ISO 639-1 code (GET /v1/formats lists them under languages). Documents keep the language they were indexed in until processed again. */
+                    language?: string;
                 };
             };
         };
@@ -2404,6 +2424,8 @@ export interface operations {
                     metadata?: {
                         [key: string]: unknown;
                     };
+                    /** @description The language its documents are indexed and its questions read in: "auto" (each document its own, detected; the default) or an ISO 639-1 code (GET /v1/formats lists them under languages). Documents keep the language they were indexed in until processed again. */
+                    language?: string;
                 };
             };
         };

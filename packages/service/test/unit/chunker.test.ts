@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { blocksOf, chunkText, DEFAULT_CHUNKING } from '../../src/processing/chunker.js';
+import { ENGLISH } from '../../src/text/language.js';
 
 const word = fc.stringMatching(/^[a-z]{1,12}$/);
 const sentence = fc.array(word, { minLength: 3, maxLength: 30 }).map((ws) => `${ws.join(' ')}.`);
@@ -76,7 +77,7 @@ describe('chunkText', () => {
       '### Storage',
       'Store batteries below 25 degrees.',
     ].join('\n\n');
-    const chunks = chunkText(text, 'doc_h', { ...DEFAULT_CHUNKING, minChars: 10 });
+    const chunks = chunkText(text, 'doc_h', ENGLISH, { ...DEFAULT_CHUNKING, minChars: 10 });
     const storage = chunks.find((c) => c.text.includes('Store batteries'))!;
     expect(storage.pageStart).toBe(2);
     expect(storage.headingPath).toEqual(['Handbook', 'Safety', 'Storage']);

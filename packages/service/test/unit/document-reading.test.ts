@@ -21,6 +21,7 @@ function doc(id: string, createdAt: number, extra: Partial<DocumentRecord> = {})
     workspaceId: 'ws_a',
     runId: 'run_a',
     filename: `${id}.md`,
+    language: null,
     sourceUrl: null,
     declaredMediaType: null,
     mediaType: 'text/markdown',

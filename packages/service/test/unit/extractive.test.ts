@@ -56,8 +56,12 @@ describe('composeExtractiveAnswer', () => {
 
   it('says so instead of answering when the passages do not cover the question', () => {
     const a = composeExtractiveAnswer('What colour is the company logo?', hits);
-    expect(a).toEqual({ answer: NOT_FOUND_ANSWER, citations: [] });
-    expect(composeExtractiveAnswer('anything', [])).toEqual({ answer: NOT_FOUND_ANSWER, citations: [] });
+    expect(a).toMatchObject({ answer: NOT_FOUND_ANSWER, citations: [], kind: 'declined' });
+    expect(composeExtractiveAnswer('anything', [])).toEqual({
+      answer: NOT_FOUND_ANSWER,
+      citations: [],
+      kind: 'declined',
+    });
   });
 
   it('never writes words that are not in the passages', () => {
@@ -139,9 +143,10 @@ describe('composeExtractiveAnswer', () => {
     );
     const asked = 'How do I set up a WireGuard tunnel between two servers?';
     expect(composeExtractiveAnswer(asked, [vpn]).answer).not.toBe(NOT_FOUND_ANSWER);
-    expect(composeExtractiveAnswer(asked, [vpn], undefined, { lexicon })).toEqual({
+    expect(composeExtractiveAnswer(asked, [vpn], undefined, { lexicon })).toMatchObject({
       answer: NOT_FOUND_ANSWER,
       citations: [],
+      kind: 'declined',
     });
     // Named in a passage: answered; and so is a name typed with a typo or without its accents.
     const wg = hit('doc_w', 'A WireGuard tunnel between two servers is set up with wg-quick.');

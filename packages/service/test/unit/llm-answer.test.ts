@@ -104,6 +104,6 @@ describe('LLM answers', () => {
       streamLlmAnswer(scripted(['NOT_IN', '_WORK', 'SPACE']), 'q', hits, []),
     );
     expect(deltas).toEqual([NOT_FOUND_ANSWER]);
-    expect(result).toMatchObject({ answer: NOT_FOUND_ANSWER, citations: [] });
+    expect(result).toMatchObject({ answer: NOT_FOUND_ANSWER, citations: [], kind: 'declined' });
   });
 });

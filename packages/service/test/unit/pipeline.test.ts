@@ -32,6 +32,7 @@ let work: MemoryWorkStore;
 let index: MemorySearchIndex;
 let objects: ObjectStore;
 let maintenance: string[];
+let maintenanceDelays: (number | undefined)[];
 let requeued: { ids: string[]; ahead: boolean }[];
 
 function deps(overrides: Partial<PipelineDeps> = {}): PipelineDeps {
@@ -43,8 +44,9 @@ function deps(overrides: Partial<PipelineDeps> = {}): PipelineDeps {
     fetcher: noFetcher,
     secrets: undefined,
     jobs: {
-      enqueueWorkspaceMaintenance: async (workspaceId) => {
+      enqueueWorkspaceMaintenance: async (workspaceId, options) => {
         maintenance.push(workspaceId);
+        maintenanceDelays.push(options?.delaySeconds);
       },
       enqueueDocuments: async (ids, options) => {
         requeued.push({ ids, ahead: options?.ahead ?? false });
@@ -82,6 +84,7 @@ beforeEach(async () => {
   index = new MemorySearchIndex();
   objects = new FsObjectStore(path.join(tmp, 'objects'));
   maintenance = [];
+  maintenanceDelays = [];
   requeued = [];
 });
 
@@ -90,7 +93,7 @@ afterEach(async () => {
 });
 
 describe('processing a batch of documents', () => {
-  it('parses, chunks and indexes each one, stores their text, and completes the run', async () => {
+  it('parses, chunks and indexes each one, stores their text, and completes the run once its index is folded', async () => {
     await upload('doc_a', TEXT);
     await upload('doc_b', '# Other\n\nParking is free on weekends.\n');
     await processDocuments(deps(), ['doc_a', 'doc_b'], WORKER);
@@ -102,8 +105,12 @@ describe('processing a batch of documents', () => {
       expect(await index.countDocumentRows('ws_test', id)).toBe(doc.chunkCount);
     }
     expect((await objects.getBuffer(artifactKeys.text('doc_a')))?.toString()).toContain('vacation days');
-    expect(work.runs.get('run_1')?.status).toBe('completed');
+    // The maintenance that folds the rows in is asked for at once, and completes the run.
+    expect(work.runs.get('run_1')?.status).toBe('processing');
     expect(maintenance).toEqual(['ws_test']);
+    expect(maintenanceDelays).toEqual([0]);
+    await work.completeIndexedRuns(await work.runsAwaitingIndex('ws_test'));
+    expect(work.runs.get('run_1')?.status).toBe('completed');
   });
 
   it('takes one workspace per batch and sends the others back ahead of the queue', async () => {
@@ -137,6 +144,7 @@ describe('processing a batch of documents', () => {
       attempts: 1,
     });
     expect(work.document('doc_a').status).toBe('ready');
+    await work.completeIndexedRuns(await work.runsAwaitingIndex('ws_test'));
     expect(work.runs.get('run_1')?.status).toBe('completed');
   });
 

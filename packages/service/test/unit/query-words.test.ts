@@ -4,17 +4,35 @@ import { loadWordNetLexicon, WordListLexicon } from '../../src/adapters/lexicon/
 import { expectedAnswer, satisfies } from '../../src/answers/answer-types.js';
 import { packageRoot } from '../../src/paths.js';
 import { expandQuery } from '../../src/search/expansion.js';
+import { ENGLISH, languageFor } from '../../src/text/language.js';
+
+const term = (w: string) => ENGLISH.term(w);
 
 describe('expandQuery', () => {
   it('asks for adjacent words written as one, and phrasal verbs in their joined form', () => {
-    expect(expandQuery('How do I change the time zone?')).toEqual([{ text: 'timezone', weight: 1 }]);
-    expect(expandQuery('keep users from logging in')).toEqual([{ text: 'keepusers login', weight: 1 }]);
-    expect(expandQuery('How do I set up the printer?')).toEqual([{ text: 'setup', weight: 1 }]);
+    // As terms: the index holds the stems of words, so the joined word is asked for as its stem.
+    expect(expandQuery('How do I change the time zone?', ENGLISH)).toEqual([
+      { text: term('timezone'), weight: 1 },
+    ]);
+    expect(expandQuery('keep users from logging in', ENGLISH)).toEqual([
+      { text: `${term('keepusers')} ${term('login')}`, weight: 1 },
+    ]);
+    expect(expandQuery('How do I set up the printer?', ENGLISH)).toEqual([
+      { text: term('setup'), weight: 1 },
+    ]);
+  });
+
+  it('joins German words as the language writes its compounds, and leaves French alone', () => {
+    const de = languageFor('de');
+    expect(expandQuery('Wie funktioniert die Paket Verwaltung?', de)).toEqual([
+      { text: de.term('paketverwaltung'), weight: 1 },
+    ]);
+    expect(expandQuery('le gestionnaire de paquets', languageFor('fr'))).toEqual([]);
   });
 
   it('expands nothing for a single word or numbers', () => {
-    expect(expandQuery('quota')).toEqual([]);
-    expect(expandQuery('port 8080 443')).toEqual([]);
+    expect(expandQuery('quota', ENGLISH)).toEqual([]);
+    expect(expandQuery('port 8080 443', ENGLISH)).toEqual([]);
   });
 });
 
@@ -40,17 +58,17 @@ describe('the WordNet lexicon', () => {
 
 describe('answer types', () => {
   it('reads what kind of answer a question wants', () => {
-    expect(expectedAnswer('How many partitions can a GPT disk hold?')).toBe('value');
-    expect(expectedAnswer('What is the default port of the cache?')).toBe('value');
-    expect(expectedAnswer('Which command deletes downloaded package files?')).toBe('identifier');
-    expect(expectedAnswer('How do I change the time zone?')).toBe('identifier');
-    expect(expectedAnswer('Why are new files not writable by the group?')).toBe('none');
+    expect(expectedAnswer('How many partitions can a GPT disk hold?', ENGLISH)).toBe('value');
+    expect(expectedAnswer('What is the default port of the cache?', ENGLISH)).toBe('value');
+    expect(expectedAnswer('Which command deletes downloaded package files?', ENGLISH)).toBe('identifier');
+    expect(expectedAnswer('How do I change the time zone?', ENGLISH)).toBe('identifier');
+    expect(expectedAnswer('Why are new files not writable by the group?', ENGLISH)).toBe('none');
   });
 
   it('recognises values and things to type, and not English compounds', () => {
-    expect(satisfies('The default value is four megabytes.', 'value')).toBe(true);
-    expect(satisfies('It is kept for 15 days.', 'value')).toBe(true);
-    expect(satisfies('Nothing is kept.', 'value')).toBe(false);
+    expect(satisfies('The default value is four megabytes.', 'value', ENGLISH)).toBe(true);
+    expect(satisfies('It is kept for 15 days.', 'value', ENGLISH)).toBe(true);
+    expect(satisfies('Nothing is kept.', 'value', ENGLISH)).toBe(false);
     for (const s of [
       'Edit /etc/default/grub.',
       'Run it with --force-overwrite.',
@@ -59,7 +77,7 @@ describe('answer types', () => {
       'Run a2enmod first.',
       'Add QUOTAUSER to the file.',
     ])
-      expect(satisfies(s, 'identifier'), s).toBe(true);
-    expect(satisfies('This gives fine-grained control, e.g. per user.', 'identifier')).toBe(false);
+      expect(satisfies(s, 'identifier', ENGLISH), s).toBe(true);
+    expect(satisfies('This gives fine-grained control, e.g. per user.', 'identifier', ENGLISH)).toBe(false);
   });
 });

@@ -7,7 +7,13 @@ import {
   withoutDuplicates,
   wordCodes,
 } from '../../src/search/word-codes.js';
-import { stemSequence } from '../../src/search/words.js';
+import { ENGLISH } from '../../src/text/language.js';
+
+/** The terms of a text's content words in order, as the English reading gives them. */
+const stemSequence = (text: string) =>
+  ENGLISH.tokens(text)
+    .filter((t) => !ENGLISH.isStopWord(t.word))
+    .map((t) => ENGLISH.term(t.word));
 
 /**
  * The signals' definitions over text, which the code versions must equal. Proximity: the share of the

@@ -24,8 +24,15 @@ import type {
 } from '../../domain/ports.js';
 import { DependencyUnavailable } from '../../errors.js';
 import { LruMap } from '../../lru.js';
+import { searchTerms, searchText } from '../../search/indexing.js';
+import { ENGLISH } from '../../text/language.js';
 import { credentialsRefused } from '../objects/s3.js';
 
+/**
+ * A workspace's table. `terms` is what the full-text index holds: the chunk's words as its language
+ * reads them (search/indexing.ts), split at spaces by the index and not analysed again, so one table
+ * holds documents of several languages each indexed with its own stemming and stop words.
+ */
 const SCHEMA = new Schema([
   new Field('id', new Utf8(), false),
   new Field('document_id', new Utf8(), false),
@@ -40,14 +47,21 @@ const SCHEMA = new Schema([
   new Field('char_start', new Int32(), false),
   new Field('char_end', new Int32(), false),
   new Field('heading', new Utf8(), false),
-  // What BM25 sees: the passage, preceded by its title and headings when it does not already hold them.
-  new Field('search_text', new Utf8(), false),
   // The text's word codes for ranking (IndexRow.wordCodes), four bytes each; null on older rows.
   new Field('word_codes', new Binary(), true),
+  // The language the row was indexed in (ISO 639-1).
+  new Field('language', new Utf8(), true),
+  // What BM25 sees: the terms of the passage, preceded by its title and headings when it does not
+  // already hold them.
+  new Field('terms', new Utf8(), false),
 ]);
 
-/** The columns a search reads: every one but `search_text`, which only BM25 needs. */
-export const ROW_COLUMNS = SCHEMA.fields.map((f) => f.name).filter((n) => n !== 'search_text');
+/**
+ * The columns a search reads: every one but the full-text index's own. Tables made before languages
+ * (with `search_text`, analysed by the index as English, and no `language`) are read without it.
+ */
+export const ROW_COLUMNS = SCHEMA.fields.map((f) => f.name).filter((n) => n !== 'terms');
+const LEGACY_ROW_COLUMNS = ROW_COLUMNS.filter((n) => n !== 'language');
 /** A full-text search's columns: the rows' and BM25's score (named, or LanceDB warns on every query). */
 export const SEARCH_COLUMNS = [...ROW_COLUMNS, '_score'];
 
@@ -60,19 +74,21 @@ function vectorSchema(dimension: number): Schema {
 }
 
 /**
- * The text BM25 indexes for a chunk: the passage with its title and headings in front, unless the
- * passage already contains them (the first chunk of a section starts with its heading). A passage
- * deep in a long section then still matches words of its title, without doubling them elsewhere.
+ * The full-text index of `terms`: split at spaces and nothing else, because the terms are analysed
+ * already (stemmed, stop words dropped, folded) by the language of their document. No positions: no
+ * query asks for a phrase, and they cost index size and build time.
  */
-export function searchText(row: Pick<IndexRow, 'heading' | 'text'>): string {
-  const missing = row.heading
-    .split(' / ')
-    .filter((h) => h && !row.text.toLowerCase().includes(h.toLowerCase()));
-  return missing.length ? `${missing.join('\n')}\n\n${row.text}` : row.text;
-}
-
-/** English stemming and stop words: measured to beat plain tokens on SciFact (see docs/decisions). */
 export const FTS_OPTIONS = {
+  withPosition: false,
+  baseTokenizer: 'whitespace' as const,
+  stem: false,
+  removeStopWords: false,
+  lowercase: false,
+  asciiFolding: false,
+};
+
+/** How tables made before languages were indexed: `search_text`, English stemming and stop words by the index. */
+export const LEGACY_FTS_OPTIONS = {
   withPosition: true,
   baseTokenizer: 'simple' as const,
   language: 'English',
@@ -110,9 +126,16 @@ function toRecord(row: IndexRow): Record<string, unknown> {
     char_start: row.charStart,
     char_end: row.charEnd,
     heading: row.heading,
-    search_text: searchText(row),
     word_codes: row.wordCodes ? codesToBytes(row.wordCodes) : null,
+    language: row.language ?? 'en',
+    terms: row.terms ?? searchTerms(row, ENGLISH),
   };
+}
+
+/** A record for a table made before languages: its own columns only. */
+function toLegacyRecord(row: IndexRow): Record<string, unknown> {
+  const { language: _language, terms: _terms, ...rest } = toRecord(row);
+  return { ...rest, search_text: searchText(row) };
 }
 
 function codesToBytes(codes: Uint32Array): Uint8Array {
@@ -146,7 +169,7 @@ function rowsOf(table: ArrowTable): { row: IndexRow; score: number }[] {
     'source_url',
     'media_type',
   ].map(column);
-  const [pageStart, pageEnd, charStart, charEnd, heading, codes, score] = [
+  const [pageStart, pageEnd, charStart, charEnd, heading, codes, score, language] = [
     'page_start',
     'page_end',
     'char_start',
@@ -154,6 +177,7 @@ function rowsOf(table: ArrowTable): { row: IndexRow; score: number }[] {
     'heading',
     'word_codes',
     '_score',
+    'language',
   ].map(column);
   const out: { row: IndexRow; score: number }[] = [];
   for (let i = 0; i < table.numRows; i++) {
@@ -175,6 +199,7 @@ function rowsOf(table: ArrowTable): { row: IndexRow; score: number }[] {
         charEnd: charEnd!.get(i) as number,
         heading: (heading?.get(i) as string | null) ?? '',
         wordCodes: bytes ? codesFromBytes(bytes) : undefined,
+        language: (language?.get(i) as string | null | undefined) ?? undefined,
       },
     });
   }
@@ -191,6 +216,9 @@ function vectorTableName(workspaceId: string, space: VectorSpace): string {
 function isMissingTable(err: unknown): boolean {
   return /not found|does not exist|was not found/i.test(String(err));
 }
+
+/** `terms`: the current table format; `legacy`: made before languages (module comment of SCHEMA). */
+type TableFormat = 'terms' | 'legacy';
 
 /** Bytes LanceDB may keep in memory for opened indexes and for file and version metadata. */
 export interface LanceCacheSizes {
@@ -257,8 +285,11 @@ export class LanceSearchIndex implements SearchIndex {
    * frees a handle with its last reference.
    */
   private readonly tables: LruMap<string, Promise<lancedb.Table>>;
-  /** Handles whose table has been brought to the current schema. */
-  private readonly upgraded = new WeakSet<lancedb.Table>();
+  /**
+   * Handles whose table has been brought to its format's schema, with the format: `terms` (the
+   * current one) or `legacy` (made before languages, searched as it was made).
+   */
+  private readonly formats = new WeakMap<lancedb.Table, TableFormat>();
   /** How long `optimize` keeps replaced versions (OLD_VERSIONS_KEPT_SECONDS unless a test says). */
   private readonly oldVersionsKeptSeconds: number;
   private readonly onCommit: CommitObserver | undefined;
@@ -328,31 +359,44 @@ export class LanceSearchIndex implements SearchIndex {
 
   private async openTable(workspaceId: string): Promise<lancedb.Table | undefined> {
     const table = await this.open(tableName(workspaceId));
-    if (table && !this.upgraded.has(table)) {
-      await this.upgrade(table);
-      this.upgraded.add(table);
-    }
+    if (table && !this.formats.has(table)) this.formats.set(table, await this.upgrade(table));
     return table;
   }
 
+  private formatOf(table: lancedb.Table): TableFormat {
+    return this.formats.get(table) ?? 'terms';
+  }
+
   /**
-   * Tables written before a field existed get it: the heading fields filled from what the rows have,
-   * the word codes empty (search codes such rows from their text).
+   * A table made before languages keeps its format: `search_text` analysed by the index as English
+   * (its rows were chunked and coded as English too). Tables written before a field existed get it:
+   * the heading fields filled from what the rows have, the word codes empty (search codes such rows
+   * from their text).
    */
-  private async upgrade(table: lancedb.Table): Promise<void> {
+  private async upgrade(table: lancedb.Table): Promise<TableFormat> {
     const has = new Set((await table.schema()).fields.map((f) => f.name));
+    const format: TableFormat = has.has('terms') ? 'terms' : 'legacy';
     const add = [
       { name: 'heading', valueSql: 'heading_path' },
-      { name: 'search_text', valueSql: 'text' },
+      ...(format === 'legacy' ? [{ name: 'search_text', valueSql: 'text' }] : []),
       { name: 'word_codes', valueSql: 'CAST(NULL AS BINARY)' },
     ].filter((c) => !has.has(c.name));
-    if (add.length === 0) return;
+    if (add.length === 0) return format;
     try {
       await table.addColumns(add);
     } catch (err) {
       if (!/already exists|duplicate/i.test(String(err))) throw err;
     }
-    await this.ensureFtsIndexes(table);
+    await this.ensureFtsIndexes(table, format);
+    return format;
+  }
+
+  private recordsFor(table: lancedb.Table, rows: IndexRow[]): Record<string, unknown>[] {
+    return rows.map(this.formatOf(table) === 'legacy' ? toLegacyRecord : toRecord);
+  }
+
+  private rowColumns(table: lancedb.Table): string[] {
+    return this.formatOf(table) === 'legacy' ? LEGACY_ROW_COLUMNS : ROW_COLUMNS;
   }
 
   private async create(name: string, schema: Schema, after?: (t: lancedb.Table) => Promise<void>) {
@@ -375,20 +419,24 @@ export class LanceSearchIndex implements SearchIndex {
   private async openOrCreateTable(workspaceId: string): Promise<lancedb.Table> {
     return (
       (await this.openTable(workspaceId)) ??
-      this.create(tableName(workspaceId), SCHEMA, (t) => this.ensureFtsIndexes(t))
+      this.create(tableName(workspaceId), SCHEMA, async (t) => {
+        this.formats.set(t, 'terms');
+        await this.ensureFtsIndexes(t, 'terms');
+      })
     );
   }
 
-  private async ensureFtsIndexes(table: lancedb.Table): Promise<void> {
-    for (const column of ['search_text']) {
-      const has = async () => (await table.listIndices()).some((i) => i.columns.includes(column));
-      if (await has()) continue;
-      try {
-        await table.createIndex(column, { config: lancedb.Index.fts(FTS_OPTIONS) });
-      } catch (err) {
-        // Another process may have created it concurrently; only fail if it is still missing.
-        if (!(await has())) throw err;
-      }
+  private async ensureFtsIndexes(table: lancedb.Table, format: TableFormat): Promise<void> {
+    const column = format === 'legacy' ? 'search_text' : 'terms';
+    const has = async () => (await table.listIndices()).some((i) => i.columns.includes(column));
+    if (await has()) return;
+    try {
+      await table.createIndex(column, {
+        config: lancedb.Index.fts(format === 'legacy' ? LEGACY_FTS_OPTIONS : FTS_OPTIONS),
+      });
+    } catch (err) {
+      // Another process may have created it concurrently; only fail if it is still missing.
+      if (!(await has())) throw err;
     }
   }
 
@@ -400,7 +448,7 @@ export class LanceSearchIndex implements SearchIndex {
       await table.delete(`document_id = ${sqlString(documentId)}`);
       return;
     }
-    await replaceRows(table, [documentId], rows.map(toRecord), this.onCommit);
+    await replaceRows(table, [documentId], this.recordsFor(table, rows), this.onCommit);
   }
 
   async replaceDocuments(workspaceId: string, documents: DocumentRows<IndexRow>[]): Promise<void> {
@@ -409,14 +457,12 @@ export class LanceSearchIndex implements SearchIndex {
       if (d.rows.some((r) => r.documentId !== d.documentId))
         throw new Error('rows belong to another document');
     }
-    const records = documents.flatMap((d) => d.rows.map(toRecord));
-    const table = records.length
-      ? await this.openOrCreateTable(workspaceId)
-      : await this.openTable(workspaceId);
+    const rows = documents.flatMap((d) => d.rows);
+    const table = rows.length ? await this.openOrCreateTable(workspaceId) : await this.openTable(workspaceId);
     if (!table) return;
     const ids = documents.map((d) => d.documentId);
-    if (records.length === 0) await table.delete(documentFilter(ids));
-    else await replaceRows(table, ids, records, this.onCommit);
+    if (rows.length === 0) await table.delete(documentFilter(ids));
+    else await replaceRows(table, ids, this.recordsFor(table, rows), this.onCommit);
   }
 
   async countRowsByDocument(workspaceId: string, documentIds: string[]): Promise<Map<string, number>> {
@@ -443,6 +489,25 @@ export class LanceSearchIndex implements SearchIndex {
     return table ? table.countRows() : 0;
   }
 
+  async termCounts(workspaceId: string, terms: string[], cap: number): Promise<Map<string, number>> {
+    const counts = new Map(terms.map((t) => [t, 0]));
+    const table = terms.length ? await this.openTable(workspaceId) : undefined;
+    if (!table) return counts;
+    const column = this.formatOf(table) === 'legacy' ? 'search_text' : 'terms';
+    await Promise.all(
+      [...counts.keys()].map(async (term) => {
+        const found = await table
+          .query()
+          .fullTextSearch(term, { columns: [column] })
+          .select(['id', '_score'])
+          .limit(cap)
+          .toArrow();
+        counts.set(term, found.numRows);
+      }),
+    );
+    return counts;
+  }
+
   async deleteDocument(workspaceId: string, documentId: string): Promise<void> {
     const table = await this.openTable(workspaceId);
     if (table) await table.delete(`document_id = ${sqlString(documentId)}`);
@@ -455,29 +520,39 @@ export class LanceSearchIndex implements SearchIndex {
   async search(workspaceId: string, query: IndexQuery): Promise<IndexHit[]> {
     try {
       const table = await this.openTable(workspaceId);
-      if (!table || !query.text.trim()) return [];
-      const expansions = (query.expansions ?? []).filter((e) => e.text.trim() && e.weight > 0);
+      if (!table) return [];
+      const legacy = this.formatOf(table) === 'legacy';
+      // A legacy table's index analyses the query itself, as English; the current one takes terms.
+      const column = legacy ? 'search_text' : 'terms';
+      const text = legacy ? query.text : (query.terms ?? ENGLISH.indexTerms(query.text).join(' '));
+      if (!text.trim()) return [];
+      const expansions = legacy ? [] : (query.expansions ?? []).filter((e) => e.text.trim() && e.weight > 0);
       const fts: string | lancedb.FullTextQuery = expansions.length
         ? new lancedb.BooleanQuery([
-            [lancedb.Occur.Should, new lancedb.MatchQuery(query.text, 'search_text')],
+            [lancedb.Occur.Should, new lancedb.MatchQuery(text, column)],
             ...expansions.map(
               (e) =>
-                [
-                  lancedb.Occur.Should,
-                  new lancedb.MatchQuery(e.text, 'search_text', { boost: e.weight }),
-                ] as [lancedb.Occur, lancedb.FullTextQuery],
+                [lancedb.Occur.Should, new lancedb.MatchQuery(e.text, column, { boost: e.weight })] as [
+                  lancedb.Occur,
+                  lancedb.FullTextQuery,
+                ],
             ),
           ])
-        : query.text;
+        : text;
       let q = table
         .query()
-        .fullTextSearch(fts, { columns: ['search_text'] })
-        .select(SEARCH_COLUMNS)
+        .fullTextSearch(fts, { columns: [column] })
+        .select(legacy ? [...LEGACY_ROW_COLUMNS, '_score'] : SEARCH_COLUMNS)
         .limit(query.limit);
+      const filters: string[] = [];
       if (query.documentIds) {
         if (query.documentIds.length === 0) return [];
-        q = q.where(`document_id IN (${query.documentIds.map(sqlString).join(', ')})`);
+        filters.push(`document_id IN (${query.documentIds.map(sqlString).join(', ')})`);
       }
+      // A table made before languages holds English rows only.
+      if (query.language && legacy && query.language !== 'en') return [];
+      if (query.language && !legacy) filters.push(`language = ${sqlString(query.language)}`);
+      if (filters.length) q = q.where(filters.join(' AND '));
       return rowsOf(await q.toArrow());
     } catch (err) {
       // A handle kept open here while another process dropped the table (a deleted workspace).
@@ -544,7 +619,7 @@ export class LanceSearchIndex implements SearchIndex {
       await table
         .query()
         .where(`id IN (${near.map((n) => sqlString(n.id)).join(', ')})`)
-        .select(ROW_COLUMNS)
+        .select(this.rowColumns(table))
         .toArrow(),
     );
     const byId = new Map(rows.map(({ row }) => [row.id, row]));
@@ -575,7 +650,7 @@ export class LanceSearchIndex implements SearchIndex {
       await table
         .query()
         .where(`id IN (${ids.map(sqlString).join(', ')})`)
-        .select(ROW_COLUMNS)
+        .select(this.rowColumns(table))
         .toArrow(),
     );
     return rows.map(({ row }) => row).sort((a, b) => (a.id < b.id ? -1 : 1));
@@ -618,7 +693,7 @@ export class LanceSearchIndex implements SearchIndex {
     const keptSeconds = this.oldVersionsKeptSeconds;
     const table = await this.openTable(workspaceId);
     if (!table) return { oldVersions: 0, keptSeconds };
-    await this.ensureFtsIndexes(table);
+    await this.ensureFtsIndexes(table, this.formatOf(table));
     const cleanupOlderThan = new Date(Date.now() - keptSeconds * 1000);
     // Files no version refers to yet may belong to a commit in progress in another process: LanceDB
     // keeps those for 7 days unless told otherwise. Never tell it otherwise (issue 25).

@@ -38,6 +38,8 @@ export interface WorkspaceRow {
   name: string | null;
   description: string | null;
   metadata: Record<string, unknown> | null;
+  language: string;
+  languages: string[] | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -73,6 +75,7 @@ export interface DocumentRow {
   error_message: string | null;
   page_count: number | null;
   chunk_count: number | null;
+  language: string | null;
   metadata: Record<string, unknown> | null;
   attempts: number;
   lease_owner: string | null;
@@ -167,6 +170,8 @@ export function toWorkspace(r: WorkspaceRow): Workspace {
     name: r.name,
     description: r.description,
     metadata: r.metadata ?? {},
+    language: r.language ?? 'auto',
+    languages: r.languages ?? [],
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -205,6 +210,7 @@ export function toDocument(r: DocumentRow): DocumentRecord {
     errorMessage: r.error_message,
     pageCount: r.page_count,
     chunkCount: r.chunk_count,
+    language: r.language ?? null,
     metadata: r.metadata ?? {},
     attempts: r.attempts,
     sourceId: r.source_id,

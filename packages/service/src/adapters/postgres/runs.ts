@@ -21,8 +21,13 @@ export const CANCELLED_BEFORE_PROCESSING = 'The run was cancelled before this do
 /**
  * Completes or fails the run when none of its documents is left to process, and announces it to the
  * account's webhooks. Call inside a transaction that already holds (or may take) the run's row lock.
+ *
+ * A run that made documents searchable completes only once the index maintenance has folded their
+ * rows into the full-text index (`indexed`): rows outside it are scored apart and rank a little
+ * differently, so a question asked as the run completed and one asked later got different answers
+ * (issue 24). Until then it waits, marked `awaiting_index_since`.
  */
-export async function settleRunIn(c: PoolClient, runId: string): Promise<void> {
+export async function settleRunIn(c: PoolClient, runId: string, indexed = false): Promise<void> {
   const run = await c.query<Pick<RunRow, 'status'>>('SELECT status FROM runs WHERE id = $1 FOR UPDATE', [
     runId,
   ]);
@@ -39,9 +44,17 @@ export async function settleRunIn(c: PoolClient, runId: string): Promise<void> {
   );
   const { pending, ok, failed } = s.rows[0]!;
   if (pending > 0) return;
+  if (ok > 0 && !indexed) {
+    await c.query(
+      'UPDATE runs SET awaiting_index_since = coalesce(awaiting_index_since, now()) WHERE id = $1',
+      [runId],
+    );
+    return;
+  }
   const status: RunStatus = failed > 0 && ok === 0 ? 'failed' : 'completed';
   const u = await c.query<RunRow>(
-    'UPDATE runs SET status = $2, updated_at = now(), finished_at = now() WHERE id = $1 RETURNING *',
+    `UPDATE runs SET status = $2, updated_at = now(), finished_at = now(), awaiting_index_since = NULL
+     WHERE id = $1 RETURNING *`,
     [runId, status],
   );
   await announceRunIn(c, toRun(u.rows[0]!), (r) => runViewOf(c, r));

@@ -35,9 +35,13 @@ export class PgWorkRepository implements WorkStore {
   async claimDocuments(documentIds: string[], workerId: string, options: ClaimOptions): Promise<BatchClaim> {
     return inTransaction(this.pool, async (c) => {
       // In id order, as every batch locks them, so two claims never wait on each other in a cycle.
-      const r = await c.query<DocumentRow & { run_status: RunStatus; lease_live: boolean | null }>(
-        `SELECT d.*, r.status AS run_status, (d.lease_expires_at > now()) AS lease_live
-         FROM documents d JOIN runs r ON r.id = d.run_id WHERE d.id = ANY($1::text[]) ORDER BY d.id
+      const r = await c.query<
+        DocumentRow & { run_status: RunStatus; lease_live: boolean | null; workspace_language: string }
+      >(
+        `SELECT d.*, r.status AS run_status, (d.lease_expires_at > now()) AS lease_live,
+           w.language AS workspace_language
+         FROM documents d JOIN runs r ON r.id = d.run_id JOIN workspaces w ON w.id = d.workspace_id
+         WHERE d.id = ANY($1::text[]) ORDER BY d.id
          FOR UPDATE OF d`,
         [documentIds],
       );
@@ -72,6 +76,7 @@ export class PgWorkRepository implements WorkStore {
             doc.attempts > 0 || doc.sizeBytes === null ? Number.POSITIVE_INFINITY : doc.sizeBytes;
           if (take.length === 0) {
             workspaceId = doc.workspaceId;
+            out.workspaceLanguage = row.workspace_language;
             bytes = weight;
             take.push(id);
           } else if (doc.workspaceId === workspaceId && bytes + weight <= options.maxBytes) {
@@ -198,9 +203,10 @@ export class PgWorkRepository implements WorkStore {
         `UPDATE documents d SET status = u.status, stage = 'done', error_code = u.code, error_message = u.message,
            fetch_headers = NULL, media_type = coalesce(u.media_type, d.media_type),
            page_count = coalesce(u.page_count, d.page_count), chunk_count = coalesce(u.chunk_count, d.chunk_count),
+           language = coalesce(u.language, d.language),
            lease_owner = NULL, lease_expires_at = NULL, processed_by = $1, updated_at = now(), finished_at = now()
-         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[])
-           AS u(id, status, code, message, media_type, page_count, chunk_count)
+         FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::int[], $8::int[], $9::text[])
+           AS u(id, status, code, message, media_type, page_count, chunk_count, language)
          WHERE d.id = u.id AND d.lease_owner = $1 AND d.status = 'processing'
          RETURNING d.*`,
         [
@@ -212,7 +218,18 @@ export class PgWorkRepository implements WorkStore {
           r.map((x) => x.mediaType ?? null),
           r.map((x) => x.pageCount ?? null),
           r.map((x) => x.chunkCount ?? null),
+          r.map((x) => x.language ?? null),
         ],
+      );
+      // The workspace's languages grow with each language a document is indexed in (never shrink: a
+      // language too many only costs a question one more reading).
+      await c.query(
+        `UPDATE workspaces w SET languages = ARRAY(SELECT DISTINCT unnest(w.languages || n.added) ORDER BY 1)
+           FROM (SELECT d.workspace_id, array_agg(DISTINCT d.language) AS added FROM documents d
+                  WHERE d.id = ANY($1::text[]) AND d.status = 'ready' AND d.language IS NOT NULL
+                  GROUP BY d.workspace_id) n
+          WHERE w.id = n.workspace_id AND NOT (w.languages @> n.added)`,
+        [u.rows.map((x) => x.id)],
       );
       await announceDocumentsIn(c, u.rows.map(toDocument));
       for (const run of runs.rows) await settleRunIn(c, run.id);
@@ -299,6 +316,30 @@ export class PgWorkRepository implements WorkStore {
 
   async settleRun(runId: string): Promise<void> {
     await inTransaction(this.pool, (c) => settleRunIn(c, runId));
+  }
+
+  async runsAwaitingIndex(workspaceId: string): Promise<string[]> {
+    const r = await this.pool.query<{ id: string }>(
+      `SELECT id FROM runs WHERE workspace_id = $1 AND status = 'processing' AND awaiting_index_since IS NOT NULL
+       ORDER BY id`,
+      [workspaceId],
+    );
+    return r.rows.map((x) => x.id);
+  }
+
+  async completeIndexedRuns(runIds: string[]): Promise<void> {
+    for (const runId of [...runIds].sort())
+      await inTransaction(this.pool, (c) => settleRunIn(c, runId, true));
+  }
+
+  async workspacesAwaitingIndex(olderThanSeconds: number, limit: number): Promise<string[]> {
+    const r = await this.pool.query<{ workspace_id: string }>(
+      `SELECT DISTINCT workspace_id FROM runs WHERE status = 'processing' AND awaiting_index_since IS NOT NULL
+         AND awaiting_index_since < now() - make_interval(secs => $1)
+       LIMIT $2`,
+      [olderThanSeconds, limit],
+    );
+    return r.rows.map((x) => x.workspace_id);
   }
 
   async releaseAllLeases(): Promise<void> {

@@ -3,6 +3,7 @@ import type {
   DeletedWorkspace,
   NewUpload,
   NewWorkspace,
+  SearchContext,
   UploadOutcome,
   WorkspaceChanges,
   WorkspaceStore,
@@ -35,15 +36,21 @@ const KNOWN_FOR_MS = 5_000;
 
 /** Workspaces and the uploads that create or extend them (with their idempotency keys). */
 export class PgWorkspaceRepository implements WorkspaceStore {
-  /** Owner of each workspace found lately, by id, until when it is believed (see KNOWN_FOR_MS). */
-  private readonly known = new LruMap<string, { accountId: string; until: number }>(10_000);
+  /** Each workspace found lately, by id, until when it is believed (see KNOWN_FOR_MS). */
+  private readonly known = new LruMap<string, { workspace: Workspace; until: number }>(10_000);
 
   constructor(private readonly pool: Pool) {}
 
   async workspaceExists(accountId: string, workspaceId: string): Promise<boolean> {
+    return (await this.searchContext(accountId, workspaceId)) !== undefined;
+  }
+
+  async searchContext(accountId: string, workspaceId: string): Promise<SearchContext | undefined> {
     const known = this.known.get(workspaceId);
-    if (known && known.until > Date.now()) return known.accountId === accountId;
-    return (await this.getWorkspace(accountId, workspaceId)) !== undefined;
+    const workspace =
+      known && known.until > Date.now() ? known.workspace : await this.getWorkspace(accountId, workspaceId);
+    if (!workspace || workspace.accountId !== accountId) return undefined;
+    return { language: workspace.language, languages: workspace.languages };
   }
 
   async getWorkspace(accountId: string, workspaceId: string): Promise<Workspace | undefined> {
@@ -52,8 +59,9 @@ export class PgWorkspaceRepository implements WorkspaceStore {
       [workspaceId, accountId],
     );
     if (!r.rows[0]) return undefined;
-    this.known.set(workspaceId, { accountId, until: Date.now() + KNOWN_FOR_MS });
-    return toWorkspace(r.rows[0]);
+    const workspace = toWorkspace(r.rows[0]);
+    this.known.set(workspaceId, { workspace, until: Date.now() + KNOWN_FOR_MS });
+    return workspace;
   }
 
   async listWorkspaces(accountId: string): Promise<(Workspace & { counts: DocumentCounts })[]> {
@@ -76,9 +84,9 @@ export class PgWorkspaceRepository implements WorkspaceStore {
 
   async createWorkspace(w: NewWorkspace): Promise<Workspace> {
     const r = await this.pool.query<WorkspaceRow>(
-      `INSERT INTO workspaces (id, account_id, name, description, metadata) VALUES ($1, $2, $3, $4, $5)
-       RETURNING *`,
-      [w.id, w.accountId, w.name, w.description, JSON.stringify(w.metadata)],
+      `INSERT INTO workspaces (id, account_id, name, description, metadata, language)
+       VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+      [w.id, w.accountId, w.name, w.description, JSON.stringify(w.metadata), w.language ?? 'auto'],
     );
     return toWorkspace(r.rows[0]!);
   }
@@ -93,6 +101,7 @@ export class PgWorkspaceRepository implements WorkspaceStore {
           SET name = CASE WHEN $3 THEN $4 ELSE name END,
               description = CASE WHEN $5 THEN $6 ELSE description END,
               metadata = CASE WHEN $7 THEN $8::jsonb ELSE metadata END,
+              language = coalesce($9, language),
               updated_at = now()
         WHERE id = $1 AND account_id = $2
         RETURNING *`,
@@ -105,9 +114,12 @@ export class PgWorkspaceRepository implements WorkspaceStore {
         changes.description ?? null,
         changes.metadata !== undefined,
         JSON.stringify(changes.metadata ?? {}),
+        changes.language ?? null,
       ],
     );
-    return r.rows[0] ? toWorkspace(r.rows[0]) : undefined;
+    if (!r.rows[0]) return undefined;
+    this.known.delete(workspaceId);
+    return toWorkspace(r.rows[0]);
   }
 
   async deleteWorkspace(accountId: string, workspaceId: string): Promise<DeletedWorkspace | undefined> {

@@ -108,16 +108,16 @@ export class PgBossQueue implements JobQueue {
 
   async enqueueWorkspaceMaintenance(
     workspaceId: string,
-    options: { delaySeconds?: number } = {},
+    options: { delaySeconds?: number; urgent?: boolean } = {},
   ): Promise<void> {
     await this.start();
     // Delayed a little (jobs.ts) so that a burst of finished documents folds into one optimisation;
-    // while one waits, sending another is a no-op (one waiting job per workspace).
-    const payload = { workspaceId };
+    // while one waits, sending another is a no-op (one waiting job per workspace, and one urgent one).
+    const payload = options.urgent ? { workspaceId, urgent: true } : { workspaceId };
     const job = JOBS.maintainWorkspace;
     await this.boss.send(MAINTAIN_WORKSPACE, payload, {
       singletonKey: job.singletonKey(payload),
-      startAfter: options.delaySeconds ?? job.startAfterSeconds ?? 0,
+      startAfter: options.delaySeconds ?? (options.urgent ? 0 : (job.startAfterSeconds ?? 0)),
     });
   }
 

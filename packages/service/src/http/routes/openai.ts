@@ -10,7 +10,7 @@ import { randomToken } from '../../ids.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import { toAppError } from '../errors.js';
 import { SECURITY } from '../openapi.js';
-import { AnswerCitation as AnswerCitationSchema } from '../schemas.js';
+import { AnswerCitation as AnswerCitationSchema, AnswerKind } from '../schemas.js';
 import { EventStream } from '../sse.js';
 
 /** The one model this endpoint serves: answers grounded in the workspace. */
@@ -100,6 +100,7 @@ const Completion = z
     ),
     usage: Usage,
     citations: z.array(AnswerCitationSchema).describe('Extension: the passages the [n] markers cite'),
+    kind: AnswerKind.describe('Extension: how the answer was made (extractive, model or declined)'),
   })
   .meta({ id: 'ChatCompletion' });
 
@@ -247,6 +248,7 @@ export function openAiRoutes(app: FastifyInstance, deps: AppDeps): void {
             ],
             usage: usageOf(a.usage, request.q, a.citations, a.answer),
             citations: a.citations.map((c) => AnswerCitationSchema.parse(c)),
+            kind: a.kind,
           };
         }
 
@@ -269,7 +271,10 @@ export function openAiRoutes(app: FastifyInstance, deps: AppDeps): void {
           }
           const a = next.value;
           const citations = a.citations.map((c) => AnswerCitationSchema.parse(c));
-          chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }], { citations });
+          chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }], {
+            citations,
+            kind: a.kind,
+          });
           if (body.stream_options?.include_usage) {
             chunk([], { usage: usageOf(a.usage, request.q, a.citations, a.answer), citations });
           }

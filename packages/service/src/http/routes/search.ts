@@ -76,7 +76,7 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
       .boolean()
       .default(false)
       .describe(
-        'Answer as server-sent events: `delta` {text}…, then `citations` {citations}, then `done` {answer, citations}',
+        'Answer as server-sent events: `delta` {text}…, then `citations` {citations}, then `done` {answer, citations, kind}',
       ),
   });
 
@@ -157,8 +157,8 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
       checkLength(req.body.q);
       checkFilterValues(req.body.filters);
       if (!req.body.stream) {
-        const { answer, citations } = await answerQuestion(deps, principalOf(req), req.body);
-        return { answer, citations };
+        const { answer, citations, kind } = await answerQuestion(deps, principalOf(req), req.body);
+        return { answer, citations, kind };
       }
       const abort = new AbortController();
       reply.raw.once('close', () => abort.abort());
@@ -172,9 +172,9 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
           stream.send('delta', { text: next.value.delta });
           next = await answer.next();
         }
-        const { answer: text, citations } = next.value;
+        const { answer: text, citations, kind } = next.value;
         stream.send('citations', { citations });
-        stream.send('done', { answer: text, citations });
+        stream.send('done', { answer: text, citations, kind });
       } catch (err) {
         stream.fail(err);
       }

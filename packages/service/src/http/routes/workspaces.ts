@@ -22,6 +22,12 @@ const Name = z
   .describe('Shown in lists and headings; need not be unique');
 const Description = z.string().max(WORKSPACE_DESCRIPTION_MAX).nullable();
 const Metadata = z.record(z.string(), z.unknown()).describe('A JSON object of your own');
+const Language = z
+  .string()
+  .max(10)
+  .describe(
+    'The language its documents are indexed and its questions read in: "auto" (each document its own, detected; the default) or an ISO 639-1 code (GET /v1/formats lists them under languages). Documents keep the language they were indexed in until processed again.',
+  );
 
 /** Workspaces: created empty or by an upload, listed with names, renamed, deleted with everything in them. */
 export function workspaceRoutes(app: FastifyInstance, deps: AppDeps): void {
@@ -55,7 +61,12 @@ export function workspaceRoutes(app: FastifyInstance, deps: AppDeps): void {
         tags,
         security: SECURITY.write,
         summary: 'Create an empty workspace; upload into it with workspaceId',
-        body: z.object({ name: Name, description: Description.optional(), metadata: Metadata.optional() }),
+        body: z.object({
+          name: Name,
+          description: Description.optional(),
+          metadata: Metadata.optional(),
+          language: Language.optional(),
+        }),
         response: { 201: Workspace, ...errorResponses },
       },
     },
@@ -91,15 +102,16 @@ export function workspaceRoutes(app: FastifyInstance, deps: AppDeps): void {
         tags,
         security: SECURITY.write,
         params: Params,
-        summary: 'Rename a workspace, or change its description or metadata (fields left out stay)',
+        summary: 'Rename a workspace, or change its description, metadata or language (fields left out stay)',
         body: z
           .object({
             name: Name.optional(),
             description: Description.optional().describe('null or "" removes it'),
             metadata: Metadata.optional().describe('Replaces the whole object'),
+            language: Language.optional(),
           })
           .refine((b) => Object.values(b).some((v) => v !== undefined), {
-            message: 'Send at least one of name, description, metadata.',
+            message: 'Send at least one of name, description, metadata, language.',
           }),
         response: { 200: Workspace, ...errorResponses },
       },

@@ -1,0 +1,304 @@
+/**
+ * Development aid for issue 24 (languages and declines), behind docs/decisions/0013: builds each
+ * workspace once in this process with the service's parser, language detection, chunker and index
+ * adapter (no HTTP, no database, no sandbox), then asks its questions through the service's answer
+ * operation (question language, search, extractive answerer) in seconds. The benchmark of record is
+ * bench/languages.ts, through the running service. Only the tune split is used for tuning; `--split
+ * holdout` is for the final report and is never iterated on.
+ *
+ * node bench/run.mjs languages-tune [--suite manuals|offtopic|all] [--manual NAME] [--split tune]
+ *   [--rebuild] [--show fails|undeclined|misses] [--debug ID] [--signals FILE]
+ *   [--min-probability P]
+ *
+ * --signals writes every question's relevance signals (answerer run with the decision off) for
+ * bench/languages-calibrate.ts.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { LanceSearchIndex } from '../packages/service/src/adapters/index/lancedb.js';
+import { EldDetector } from '../packages/service/src/adapters/language/eld.js';
+import { loadWordNetLexicon } from '../packages/service/src/adapters/lexicon/wordnet.js';
+import { answerQuestion } from '../packages/service/src/answers/answer.js';
+import {
+  DEFAULT_EXTRACTIVE,
+  DEFAULT_RELEVANCE,
+  rankQuotes,
+} from '../packages/service/src/answers/extractive.js';
+import {
+  NEVER_DECLINE,
+  type RelevanceSignals,
+  type RelevanceThresholds,
+} from '../packages/service/src/answers/relevance.js';
+import { parseBytes } from '../packages/service/src/parsing/parse.js';
+import { chunkText } from '../packages/service/src/processing/chunker.js';
+import { indexRowsOf } from '../packages/service/src/search/indexing.js';
+import { searchWorkspace } from '../packages/service/src/search/search.js';
+import { documentLanguage, questionLanguage } from '../packages/service/src/text/detection.js';
+import { repoRoot } from './lib/data.js';
+import { comparableText } from './lib/manual-eval.js';
+import { answerPattern, loadManualSet, manualPages } from './lib/manual-set.js';
+import { manualDir } from './lib/manuals.js';
+import { loadOffTopicSet, offTopicFiles } from './lib/offtopic-set.js';
+import { parseBenchArgs } from './lib/results.js';
+
+const argv = process.argv.slice(2);
+const { opts } = parseBenchArgs(argv.filter((a) => a !== '--rebuild'));
+const rebuild = argv.includes('--rebuild');
+const split = opts.split ?? 'tune';
+const suite = opts.suite ?? 'manuals';
+const MANUALS = [
+  'debian-handbook',
+  'git-doc',
+  'debian-reference-de',
+  'debian-reference-en',
+  'debian-reference-es',
+  'debian-reference-fr',
+  'debian-reference-ja',
+  'debian-reference-zh-cn',
+].filter((m) =>
+  existsSync(
+    path.join(repoRoot, `bench/${m.startsWith('debian-reference') ? 'languages' : 'manual'}/${m}.json`),
+  ),
+);
+const cacheRoot = path.join(repoRoot, 'node_modules/.cache/docslurp-languages-tune');
+const detector = new EldDetector();
+const lexicon = await loadWordNetLexicon();
+// --min-probability overrides the fitted decision's threshold (the model stays the fitted one).
+const relevance: RelevanceThresholds | undefined = opts['min-probability']
+  ? { ...DEFAULT_RELEVANCE, minProbability: Number(opts['min-probability']) }
+  : undefined;
+const principal = {
+  accountId: 'a',
+  scopes: new Set(['search'] as const),
+  keyId: undefined,
+  userId: undefined,
+};
+
+interface Workspace {
+  index: LanceSearchIndex;
+  languages: string[];
+}
+
+/** A workspace of these files, indexed once into the cache (again with --rebuild). */
+async function workspace(
+  name: string,
+  files: () => Promise<{ name: string; file: string; type: string }[]>,
+): Promise<Workspace> {
+  const dir = path.join(cacheRoot, name);
+  const marker = path.join(dir, 'languages.json');
+  if (rebuild || !existsSync(marker)) {
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    const index = new LanceSearchIndex(dir);
+    const languages = new Set<string>();
+    let n = 0;
+    for (const f of await files()) {
+      const parsed = await parseBytes(readFileSync(f.file), path.basename(f.name), f.type);
+      const id = `doc_${n++}`;
+      const language = await documentLanguage(parsed.text, 'auto', detector);
+      languages.add(language.code);
+      const chunks = chunkText(parsed.text, id, language);
+      if (chunks.length === 0) continue;
+      await index.replaceDocument(
+        'ws',
+        id,
+        indexRowsOf({ id, filename: f.name, sourceUrl: null }, parsed, chunks, language),
+      );
+    }
+    await index.optimize('ws');
+    await index.close();
+    writeFileSync(marker, JSON.stringify([...languages]));
+    process.stderr.write(`indexed ${name}: ${n} files (${[...languages].join(', ')})\n`);
+  }
+  return {
+    index: new LanceSearchIndex(dir),
+    languages: JSON.parse(readFileSync(marker, 'utf8')) as string[],
+  };
+}
+
+function depsOf(ws: Workspace) {
+  return {
+    workspaces: { searchContext: async () => ({ language: 'auto', languages: ws.languages }) },
+    documents: {
+      liveDocuments: async (_w: string, ids: string[]) =>
+        new Map(ids.map((id) => [id, { source: null, sourceItem: null, version: 1 }])),
+    },
+    index: ws.index,
+    lexicon,
+    languages: detector,
+    relevance,
+  };
+}
+
+interface Asked {
+  suite: string;
+  set: string;
+  id: string;
+  q: string;
+  split: string;
+  /** Whether the workspace answers it. */
+  answerable: boolean;
+  pattern?: string | undefined;
+  recalled?: boolean | undefined;
+  contains: boolean;
+  declined: boolean;
+  questionLanguage: string;
+  signals?: RelevanceSignals | undefined;
+  answer: string;
+  /** With every decline rule off (--signals). */
+  open?: { declined: boolean; contains: boolean; absent: boolean } | undefined;
+}
+
+const results: Asked[] = [];
+async function ask(
+  suite: string,
+  set: string,
+  ws: Workspace,
+  q: { id: string; q: string; split: string },
+  pattern?: string,
+): Promise<void> {
+  const deps = depsOf(ws);
+  const a = await answerQuestion(deps, principal, { workspaceId: 'ws', q: q.q, topK: 8 });
+  const declined = a.kind === 'declined';
+  // For calibration: the answer the answerer would give with every decline rule off, and its signals.
+  const open = opts.signals
+    ? await answerQuestion(
+        {
+          ...deps,
+          lexicon: undefined,
+          relevance: NEVER_DECLINE,
+        },
+        principal,
+        { workspaceId: 'ws', q: q.q, topK: 8 },
+      )
+    : undefined;
+  // ...and whether the English lexicon's absent-word rule alone declines it.
+  const absent = opts.signals
+    ? await answerQuestion({ ...deps, relevance: NEVER_DECLINE }, principal, {
+        workspaceId: 'ws',
+        q: q.q,
+        topK: 8,
+      })
+    : undefined;
+  let recalled: boolean | undefined;
+  if (pattern) {
+    const top = await searchWorkspace(deps, principal, { workspaceId: 'ws', q: q.q, topK: 5 });
+    recalled = top.some((h) => answerPattern(pattern).test(comparableText(h.text)));
+  }
+  results.push({
+    suite,
+    set,
+    id: q.id,
+    q: q.q,
+    split: q.split,
+    answerable: pattern !== undefined,
+    pattern,
+    recalled,
+    contains: !!pattern && !declined && answerPattern(pattern).test(comparableText(a.answer)),
+    declined,
+    questionLanguage: (await questionLanguage(q.q, await deps.workspaces.searchContext(), detector)).code,
+    signals: open?.signals ?? a.signals,
+    answer: a.answer,
+    open: open && {
+      declined: open.kind === 'declined',
+      contains:
+        !!pattern && open.kind !== 'declined' && answerPattern(pattern).test(comparableText(open.answer)),
+      absent: absent?.kind === 'declined',
+    },
+  });
+}
+
+const inSplit = (q: { split: string }) => split === 'all' || q.split === split;
+const manualNames = opts.manual ? [opts.manual] : MANUALS;
+const manualWorkspaces = new Map<string, Workspace>();
+async function manualWorkspace(name: string): Promise<Workspace> {
+  let ws = manualWorkspaces.get(name);
+  if (!ws) {
+    const set = loadManualSet(name);
+    const manual = await manualDir(set.package);
+    ws = await workspace(name, async () =>
+      manualPages(manual, set).map((p) => ({ ...p, type: 'text/html' })),
+    );
+    manualWorkspaces.set(name, ws);
+  }
+  return ws;
+}
+
+if (suite === 'manuals' || suite === 'all') {
+  for (const name of manualNames) {
+    const set = loadManualSet(name);
+    const ws = await manualWorkspace(name);
+    for (const q of set.answerable.filter(inSplit)) await ask('manuals', name, ws, q, q.answer);
+    for (const q of set.unanswerable.filter(inSplit)) await ask('manuals', name, ws, q);
+  }
+}
+
+if (suite === 'offtopic' || suite === 'all') {
+  // One manual's questions asked of another manual's workspace: none of them is answered there.
+  for (const [from, to] of [
+    ['debian-handbook', 'git-doc'],
+    ['git-doc', 'debian-handbook'],
+  ] as const) {
+    const set = loadManualSet(from);
+    const ws = await manualWorkspace(to);
+    for (const q of [...set.answerable, ...set.unanswerable].filter(inSplit))
+      await ask('offtopic', `${from}→${to}`, ws, q);
+  }
+  const set = loadOffTopicSet();
+  for (const w of set.workspaces) {
+    const ws = await workspace(`offtopic-${w.id}`, () => offTopicFiles(set, w.id));
+    for (const q of set.everyday.filter(inSplit)) await ask('offtopic', `everyday→${w.id}`, ws, q);
+    for (const q of set.answerable.filter((x) => x.workspace === w.id).filter(inSplit))
+      await ask('offtopic', `answerable ${w.id}`, ws, q, q.answer);
+  }
+}
+
+if (opts.debug) {
+  const name = opts.manual ?? 'debian-handbook';
+  const ws = await manualWorkspace(name);
+  const set = loadManualSet(name);
+  const q = [...set.answerable, ...set.unanswerable].find((x) => x.id === opts.debug)!;
+  const deps = depsOf(ws);
+  const language = await questionLanguage(q.q, await deps.workspaces.searchContext(), detector);
+  const hits = await searchWorkspace(deps, principal, {
+    workspaceId: 'ws',
+    q: q.q,
+    topK: 8,
+    maxChunksPerDocument: 3,
+    language,
+  });
+  process.stdout.write(`question language ${language.code}\n`);
+  for (const [i, h] of hits.entries())
+    process.stdout.write(
+      `--- [${i + 1}] ${h.citation.filename} ${h.language} score ${h.score.toFixed(3)}\n${h.text.slice(0, 400)}\n`,
+    );
+  const { type, quotes } = rankQuotes(q.q, hits, DEFAULT_EXTRACTIVE, language);
+  process.stdout.write(`type ${type}\n`);
+  for (const x of quotes.slice(0, 6))
+    process.stdout.write(
+      `[p${x.hitIndex + 1} s${x.score.toFixed(2)} c${x.coverage.toFixed(2)}${x.typed ? ' T' : ''}] ${x.text.slice(0, 200)}\n`,
+    );
+}
+
+for (const ws of [...manualWorkspaces.values()]) await ws.index.close();
+
+const f = (x: number, n: number) => (n ? (x / n).toFixed(3) : '-');
+const bySet = new Map<string, Asked[]>();
+for (const r of results) bySet.set(r.set, [...(bySet.get(r.set) ?? []), r]);
+for (const [set, rs] of bySet) {
+  const a = rs.filter((r) => r.answerable);
+  const u = rs.filter((r) => !r.answerable);
+  if (opts.show === 'fails')
+    for (const r of a.filter((x) => !x.contains))
+      process.stdout.write(
+        `${r.id} ${r.recalled ? 'recalled' : 'missed'} | ${r.q} => ${r.pattern}\n    ${r.answer.slice(0, 200)}\n`,
+      );
+  if (opts.show === 'undeclined')
+    for (const r of u.filter((x) => !x.declined))
+      process.stdout.write(`${r.id} | ${r.q}\n    ${r.answer.slice(0, 200)}\n`);
+  process.stdout.write(
+    `${set} ${split}: ${a.length ? `recall@5 ${f(a.filter((r) => r.recalled).length, a.length)}, chat contains ${f(a.filter((r) => r.contains).length, a.length)}, false declines ${a.filter((r) => r.declined).length}/${a.length}` : ''}${u.length ? `${a.length ? ', ' : ''}declined ${u.filter((r) => r.declined).length}/${u.length}` : ''}\n`,
+  );
+}
+if (opts.signals) writeFileSync(opts.signals, `${JSON.stringify(results, null, 1)}\n`);

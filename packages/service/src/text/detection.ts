@@ -1,0 +1,48 @@
+import type { LanguageDetector } from '../domain/ports.js';
+import { ENGLISH, type Language, languageFor } from './language.js';
+
+/**
+ * Enough of a document to tell its language: the detector's accuracy does not grow beyond a few
+ * thousand characters, and its time does. Markdown code and link targets say nothing about it.
+ */
+const SAMPLE_CHARS = 20_000;
+
+function prose(text: string): string {
+  return text
+    .slice(0, SAMPLE_CHARS * 2)
+    .replace(/```[\s\S]*?```/g, ' ')
+    .replace(/\]\([^)]*\)/g, ']')
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .slice(0, SAMPLE_CHARS);
+}
+
+/**
+ * The language a document is indexed in: the workspace's when it sets one, else the detected one
+ * when the detector is sure, else English (a document of tables of numbers or of code has no language
+ * to tell; English reading keeps its words whole).
+ */
+export async function documentLanguage(
+  text: string,
+  setting: string,
+  detector: LanguageDetector | undefined,
+): Promise<Language> {
+  if (setting !== 'auto') return languageFor(setting);
+  const found = await detector?.detect(prose(text));
+  return found?.reliable ? languageFor(found.language) : ENGLISH;
+}
+
+/**
+ * The language a question is read in. A question is short, so a guess the detector is unsure of
+ * falls back to the workspace's: the language it sets, else the one language its documents are in.
+ */
+export async function questionLanguage(
+  q: string,
+  workspace: { language: string; languages: string[] },
+  detector: LanguageDetector | undefined,
+): Promise<Language> {
+  const found = await detector?.detect(q);
+  if (found?.reliable) return languageFor(found.language);
+  if (workspace.language !== 'auto') return languageFor(workspace.language);
+  if (workspace.languages.length === 1) return languageFor(workspace.languages[0]);
+  return ENGLISH;
+}

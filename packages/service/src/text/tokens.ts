@@ -1,0 +1,110 @@
+/**
+ * The one tokenizer: every part of the service that splits text into words (the index's terms, the
+ * word codes used for ranking, snippets, the answerer) goes through `tokenize`, so a word is the same
+ * word everywhere.
+ *
+ * Words are runs of letters and digits of any script. Runs of Chinese or Japanese characters, which
+ * are written without spaces, are cut into words by ICU's dictionary segmenter (`Intl.Segmenter`,
+ * offline in Node's full ICU), or into overlapping pairs of characters: measured on the Debian
+ * Reference's tune questions (docs/decisions/0014-languages.md), Chinese is found better by its words
+ * (answer recall@5 0.86 against 0.70) and Japanese by pairs (0.72 against 0.62).
+ */
+
+/** A word of a text: where it stands, and its form for comparison (lower case, NFKC). */
+export interface Token {
+  start: number;
+  end: number;
+  word: string;
+}
+
+/** A word, with one optional apostrophe and letters ("don't", "l'heure"). Linear: no nested quantifiers. */
+const WORD = /[\p{L}\p{N}]+(?:['’]\p{L}+)?/gu;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** Splitting "l'heure" into "l" and "heure": the elided article is a word of its own in these languages. */
+export type ApostropheRule = 'keep' | 'split';
+
+export interface TokenizeOptions {
+  apostrophes?: ApostropheRule | undefined;
+  /** Locale for the segmenter of Chinese/Japanese runs; by default, Japanese when the run has kana. */
+  cjkLocale?: 'ja' | 'zh' | undefined;
+  /** Chinese/Japanese runs cut into dictionary words (the default) or overlapping character pairs. */
+  cjk?: 'words' | 'bigrams' | undefined;
+}
+
+const segmenters = new Map<string, Intl.Segmenter>();
+function segmenter(locale: string): Intl.Segmenter {
+  let s = segmenters.get(locale);
+  if (!s) {
+    s = new Intl.Segmenter(locale, { granularity: 'word' });
+    segmenters.set(locale, s);
+  }
+  return s;
+}
+
+/** The comparable form of a word: lower case; full-width and compatibility forms folded (NFKC). */
+export function normalizeWord(word: string): string {
+  const lower = word.toLowerCase();
+  return ASCII.test(lower) ? lower : lower.normalize('NFKC');
+}
+
+export function hasCjk(text: string): boolean {
+  return CJK.test(text);
+}
+
+/** Runs of Chinese/Japanese characters within a word, and the rest ("libtasn1は" → "libtasn1", "は"). */
+const CJK_RUN =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc]+|[^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\u30fc]+/gu;
+
+/**
+ * Words of `text` in order, with offsets into `text`. A run of Chinese or Japanese characters is cut
+ * into words or pairs of characters (the segmenter is given one run at a time: on a whole document at
+ * once it is orders of magnitude slower); letters of other scripts written against it are a word of
+ * their own.
+ */
+export function tokenize(text: string, options: TokenizeOptions = {}): Token[] {
+  const out: Token[] = [];
+  for (const m of text.matchAll(WORD)) {
+    const raw = m[0];
+    const at = m.index;
+    if (!CJK.test(raw)) {
+      wordTokens(raw, at, options, out);
+      continue;
+    }
+    for (const part of raw.matchAll(CJK_RUN)) {
+      if (CJK.test(part[0])) cjkTokens(part[0], at + part.index, options, out);
+      else wordTokens(part[0], at + part.index, options, out);
+    }
+  }
+  return out;
+}
+
+function cjkTokens(run: string, at: number, options: TokenizeOptions, out: Token[]): void {
+  if (options.cjk === 'bigrams') {
+    if (run.length === 1) out.push({ start: at, end: at + 1, word: normalizeWord(run) });
+    for (let i = 0; i + 1 < run.length; i++)
+      out.push({ start: at + i, end: at + i + 2, word: normalizeWord(run.slice(i, i + 2)) });
+    return;
+  }
+  const locale = options.cjkLocale ?? (KANA.test(run) ? 'ja' : 'zh');
+  for (const s of segmenter(locale).segment(run)) {
+    if (!s.isWordLike) continue;
+    out.push({ start: at + s.index, end: at + s.index + s.segment.length, word: normalizeWord(s.segment) });
+  }
+}
+
+function wordTokens(raw: string, at: number, options: TokenizeOptions, out: Token[]): void {
+  const apostrophe = options.apostrophes === 'split' ? raw.search(/['’]/) : -1;
+  if (apostrophe > 0) {
+    out.push({ start: at, end: at + apostrophe, word: normalizeWord(raw.slice(0, apostrophe)) });
+    out.push({
+      start: at + apostrophe + 1,
+      end: at + raw.length,
+      word: normalizeWord(raw.slice(apostrophe + 1)),
+    });
+    return;
+  }
+  out.push({ start: at, end: at + raw.length, word: normalizeWord(raw) });
+}

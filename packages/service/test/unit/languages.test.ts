@@ -1,0 +1,219 @@
+import { describe, expect, it } from 'vitest';
+import { EldDetector } from '../../src/adapters/language/eld.js';
+import { answerQuestion } from '../../src/answers/answer.js';
+import type { Principal } from '../../src/domain/types.js';
+import { chunkText } from '../../src/processing/chunker.js';
+import { indexRowsOf } from '../../src/search/indexing.js';
+import { documentLanguage, questionLanguage } from '../../src/text/detection.js';
+import { ENGLISH, languageFor } from '../../src/text/language.js';
+import { tokenize } from '../../src/text/tokens.js';
+import { MemorySearchIndex } from '../support/fake-index.js';
+
+/** Languages (issue 24): reading each language's words and sentences, and answering in it. */
+
+const principal: Principal = {
+  accountId: 'acc',
+  scopes: new Set(['search']),
+  keyId: 'key',
+  userId: undefined,
+};
+const detector = new EldDetector();
+
+/**
+ * A workspace of these documents in memory, indexed as the worker indexes them (each document in its
+ * detected language), and the answer operation over it.
+ */
+async function workspaceOf(documents: Record<string, string>) {
+  const index = new MemorySearchIndex();
+  const languages = new Set<string>();
+  for (const [name, text] of Object.entries(documents)) {
+    const language = await documentLanguage(text, 'auto', detector);
+    languages.add(language.code);
+    const rows = indexRowsOf(
+      { id: name, filename: `${name}.md`, sourceUrl: null },
+      { mediaType: 'text/markdown', title: null },
+      chunkText(text, name, language),
+      language,
+    );
+    await index.replaceDocument('ws', name, rows);
+  }
+  const deps = {
+    workspaces: { searchContext: async () => ({ language: 'auto', languages: [...languages] }) },
+    documents: {
+      liveDocuments: async (_w: string, ids: string[]) =>
+        new Map(ids.map((id) => [id, { source: null, sourceItem: null, version: 1 }])),
+    },
+    index,
+    languages: detector,
+  };
+  return (q: string) => answerQuestion(deps, principal, { workspaceId: 'ws', q, topK: 8 });
+}
+
+describe('reading words', () => {
+  it('cuts Chinese into dictionary words and Japanese into pairs of characters, and keeps a Latin name whole', () => {
+    expect(
+      languageFor('zh')
+        .tokens('如何安装软件包')
+        .map((t) => t.word),
+    ).toEqual(['如何', '安装', '软件', '包']);
+    expect(
+      languageFor('ja')
+        .tokens('パッケージを')
+        .map((t) => t.word),
+    ).toEqual(['パッ', 'ッケ', 'ケー', 'ージ', 'ジを']);
+    expect(tokenize('libtasn1は何').map((t) => t.word)).toEqual(['libtasn1', 'は', '何']);
+  });
+
+  it("stems and folds each language's words, and splits French elisions", () => {
+    const de = languageFor('de');
+    expect(de.term('installationen')).toBe(de.term('installation'));
+    expect(de.term('größe')).toBe(de.term('grösse'));
+    expect(
+      languageFor('fr')
+        .tokens("l'ordinateur")
+        .map((t) => t.word),
+    ).toEqual(['l', 'ordinateur']);
+    expect(languageFor('fr').contentTerms("l'ordinateur")).toEqual([languageFor('fr').term('ordinateur')]);
+    expect(languageFor('es').term('paquetes')).toBe(languageFor('es').term('paquete'));
+    // Full-width letters read as the same word.
+    expect(tokenize('ｓｕｄｏ').map((t) => t.word)).toEqual(['sudo']);
+  });
+
+  it('ends sentences at Chinese and Japanese full stops, and not after German abbreviations', () => {
+    const zh = languageFor('zh');
+    const text = '运行级别是多少？默认是五。之后重启。';
+    expect(zh.sentenceSpans(text).map(([a, b]) => text.slice(a, b))).toEqual([
+      '运行级别是多少？',
+      '默认是五。',
+      '之后重启。',
+    ]);
+    const de = languageFor('de');
+    const german = 'Das gilt z. B. für Drucker. Danach ist es anders.';
+    expect(de.sentenceSpans(german).map(([a, b]) => german.slice(a, b))).toEqual([
+      'Das gilt z. B. für Drucker.',
+      'Danach ist es anders.',
+    ]);
+  });
+
+  it('tells the language of a document, and of a short question by the workspace it is asked in', async () => {
+    const german =
+      'Die Paketverwaltung von Debian installiert Programme und hält sie aktuell. Jedes Paket hat Abhängigkeiten.';
+    expect((await documentLanguage(german, 'auto', detector)).code).toBe('de');
+    expect((await documentLanguage(german, 'fr', detector)).code).toBe('fr');
+    expect(
+      (
+        await questionLanguage(
+          'Wie lange dauert ein Neustart?',
+          { language: 'auto', languages: [] },
+          detector,
+        )
+      ).code,
+    ).toBe('de');
+    // Too short to tell: the workspace's one language.
+    expect((await questionLanguage('sudo?', { language: 'auto', languages: ['ja'] }, detector)).code).toBe(
+      'ja',
+    );
+    expect((await questionLanguage('sudo?', { language: 'auto', languages: [] }, detector)).code).toBe('en');
+  });
+});
+
+describe('answering in the language of the question', () => {
+  // Each workspace holds the one passage that answers, beside one about something else.
+  const cases = [
+    {
+      language: 'de',
+      documents: {
+        neustart:
+          'Der Rechner startet nach einem Kernel-Update neu. Ein Neustart dauert auf einem gewöhnlichen Server etwa zwei Minuten.',
+        drucker: 'Drucker werden mit CUPS eingerichtet. Die Weboberfläche von CUPS läuft auf Port 631.',
+      },
+      q: 'Wie lange dauert ein Neustart des Servers?',
+      answer: /etwa zwei Minuten/,
+      decline: 'Dazu habe ich in diesem Arbeitsbereich keine Antwort gefunden.',
+    },
+    {
+      language: 'fr',
+      documents: {
+        sauvegarde:
+          'La sauvegarde complète du serveur prend environ trois heures. Elle démarre chaque nuit à deux heures du matin.',
+        imprimante:
+          "Les imprimantes sont configurées avec CUPS. L'interface web de CUPS écoute sur le port 631.",
+      },
+      q: 'Combien de temps dure la sauvegarde complète du serveur ?',
+      answer: /environ trois heures/,
+      decline: "Je n'ai pas trouvé de réponse à cette question dans cet espace de travail.",
+    },
+    {
+      language: 'es',
+      documents: {
+        copia:
+          'La copia de seguridad completa del servidor tarda unas tres horas. Empieza cada noche a las dos de la madrugada.',
+        impresora: 'Las impresoras se configuran con CUPS. La interfaz web de CUPS escucha en el puerto 631.',
+      },
+      q: '¿Cuánto tarda la copia de seguridad completa del servidor?',
+      answer: /unas tres horas/,
+      decline: 'No encontré una respuesta a eso en este espacio de trabajo.',
+    },
+    {
+      language: 'ja',
+      documents: {
+        backup: 'サーバーの完全バックアップには約三時間かかります。バックアップは毎晩二時に始まります。',
+        printer: 'プリンターはCUPSで設定します。CUPSのウェブ画面はポート631で動きます。',
+      },
+      q: 'サーバーの完全バックアップにはどのくらい時間がかかりますか？',
+      answer: /約三時間/,
+      decline: 'このワークスペースには、その質問への回答が見つかりませんでした。',
+    },
+    {
+      language: 'zh',
+      documents: {
+        backup: '服务器的完整备份大约需要三个小时。备份每天晚上两点开始。',
+        printer: '打印机使用CUPS配置。CUPS的网页界面在端口631上运行。',
+      },
+      q: '服务器的完整备份需要多长时间？',
+      answer: /大约需要三个小时/,
+      decline: '在此工作区中找不到该问题的答案。',
+    },
+  ];
+
+  for (const c of cases) {
+    it(`answers a question in ${languageFor(c.language).name} from its passage, and declines in ${languageFor(c.language).name}`, async () => {
+      const ask = await workspaceOf(c.documents);
+      const a = await ask(c.q);
+      expect(a.kind).toBe('extractive');
+      expect(a.answer).toMatch(c.answer);
+      expect(a.citations[0]?.text).toMatch(c.answer);
+      // A question the workspace does not answer, asked in the same language.
+      const off = await ask(
+        {
+          de: 'Wie viele Urlaubstage bekommen die Angestellten?',
+          fr: 'Combien de jours de congés payés ont les employés ?',
+          es: '¿Cuántos días de vacaciones tienen los empleados?',
+          ja: '社員の有給休暇は何日ですか？',
+          zh: '员工有多少天带薪年假？',
+        }[c.language]!,
+      );
+      expect(off).toMatchObject({ kind: 'declined', answer: c.decline, citations: [] });
+    });
+  }
+});
+
+describe("the README's example", () => {
+  it('is declined over documents that do not answer it, and a question they answer is answered', async () => {
+    // A workspace like the one a new user tried: Valgrind, libtasn1 and zstd documentation.
+    const ask = await workspaceOf({
+      valgrind:
+        'Valgrind is an instrumentation framework for building dynamic analysis tools. The Memcheck tool detects memory errors such as use of uninitialised memory. To run your program under Memcheck, prefix the command line with valgrind --leak-check=yes. This program is free software; you can redistribute it under the terms of the GNU General Public License, and a licence terminated for violation is reinstated if you cease all violation and the copyright holder does not notify you prior to 60 days after the cessation.',
+      libtasn1:
+        'Libtasn1 is the ASN.1 library used by GnuTLS, p11-kit and some other packages. It was written by Fabio Fontana and Simon Josefsson. The goal of this implementation is to be highly portable and only require an ANSI C89 platform.',
+      zstd: 'Zstandard is a fast lossless compression algorithm. The test suite runs with make test; the fuzzer tests run in CI for every pull request. Compression levels range from 1 to 19, and 22 with --ultra.',
+    });
+    for (const q of ['How many vacation days do employees get?', 'How do I reset my password?']) {
+      expect(await ask(q)).toMatchObject({ kind: 'declined', citations: [] });
+    }
+    const a = await ask('What does libtasn1 do?');
+    expect(a.kind).toBe('extractive');
+    expect(a.answer).toContain('ASN.1 library');
+    expect(ENGLISH.questions.decline).toBe('I could not find an answer to that in this workspace.');
+  });
+});
