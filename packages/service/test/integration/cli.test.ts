@@ -112,3 +112,24 @@ describe('docslurp users create --password-stdin', () => {
     expect(runWithInput(['users', 'list'], '').output).toContain('typed@example.com');
   });
 });
+
+describe('npx docslurp', () => {
+  const repo = path.resolve(path.dirname(cliPath()), '..', '..', '..');
+
+  it('is a committed file, which npm links at install before anything is built', () => {
+    const pkg = JSON.parse(readFileSync(path.join(repo, 'packages/service/package.json'), 'utf8'));
+    expect(pkg.bin.docslurp).not.toMatch(/^dist\//);
+    expect(existsSync(path.join(repo, 'packages/service', pkg.bin.docslurp))).toBe(true);
+  });
+
+  it('prints only the OpenAPI document on standard output', () => {
+    const r = spawnSync('npx', ['--no-install', 'docslurp', 'openapi'], {
+      cwd: repo,
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).openapi).toMatch(/^3\./);
+  });
+});
