@@ -543,6 +543,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: the process answers (dependencies are not checked; see /ready) */
+        get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: each dependency checked (within 3 s). With HOSTED_PLATFORM_APP_NAME set, only loopback callers and holders of the metrics secret see latencies, errors and the schema version */
+        get: operations["ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics (only when METRICS_SECRET is set) */
+        get: operations["metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document */
+        get: operations["openApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1072,7 +1140,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Accepted: the work goes on in the background: the workspace, the run that processes the documents, and the documents */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -1081,7 +1149,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadResponse"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1090,7 +1158,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1099,7 +1167,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1108,7 +1176,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1117,7 +1185,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request conflicts with the present state of the resource; the error code says how */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1126,7 +1194,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1161,7 +1229,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Accepted: the work goes on in the background: the workspace, the run that processes the documents, and the documents */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -1170,7 +1238,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadResponse"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1179,7 +1247,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1188,7 +1256,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1197,7 +1265,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1206,7 +1274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request conflicts with the present state of the resource; the error code says how */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1215,7 +1283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Over a size limit: the body, a file or the number of files */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1224,7 +1292,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description A file no worker can read; the message names each such file and GET /v1/formats lists what is read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1233,7 +1301,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1253,7 +1321,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the formats read, with their extensions and media types, and what an upload refuses */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1262,7 +1330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Formats"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1284,7 +1352,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the run, with its status and document counts */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1293,7 +1361,7 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1302,7 +1370,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1311,7 +1379,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1320,7 +1388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1329,7 +1397,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1351,7 +1419,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the run, with the stage and any error of each document */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1360,7 +1428,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunProgress"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1369,7 +1437,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1378,7 +1446,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1387,7 +1455,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1396,7 +1464,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1418,7 +1486,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the run, with its status and document counts */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1427,7 +1495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1436,7 +1504,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1445,7 +1513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1454,7 +1522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1463,7 +1531,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request conflicts with the present state of the resource; the error code says how */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1472,7 +1540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1494,7 +1562,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the run, with its status and document counts */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1503,7 +1571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1512,7 +1580,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1521,7 +1589,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1530,7 +1598,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1539,7 +1607,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request conflicts with the present state of the resource; the error code says how */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1548,7 +1616,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1570,7 +1638,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the run, with its status and document counts */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1579,7 +1647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1588,7 +1656,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1597,7 +1665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1606,7 +1674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1615,7 +1683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request conflicts with the present state of the resource; the error code says how */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1624,7 +1692,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1651,7 +1719,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the passages, best first, each with its citation */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1660,7 +1728,7 @@ export interface operations {
                     "application/json": components["schemas"]["SearchResponse"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1669,7 +1737,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1678,7 +1746,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1687,7 +1755,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1696,7 +1764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1744,7 +1812,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the passages, best first, each with its citation */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1753,7 +1821,7 @@ export interface operations {
                     "application/json": components["schemas"]["SearchResponse"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1762,7 +1830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1771,7 +1839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1780,7 +1848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1789,7 +1857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1844,16 +1912,17 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The answer with its citations; with stream: true, server-sent events instead: `delta` ({"text"}) pieces of the answer as they come, then `citations` ({"citations"}), then `done` ({"answer", "citations"}); a failure after the stream opened is an `error` event ({"error": {"code", "message", "requestId"}}) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ChatResponse"];
+                    "text/event-stream": string;
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1862,7 +1931,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1871,7 +1940,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1880,7 +1949,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1889,7 +1958,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1911,7 +1980,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1920,7 +1989,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1929,7 +1998,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1938,7 +2007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1947,7 +2016,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description This operation does not apply to this resource in its present state */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -1956,7 +2025,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1992,7 +2061,7 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2001,7 +2070,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2010,7 +2079,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2019,7 +2088,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2028,7 +2097,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2050,7 +2119,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2059,7 +2128,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2068,7 +2137,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2077,7 +2146,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2086,7 +2155,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description This operation does not apply to this resource in its present state */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -2095,7 +2164,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2115,7 +2184,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the workspaces, each with its name and document counts */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2126,7 +2195,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2135,7 +2204,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2144,7 +2213,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2153,7 +2222,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2162,7 +2231,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2194,7 +2263,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the workspace */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2203,7 +2272,7 @@ export interface operations {
                     "application/json": components["schemas"]["Workspace"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2212,7 +2281,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2221,7 +2290,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2230,7 +2299,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2239,7 +2308,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2261,7 +2330,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the workspace */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2270,7 +2339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Workspace"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2279,7 +2348,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2288,7 +2357,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2297,7 +2366,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2306,7 +2375,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2328,7 +2397,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the workspace deleted, with what went with it */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2337,7 +2406,7 @@ export interface operations {
                     "application/json": components["schemas"]["WorkspaceDeletion"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2346,7 +2415,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2355,7 +2424,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2364,7 +2433,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2373,7 +2442,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2408,7 +2477,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the workspace */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2417,7 +2486,7 @@ export interface operations {
                     "application/json": components["schemas"]["Workspace"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2426,7 +2495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2435,7 +2504,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2444,7 +2513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2453,7 +2522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2475,7 +2544,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the document (or documents), with status, format and page count */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2486,7 +2555,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2495,7 +2564,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2504,7 +2573,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2513,7 +2582,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2522,7 +2591,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2544,7 +2613,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: which documents search covers now and which are still being indexed */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2553,7 +2622,7 @@ export interface operations {
                     "application/json": components["schemas"]["Availability"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2562,7 +2631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2571,7 +2640,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2580,7 +2649,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2589,7 +2658,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2611,7 +2680,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the document (or documents), with status, format and page count */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2620,7 +2689,7 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2629,7 +2698,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2638,7 +2707,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2647,7 +2716,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2656,7 +2725,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2678,7 +2747,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the document (or documents), with status, format and page count */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2687,7 +2756,7 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2696,7 +2765,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2705,7 +2774,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2714,7 +2783,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2723,7 +2792,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2754,7 +2823,7 @@ export interface operations {
                     "text/markdown": string;
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2763,7 +2832,7 @@ export interface operations {
                     "text/markdown": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2772,7 +2841,7 @@ export interface operations {
                     "text/markdown": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2781,7 +2850,7 @@ export interface operations {
                     "text/markdown": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2790,7 +2859,7 @@ export interface operations {
                     "text/markdown": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request conflicts with the present state of the resource; the error code says how */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2799,7 +2868,7 @@ export interface operations {
                     "text/markdown": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2830,7 +2899,7 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2839,7 +2908,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2848,7 +2917,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2857,7 +2926,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2866,7 +2935,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2886,7 +2955,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the signed-in user and the CSRF token to send on changes */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2895,7 +2964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2904,7 +2973,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2931,7 +3000,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the signed-in user and the CSRF token to send on changes */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2940,7 +3009,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2949,7 +3018,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2958,7 +3027,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2987,7 +3056,7 @@ export interface operations {
                     "application/json": null;
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2996,7 +3065,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3016,7 +3085,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the API key (or keys); the secret only when it is created */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3027,7 +3096,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3036,7 +3105,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3045,7 +3114,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3054,7 +3123,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3063,7 +3132,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3090,7 +3159,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the API key (or keys); the secret only when it is created */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3102,7 +3171,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3111,7 +3180,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3120,7 +3189,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3129,7 +3198,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3138,7 +3207,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3160,7 +3229,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the API key (or keys); the secret only when it is created */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3169,7 +3238,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3178,7 +3247,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3187,7 +3256,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3196,7 +3265,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3205,7 +3274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3225,7 +3294,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the account at a glance */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3234,7 +3303,7 @@ export interface operations {
                     "application/json": components["schemas"]["Overview"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3243,7 +3312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3252,7 +3321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3261,7 +3330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3270,7 +3339,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3290,7 +3359,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the webhook endpoint (or endpoints); the signing secret only when it is created */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3301,7 +3370,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3310,7 +3379,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3319,7 +3388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3328,7 +3397,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3337,7 +3406,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3365,7 +3434,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the webhook endpoint (or endpoints); the signing secret only when it is created */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3377,7 +3446,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3386,7 +3455,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3395,7 +3464,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3404,7 +3473,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3413,7 +3482,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3435,7 +3504,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the webhook endpoint (or endpoints); the signing secret only when it is created */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3444,7 +3513,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3453,7 +3522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3462,7 +3531,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3471,7 +3540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3480,7 +3549,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3502,7 +3571,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the webhook endpoint (or endpoints); the signing secret only when it is created */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3511,7 +3580,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3520,7 +3589,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3529,7 +3598,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3538,7 +3607,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3547,7 +3616,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3574,7 +3643,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the delivery (or deliveries), with every attempt */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3587,7 +3656,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3596,7 +3665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3605,7 +3674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3614,7 +3683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3623,7 +3692,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3646,7 +3715,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Accepted: the work goes on in the background: the delivery (or deliveries), with every attempt */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -3655,7 +3724,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3664,7 +3733,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3673,7 +3742,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3682,7 +3751,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3691,7 +3760,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3713,7 +3782,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the source (or sources), with its last and next sync */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3724,7 +3793,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3733,7 +3802,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3742,7 +3811,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3751,7 +3820,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3760,7 +3829,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3800,7 +3869,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the source (or sources), with its last and next sync */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3809,7 +3878,7 @@ export interface operations {
                     "application/json": components["schemas"]["Source"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3818,7 +3887,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3827,7 +3896,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3836,7 +3905,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3845,7 +3914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3868,7 +3937,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the source (or sources), with its last and next sync */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3877,7 +3946,7 @@ export interface operations {
                     "application/json": components["schemas"]["Source"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3886,7 +3955,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3895,7 +3964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3904,7 +3973,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3913,7 +3982,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3936,7 +4005,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the source (or sources), with its last and next sync */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3945,7 +4014,7 @@ export interface operations {
                     "application/json": components["schemas"]["Source"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3954,7 +4023,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3963,7 +4032,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3972,7 +4041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3981,7 +4050,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4020,7 +4089,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the source (or sources), with its last and next sync */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4029,7 +4098,7 @@ export interface operations {
                     "application/json": components["schemas"]["Source"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4038,7 +4107,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4047,7 +4116,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4056,7 +4125,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4065,7 +4134,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4098,7 +4167,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Accepted: the work goes on in the background: the run, with its status and document counts */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -4110,7 +4179,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4119,7 +4188,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4128,7 +4197,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4137,7 +4206,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4146,7 +4215,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4168,7 +4237,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: Models of the OpenAI-compatible workspace chat */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4187,7 +4256,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4196,7 +4265,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4205,7 +4274,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4214,7 +4283,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4223,7 +4292,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4282,7 +4351,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4291,7 +4360,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4300,7 +4369,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4309,7 +4378,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4318,13 +4387,151 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is up */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+        };
+    };
+    ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready, or degraded (a non-critical dependency failed) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ready" | "degraded" | "unavailable";
+                        /** @description One entry per dependency (database, objectStorage, …) */
+                        checks: {
+                            [key: string]: {
+                                ok: boolean;
+                                critical?: boolean;
+                                latencyMs?: number;
+                                error?: string;
+                            };
+                        };
+                        /** @description The database schema version, when the database answers */
+                        schemaVersion?: number;
+                    };
+                };
+            };
+            /** @description Unavailable: a critical dependency (the database) failed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ready" | "degraded" | "unavailable";
+                        /** @description One entry per dependency (database, objectStorage, …) */
+                        checks: {
+                            [key: string]: {
+                                ok: boolean;
+                                critical?: boolean;
+                                latencyMs?: number;
+                                error?: string;
+                            };
+                        };
+                        /** @description The database schema version, when the database answers */
+                        schemaVersion?: number;
+                    };
+                };
+            };
+        };
+    };
+    metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics in the Prometheus text format */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No bearer token, or not the metrics secret */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description METRICS_SECRET is not set: there are no metrics */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    openApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI 3.0 document of the API */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
                 };
             };
         };
