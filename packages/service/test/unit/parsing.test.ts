@@ -115,7 +115,7 @@ describe('parsing', () => {
     expect(doc.text).not.toContain('var x');
   });
 
-  it('parses an HTML fragment (no <html> or <body>, like a manual\'s *.part.html) as it parses a page', async () => {
+  it("parses an HTML fragment (no <html> or <body>, like a manual's *.part.html) as it parses a page", async () => {
     const fragment = await readFile(path.join(here, 'fixtures', 'backups.part.html'));
     const doc = await parse(fragment, 'backups.part.html');
     expect(doc.mediaType).toBe('text/html');
