@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { dataDir } from '../../../../bench/lib/data.js';
 
 /**
  * Programs from outside npm that some tests need (OCR, PDF rendering, LibreOffice, pg_dump, Chromium,
@@ -18,6 +19,7 @@ const PACKAGES: Record<string, string> = {
   pg_dump: 'postgresql-client',
   pg_restore: 'postgresql-client',
   chromium: 'chromium',
+  'docker-compose': 'docker-compose',
 };
 
 /** Whether `command` can be run from PATH (or as given, when it is a path). */
@@ -50,4 +52,17 @@ export function skipWithout(reason: string | undefined, what: string): boolean {
   if (REQUIRED) throw new Error(`${line}; DOCSLURP_TEST_TOOLS=required, so this is a failure, not a skip`);
   console.warn(`[skipped] ${line}`);
   return true;
+}
+
+/**
+ * Why the public evaluation data (shared/data beside the repository, or BENCH_DATA_DIR: tokenizers,
+ * SciFact, SQuAD) is not here, or undefined when it is. A clone without it skips the tests that read it.
+ */
+export function missingBenchData(): string | undefined {
+  try {
+    dataDir();
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
 }

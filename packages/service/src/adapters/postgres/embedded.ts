@@ -33,7 +33,7 @@ export interface EmbeddedPostgres {
 
 export class EmbeddedPostgresError extends Error {}
 
-interface Binaries {
+export interface Binaries {
   postgres: string;
   initdb: string;
 }
@@ -362,6 +362,14 @@ export async function startEmbeddedPostgres(
       await rm(l.ownerFile, { force: true });
     },
   };
+}
+
+/**
+ * The PostgreSQL programs as this process can have them run: in place, or (as root, out of the
+ * postgres user's reach) the copy under ROOT_POSTGRES_HOME. For tests that run a server of their own.
+ */
+export async function postgresPrograms(): Promise<Binaries> {
+  return reachableBinaries(await binaries(), postgresUser());
 }
 
 export function embeddedDatabaseUrl(adminUrl: string, database: string): string {
