@@ -41,12 +41,13 @@ await script(async () => {
   const values = readEnvFile(envFile);
   const problems = problemsOf(values, envFile);
   if (problems.length) throw new SelfhostError(problems.join('\n'));
+  const t = transport(opts.direct ? 'direct' : 'compose', envFile, values);
+  await t.checkDumpVersion();
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const out = path.resolve(opts.out ?? path.join(repoRoot, 'backups', stamp));
   if (existsSync(out) && readdirSync(out).length)
     throw new SelfhostError(`${out} is not empty: choose a new folder`);
   mkdirSync(out, { recursive: true, mode: 0o700 });
-  const t = transport(opts.direct ? 'direct' : 'compose', envFile, values);
   const say = (line) => process.stdout.write(`[backup] ${line}\n`);
 
   say(`writing to ${out}`);

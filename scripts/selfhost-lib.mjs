@@ -243,6 +243,7 @@ export function transport(mode, envFile, values) {
     const env = { ...process.env, ...Object.fromEntries(values) };
     const url = values.get('DATABASE_URL');
     return {
+      checkDumpVersion: () => checkDumpVersion(url),
       // Through our stdout, which writes the file readable by its owner only (pg_dump's --file
       // follows the umask): the dump holds every key hash and stored credential.
       dumpDatabase: (file) => run(['pg_dump', '--format=custom', url], { stdout: file }),
@@ -258,6 +259,8 @@ export function transport(mode, envFile, values) {
   const psql = ['exec', '-T', 'postgres'];
   return {
     compose,
+    // pg_dump runs inside the database's own container: always its server's version.
+    checkDumpVersion: async () => {},
     dumpDatabase: (file) =>
       run([...compose, ...psql, 'pg_dump', '-U', 'service', '-d', 'service', '--format=custom'], {
         stdout: file,
@@ -281,6 +284,38 @@ export function transport(mode, envFile, values) {
         { quiet: true },
       ),
   };
+}
+
+/** The major version of one of PostgreSQL's client programs (`pg_dump (PostgreSQL) 15.20 …` is 15). */
+function clientMajor(program) {
+  const r = spawnSync(program, ['--version'], { encoding: 'utf8' });
+  const major = /\(PostgreSQL\) (\d+)/.exec(r.stdout ?? '')?.[1];
+  if (r.error || r.status !== 0 || !major) {
+    throw new SelfhostError(
+      `${program} was not found: install PostgreSQL's client programs (Debian: apt-get install postgresql-client)`,
+    );
+  }
+  return Number(major);
+}
+
+/**
+ * pg_dump refuses a server newer than itself ("server version mismatch"), and only after it has
+ * connected. The embedded PostgreSQL of \`npm start\` is version 18 while Debian 12 ships pg_dump 15: say
+ * at once which version is needed, before anything is written.
+ */
+async function checkDumpVersion(url) {
+  const dump = clientMajor('pg_dump');
+  const shown = await run(['psql', '-AtX', '-c', 'SHOW server_version_num', `--dbname=${url}`], {
+    quiet: true,
+  }).catch((err) => {
+    throw new SelfhostError(`could not ask the database for its version with psql: ${err.message}`);
+  });
+  const server = Math.floor(Number(shown.trim()) / 10000);
+  if (dump < server) {
+    throw new SelfhostError(
+      `pg_dump ${dump} cannot back up this database, which runs PostgreSQL ${server}: install pg_dump ${server} or newer (PostgreSQL ${server}'s client programs) and run the backup again`,
+    );
+  }
 }
 
 /**

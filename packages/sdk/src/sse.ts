@@ -87,14 +87,30 @@ export class ChatStream implements AsyncIterable<ChatDelta> {
     this.requestId = requestId;
   }
 
-  /** The whole answer, once the stream has ended. */
-  get answer(): string | undefined {
-    return this.result?.answer;
+  /**
+   * The whole answer. Read it once the stream has ended (after the `for await` loop); before that it
+   * throws a DocSlurpError with code `stream_not_finished`, so that the type needs no `undefined`.
+   */
+  get answer(): string {
+    if (this.result) return this.result.answer;
+    throw this.notFinished('answer');
   }
 
-  /** The citations, once they have arrived (after the last delta). */
-  get citations(): AnswerCitation[] | undefined {
-    return this.result?.citations ?? this.citationsSeen;
+  /**
+   * The citations the answer's [n] markers point to. They arrive after the last delta: read them after
+   * the `for await` loop; before they have arrived this throws (code `stream_not_finished`).
+   */
+  get citations(): AnswerCitation[] {
+    const citations = this.result?.citations ?? this.citationsSeen;
+    if (citations) return citations;
+    throw this.notFinished('citations');
+  }
+
+  private notFinished(what: string): DocSlurpError {
+    return new DocSlurpError(
+      `The ${what} of a streamed answer can be read once the stream has ended: after the for await loop, or from await stream.finalAnswer().`,
+      { code: 'stream_not_finished', requestId: this.requestId },
+    );
   }
 
   [Symbol.asyncIterator](): AsyncIterator<ChatDelta> {

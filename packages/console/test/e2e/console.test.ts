@@ -16,9 +16,12 @@ import {
   spawnServe,
   stopLeftoverPostgres,
 } from '../../../service/test/support/spawn.js';
+import { missingFile, skipWithout } from '../../../service/test/support/tools.js';
 import { startReceiver } from '../../../service/test/support/webhook-receiver.js';
 import { describeFormats } from '../../src/lib/formats.js';
-import { consoleDist, launchBrowser, screenshotDir, type TestBrowser } from '../support/browser.js';
+import { CHROMIUM, consoleDist, launchBrowser, screenshotDir, type TestBrowser } from '../support/browser.js';
+
+const noChromium = skipWithout(missingFile(CHROMIUM, 'chromium'), 'the console in Chromium');
 
 const ADA = { email: 'ada@example.com', password: 'correct horse battery staple' };
 const BOB = { email: 'bob@example.com', password: 'another long password' };
@@ -128,6 +131,7 @@ function inPage(p: Page, method: string, url: string, options: { csrf?: string; 
 }
 
 beforeAll(async () => {
+  if (noChromium) return;
   for (const built of [cliPath, path.join(consoleDist, 'index.html')]) {
     if (!existsSync(built)) throw new Error(`${built} is missing: run "npm run build" first (npm test does)`);
   }
@@ -159,7 +163,7 @@ afterAll(async () => {
   if (process.env.UPDATE_SCREENSHOTS !== '1' && shots) await rm(shots, { recursive: true, force: true });
 });
 
-describe('the web console in Chromium', () => {
+describe.skipIf(noChromium)('the web console in Chromium', () => {
   it('explains how to sign in when the server starts, and signs in with a session', async () => {
     await serve.waitForOutput(/Web console:/);
     expect(serve.output()).toContain(`Web console: ${serve.url}/`);

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ConnectionError, createDocSlurpClient, DocSlurpError, StreamError } from '../../src/index.js';
+import {
+  type AnswerCitation,
+  ConnectionError,
+  createDocSlurpClient,
+  DocSlurpError,
+  StreamError,
+} from '../../src/index.js';
 import { EventStreamParser, type ServerSentEvent } from '../../src/sse.js';
 import { scriptedFetch } from '../support/fake-fetch.js';
 
@@ -137,11 +143,17 @@ describe('chat({ stream: true })', () => {
       q: 'vacation?',
       stream: true,
     });
+    // Before the end there is nothing to read, and saying so beats an undefined the type must allow.
+    expect(() => stream.citations).toThrow(expect.objectContaining({ code: 'stream_not_finished' }));
+    expect(() => stream.answer).toThrow(/after the for await loop/);
     const texts: string[] = [];
     for await (const delta of stream) texts.push(delta.text);
     expect(texts).toEqual(pieces);
-    expect(stream.answer).toBe(answer);
-    expect(stream.citations).toEqual([citation]);
+    // Typed as defined: these assignments do not compile if either may be undefined (npm run typecheck).
+    const finalText: string = stream.answer;
+    const cited: AnswerCitation[] = stream.citations;
+    expect(finalText).toBe(answer);
+    expect(cited).toEqual([citation]);
     expect(stream.requestId).toBe('req_s');
     await expect(stream.finalAnswer()).resolves.toEqual({ answer, citations: [citation] });
   });

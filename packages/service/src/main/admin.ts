@@ -2,6 +2,9 @@
  * The administrative commands (keys, users, secrets, bucket): short-lived, attached to the database
  * (or to object storage) of a running service, with output meant for a person or a script.
  */
+import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import { S3ObjectStore } from '../adapters/objects/s3.js';
@@ -95,10 +98,29 @@ export async function keys(config: Config, log: Logger, args: string[]): Promise
   });
 }
 
-async function readStdin(): Promise<string> {
-  let data = '';
-  for await (const chunk of process.stdin) data += chunk;
-  return data.replace(/\r?\n$/, '');
+/**
+ * The password for `--password-stdin`: piped in (up to the end of input), or typed at a terminal after
+ * a prompt, without being shown. Either way it stays out of the command line, where the shell history
+ * and `ps` would keep it.
+ */
+async function readPassword(): Promise<string> {
+  if (!process.stdin.isTTY) {
+    let data = '';
+    for await (const chunk of process.stdin) data += chunk;
+    return data.replace(/\r?\n$/, '');
+  }
+  // Echo goes off before the prompt shows, so nothing typed after it is ever shown.
+  spawnSync('stty', ['-echo'], { stdio: 'inherit' });
+  process.stderr.write('Password (not shown): ');
+  const lines = createInterface({ input: process.stdin, terminal: false });
+  try {
+    const [line] = (await once(lines, 'line')) as [string];
+    return line;
+  } finally {
+    lines.close();
+    spawnSync('stty', ['echo'], { stdio: 'inherit' });
+    process.stderr.write('\n');
+  }
 }
 
 export async function users(config: Config, log: Logger, args: string[]): Promise<void> {
@@ -113,7 +135,7 @@ export async function users(config: Config, log: Logger, args: string[]): Promis
     },
   });
   const [action] = positionals;
-  const password = values['password-stdin'] ? await readStdin() : values.password;
+  const password = values['password-stdin'] ? await readPassword() : values.password;
   await withDatabase(config, log, async (deps) => {
     if (action === 'create') {
       if (!values.email || !password) {

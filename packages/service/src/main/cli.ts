@@ -16,7 +16,7 @@ import { createLogger } from '../logger.js';
 import { type RunningWorker, resendUnfinished, startWorker } from '../processing/worker.js';
 import { bucket, keys, secrets, users } from './admin.js';
 import { logAllocator } from './allocator.js';
-import { migrateAll, resolveDatabases } from './database.js';
+import { type Databases, migrateAll, resolveDatabases } from './database.js';
 import { openApiDocument } from './openapi.js';
 
 const USAGE = `Usage: docslurp <command> [options]
@@ -93,6 +93,13 @@ async function provision(deps: Deps): Promise<void> {
   }
 }
 
+/** Why the server cannot listen, for the errors a person fixes in the configuration. */
+const LISTEN_ERRORS: Record<string, string> = {
+  EADDRINUSE: 'the port is already in use; stop what uses it or choose another port with SERVER_PORT',
+  EACCES: 'this user may not use the port; choose a port above 1023 with SERVER_PORT',
+  EADDRNOTAVAIL: 'the address is not one of this machine; choose another with SERVER_BIND_ADDRESS',
+};
+
 /**
  * Serves the API. With the database up, provisioning is done before the first request; with it down,
  * the server listens anyway (`/health` 200, `/ready` 503 naming the database, API calls 503) and
@@ -107,7 +114,15 @@ async function startServer(deps: Deps): Promise<FastifyInstance> {
     },
   );
   const app = await buildApp(deps);
-  await app.listen({ host: deps.config.server.host, port: deps.config.server.port });
+  const { host, port } = deps.config.server;
+  try {
+    await app.listen({ host, port });
+  } catch (err) {
+    await app.close();
+    const reason = LISTEN_ERRORS[(err as NodeJS.ErrnoException).code ?? ''];
+    if (reason) throw new ConfigError(`cannot listen on ${host}:${port}: ${reason}`);
+    throw err;
+  }
   if (!provisioned) {
     void untilAvailable(deps.log, 'the server', () => provision(deps)).catch((err: unknown) =>
       deps.log.error({ err }, 'provisioning the bootstrap key or console user failed'),
@@ -162,7 +177,8 @@ function signInHint(config: Config, hasUsers: boolean): string {
   if (hasUsers) return '  sign in with your console user (list them: npm run docslurp -- users list)';
   return [
     '  create a console user first (in another terminal, while this runs):',
-    "    npm run docslurp -- users create --email you@example.com --password '<at least 10 characters>'",
+    '    npm run docslurp -- users create --email you@example.com --password-stdin',
+    '  (it asks for a password of at least 10 characters, or reads it from a pipe)',
   ].join('\n');
 }
 
@@ -188,6 +204,21 @@ function printBanner(config: Config, url: string, hasUsers: boolean): void {
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
+/**
+ * Runs a start step; when it fails, stops what was started so far (in reverse) before the error
+ * ends the process: an embedded PostgreSQL is a process of its own and would otherwise outlive us.
+ */
+async function orUndo<T>(log: Logger, stoppers: Stopper[], step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    for (const s of [...stoppers].reverse())
+      await s().catch((e: unknown) => log.warn({ err: e }, 'stopping after a failed start failed'));
+    stoppers.length = 0;
+    throw err;
+  }
+}
+
 async function serve(config: Config, log: Logger): Promise<void> {
   const t0 = performance.now();
   logAllocator(log);
@@ -196,6 +227,16 @@ async function serve(config: Config, log: Logger): Promise<void> {
   const dbs = await resolveDatabases(config, log, 'own');
   const stoppers: Stopper[] = [async () => dbs.embedded?.stop()];
   onShutdown(log, stoppers);
+  await orUndo(log, stoppers, () => startServing(config, log, dbs, stoppers, t0));
+}
+
+async function startServing(
+  config: Config,
+  log: Logger,
+  dbs: Databases,
+  stoppers: Stopper[],
+  t0: number,
+): Promise<void> {
   await migrateAll(config, dbs.urls, (line) => log.info(line));
   const deps = await createDeps(config, log, dbs.urls);
   stoppers.push(() => deps.close());

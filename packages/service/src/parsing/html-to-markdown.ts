@@ -22,6 +22,10 @@ const SKIP = new Set([
   'IFRAME',
   'OBJECT',
   'HEAD',
+  // A fragment's own <title> (or <meta>, <link>) lands in the body: it names the page, it is not text.
+  'TITLE',
+  'META',
+  'LINK',
   'BUTTON',
   'SELECT',
   'INPUT',

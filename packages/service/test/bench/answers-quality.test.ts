@@ -5,6 +5,9 @@ import { ServiceClient } from '../../../../bench/lib/driver.js';
 import { evaluateAnswers } from '../../../../bench/lib/evaluate.js';
 import { waitForIndexed } from '../../../../bench/lib/index-state.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { missingBenchData, skipWithout } from '../support/tools.js';
+
+const noData = skipWithout(missingBenchData(), 'answer quality on SQuAD');
 
 /**
  * The SQuAD answer benchmark in small (the paragraphs of five articles, 80 of their questions), with
@@ -20,6 +23,7 @@ let questions: ReturnType<typeof loadSquad>['questions'];
 let elsewhere: ReturnType<typeof loadSquad>['questions'];
 
 beforeAll(async () => {
+  if (noData) return;
   const data = loadSquad(dataDir());
   const articles = [...new Set(data.paragraphs.map((p) => p.article))].slice(0, ARTICLES);
   const paragraphs = data.paragraphs.filter((p) => articles.includes(p.article));
@@ -44,7 +48,7 @@ beforeAll(async () => {
 }, 20 * 60_000);
 afterAll(() => svc?.close());
 
-describe('SQuAD subset through the service', () => {
+describe.skipIf(noData)('SQuAD subset through the service', () => {
   it('answers with the gold answer, cites the gold paragraph, and every marker resolves', async () => {
     const scores = await evaluateAnswers(client, workspaceId, questions);
     console.info(

@@ -5,6 +5,9 @@ import { ServiceClient } from '../../../../bench/lib/driver.js';
 import { evaluateRetrieval } from '../../../../bench/lib/evaluate.js';
 import { waitForIndexed } from '../../../../bench/lib/index-state.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { missingBenchData, skipWithout } from '../support/tools.js';
+
+const noData = skipWithout(missingBenchData(), 'retrieval quality on BEIR SciFact');
 
 /**
  * The SciFact benchmark in small (60 test claims, their abstracts and 400 others, through the real
@@ -20,6 +23,7 @@ let workspaceId: string;
 let queries: ReturnType<typeof loadSciFact>['queries'];
 
 beforeAll(async () => {
+  if (noData) return;
   const data = loadSciFact(dataDir());
   queries = sample(data.queries, QUERIES, 7);
   const relevant = new Set(queries.flatMap((q) => [...q.judged.keys()]));
@@ -34,7 +38,7 @@ beforeAll(async () => {
 }, 20 * 60_000);
 afterAll(() => svc?.close());
 
-describe('SciFact subset through the service', () => {
+describe.skipIf(noData)('SciFact subset through the service', () => {
   it('keeps nDCG@10 and Recall@100 above their floors', async () => {
     const scores = await evaluateRetrieval(client, workspaceId, queries);
     console.info(

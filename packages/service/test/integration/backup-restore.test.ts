@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { DeleteBucketCommand } from '@aws-sdk/client-s3';
@@ -19,6 +20,7 @@ import { makePdf } from '../support/fixtures.js';
 import { client } from '../support/http.js';
 import { baseEnv, runCli, spawnProcess } from '../support/processes.js';
 import { startS3Server, type TestS3 } from '../support/s3.js';
+import { missingCommands, skipWithout } from '../support/tools.js';
 
 /**
  * The backup and restore scripts in --direct mode (pg_dump, pg_restore and the CLI on this
@@ -34,6 +36,30 @@ let tmp: string;
 let envFile: string;
 let s3: TestS3;
 let envValues: Record<string, string>;
+
+/** The major version of the test PostgreSQL (18 when embedded, the machine's when DATABASE_URL is set). */
+async function serverMajor(): Promise<number> {
+  const c = new pg.Client({ connectionString: inject('testPg').adminUrl });
+  await c.connect();
+  try {
+    return Math.floor(Number((await c.query('SHOW server_version_num')).rows[0].server_version_num) / 10000);
+  } finally {
+    await c.end();
+  }
+}
+
+const dumpMajor = (): number =>
+  Number(/\(PostgreSQL\) (\d+)/.exec(execFileSync('pg_dump', ['--version'], { encoding: 'utf8' }))?.[1]);
+
+const server = await serverMajor();
+const clientMissing = missingCommands(['pg_dump', 'pg_restore', 'pg_isready', 'psql']);
+const skipBackup = skipWithout(
+  clientMissing ??
+    (dumpMajor() < server
+      ? `pg_dump ${dumpMajor()} cannot dump the test PostgreSQL ${server} (install PostgreSQL ${server}'s client programs, or set DATABASE_URL to a PostgreSQL ${dumpMajor()})`
+      : undefined),
+  'backup and restore with pg_dump',
+);
 
 function withDb(url: string, db: string, user?: string, pass?: string): string {
   const u = new URL(url);
@@ -133,7 +159,7 @@ afterAll(async () => {
   if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
-describe('backup, wipe, restore (--direct)', () => {
+describe.skipIf(skipBackup)('backup, wipe, restore (--direct)', () => {
   it('restores a stack that searches exactly as before, and resubmits work that was queued', async () => {
     const queries = ['what is the refund window', 'where are spare keys kept'];
     let svc = await startService(true);
@@ -229,3 +255,29 @@ describe('backup, wipe, restore (--direct)', () => {
     expect(await readFile(other, 'utf8')).toBe('DB_PASSWORD=something-else\n');
   });
 });
+
+describe.skipIf(skipWithout(missingCommands(['psql']), 'the pg_dump version check'))(
+  'a pg_dump older than the server',
+  () => {
+    it('fails at once with one sentence naming the version needed, writing nothing', async () => {
+      // A stand-in pg_dump that reports an old version: nothing else of it runs.
+      const bin = path.join(tmp, 'old-client');
+      await mkdir(bin);
+      await writeFile(path.join(bin, 'pg_dump'), '#!/bin/sh\necho "pg_dump (PostgreSQL) 9.6.24"\n');
+      await chmod(path.join(bin, 'pg_dump'), 0o755);
+      const out = path.join(tmp, 'never-written');
+      const p = spawnProcess(
+        'selfhost-backup.mjs',
+        process.execPath,
+        [path.join(repo, 'scripts', 'selfhost-backup.mjs'), '--direct', '--env-path', envFile, '--out', out],
+        { ...baseEnv(), PATH: `${bin}:${process.env.PATH}` },
+      );
+      const { code } = await p.exited;
+      expect(code).toBe(1);
+      expect(p.output().trim()).toBe(
+        `pg_dump 9 cannot back up this database, which runs PostgreSQL ${server}: install pg_dump ${server} or newer (PostgreSQL ${server}'s client programs) and run the backup again`,
+      );
+      await expect(stat(out)).rejects.toThrow(/ENOENT/);
+    });
+  },
+);

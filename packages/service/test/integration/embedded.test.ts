@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import * as lancedb from '@lancedb/lancedb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import {
   spawnServe,
   stopLeftoverPostgres,
 } from '../support/spawn.js';
+import { missingFile, skipWithout } from '../support/tools.js';
 
 const repoRoot = path.resolve(packageRoot(), '..', '..');
 
@@ -37,17 +39,27 @@ describe('embedded mode (docslurp serve)', () => {
     console.info(`embedded serve: healthy ${serve.startMs} ms after spawn (cold data folder)`);
   });
 
-  it('runs on jemalloc as npm start does when it is installed (CI installs it), PostgreSQL on its own', async () => {
-    const maps = (pid: number) => readFileSync(`/proc/${pid}/maps`, 'utf8');
-    expect(maps(serve.child.pid!)).toMatch(/libjemalloc/);
-    const postgresPid = Number(
-      readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0],
-    );
-    expect(maps(postgresPid)).not.toMatch(/libjemalloc/);
-    const start = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).scripts
-      .start as string;
-    expect(start).toContain('sh scripts/with-jemalloc.sh node packages/service/dist/cli.js serve');
-  });
+  const noJemalloc = skipWithout(
+    missingFile(
+      `/usr/lib/${process.arch === 'arm64' ? 'aarch64' : 'x86_64'}-linux-gnu/libjemalloc.so.2`,
+      'libjemalloc2',
+    ),
+    'npm start on jemalloc',
+  );
+  it.skipIf(noJemalloc)(
+    'runs on jemalloc as npm start does when it is installed (CI installs it), PostgreSQL on its own',
+    async () => {
+      const maps = (pid: number) => readFileSync(`/proc/${pid}/maps`, 'utf8');
+      expect(maps(serve.child.pid!)).toMatch(/libjemalloc/);
+      const postgresPid = Number(
+        readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[0],
+      );
+      expect(maps(postgresPid)).not.toMatch(/libjemalloc/);
+      const start = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).scripts
+        .start as string;
+      expect(start).toContain('sh scripts/with-jemalloc.sh node packages/service/dist/cli.js serve');
+    },
+  );
 
   it('creates, lists and revokes keys from the CLI while the server runs', async () => {
     const created = await runCli(dataDir, [
@@ -203,5 +215,42 @@ describe('recovery after kill -9', () => {
     expect(await table.countRows()).toBe(expected);
     table.close();
     db.close();
+  });
+});
+
+// Root's home is mode 0700: a clone there is out of reach of the postgres user PostgreSQL runs as.
+describe.skipIf(process.getuid?.() !== 0)('as root, a DATA_DIR the postgres user cannot enter', () => {
+  let parent: string;
+  let serve: ServeProcess | undefined;
+  let elsewhere = '';
+
+  afterAll(async () => {
+    await serve?.stop();
+    if (elsewhere) {
+      stopLeftoverPostgres(elsewhere);
+      await rm(elsewhere, { recursive: true, force: true });
+    }
+    if (parent) await rm(parent, { recursive: true, force: true });
+  });
+
+  it('keeps the database where that user can reach it, says where, and finds it again on restart', async () => {
+    parent = await mkdtemp(path.join(os.tmpdir(), 'docslurp-private-'));
+    expect((await stat(parent)).mode & 0o777).toBe(0o700);
+    const dataDir = path.join(parent, 'data');
+    const key = 'private-folder-test-key-0123456789';
+    serve = await spawnServe(dataDir, { SERVICE_BOOTSTRAP_API_KEY: key });
+    const note = await readFile(path.join(dataDir, 'postgres-elsewhere.txt'), 'utf8');
+    elsewhere = /is in (\/var\/lib\/docslurp\/data-[0-9a-f]{16}):/.exec(note)?.[1] ?? '';
+    expect(elsewhere, note).not.toBe('');
+    expect(existsSync(path.join(elsewhere, 'postgres', 'PG_VERSION'))).toBe(true);
+    const up = await client(serve.url, key).upload([
+      { name: 'a.md', content: '# A\n\nThe kept word is marigold.\n' },
+    ]);
+    expect(up.status).toBe(202);
+    await serve.stop();
+
+    serve = await spawnServe(dataDir, { SERVICE_BOOTSTRAP_API_KEY: key });
+    const docs = await client(serve.url, key).get(`/v1/workspaces/${up.body.workspace.id}/documents`);
+    expect(docs.body.documents.map((d: { filename: string }) => d.filename)).toEqual(['a.md']);
   });
 });

@@ -7,6 +7,9 @@ import { buildBertOnnx } from '../../../../bench/lib/onnx-bert.js';
 import { PgEmbeddingStateStore } from '../../src/adapters/postgres/embedding-state.js';
 import { client } from '../support/http.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { missingBenchData, skipWithout } from '../support/tools.js';
+
+const noData = skipWithout(missingBenchData(), 'EMBEDDINGS_PROVIDER=local (a tokenizer.json)');
 
 let modelDir: string;
 let svc: TestService;
@@ -19,6 +22,7 @@ const texts = [
 ];
 
 beforeAll(async () => {
+  if (noData) return;
   modelDir = await mkdtemp(path.join(os.tmpdir(), 'docslurp-local-model-'));
   await writeFile(
     path.join(modelDir, 'model.onnx'),
@@ -44,10 +48,10 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await svc?.close();
-  await rm(modelDir, { recursive: true, force: true });
+  if (modelDir) await rm(modelDir, { recursive: true, force: true });
 });
 
-describe('EMBEDDINGS_PROVIDER=local through the service', () => {
+describe.skipIf(noData)('EMBEDDINGS_PROVIDER=local through the service', () => {
   it('embeds every chunk with the local model and records it for the workspace', async () => {
     const state = await new PgEmbeddingStateStore(svc.deps.pool).getEmbeddingState(workspaceId);
     expect(state).toMatchObject({ dimension: 32, complete: true });

@@ -11,7 +11,10 @@ import { client } from '../support/http.js';
 import { capturingLog, ERROR, WARN } from '../support/log.js';
 import { type FakeHub, sha256, startFakeHub } from '../support/model-hub.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { missingBenchData, skipWithout } from '../support/tools.js';
 import { waitFor } from '../support/wait.js';
+
+const noData = skipWithout(missingBenchData(), 'local models downloaded by name (a tokenizer.json)');
 
 // EMBEDDINGS_PROVIDER=local with EMBEDDINGS_MODEL=<hub id>: the model is downloaded once from a
 // local server that behaves like huggingface.co, verified against its pinned checksums, kept under
@@ -89,6 +92,7 @@ const folderOf = (modelsDir: string) => path.join(modelsDir, 'test-org', 'tiny-e
 const messages = (lines: { msg: string }[]) => lines.map((l) => l.msg);
 
 beforeAll(async () => {
+  if (noData) return;
   tokenizer = await readFile(path.join(dataDir(), 'models/all-MiniLM-L6-v2-tokenizer/tokenizer.json'));
   hub = await startFakeHub({
     [REPO]: {
@@ -103,7 +107,7 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
-describe('a local embedding model by name, downloaded from the hub', () => {
+describe.skipIf(noData)('a local embedding model by name, downloaded from the hub', () => {
   let sharedModels: string;
 
   it('is downloaded on the first start (progress logged), verified, kept, and used for vectors', async () => {

@@ -12,6 +12,9 @@ import { capturingLog, WARN } from '../support/log.js';
 import { type FakeHub, sha256, startFakeHub } from '../support/model-hub.js';
 import { conceptOverlap, type ModelServer, startModelServer } from '../support/model-servers.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { missingBenchData, skipWithout } from '../support/tools.js';
+
+const noData = skipWithout(missingBenchData(), 'reranking with a local cross-encoder (its tokenizer.json)');
 
 // RERANK_PROVIDER reorders the best candidates of every search (and so of every answer) by a
 // reranker's scores: an HTTP endpoint in TEI's or Cohere's shape, or a local ONNX cross-encoder.
@@ -138,7 +141,7 @@ describe('reranking over HTTP', () => {
   });
 });
 
-describe('reranking with a local cross-encoder downloaded by name', () => {
+describe.skipIf(noData)('reranking with a local cross-encoder downloaded by name', () => {
   const REPO = 'test-org/tiny-reranker';
   const REVISION = '7e2b4d6f8a0c1e3b5d7f9a1c3e5b7d9f0a2c4e6b';
   let hub: FakeHub;

@@ -1,6 +1,7 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { quoteIdent } from '../../src/adapters/postgres/db.js';
@@ -9,6 +10,7 @@ import { runMigrations } from '../../src/adapters/postgres/migrate.js';
 import { PgBossQueue } from '../../src/adapters/queue/pgboss.js';
 import { silentLog } from '../../src/domain/log.js';
 import { migrationsDir } from '../../src/paths.js';
+import { hasCommand } from './tools.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -23,11 +25,44 @@ function withDatabase(url: string, db: string): string {
 }
 
 /**
+ * What every integration test may rely on, as the README's test prerequisites name them: the parser
+ * sandbox and Redis. Without them most tests would fail one by one for the same reason, so the run
+ * stops at once with one sentence instead. (Programs only some tests need skip those tests: tools.ts.)
+ */
+async function checkPrerequisites(): Promise<void> {
+  const missing: string[] = [];
+  const bwrap = process.env.PARSER_BWRAP_PATH ?? 'bwrap';
+  if (!hasCommand(bwrap))
+    missing.push(`bubblewrap, the parser sandbox (${bwrap}; apt-get install bubblewrap)`);
+  const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const redis = new Redis(redisUrl, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => {});
+  try {
+    await redis.connect();
+    await redis.ping();
+  } catch {
+    missing.push(`Redis at ${redisUrl} (apt-get install redis-server, or set TEST_REDIS_URL)`);
+  } finally {
+    redis.disconnect();
+  }
+  if (missing.length) {
+    throw new Error(
+      `npm test needs ${missing.join(' and ')}: see "The two commands" in the README for what to install`,
+    );
+  }
+}
+
+/**
  * One PostgreSQL for the whole run: the machine's when DATABASE_URL is set, otherwise an embedded
  * one. Template databases (migrated service schema, installed job engine) make each test file's
  * own databases a fast `CREATE DATABASE … TEMPLATE`.
  */
 export default async function setup(project: TestProject) {
+  await checkPrerequisites();
   let stopEmbedded: (() => Promise<void>) | undefined;
   let tmp: string | undefined;
   let adminUrl: string;

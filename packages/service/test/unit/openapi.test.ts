@@ -60,6 +60,46 @@ describe('the OpenAPI document', () => {
     });
   });
 
+  it('describes every response in words of its own, never "Default Response"', async () => {
+    const doc = await document();
+    const described = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops).flatMap(([method, op]) =>
+        Object.entries(op.responses).map(([status, r]) => ({
+          at: `${method.toUpperCase()} ${path} ${status}`,
+          description: (r as { description?: string }).description ?? '',
+        })),
+      ),
+    );
+    expect(described.length).toBeGreaterThan(250);
+    expect(described.filter((r) => !r.description || r.description === 'Default Response')).toEqual([]);
+    expect(described.find((r) => r.at === 'GET /v1/runs/{id} 200')?.description).toBe(
+      'OK: the run, with its status and document counts',
+    );
+    expect(described.find((r) => r.at === 'POST /v1/search 403')?.description).toMatch(/scope/);
+  });
+
+  it('declares the chat stream as server-sent events beside the JSON answer', async () => {
+    const doc = await document();
+    const ok = doc.paths['/v1/search/chat']!.post!.responses['200'] as {
+      description: string;
+      content: Record<string, unknown>;
+    };
+    expect(Object.keys(ok.content).sort()).toEqual(['application/json', 'text/event-stream']);
+    expect(ok.description).toMatch(/stream: true.*`delta`.*`citations`.*`done`/);
+  });
+
+  it('describes the operator endpoints: /health, /ready, /metrics and itself', async () => {
+    const doc = await document();
+    for (const path of ['/health', '/ready', '/metrics', '/openapi.json']) {
+      expect(doc.paths[path]?.get, path).toMatchObject({
+        tags: ['ops'],
+        responses: { 200: expect.anything() },
+      });
+    }
+    expect(doc.paths['/metrics']!.get!.security).toEqual([{ metricsSecret: [] }]);
+    expect(doc.paths['/ready']!.get!.responses['503']).toBeDefined();
+  });
+
   it('is what the checked-in client types were generated from (npm run openapi:types)', async () => {
     expect(await readFile(CLIENT_TYPES_FILE, 'utf8')).toBe(await clientTypes());
   });

@@ -1,3 +1,6 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DocumentFailure } from '../../src/errors.js';
 import { detectFormat } from '../../src/parsing/detect.js';
@@ -6,6 +9,7 @@ import { decodeText } from '../../src/parsing/text-decoding.js';
 import { listZipEntries } from '../../src/parsing/zip.js';
 import { makeDocx, makePdf, makeZip } from '../support/fixtures.js';
 
+const here = path.dirname(fileURLToPath(import.meta.url));
 const parse = (buf: Buffer, name: string, type: string | null = null) => parseBytes(buf, name, type);
 
 async function failure(p: Promise<unknown>): Promise<DocumentFailure> {
@@ -109,6 +113,27 @@ describe('parsing', () => {
     expect(doc.text).toContain('- Step one\n- Step two');
     expect(doc.text).toContain('| Name | Size |\n| --- | --- |\n| core | 12 MB |');
     expect(doc.text).not.toContain('var x');
+  });
+
+  it("parses an HTML fragment (no <html> or <body>, like a manual's *.part.html) as it parses a page", async () => {
+    const fragment = await readFile(path.join(here, 'fixtures', 'backups.part.html'));
+    const doc = await parse(fragment, 'backups.part.html');
+    expect(doc.mediaType).toBe('text/html');
+    expect(doc.text).toContain('## Backups');
+    expect(doc.text).toContain('### Making a first backup');
+    expect(doc.text).toContain('1. Open System and choose Backups');
+    expect(doc.text).toContain('3. Press Create backup and wait');
+    expect(doc.text).toContain('Note: an archive holds the passwords');
+    expect(doc.text).toContain('- Restoring replaces the current data of the selected apps.');
+    const page = await parse(
+      Buffer.from(`<!doctype html><html><head><title>Backups</title></head><body>${fragment}</body></html>`),
+      'backups.html',
+    );
+    expect(doc.text).toBe(page.text);
+    // A fragment that starts with its title, or wraps itself in <html> alone, is a page too.
+    const titled = await parse(Buffer.from(`<title>Backups</title>${fragment}`), 'b.html');
+    expect(titled).toMatchObject({ title: 'Backups', text: page.text });
+    expect((await parse(Buffer.from(`<html>${fragment}</html>`), 'c.html')).text).toBe(page.text);
   });
 
   it('renders CSV as a table and JSON as a fenced block', async () => {

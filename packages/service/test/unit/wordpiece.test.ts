@@ -2,12 +2,15 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { dataDir } from '../../../../bench/lib/data.js';
 import { WordPieceTokenizer } from '../../src/adapters/models/wordpiece.js';
+import { missingBenchData, skipWithout } from '../support/tools.js';
 
-const tokenizerFile = path.join(dataDir(), 'models/all-MiniLM-L6-v2-tokenizer/tokenizer.json');
+const noData = skipWithout(missingBenchData(), 'the WordPiece tokenizer (all-MiniLM-L6-v2 tokenizer.json)');
 
-describe('WordPieceTokenizer with the all-MiniLM-L6-v2 tokenizer.json', () => {
+const tokenizerFile = () => path.join(dataDir(), 'models/all-MiniLM-L6-v2-tokenizer/tokenizer.json');
+
+describe.skipIf(noData)('WordPieceTokenizer with the all-MiniLM-L6-v2 tokenizer.json', () => {
   it('normalises, splits punctuation and finds the longest word pieces (ids from vocab.txt)', async () => {
-    const t = await WordPieceTokenizer.fromFile(tokenizerFile);
+    const t = await WordPieceTokenizer.fromFile(tokenizerFile());
     // [CLS] hello , world ! una ##ffa ##ble [SEP]
     expect(t.encode('Hello, world! unaffable', 512)).toEqual([
       101, 7592, 1010, 2088, 999, 14477, 20961, 3468, 102,
@@ -18,7 +21,7 @@ describe('WordPieceTokenizer with the all-MiniLM-L6-v2 tokenizer.json', () => {
   });
 
   it('truncates to the token budget, keeping [CLS] and [SEP]', async () => {
-    const t = await WordPieceTokenizer.fromFile(tokenizerFile);
+    const t = await WordPieceTokenizer.fromFile(tokenizerFile());
     const ids = t.encode('word '.repeat(100), 10);
     expect(ids).toHaveLength(10);
     expect(ids[0]).toBe(101);
@@ -26,7 +29,7 @@ describe('WordPieceTokenizer with the all-MiniLM-L6-v2 tokenizer.json', () => {
   });
 
   it('pads a batch to its longest sequence with a zero mask', async () => {
-    const t = await WordPieceTokenizer.fromFile(tokenizerFile);
+    const t = await WordPieceTokenizer.fromFile(tokenizerFile());
     const b = t.encodeBatch(['hello', 'hello world again'], 64);
     expect([b.batch, b.length]).toEqual([2, 5]);
     expect([...b.attentionMask]).toEqual([1n, 1n, 1n, 0n, 0n, 1n, 1n, 1n, 1n, 1n]);
@@ -34,7 +37,7 @@ describe('WordPieceTokenizer with the all-MiniLM-L6-v2 tokenizer.json', () => {
   });
 
   it('encodes a (query, passage) pair as a cross-encoder reads it, with token types 0 then 1', async () => {
-    const t = await WordPieceTokenizer.fromFile(tokenizerFile);
+    const t = await WordPieceTokenizer.fromFile(tokenizerFile());
     // [CLS] hello , world ! [SEP] una ##ffa ##ble [SEP]
     expect(t.encodePair('Hello, world!', 'unaffable', 512)).toEqual({
       ids: [101, 7592, 1010, 2088, 999, 102, 14477, 20961, 3468, 102],
@@ -53,7 +56,7 @@ describe('WordPieceTokenizer with the all-MiniLM-L6-v2 tokenizer.json', () => {
   });
 
   it('cuts a long pair longest first: a short query stays whole, two long texts share the budget', async () => {
-    const t = await WordPieceTokenizer.fromFile(tokenizerFile);
+    const t = await WordPieceTokenizer.fromFile(tokenizerFile());
     const word = 2773; // "word"
     const short = t.encodePair('hello', 'word '.repeat(100), 10);
     expect(short.ids).toEqual([101, 7592, 102, ...new Array(6).fill(word), 102]);

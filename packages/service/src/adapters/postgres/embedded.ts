@@ -1,6 +1,18 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, openSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  chmodSync,
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { chmod, chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -21,7 +33,7 @@ export interface EmbeddedPostgres {
 
 export class EmbeddedPostgresError extends Error {}
 
-interface Binaries {
+export interface Binaries {
   postgres: string;
   initdb: string;
 }
@@ -95,16 +107,48 @@ function postgresUser(): { uid: number; gid: number } | undefined {
   }
 }
 
-function checkReachable(dir: string, user: { uid: number; gid: number } | undefined): void {
-  if (!user) return;
+/** Whether the postgres user can reach (search, or run) `target`, every folder above it included. */
+function reachable(target: string, user: { uid: number; gid: number }): boolean {
   try {
-    execFileSync('test', ['-x', path.dirname(dir)], { uid: user.uid, gid: user.gid, stdio: 'ignore' });
+    execFileSync('test', ['-x', target], { uid: user.uid, gid: user.gid, stdio: 'ignore' });
+    return true;
   } catch {
-    throw new EmbeddedPostgresError(
-      `running as root, PostgreSQL runs as the "postgres" user, which cannot reach ${path.dirname(dir)}; ` +
-        'choose a DATA_DIR whose parent folders others may enter (chmod o+x) or run as a normal user',
-    );
+    return false;
   }
+}
+
+/**
+ * Where a root-run service keeps what the postgres user must reach when it cannot reach DATA_DIR or
+ * the repository (a clone in root's home, which is mode 0700): the binaries, copied once per
+ * version, and each data folder's database cluster.
+ */
+export const ROOT_POSTGRES_HOME = '/var/lib/docslurp';
+
+/**
+ * The binaries as the postgres user can run them: in place, or copied once (bin, lib, share: they
+ * find each other by relative paths) to ROOT_POSTGRES_HOME when node_modules is out of its reach.
+ */
+function reachableBinaries(bin: Binaries, user: { uid: number; gid: number } | undefined): Binaries {
+  if (!user || reachable(bin.postgres, user)) return bin;
+  const native = path.resolve(path.dirname(bin.postgres), '..');
+  const { version } = JSON.parse(readFileSync(path.join(native, '..', 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  const target = path.join(ROOT_POSTGRES_HOME, `postgres-${version}`);
+  if (!existsSync(path.join(target, '.complete'))) {
+    mkdirSync(ROOT_POSTGRES_HOME, { recursive: true, mode: 0o755 });
+    chmodSync(ROOT_POSTGRES_HOME, 0o755);
+    const partial = `${target}.partial-${process.pid}`;
+    rmSync(partial, { recursive: true, force: true });
+    cpSync(native, partial, { recursive: true, verbatimSymlinks: true });
+    writeFileSync(path.join(partial, '.complete'), `copied from ${native}\n`);
+    rmSync(target, { recursive: true, force: true });
+    renameSync(partial, target);
+  }
+  return {
+    postgres: path.join(target, 'bin', 'postgres'),
+    initdb: path.join(target, 'bin', 'initdb'),
+  };
 }
 
 interface Layout {
@@ -115,10 +159,25 @@ interface Layout {
   logFile: string;
 }
 
-function layout(dataDir: string): Layout {
+/**
+ * Files of the embedded server. The cluster lives in DATA_DIR/postgres, unless the service runs as
+ * root and the postgres user cannot enter DATA_DIR: then it lives under ROOT_POSTGRES_HOME, named
+ * after DATA_DIR's real path (so every command finds the same one), and DATA_DIR says so in a note.
+ */
+function layout(dataDir: string, user: { uid: number; gid: number } | undefined): Layout {
+  let home = dataDir;
+  if (user) {
+    const elsewhere = path.join(
+      ROOT_POSTGRES_HOME,
+      `data-${createHash('sha256').update(realpathSync(dataDir)).digest('hex').slice(0, 16)}`,
+    );
+    // Once there, it stays there: a DATA_DIR opened up later must not start an empty cluster.
+    if (existsSync(path.join(elsewhere, 'postgres', 'PG_VERSION')) || !reachable(dataDir, user))
+      home = elsewhere;
+  }
   return {
     dataDir,
-    pgDir: path.join(dataDir, 'postgres'),
+    pgDir: path.join(home, 'postgres'),
     credentialsFile: path.join(dataDir, 'postgres-credentials.json'),
     ownerFile: path.join(dataDir, 'docslurp.pid'),
     logFile: path.join(dataDir, 'postgres.log'),
@@ -151,9 +210,20 @@ async function initialise(
 ) {
   log.info({ dir: l.pgDir }, 'initialising the embedded PostgreSQL data folder');
   await mkdir(l.pgDir, { recursive: true });
+  if (user && path.dirname(l.pgDir) !== l.dataDir) {
+    // The cluster's own folder outside DATA_DIR: the postgres user's alone, and a note where it is.
+    await chown(path.dirname(l.pgDir), user.uid, user.gid);
+    await chmod(path.dirname(l.pgDir), 0o700);
+    await writeFile(
+      path.join(l.dataDir, 'postgres-elsewhere.txt'),
+      `The embedded PostgreSQL of this data folder is in ${path.dirname(l.pgDir)}:\n` +
+        `running as root, PostgreSQL runs as the "postgres" user, which cannot enter ${l.dataDir}.\n` +
+        'Back up, move or delete the two folders together.\n',
+    );
+  }
   const password = randomBytes(18).toString('hex');
   await writeFile(l.credentialsFile, JSON.stringify({ password }), { mode: 0o600 });
-  const pwfile = path.join(l.dataDir, `.pgpass-${randomBytes(4).toString('hex')}`);
+  const pwfile = path.join(path.dirname(l.pgDir), `.pgpass-${randomBytes(4).toString('hex')}`);
   await writeFile(pwfile, `${password}\n`, { mode: 0o600 });
   if (user) {
     await chown(l.pgDir, user.uid, user.gid);
@@ -200,8 +270,9 @@ export async function startEmbeddedPostgres(
   log: Log,
   mode: 'own' | 'attach',
 ): Promise<EmbeddedPostgres> {
-  const l = layout(dataDir);
   await mkdir(dataDir, { recursive: true });
+  const user = postgresUser();
+  const l = layout(dataDir, user);
   const running = await runningServer(l);
   if (running) {
     const ownerPid = Number(await readFile(l.ownerFile, 'utf8').catch(() => '0'));
@@ -218,9 +289,9 @@ export async function startEmbeddedPostgres(
     await stopOrphan(running.pid, log);
   }
 
-  const bin = await binaries();
-  const user = postgresUser();
-  checkReachable(l.pgDir, user);
+  const bin = reachableBinaries(await binaries(), user);
+  if (path.dirname(l.pgDir) !== dataDir)
+    log.info({ dir: l.pgDir }, 'the postgres user cannot enter DATA_DIR: the embedded PostgreSQL lives here');
   if (!existsSync(path.join(l.pgDir, 'PG_VERSION'))) await initialise(bin, l, user, log);
   const { password } = await credentials(l);
   const port = await freePort();
@@ -291,6 +362,14 @@ export async function startEmbeddedPostgres(
       await rm(l.ownerFile, { force: true });
     },
   };
+}
+
+/**
+ * The PostgreSQL programs as this process can have them run: in place, or (as root, out of the
+ * postgres user's reach) the copy under ROOT_POSTGRES_HOME. For tests that run a server of their own.
+ */
+export async function postgresPrograms(): Promise<Binaries> {
+  return reachableBinaries(await binaries(), postgresUser());
 }
 
 export function embeddedDatabaseUrl(adminUrl: string, database: string): string {

@@ -150,7 +150,19 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
         summary:
           'A grounded answer with citations (with stream: true, server-sent events: delta, citations, done)',
         body: ChatBody,
-        response: { 200: ChatResponse, ...errorResponses },
+        response: {
+          200: {
+            description:
+              'The answer with its citations; with stream: true, server-sent events instead: `delta` ({"text"}) pieces of the answer as they come, then `citations` ({"citations"}), then `done` ({"answer", "citations"}); a failure after the stream opened is an `error` event ({"error": {"code", "message", "requestId"}})',
+            content: {
+              'application/json': { schema: ChatResponse },
+              'text/event-stream': {
+                schema: z.string().describe('Server-sent events: delta, citations, done'),
+              },
+            },
+          },
+          ...errorResponses,
+        },
       },
     },
     async (req, reply) => {

@@ -30,7 +30,7 @@ const NOT_CONTENT = ['div', 'section', 'aside', 'footer', 'ul', 'ol', 'form']
  * (37 of the 170 answers of bench:manual's handbook questions), so it is no longer used (decision 0008).
  */
 export function parseHtml(html: string): { text: string; title: string | null } {
-  const { document } = parseHTML(html);
+  const { document } = parseHTML(asPage(html));
   const title = document.querySelector('title')?.textContent?.trim() || null;
   for (const nav of document.querySelectorAll('nav, [role="navigation"]')) nav.remove();
   const main = document.querySelector('main, [role="main"]') ?? document.body;
@@ -39,6 +39,27 @@ export function parseHtml(html: string): { text: string; title: string | null } 
   const navigation = findNavigation(main as never);
   if (navigation.remaining >= MIN_CONTENT_CHARS) for (const block of navigation.blocks) block.remove?.();
   return { text: htmlNodeToMarkdown(main as never), title };
+}
+
+/**
+ * The markup with its <html> and <body> spelled out. Both tags are optional in HTML and browsers infer
+ * them, but linkedom builds a body only when they are written: without them, a fragment (manuals ship
+ * pages as `*.part.html` for a site to wrap) had no body and failed as an empty document. A <head>, when
+ * there is one, stays the head; everything else becomes the body, as a browser would place it.
+ */
+function asPage(html: string): string {
+  if (/<body[\s>/]/i.test(html)) return html;
+  const rest = html.replace(/<!doctype[^>]*>/i, '').replace(/<\/?html(?:\s[^>]*)?>/gi, '');
+  const headStart = rest.search(/<head[\s>]/i);
+  const headEnd = headStart < 0 ? -1 : rest.search(/<\/head\s*>/i);
+  const [head, body] =
+    headStart >= 0 && headEnd > headStart
+      ? [
+          rest.slice(headStart, rest.indexOf('>', headEnd) + 1),
+          rest.slice(0, headStart) + rest.slice(rest.indexOf('>', headEnd) + 1),
+        ]
+      : ['<head></head>', rest];
+  return `<!doctype html><html>${head}<body>${body}</body></html>`;
 }
 
 /** HTML fragments produced by converters (mammoth) are all content: convert them whole. */
