@@ -7,6 +7,7 @@ import type {
   DocumentStatus,
   Run,
   RunFailure,
+  RunKind,
   RunStatus,
   RunView,
   Scope,
@@ -64,6 +65,8 @@ export interface NewUpload {
   /** The name of the workspace the upload creates (none when it appends). */
   newWorkspaceName?: string | undefined;
   runId: string;
+  /** Files sent with the request, or pages fetched from the URLs it listed. */
+  kind: Extract<RunKind, 'upload' | 'urls'>;
   files: StagedFile[];
   metadata: Record<string, unknown>;
   idempotency: { key: string; requestHash: string } | undefined;
@@ -164,6 +167,18 @@ export interface RunStore {
   queuedDocumentIds(runId: string): Promise<string[]>;
   /** Completes or fails the run when every document is terminal. */
   settleRun(runId: string): Promise<void>;
+  /** The workspace's runs, newest first; undefined when the account has no such workspace. */
+  listRuns(accountId: string, workspaceId: string, limit: number): Promise<RunView[] | undefined>;
+  /**
+   * Starts a run (`reprocess`) that processes the given documents of one workspace again: those still
+   * cancelled or failed move into it, queued as new (attempts, errors and leases cleared; the same id
+   * and version). Undefined when none of them is (any longer) cancelled or failed.
+   */
+  reprocessDocuments(
+    accountId: string,
+    documentIds: string[],
+    newRunId: string,
+  ): Promise<{ run: RunView; documents: DocumentRecord[] } | undefined>;
 }
 
 /** Where a searchable document came from, and which of its versions the index holds. */
@@ -381,6 +396,9 @@ export interface AccountOverview {
     id: string;
     workspaceId: string;
     status: RunStatus;
+    kind: RunKind;
+    /** The name of the source a sync run syncs, when it has one. */
+    sourceName: string | null;
     createdAt: Date;
     documents: number;
     finished: number;

@@ -115,6 +115,7 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
       accountId: upload.accountId,
       workspaceId: workspace.id,
       status: 'processing',
+      kind: upload.kind,
       createdAt: now,
       updatedAt: now,
       finishedAt: null,
