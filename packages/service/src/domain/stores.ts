@@ -1,3 +1,4 @@
+// Over 400 lines: one interface per repository, every port the domain operations are written against.
 import type { DocumentFailureCode } from '../errors.js';
 import type {
   ApiKeyRecord,
@@ -65,7 +66,6 @@ export interface NewUpload {
   /** The name of the workspace the upload creates (none when it appends). */
   newWorkspaceName?: string | undefined;
   runId: string;
-  /** Files sent with the request, or pages fetched from the URLs it listed. */
   kind: Extract<RunKind, 'upload' | 'urls'>;
   files: StagedFile[];
   metadata: Record<string, unknown>;
@@ -170,9 +170,8 @@ export interface RunStore {
   /** The workspace's runs, newest first; undefined when the account has no such workspace. */
   listRuns(accountId: string, workspaceId: string, limit: number): Promise<RunView[] | undefined>;
   /**
-   * Starts a run (`reprocess`) that processes the given documents of one workspace again: those still
-   * cancelled or failed move into it, queued as new (attempts, errors and leases cleared; the same id
-   * and version). Undefined when none of them is (any longer) cancelled or failed.
+   * A `reprocess` run for those of the documents (of one workspace) still cancelled or failed, moved
+   * into it and queued as new (same id and version); undefined when none of them is.
    */
   reprocessDocuments(
     accountId: string,
