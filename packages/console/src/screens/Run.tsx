@@ -4,7 +4,7 @@ import { isNotFound, sdk } from '../api';
 import { ActionNote } from '../components/ActionNote';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { Details, ErrorNote, Loading, ProgressBar, RunBar, Status, When } from '../components/common';
-import { DocumentName } from '../components/DocumentName';
+import { DocumentName, documentLabel } from '../components/DocumentName';
 import { Listing } from '../components/Listing';
 import { WorkspaceCrumb } from '../components/WorkspaceCrumb';
 import { type Action, useAction, useLoad, useTitle } from '../lib/hooks';
@@ -121,7 +121,9 @@ function RunView({ data, name, reload }: { data: RunProgress; name: string; relo
 
   const sorted = useMemo(
     () =>
-      [...data.documents].sort((a, b) => naturalCompare(a.filename, b.filename) || a.id.localeCompare(b.id)),
+      [...data.documents].sort(
+        (a, b) => naturalCompare(documentLabel(a), documentLabel(b)) || a.id.localeCompare(b.id),
+      ),
     [data.documents],
   );
   const failures = useMemo(

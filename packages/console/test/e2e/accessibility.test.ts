@@ -214,6 +214,14 @@ describe('every screen under axe-core', () => {
         await page.goto(url + s.path());
         await s.ready(page);
         const findings = await axeFindings(page);
+        // axe calls an empty header cell minor; an actions column is named all the same.
+        const unnamed = await page
+          .locator('main th')
+          .evaluateAll((ths) =>
+            ths.filter((th) => (th.textContent ?? '').trim() === '').map((th) => th.outerHTML),
+          );
+        if (unnamed.length > 0)
+          findings.push({ id: 'empty-table-header', impact: 'minor', help: '', targets: unnamed });
         if (findings.length > 0) found[s.name] = findings;
       }
       if (w.width < 760) {
