@@ -27,11 +27,12 @@ function settingsOf(type: SourceType, f: Record<string, string>): Record<string,
 /** A workspace's sources: what each follows, its last sync and the next, "Sync now", add and delete. */
 export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
   const { data: workspace } = useLoad((signal) => sdk.getWorkspace(workspaceId, { signal }), [workspaceId]);
-  // While a sync lists its source, look again every two seconds.
+  // While a sync lists its source, or its run still processes what it found, look again every two
+  // seconds: the last sync's result is shown when it is one.
   const list = useLoad(
     (signal) => sdk.listSources(workspaceId, { signal }),
     [workspaceId],
-    (d) => (d.sources.some((s) => s.syncRunId) ? 2000 : undefined),
+    (d) => (d.sources.some((s) => s.syncRunId || s.lastSync?.status === 'processing') ? 2000 : undefined),
   );
   const action = useAction(list.reload);
   // The form's own outcome, shown under it.
