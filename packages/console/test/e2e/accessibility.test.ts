@@ -7,6 +7,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDocx, makePdf } from '../../../service/test/support/fixtures.js';
 import { type Receiver, startReceiver } from '../../../service/test/support/webhook-receiver.js';
+import { screenshotDir } from '../support/browser.js';
 import {
   api,
   axeFindings,
@@ -28,6 +29,8 @@ const ADA = { email: 'ada@example.com', password: 'correct horse battery staple'
 let c: ConsoleUnderTest;
 let page: Page;
 let url: string;
+let shots: string;
+const shot = (p: Page, name: string) => p.screenshot({ path: path.join(shots, `${name}.png`) });
 let receiver: Receiver;
 let root: string;
 const ids = {} as {
@@ -63,6 +66,7 @@ beforeAll(async () => {
   await mkdir(path.join(root, 'manual', 'apps'), { recursive: true });
   await writeFile(path.join(root, 'manual', 'apps', 'index.md'), '# Apps\n\nThe apps of the box.\n');
   receiver = await startReceiver();
+  shots = await screenshotDir();
   c = await startConsole(ADA, {
     SOURCE_FOLDER_ROOTS: root,
     URL_FETCH_ALLOW_HOSTS: '127.0.0.1',
@@ -74,6 +78,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await c?.close();
+  if (process.env.UPDATE_SCREENSHOTS !== '1' && shots) await rm(shots, { recursive: true, force: true });
   await receiver?.close();
   if (root) await rm(root, { recursive: true, force: true });
 });
@@ -355,6 +360,7 @@ describe('a phone, 390 px wide', () => {
     const table = page.getByTestId('sources');
     await table.locator('tbody tr').first().waitFor();
     expect(await brokenWords(table)).toEqual([]);
+    await shot(page, 'phone-sources');
     const del = table.getByRole('button', { name: 'Delete: source Manual folder' });
     const box = (await del.boundingBox())!;
     expect(box.x).toBeGreaterThanOrEqual(0);

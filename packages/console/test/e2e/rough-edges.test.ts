@@ -7,6 +7,7 @@ import type { RunProgress } from '@service/sdk';
 import type { Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeImagePdf, makePdf } from '../../../service/test/support/fixtures.js';
+import { screenshotDir } from '../support/browser.js';
 import { api, type ConsoleUnderTest, signIn, startConsole, upload, waitForRun } from '../support/console.js';
 
 /**
@@ -19,6 +20,8 @@ const ADA = { email: 'ada@example.com', password: 'correct horse battery staple'
 let c: ConsoleUnderTest;
 let page: Page;
 let url: string;
+let shots: string;
+const shot = (p: Page, name: string) => p.screenshot({ path: path.join(shots, `${name}.png`) });
 let root: string;
 const ids = {} as { synced: string; handbook: string };
 
@@ -53,6 +56,7 @@ beforeAll(async () => {
     await mkdir(path.join(root, 'manual', 'apps', dir), { recursive: true });
     await writeFile(path.join(root, 'manual', 'apps', dir, 'index.md'), text);
   }
+  shots = await screenshotDir();
   c = await startConsole(ADA, { SOURCE_FOLDER_ROOTS: root });
   page = c.page;
   url = c.serve.url;
@@ -61,6 +65,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await c?.close();
+  if (process.env.UPDATE_SCREENSHOTS !== '1' && shots) await rm(shots, { recursive: true, force: true });
   if (root) await rm(root, { recursive: true, force: true });
 });
 
@@ -79,6 +84,7 @@ describe('an empty workspace', () => {
     // No bare "Runs" heading over nothing; the documents say how to get some.
     await page.getByText('This workspace has no documents yet.').waitFor();
     expect(await page.getByRole('heading', { name: 'Runs' }).count()).toBe(0);
+    await shot(page, 'workspace-empty');
 
     for (const tab of ['Search', 'Chat']) {
       await page.getByRole('navigation', { name: 'Workspace' }).getByRole('link', { name: tab }).click();
@@ -139,6 +145,7 @@ describe('a folder source', () => {
     ]);
     const runs = page.getByTestId('runs').locator('li');
     expect(await runs.first().getByRole('link').textContent()).toBe('Sync of Manual folder');
+    await shot(page, 'workspace-source');
     // And when: the run's start, as a time.
     expect(await runs.first().locator('time').getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
 
@@ -350,6 +357,7 @@ describe('cancelled documents', () => {
     expect(await page.getByTestId('run-progress').textContent()).toBe(
       `Completed: ${cancelled - 1} of ${cancelled - 1} documents processed (${cancelled - 1} ready).`,
     );
+    await shot(page, 'run-reprocess');
     const docs = (await api(page, 'GET', `/v1/workspaces/${ids.handbook}/documents`)).body.documents;
     expect(
       docs.filter(
