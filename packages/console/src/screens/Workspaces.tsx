@@ -20,7 +20,7 @@ const COUNTED = [
 ] as const;
 
 /** Its documents, as listed (deleted ones are not). */
-export const documentCount = (w: WorkspaceSummary) => w.counts.total - w.counts.deleted;
+const documentCount = (w: WorkspaceSummary) => w.counts.total - w.counts.deleted;
 
 /** A workspace without documents yet: for a source to fill, or for uploads later. */
 function NewEmptyWorkspace() {
