@@ -81,6 +81,9 @@ export function App() {
   const { path } = useLocation();
   const [menuOpen, setMenuOpen] = useState(false);
   const shownPath = useRef(path);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  // Signed in just now (not a session found on load): the keyboard starts at the first screen's content.
+  const signedIn = useRef(false);
 
   useEffect(() => {
     consoleApi.session().then(setSession, setError);
@@ -95,6 +98,25 @@ export function App() {
     focusMain();
   }, [path]);
 
+  // Escape folds the phone menu, wherever the focus is, and gives the focus back to its button.
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key !== 'Escape') return;
+      setMenuOpen(false);
+      menuButton.current?.focus();
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [menuOpen]);
+
+  useEffect(() => {
+    if (session && signedIn.current) {
+      signedIn.current = false;
+      focusMain();
+    }
+  }, [session]);
+
   const signOut = async () => {
     try {
       await consoleApi.signOut();
@@ -106,7 +128,15 @@ export function App() {
 
   if (error) return <ErrorNote error={error} title="The service cannot be reached" />;
   if (session === undefined) return <Loading />;
-  if (session === null) return <SignIn onSignedIn={setSession} />;
+  if (session === null)
+    return (
+      <SignIn
+        onSignedIn={(s) => {
+          signedIn.current = true;
+          setSession(s);
+        }}
+      />
+    );
   return (
     <>
       {/* The browser moves focus to the target (focusable with tabIndex -1) by itself. */}
@@ -119,6 +149,7 @@ export function App() {
         </Link>
         {/* On a narrow screen the navigation folds behind this button. */}
         <button
+          ref={menuButton}
           type="button"
           className="menu-button"
           aria-expanded={menuOpen}

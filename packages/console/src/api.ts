@@ -1,4 +1,10 @@
-import { createDocSlurpClient, DocSlurpError, type FetchLike, type UploadResult } from '@service/sdk';
+import {
+  createDocSlurpClient,
+  DocSlurpError,
+  type FetchLike,
+  type RunKind,
+  type UploadResult,
+} from '@service/sdk';
 import { fileFractions } from './lib/progress';
 
 /**
@@ -39,6 +45,8 @@ export interface Overview {
     id: string;
     workspaceId: string;
     status: string;
+    kind: RunKind;
+    sourceName: string | null;
     createdAt: string;
     documents: number;
     finished: number;

@@ -24,6 +24,7 @@ import type {
   CreatedWebhook,
   Document,
   Formats,
+  ReprocessResult,
   Run,
   RunProgress,
   SearchResponse,
@@ -420,6 +421,28 @@ export class DocSlurpClient {
     return this.post(`/v1/runs/${id(runId, 'runId')}/cancel`, undefined, false, options);
   }
 
+  /** The workspace's runs, newest first (20 unless `limit` says otherwise, at most 100). */
+  async listRuns(
+    workspaceId: string,
+    params: { limit?: number } = {},
+    options?: RequestOptions,
+  ): Promise<{ runs: Run[] }> {
+    const q = params.limit === undefined ? '' : `?limit=${params.limit}`;
+    return this.get(`/v1/workspaces/${id(workspaceId, 'workspaceId')}/runs${q}`, options);
+  }
+
+  /**
+   * Processes the run's cancelled and failed documents again (or only those of `statuses`), together
+   * in a new run: follow it with `waitForRun(result.run.id)`. Not retried automatically.
+   */
+  async reprocessRun(
+    runId: string,
+    params: { statuses?: ('cancelled' | 'failed')[] } = {},
+    options?: RequestOptions,
+  ): Promise<ReprocessResult> {
+    return this.post(`/v1/runs/${id(runId, 'runId')}/reprocess`, params, false, options);
+  }
+
   // Search and answers
 
   /** Relevant passages of a workspace, each with its citation. Never retried automatically. */
@@ -559,6 +582,11 @@ export class DocSlurpClient {
       },
       options,
     );
+  }
+
+  /** Processes a cancelled or failed document again, in a new run. Not retried automatically. */
+  async reprocessDocument(documentId: string, options?: RequestOptions): Promise<ReprocessResult> {
+    return this.post(`/v1/documents/${id(documentId, 'documentId')}/reprocess`, undefined, false, options);
   }
 
   /** Deletes a document; it leaves search at once. Resolves with the document, now `deleted`. */

@@ -77,10 +77,14 @@ export interface RunFailure {
   message: string;
 }
 
+/** What started a run: an upload of files, a list of URLs, a source's sync, or documents processed again. */
+export type RunKind = 'upload' | 'urls' | 'sync' | 'reprocess';
+
 export interface Run {
   id: string;
   workspaceId: string;
   status: RunStatus;
+  kind: RunKind;
   createdAt: string;
   updatedAt: string;
   finishedAt: string | null;
@@ -107,6 +111,8 @@ export interface DocumentError {
 export interface RunProgressDocument {
   id: string;
   filename: string;
+  /** A synced document's path within its source; null for uploads. */
+  sourceItem: string | null;
   status: DocumentStatus;
   stage: DocumentStage;
   error: DocumentError | null;
@@ -154,6 +160,12 @@ export interface Document {
 
 export interface UploadResult {
   workspace: Workspace;
+  run: Run;
+  documents: Document[];
+}
+
+/** Documents queued again (`reprocessDocument`, `reprocessRun`), and the new run they are processed in. */
+export interface ReprocessResult {
   run: Run;
   documents: Document[];
 }

@@ -38,6 +38,7 @@ export const ERROR_STATUS = {
   request_timeout: 408,
   idempotency_conflict: 409,
   invalid_run_state: 409,
+  not_reprocessable: 409,
   text_not_available: 409,
   file_too_large: 413,
   too_many_files: 413,
@@ -189,6 +190,16 @@ export const errors = {
     ),
   invalidRunState: (runId: string, status: string, action: string) =>
     new AppError('invalid_run_state', `Run "${runId}" is ${status} and cannot be ${action}.`),
+  documentNotReprocessable: (documentId: string, status: string) =>
+    new AppError(
+      'not_reprocessable',
+      `Document "${documentId}" is ${status.replace('_', ' ')}; only cancelled or failed documents are processed again.`,
+    ),
+  runNotReprocessable: (runId: string) =>
+    new AppError(
+      'not_reprocessable',
+      `Run "${runId}" has no cancelled or failed documents to process again.`,
+    ),
   textNotAvailable: (documentId: string, status: string) =>
     new AppError(
       'text_not_available',

@@ -1,4 +1,4 @@
-import { type ReactNode, useState } from 'react';
+import { type ReactNode, useEffect, useRef, useState } from 'react';
 
 /**
  * A secret shown this one time (a new API key, a webhook's signing secret), with a copy button; the
@@ -22,6 +22,9 @@ export function NewSecret({
   onDone: () => void;
 }) {
   const [copied, setCopied] = useState<boolean>();
+  // Shown once: the keyboard goes to it (the field selects the secret for copying).
+  const field = useRef<HTMLInputElement>(null);
+  useEffect(() => field.current?.focus(), []);
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(secret);
@@ -35,6 +38,7 @@ export function NewSecret({
       <p>{children}</p>
       <div className="row">
         <input
+          ref={field}
           readOnly
           value={secret}
           aria-label={label}

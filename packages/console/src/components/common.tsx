@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import type { ReactNode, Ref } from 'react';
 import { describeError } from '../api';
 import type { Segment } from '../lib/runs';
 
@@ -6,7 +6,7 @@ import type { Segment } from '../lib/runs';
  * What went wrong, in words; the error code and the request id (for whoever reads the server's logs)
  * are behind a "Details" toggle.
  */
-export function ErrorNote({ error, title }: { error: unknown; title?: string }) {
+export function ErrorNote({ error, title }: { error: unknown; title?: string | undefined }) {
   const e = describeError(error);
   return (
     <div className="error" role="alert">
@@ -134,13 +134,37 @@ export function Status({ value }: { value: string }) {
   return <span className={`status status-${TONE[value] ?? 'muted'}`}>{value.replace('_', ' ')}</span>;
 }
 
+/**
+ * A box that scrolls inside the page (a wide table, a long text, a PDF's pages): a named region that
+ * the keyboard reaches, so that it can be scrolled without a mouse.
+ */
+export function ScrollRegion({
+  label,
+  className,
+  children,
+  ref,
+  ...rest
+}: {
+  label: string;
+  className: string;
+  children: ReactNode;
+  ref?: Ref<HTMLElement>;
+  'data-testid'?: string;
+}) {
+  return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard.
+    <section ref={ref} className={className} aria-label={label} tabIndex={0} {...rest}>
+      {children}
+    </section>
+  );
+}
+
 /** A table that scrolls sideways inside its own box on a narrow screen, never the page. */
 export function TableScroll({ label, children }: { label: string; children: ReactNode }) {
   return (
-    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard.
-    <section className="table-scroll" aria-label={label} tabIndex={0}>
+    <ScrollRegion label={label} className="table-scroll">
       {children}
-    </section>
+    </ScrollRegion>
   );
 }
 

@@ -1,22 +1,23 @@
-/**
- * Whether an answer was written by a model or quoted from the passages. The API does not say which
- * (no field in the chat answer, nothing in /ready or the OpenAI-compatible endpoints), but the
- * extractive answerer that runs when no chat model is configured has one exact shape: each cited
- * quote, its bracketed numbers in parentheses, followed by its marker, joined by spaces
- * (packages/service/src/answers/extractive.ts). A model's answer has that shape only by accident.
- */
+import { splitCitationMarkers } from './text.js';
 
-interface Quoted {
-  n: number;
-  text: string;
-}
+/** What an answer is: the documents' own sentences, a model's words, or no answer. */
+export type AnswerKind = 'extractive' | 'model' | 'declined';
 
-/** A quote's own bracketed numbers read "(2)", so that only the answer's markers are brackets. */
-const neutralise = (text: string) => text.replace(/\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]/g, '($1)');
-
-/** The answer's quotes, one per citation, when the answer is only quotes; undefined otherwise. */
-export function quotesOf(answer: string, citations: Quoted[]): Quoted[] | undefined {
-  if (citations.length === 0) return undefined;
-  const quotes = citations.map((c) => ({ n: c.n, text: neutralise(c.text) }));
-  return answer === quotes.map((q) => `${q.text} [${q.n}]`).join(' ') ? quotes : undefined;
+/** An extractive answer's quotes: the words before each marker, with the markers that follow them. */
+export function quotesIn(answer: string): { text: string; ns: number[] }[] {
+  const quotes: { text: string; ns: number[] }[] = [];
+  let pending = '';
+  for (const part of splitCitationMarkers(answer)) {
+    if ('text' in part) {
+      pending += part.text;
+      continue;
+    }
+    const text = pending.trim();
+    pending = '';
+    const last = quotes.at(-1);
+    if (text === '' && last) last.ns.push(part.n);
+    else quotes.push({ text, ns: [part.n] });
+  }
+  if (pending.trim()) quotes.push({ text: pending.trim(), ns: [] });
+  return quotes;
 }

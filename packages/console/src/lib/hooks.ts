@@ -61,3 +61,44 @@ export function useTitle(title: string | undefined): void {
     document.title = title ? `${title} · DocSlurp` : 'DocSlurp';
   }, [title]);
 }
+
+export interface Action {
+  /**
+   * Runs `act`. On success it reloads what the screen shows and, with `done`, says so in the screen's
+   * note; on failure the note shows the error under `failed`. Either way the note takes the keyboard's
+   * focus when it appears, so that focus never drops to the page after the button that acted goes
+   * (a deleted row, a confirmation, a finished form). Resolves whether it succeeded.
+   */
+  run(act: () => Promise<unknown>, words?: { done?: string; failed?: string }): Promise<boolean>;
+  busy: boolean;
+  /** The latest outcome; `seq` changes with every one, so that the same words said twice are said again. */
+  outcome: { seq: number; error?: unknown; title?: string; done?: string } | undefined;
+  clear(): void;
+}
+
+/** One screen's actions (delete, revoke, sync…): their busy state, their errors, what they did. */
+export function useAction(reload?: () => void): Action {
+  const [busy, setBusy] = useState(false);
+  const [outcome, setOutcome] = useState<Action['outcome']>();
+  const seq = useRef(0);
+  const reloadRef = useRef(reload);
+  reloadRef.current = reload;
+  const run = useCallback<Action['run']>(async (act, words = {}) => {
+    setBusy(true);
+    try {
+      await act();
+      seq.current++;
+      setOutcome(words.done ? { seq: seq.current, done: words.done } : undefined);
+      reloadRef.current?.();
+      return true;
+    } catch (error) {
+      seq.current++;
+      setOutcome({ seq: seq.current, error, ...(words.failed ? { title: words.failed } : {}) });
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  const clear = useCallback(() => setOutcome(undefined), []);
+  return { run, busy, outcome, clear };
+}

@@ -98,3 +98,21 @@ export function markSplitter(): (text: string) => MarkedPart[] {
     return parts;
   };
 }
+
+/**
+ * `text` with the mark characters around each of `ranges` (a search snippet's highlighted words):
+ * the same splitter then marks them in the rendered Markdown. Ranges are sorted and kept apart.
+ */
+export function withMarkRanges(text: string, ranges: readonly { start: number; end: number }[]): string {
+  const clean = text.replace(MARK_CHARS, '\uFFFD');
+  let out = '';
+  let at = 0;
+  for (const r of [...ranges].sort((a, b) => a.start - b.start)) {
+    const start = Math.max(at, r.start);
+    const end = Math.min(clean.length, r.end);
+    if (end <= start) continue;
+    out += clean.slice(at, start) + MARK_START + clean.slice(start, end) + MARK_END;
+    at = end;
+  }
+  return out + clean.slice(at);
+}

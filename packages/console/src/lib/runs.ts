@@ -1,4 +1,4 @@
-import type { DocumentCounts, DocumentStatus, RunProgress, RunStatus } from '@service/sdk';
+import type { DocumentCounts, DocumentStatus, RunKind, RunProgress, RunStatus } from '@service/sdk';
 
 /**
  * What a run's numbers mean to a person. The API's `progress` counts every finished document, so a
@@ -82,15 +82,40 @@ export function announceRun(status: RunStatus, c: DocumentCounts): string {
   return `Processing: ${tenths * 10} % of ${plural(c.total, 'document')} finished.`;
 }
 
+/**
+ * What a run was, in words: "Upload of 3 files", "Sync of Handbook folder", "2 documents processed
+ * again". `sourceName` names a sync's source when it is known.
+ */
+export function runName(
+  run: { kind: RunKind; counts: Pick<DocumentCounts, 'total'> },
+  sourceName?: string | null,
+): string {
+  const n = run.counts.total;
+  switch (run.kind) {
+    case 'upload':
+      return `Upload of ${plural(n, 'file')}`;
+    case 'urls':
+      return `Ingestion of ${plural(n, 'URL')}`;
+    case 'sync':
+      return sourceName ? `Sync of ${sourceName}` : 'Sync of a source';
+    case 'reprocess':
+      return `${plural(n, 'document')} processed again`;
+  }
+}
+
+/** The stages a document goes through while it is processed, in order (fetching for URLs and sources). */
+const STAGES = ['queued', 'fetching', 'parsing', 'chunking', 'indexing', 'done'];
+
 /** How far one document has got, for its own bar: stages while it is worked on, its outcome after. */
 export function documentProgress(status: DocumentStatus, stage: string): { value: number; caption: string } {
   switch (status) {
     case 'queued':
       return { value: 0, caption: 'waiting' };
     case 'processing': {
-      const order = ['queued', 'parsing', 'chunking', 'indexing', 'done'];
-      const i = order.indexOf(stage);
-      return { value: i <= 0 ? 0 : i / (order.length - 1), caption: stage };
+      // Claimed by a worker, not started yet: its stage still reads "queued", which it no longer is.
+      if (stage === 'queued') return { value: 0, caption: 'starting' };
+      const i = STAGES.indexOf(stage);
+      return { value: i <= 0 ? 0 : i / (STAGES.length - 1), caption: stage };
     }
     case 'ready':
       return { value: 1, caption: 'processed' };

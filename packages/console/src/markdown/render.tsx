@@ -1,5 +1,5 @@
 import { Lexer, type MarkedToken, type Token, type Tokens } from 'marked';
-import { createElement, Fragment, type ReactNode } from 'react';
+import { createElement, Fragment, type ReactNode, useEffect, useRef, useState } from 'react';
 import { MARK_CHARS } from '../lib/marks.js';
 
 /**
@@ -32,9 +32,41 @@ function decodeEntities(s: string): string {
 
 const isComment = (html: string) => /^\s*<!--[\s\S]*-->\s*$/.test(html);
 
+/**
+ * A code block. Long lines scroll sideways inside it; when they do, it joins the Tab order (a box that
+ * scrolls must be reachable by keyboard), and only then: a text with many code blocks would otherwise
+ * be a long walk through them.
+ */
+function CodeBlock({ children }: { children: ReactNode }) {
+  const box = useRef<HTMLPreElement>(null);
+  const [scrolls, setScrolls] = useState(false);
+  useEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    const measure = () => setScrolls(el.scrollWidth > el.clientWidth);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+  return (
+    <pre
+      ref={box}
+      className="md-code"
+      {...(scrolls ? { tabIndex: 0, role: 'region', 'aria-label': 'Code' } : {})}
+    >
+      <code>{children}</code>
+    </pre>
+  );
+}
+
 class Renderer {
   private n = 0;
-  constructor(private readonly options: MarkdownOptions) {}
+  /** The level of the last heading rendered: the next one goes at most one deeper, never skipping. */
+  private lastLevel: number;
+  constructor(private readonly options: MarkdownOptions) {
+    this.lastLevel = (options.headingLevel ?? 1) - 1;
+  }
 
   private key = () => this.n++;
   private text(s: string): ReactNode {
@@ -64,7 +96,10 @@ class Renderer {
               <strong>{inline}</strong>
             </p>
           );
-        return createElement(`h${Math.min(6, level + t.depth - 1)}`, { key, className: 'md-h' }, inline);
+        // Documents skip levels (a # then a ###); screen readers' outline must not.
+        const h = Math.max(level, Math.min(6, level + t.depth - 1, this.lastLevel + 1));
+        this.lastLevel = h;
+        return createElement(`h${h}`, { key, className: 'md-h' }, inline);
       }
       case 'paragraph':
         return <p key={key}>{this.inline(t.tokens)}</p>;
@@ -75,11 +110,7 @@ class Renderer {
           </Fragment>
         );
       case 'code':
-        return (
-          <pre key={key} className="md-code">
-            <code>{this.text(t.text)}</code>
-          </pre>
-        );
+        return <CodeBlock key={key}>{this.text(t.text)}</CodeBlock>;
       case 'blockquote':
         return <blockquote key={key}>{this.blocks(t.tokens)}</blockquote>;
       case 'list': {

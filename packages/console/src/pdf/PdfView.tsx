@@ -1,7 +1,7 @@
 import { GlobalWorkerOptions, getDocument, type PDFDocumentProxy, TextLayer } from 'pdfjs-dist';
 import workerUrl from 'pdfjs-dist/build/pdf.worker.min.mjs?url';
 import { useEffect, useRef, useState } from 'react';
-import { ErrorNote, Loading } from '../components/common';
+import { ErrorNote, Loading, ScrollRegion } from '../components/common';
 import { scrollWithin } from '../lib/scroll';
 import { locateWords, wordsOf } from '../lib/text';
 import './pdf.css';
@@ -79,7 +79,7 @@ export default function PdfView({ bytes, page, highlights }: Props) {
   const [scale, setScale] = useState(CSS_SCALE);
   const [error, setError] = useState<unknown>();
   const frame = useRef<HTMLDivElement>(null);
-  const container = useRef<HTMLDivElement>(null);
+  const container = useRef<HTMLElement>(null);
   const highlightsRef = useRef(highlights);
   highlightsRef.current = highlights;
 
@@ -147,7 +147,7 @@ export default function PdfView({ bytes, page, highlights }: Props) {
   return (
     <div ref={frame}>
       {pdf ? (
-        <div className="pdf" ref={container} data-testid="pdf-view">
+        <ScrollRegion className="pdf" ref={container} data-testid="pdf-view" label="Pages of the PDF">
           {sizes.map((s, i) => (
             <div
               // biome-ignore lint/suspicious/noArrayIndexKey: pages are numbered by position.
@@ -159,7 +159,7 @@ export default function PdfView({ bytes, page, highlights }: Props) {
               aria-label={`Page ${i + 1}`}
             />
           ))}
-        </div>
+        </ScrollRegion>
       ) : (
         <Loading />
       )}

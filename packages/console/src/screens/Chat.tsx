@@ -1,12 +1,13 @@
 import type { AnswerCitation } from '@service/sdk';
 import { type FormEvent, type ReactNode, useEffect, useRef, useState } from 'react';
 import { sdk } from '../api';
+import { CitationPlace, citationHref, citationPlace } from '../components/Citation';
 import { ErrorNote } from '../components/common';
 import { Markdown, useMarkdown } from '../components/Markdown';
+import { NothingToSearch } from '../components/NothingToSearch';
 import { WorkspaceHeader } from '../components/WorkspaceHeader';
-import { quotesOf } from '../lib/answers';
+import { type AnswerKind, quotesIn } from '../lib/answers';
 import { useLoad, useTitle } from '../lib/hooks';
-import { documentHref } from '../lib/links';
 import { splitCitationMarkers } from '../lib/text';
 import { workspaceLabel } from '../lib/workspaces';
 import { Link } from '../router';
@@ -15,21 +16,18 @@ interface Turn {
   question: string;
   answer: string;
   citations: AnswerCitation[];
+  /** Once the answer is complete. */
+  kind?: AnswerKind;
   streaming: boolean;
   error?: unknown;
 }
-
-const citationHref = (c: AnswerCitation) =>
-  documentHref(c.documentId, { mediaType: c.mediaType, page: c.page, start: c.charStart, end: c.charEnd });
-
-const sourceOf = (c: AnswerCitation) => `${c.filename}${c.page ? `, page ${c.page}` : ''}`;
 
 /** A citation marker: a link to the passage, named for screen readers by the source it cites. */
 function Marker({ n, citation }: { n: number; citation: AnswerCitation | undefined }) {
   if (!citation) return <span>[{n}]</span>;
   return (
-    <Link to={citationHref(citation)} className="marker" title={sourceOf(citation)}>
-      [{n}]<span className="sr-only"> {sourceOf(citation)}</span>
+    <Link to={citationHref(citation)} className="marker" title={citationPlace(citation)}>
+      [{n}]<span className="sr-only"> {citationPlace(citation)}</span>
     </Link>
   );
 }
@@ -44,26 +42,34 @@ function withMarkers(text: string, byN: Map<number, AnswerCitation>): ReactNode 
 /**
  * The answer. A written one is Markdown with markers; one made of quotes (no answer model configured:
  * the service quotes the passages' sentences) is shown as what it is, each quote in quotation marks
- * with the marker of its source, under a line that says so.
+ * with the marker of its source, under a line that says so; a declined one as a note.
  */
 function Answer({ turn }: { turn: Turn }) {
   const renderer = useMarkdown();
   const byN = new Map(turn.citations.map((c) => [c.n, c]));
-  const quotes = turn.streaming ? undefined : quotesOf(turn.answer, turn.citations);
-  if (quotes) {
+  if (turn.kind === 'extractive') {
     return (
       <div className="answer" data-testid="answer" data-kind="quoted" aria-live="polite">
         <p className="answer-kind small">
           Quoted from the documents: no answer model is configured, so the answer is their own sentences.
         </p>
         <ul className="quotes">
-          {quotes.map((q) => (
-            <li key={q.n}>
+          {quotesIn(turn.answer).map((q) => (
+            <li key={`${q.ns.join(',')}:${q.text}`}>
               <q>{renderer ? renderer.renderInlineMarkdown(q.text) : q.text}</q>{' '}
-              <Marker n={q.n} citation={byN.get(q.n)} />
+              {q.ns.map((n) => (
+                <Marker key={n} n={n} citation={byN.get(n)} />
+              ))}
             </li>
           ))}
         </ul>
+      </div>
+    );
+  }
+  if (turn.kind === 'declined') {
+    return (
+      <div className="answer" data-testid="answer" data-kind="declined" aria-live="polite">
+        <p className="note">{turn.answer}</p>
       </div>
     );
   }
@@ -97,6 +103,12 @@ export function ChatScreen({ workspaceId }: { workspaceId: string }) {
   }, [turns, workspaceId]);
   const streaming = turns.some((t) => t.streaming);
   const { data: workspace } = useLoad((signal) => sdk.getWorkspace(workspaceId, { signal }), [workspaceId]);
+  const { data: availability } = useLoad(
+    (signal) => sdk.getAvailability(workspaceId, { signal }),
+    [workspaceId],
+    (a) => (a.pending.length > 0 ? 3000 : undefined),
+  );
+  const empty = availability && availability.counts.total - availability.counts.deleted === 0;
   useTitle(`Chat · ${workspace ? workspaceLabel(workspace) : `workspace ${workspaceId}`}`);
   // The renderer for answers' Markdown comes before the first question is asked.
   useMarkdown();
@@ -124,7 +136,12 @@ export function ChatScreen({ workspaceId }: { workspaceId: string }) {
         update(index, { answer });
       }
       const final = await stream.finalAnswer();
-      update(index, { answer: final.answer, citations: final.citations, streaming: false });
+      update(index, {
+        answer: final.answer,
+        citations: final.citations,
+        kind: final.kind,
+        streaming: false,
+      });
     } catch (error) {
       update(index, { streaming: false, error });
     } finally {
@@ -138,6 +155,7 @@ export function ChatScreen({ workspaceId }: { workspaceId: string }) {
       <p className="muted">
         Answers come only from this workspace's documents; every claim links to the passage it cites.
       </p>
+      <NothingToSearch id={workspaceId} availability={availability} />
       <ol className="turns">
         {turns.map((t, i) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: turns are only ever appended.
@@ -149,9 +167,9 @@ export function ChatScreen({ workspaceId }: { workspaceId: string }) {
               <ol className="citations" data-testid="citations">
                 {t.citations.map((c) => (
                   <li key={c.n} value={c.n}>
-                    <Link to={citationHref(c)}>{sourceOf(c)}</Link>
+                    <CitationPlace c={c} />
                     {/* A quoted answer already shows each quote; a written one shows what it drew on. */}
-                    {quotesOf(t.answer, t.citations) ? null : (
+                    {t.kind === 'extractive' ? null : (
                       <blockquote>
                         <Markdown source={c.text} />
                       </blockquote>
@@ -163,19 +181,21 @@ export function ChatScreen({ workspaceId }: { workspaceId: string }) {
           </li>
         ))}
       </ol>
-      <form className="ask" onSubmit={ask}>
-        <input
-          type="text"
-          name="question"
-          aria-label="Ask a question"
-          placeholder="Ask a question about these documents"
-          value={draft}
-          onChange={(e) => setDraft(e.target.value)}
-        />
-        <button type="submit" className="primary" disabled={streaming}>
-          {streaming ? 'Answering…' : 'Ask'}
-        </button>
-      </form>
+      {empty ? null : (
+        <form className="ask" onSubmit={ask}>
+          <input
+            type="text"
+            name="question"
+            aria-label="Ask a question"
+            placeholder="Ask a question about these documents"
+            value={draft}
+            onChange={(e) => setDraft(e.target.value)}
+          />
+          <button type="submit" className="primary" disabled={streaming}>
+            {streaming ? 'Answering…' : 'Ask'}
+          </button>
+        </form>
+      )}
     </section>
   );
 }

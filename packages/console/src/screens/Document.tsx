@@ -1,15 +1,19 @@
 import { ConflictError, type Document } from '@service/sdk';
 import { lazy, type ReactNode, Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { isNotFound, sdk } from '../api';
+import { ActionNote } from '../components/ActionNote';
 import { ConfirmButton } from '../components/ConfirmButton';
-import { Details, ErrorNote, Loading, Status, When } from '../components/common';
+import { Details, ErrorNote, Loading, ScrollRegion, Status, When } from '../components/common';
+import { documentLabel } from '../components/DocumentName';
 import { Markdown, useMarkdown } from '../components/Markdown';
 import { WorkspaceCrumb } from '../components/WorkspaceCrumb';
-import { useLoad, useTitle } from '../lib/hooks';
+import { useAction, useLoad, useTitle } from '../lib/hooks';
 import { contentHref, isPdf } from '../lib/links';
 import { markSplitter, withMarkChars } from '../lib/marks';
 import { formatBytes } from '../lib/progress';
+import { runName } from '../lib/runs';
 import { scrollWithin } from '../lib/scroll';
+import { sourceLabel } from '../lib/sources';
 import { pageAt, passageWordsOnPage, segmentText } from '../lib/text';
 import { Link, navigate, useLocation } from '../router';
 
@@ -41,7 +45,7 @@ function TextView({
   mark: { start: number; end: number } | undefined;
   page: number | undefined;
 }) {
-  const root = useRef<HTMLDivElement>(null);
+  const root = useRef<HTMLElement>(null);
   const renderer = useMarkdown();
   const pages = useMemo(() => segmentText(text, mark), [text, mark]);
   const waiting = markdown && !renderer;
@@ -56,7 +60,12 @@ function TextView({
   }, [pages, page, waiting]);
   if (waiting) return <Loading />;
   return (
-    <div className={markdown ? 'text-view md' : 'text-view'} ref={root} data-testid="text-view">
+    <ScrollRegion
+      ref={root}
+      className={markdown ? 'text-view md' : 'text-view'}
+      data-testid="text-view"
+      label="Extracted text"
+    >
       {pages.map((p) => {
         let body: ReactNode;
         if (markdown && renderer) {
@@ -67,8 +76,9 @@ function TextView({
           const withMark =
             markedAt < 0 ? source : withMarkChars(source, before, before + p.parts[markedAt]!.text.length);
           const split = markSplitter();
+          // Under the screen's h2 ("Extracted text") and, on paged text, the page's h3.
           body = renderer.renderMarkdown(withMark, {
-            headingLevel: 4,
+            headingLevel: p.page !== null ? 4 : 3,
             text: (s) =>
               split(s).map((part, i) =>
                 // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one run never reorder.
@@ -83,13 +93,13 @@ function TextView({
           );
         }
         return (
-          <section key={p.start} data-page={p.page ?? undefined}>
+          <div key={p.start} data-page={p.page ?? undefined}>
             {p.page !== null ? <h3 className="page-marker">Page {p.page}</h3> : null}
             {body}
-          </section>
+          </div>
         );
       })}
-    </div>
+    </ScrollRegion>
   );
 }
 
@@ -130,8 +140,19 @@ export function DocumentScreen({ id }: { id: string }) {
     if (wantsPdf) void loadPdfView();
   }, [wantsPdf]);
   const [tab, setTab] = useState<'original' | 'text'>();
-  const [deleteError, setDeleteError] = useState<unknown>();
-  useTitle(doc ? doc.filename : 'Document');
+  const action = useAction(reload);
+  // Its run, named by what it was (and a sync by its source): after the record, beside the text.
+  const origin = useLoad(
+    (signal) =>
+      doc
+        ? Promise.all([
+            sdk.getRun(doc.runId, { signal }),
+            doc.source ? sdk.listSources(doc.workspaceId, { signal }) : Promise.resolve({ sources: [] }),
+          ])
+        : Promise.resolve(undefined),
+    [doc?.runId, doc?.source],
+  );
+  useTitle(doc ? documentLabel(doc) : 'Document');
 
   if (error && isNotFound(error)) {
     return (
@@ -164,15 +185,9 @@ export function DocumentScreen({ id }: { id: string }) {
           .trim()
       : '';
 
-  const remove = async () => {
-    setDeleteError(undefined);
-    try {
-      await sdk.deleteDocument(id);
-      navigate(`/workspaces/${doc.workspaceId}`);
-    } catch (err) {
-      setDeleteError(err);
-    }
-  };
+  const [run, { sources }] = origin.data ?? [undefined, { sources: [] }];
+  const source = sources.find((x) => x.id === doc.source);
+  const reprocessable = doc.status === 'cancelled' || doc.status === 'failed';
 
   return (
     <section>
@@ -197,8 +212,22 @@ export function DocumentScreen({ id }: { id: string }) {
         </dd>
         <dt>Run</dt>
         <dd>
-          <Link to={`/runs/${doc.runId}`}>{doc.runId}</Link>
+          <Link to={`/runs/${doc.runId}`}>
+            {run ? runName(run, source && sourceLabel(source)) : 'its run'}
+          </Link>
         </dd>
+        {doc.sourceItem ? (
+          <>
+            <dt>Source</dt>
+            <dd>
+              <Link to={`/workspaces/${doc.workspaceId}/sources`}>
+                {source ? sourceLabel(source) : 'its source'}
+              </Link>
+              : <code>{doc.sourceItem}</code>
+              {doc.version > 1 ? ` (version ${doc.version})` : ''}
+            </dd>
+          </>
+        ) : null}
       </dl>
       {doc.error ? (
         <div className={doc.status === 'cancelled' ? 'note' : 'error'}>
@@ -212,16 +241,40 @@ export function DocumentScreen({ id }: { id: string }) {
         <a className="button" href={contentHref(id)} download={doc.filename}>
           Download original
         </a>
+        {reprocessable ? (
+          <button
+            type="button"
+            className="primary"
+            aria-disabled={action.busy}
+            onClick={() =>
+              !action.busy &&
+              action.run(() => sdk.reprocessDocument(id), {
+                done: 'It is queued to be processed again, in a new run.',
+                failed: 'Could not process it again',
+              })
+            }
+          >
+            Process again
+          </button>
+        ) : null}
         {doc.status !== 'deleted' ? (
           <ConfirmButton
             label="Delete"
             confirmLabel="Delete for good"
             target={doc.filename}
-            onConfirm={remove}
+            onConfirm={() =>
+              action.run(
+                async () => {
+                  await sdk.deleteDocument(id);
+                  navigate(`/workspaces/${doc.workspaceId}`);
+                },
+                { failed: 'Could not delete' },
+              )
+            }
           />
         ) : null}
       </div>
-      {deleteError ? <ErrorNote error={deleteError} title="Could not delete" /> : null}
+      <ActionNote action={action} />
 
       {mark && text ? (
         <div className="cited-note" data-testid="cited-passage">
@@ -236,6 +289,7 @@ export function DocumentScreen({ id }: { id: string }) {
         </div>
       ) : null}
 
+      <h2 className="sr-only">{view === 'original' ? 'Original PDF' : 'Extracted text'}</h2>
       <nav className="tabs" aria-label="View">
         {isPdf(doc.mediaType) ? (
           <button

@@ -1,9 +1,11 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useRef, useState } from 'react';
 import { consoleApi, SCOPES, type Scope } from '../api';
+import { ActionNote } from '../components/ActionNote';
 import { ConfirmButton } from '../components/ConfirmButton';
-import { ErrorNote, Loading, TableScroll, When } from '../components/common';
+import { When } from '../components/common';
+import { Listing } from '../components/Listing';
 import { NewSecret } from '../components/NewSecret';
-import { useLoad, useTitle } from '../lib/hooks';
+import { useAction, useLoad, useTitle } from '../lib/hooks';
 
 const SCOPE_HELP: Record<Scope, string> = {
   ingest: 'upload files and web pages, manage runs, delete documents',
@@ -12,34 +14,25 @@ const SCOPE_HELP: Record<Scope, string> = {
 };
 
 export function KeysScreen() {
-  const { data, error, reload } = useLoad(() => consoleApi.listKeys(), []);
+  const keys = useLoad(() => consoleApi.listKeys(), []);
+  const action = useAction(keys.reload);
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<Scope[]>(['search']);
   const [secret, setSecret] = useState<string>();
-  const [actionError, setActionError] = useState<unknown>();
+  const nameField = useRef<HTMLInputElement>(null);
   useTitle('API keys');
 
-  const create = async (e: FormEvent) => {
+  const create = (e: FormEvent) => {
     e.preventDefault();
-    setActionError(undefined);
-    try {
-      const created = await consoleApi.createKey(name.trim(), scopes);
-      setSecret(created.secret);
-      setName('');
-      reload();
-    } catch (err) {
-      setActionError(err);
-    }
-  };
-
-  const revoke = async (id: string) => {
-    setActionError(undefined);
-    try {
-      await consoleApi.revokeKey(id);
-      reload();
-    } catch (err) {
-      setActionError(err);
-    }
+    if (action.busy || scopes.length === 0) return;
+    void action.run(
+      async () => {
+        const created = await consoleApi.createKey(name.trim(), scopes);
+        setSecret(created.secret);
+        setName('');
+      },
+      { failed: 'The key was not created' },
+    );
   };
 
   const toggle = (s: Scope) =>
@@ -60,7 +53,11 @@ export function KeysScreen() {
           noun="key"
           label="New API key"
           testId="new-key"
-          onDone={() => setSecret(undefined)}
+          onDone={() => {
+            setSecret(undefined);
+            // The secret and its buttons go: the keyboard continues at the form, for the next key.
+            nameField.current?.focus();
+          }}
         >
           <strong>Your new API key.</strong> Copy it now: it is shown only this once, and DocSlurp keeps only
           a hash of it. Use it from servers and scripts (<code>SERVICE_API_KEY</code>), never in a web page.
@@ -71,6 +68,7 @@ export function KeysScreen() {
         <label>
           Name <span className="muted small">(what it is for)</span>
           <input
+            ref={nameField}
             type="text"
             name="name"
             maxLength={100}
@@ -93,67 +91,66 @@ export function KeysScreen() {
             </label>
           ))}
         </fieldset>
-        <button type="submit" className="primary" disabled={scopes.length === 0}>
+        <button type="submit" className="primary" aria-disabled={scopes.length === 0 || action.busy}>
           Create key
         </button>
       </form>
-      {actionError ? <ErrorNote error={actionError} /> : null}
+      <ActionNote action={action} />
 
       <h2>Keys of your account</h2>
-      {error ? <ErrorNote error={error} /> : null}
-      {!data && !error ? <Loading /> : null}
-      {data && data.keys.length === 0 ? <p className="muted">No keys yet.</p> : null}
-      {data && data.keys.length > 0 ? (
-        <TableScroll label="Keys of your account">
-          <table data-testid="keys">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Key</th>
-                <th>Scopes</th>
-                <th>Created</th>
-                <th>Last used</th>
-                <th>State</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {data.keys.map((k) => (
-                <tr key={k.id} data-key={k.id} className={k.revokedAt ? 'revoked' : undefined}>
-                  <td>{k.name ?? <span className="muted">–</span>}</td>
-                  <td>
-                    <code>{k.prefix}…</code>
-                  </td>
-                  <td>{k.scopes.join(', ')}</td>
-                  <td>
-                    <When iso={k.createdAt} />
-                  </td>
-                  <td>
-                    <When iso={k.lastUsedAt} />
-                  </td>
-                  <td>
-                    {k.revokedAt ? (
-                      <span className="status status-muted">revoked</span>
-                    ) : (
-                      <span className="status status-ok">active</span>
-                    )}
-                  </td>
-                  <td className="actions">
-                    {k.revokedAt ? null : (
-                      <ConfirmButton
-                        label="Revoke"
-                        confirmLabel="Revoke now"
-                        target={`key ${k.name ?? k.prefix}`}
-                        onConfirm={() => revoke(k.id)}
-                      />
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
-      ) : null}
+      <Listing
+        state={keys}
+        items={(d) => d.keys}
+        empty="No keys yet."
+        label="Keys of your account"
+        testId="keys"
+        columns={[
+          'Name',
+          'Key',
+          'Scopes',
+          'Created',
+          'Last used',
+          'State',
+          { label: 'Actions', hidden: true },
+        ]}
+        row={(k) => (
+          <tr key={k.id} data-key={k.id} className={k.revokedAt ? 'revoked' : undefined}>
+            <td>{k.name ?? <span className="muted">–</span>}</td>
+            <td>
+              <code>{k.prefix}…</code>
+            </td>
+            <td>{k.scopes.join(', ')}</td>
+            <td>
+              <When iso={k.createdAt} />
+            </td>
+            <td>
+              <When iso={k.lastUsedAt} />
+            </td>
+            <td>
+              {k.revokedAt ? (
+                <span className="status status-muted">revoked</span>
+              ) : (
+                <span className="status status-ok">active</span>
+              )}
+            </td>
+            <td className="actions">
+              {k.revokedAt ? null : (
+                <ConfirmButton
+                  label="Revoke"
+                  confirmLabel="Revoke now"
+                  target={`key ${k.name ?? k.prefix}`}
+                  onConfirm={() =>
+                    action.run(() => consoleApi.revokeKey(k.id), {
+                      done: `The key ${k.name ?? k.prefix} is revoked: it stops working at once.`,
+                      failed: 'Could not revoke the key',
+                    })
+                  }
+                />
+              )}
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

@@ -1,6 +1,9 @@
 import { consoleApi, sdk } from '../api';
-import { Details, ErrorNote, Loading, ProgressBar, Status, TableScroll, When } from '../components/common';
+import { Details, ErrorNote, Loading, ProgressBar, Status, When } from '../components/common';
+import { Listing } from '../components/Listing';
 import { useLoad, useTitle } from '../lib/hooks';
+import { runName } from '../lib/runs';
+import { workspaceLabel } from '../lib/workspaces';
 import { Link } from '../router';
 
 const STATES = ['ready', 'queued', 'processing', 'needs_ocr', 'failed', 'cancelled'] as const;
@@ -13,17 +16,18 @@ export function OverviewScreen() {
     ([o]) => (o.runsProcessing > 0 ? 2000 : undefined),
   );
   useTitle('Overview');
-  if (error) return <ErrorNote error={error} />;
+  if (error && !data) return <ErrorNote error={error} />;
   if (!data) return <Loading />;
   const [overview, { workspaces }] = data;
   const docs = overview.documents;
+  const names = new Map(workspaces.map((w) => [w.id, workspaceLabel(w)]));
   return (
     <section>
       <h1>Overview</h1>
       <div className="cards">
         <article className="card" aria-labelledby="docs-title">
           <h2 id="docs-title">Documents by state</h2>
-          <p className="big">{docs.total}</p>
+          <p className="big">{docs.total - (docs.deleted ?? 0)}</p>
           <ul className="counts" data-testid="document-counts">
             {STATES.map((s) => (
               <li key={s}>
@@ -42,75 +46,74 @@ export function OverviewScreen() {
           {overview.activeRuns.length === 0 ? (
             <p className="muted">Nothing is being processed.</p>
           ) : (
-            <ul className="plain">
-              {overview.activeRuns.map((r) => (
-                <li key={r.id}>
-                  <Link to={`/runs/${r.id}`}>{r.id}</Link> <Status value={r.status} />
-                  <ProgressBar
-                    value={r.documents === 0 ? 1 : r.finished / r.documents}
-                    label={`Progress of ${r.id}`}
-                  />
-                  <span className="muted small">
-                    {r.finished} of {r.documents} documents done
-                  </span>
-                </li>
-              ))}
+            <ul className="plain" data-testid="active-runs">
+              {overview.activeRuns.map((r) => {
+                const name = runName({ kind: r.kind, counts: { total: r.documents } }, r.sourceName);
+                return (
+                  <li key={r.id}>
+                    <Link to={`/runs/${r.id}`}>{name}</Link> <Status value={r.status} />{' '}
+                    <span className="muted small">
+                      in {names.get(r.workspaceId) ?? 'a workspace'} · <When iso={r.createdAt} />
+                    </span>
+                    <ProgressBar
+                      value={r.documents === 0 ? 1 : r.finished / r.documents}
+                      label={`Progress of ${name}`}
+                    />
+                    <span className="muted small">
+                      {r.finished} of {r.documents} documents done
+                    </span>
+                  </li>
+                );
+              })}
             </ul>
           )}
         </article>
       </div>
 
       <h2>Recent failures</h2>
-      {overview.recentFailures.length === 0 ? (
-        <p className="muted">No document has failed.</p>
-      ) : (
-        <TableScroll label="Recent failures">
-          <table data-testid="recent-failures">
-            <thead>
-              <tr>
-                <th>Document</th>
-                <th>Reason</th>
-                <th>Run</th>
-                <th>When</th>
-              </tr>
-            </thead>
-            <tbody>
-              {overview.recentFailures.map((f) => (
-                <tr key={f.documentId}>
-                  <td>
-                    <Link to={`/documents/${f.documentId}`}>{f.filename}</Link>
-                  </td>
-                  <td>
-                    {f.message}
-                    <Details of={f.filename}>
-                      code <code>{f.code}</code>
-                    </Details>
-                  </td>
-                  <td>
-                    <Link to={`/runs/${f.runId}`}>{f.runId}</Link>
-                  </td>
-                  <td>
-                    <When iso={f.failedAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
-      )}
+      <Listing
+        state={{ data: overview.recentFailures, error: undefined }}
+        items={(f) => f}
+        empty="No document has failed."
+        label="Recent failures"
+        testId="recent-failures"
+        columns={['Document', 'Reason', 'Workspace', 'When']}
+        row={(f) => (
+          <tr key={f.documentId}>
+            <td>
+              <Link to={`/documents/${f.documentId}`}>{f.filename}</Link>
+            </td>
+            <td>
+              {f.message}
+              <Details of={f.filename}>
+                code <code>{f.code}</code>
+              </Details>
+            </td>
+            <td>
+              <Link to={`/workspaces/${f.workspaceId}`}>{names.get(f.workspaceId) ?? 'its workspace'}</Link>
+            </td>
+            <td>
+              <When iso={f.failedAt} />
+            </td>
+          </tr>
+        )}
+      />
 
       <h2>Workspaces</h2>
       {workspaces.length === 0 ? (
         <p>
-          No workspace yet. <Link to="/workspaces">Upload your first documents</Link>.
+          No workspace yet.{' '}
+          <Link to="/workspaces">Upload your first documents, or create an empty workspace</Link>.
         </p>
       ) : (
         <ul className="plain">
           {workspaces.slice(0, 5).map((w) => (
             <li key={w.id}>
-              <Link to={`/workspaces/${w.id}`}>{w.name ?? w.id}</Link>{' '}
+              <Link to={`/workspaces/${w.id}`}>{workspaceLabel(w)}</Link>{' '}
               <span className="muted small">
-                {w.counts.total} documents · <When iso={w.createdAt} />
+                {w.counts.total - w.counts.deleted}{' '}
+                {w.counts.total - w.counts.deleted === 1 ? 'document' : 'documents'} ·{' '}
+                <When iso={w.createdAt} />
               </span>
             </li>
           ))}

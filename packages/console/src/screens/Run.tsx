@@ -1,19 +1,13 @@
-import type { DocumentStatus, Run, RunProgress } from '@service/sdk';
+import type { DocumentStatus, RunProgress } from '@service/sdk';
 import { useMemo, useRef, useState } from 'react';
 import { isNotFound, sdk } from '../api';
+import { ActionNote } from '../components/ActionNote';
 import { ConfirmButton } from '../components/ConfirmButton';
-import {
-  Details,
-  ErrorNote,
-  Loading,
-  ProgressBar,
-  RunBar,
-  Status,
-  TableScroll,
-  When,
-} from '../components/common';
+import { Details, ErrorNote, Loading, ProgressBar, RunBar, Status, When } from '../components/common';
+import { DocumentName, documentLabel } from '../components/DocumentName';
+import { Listing } from '../components/Listing';
 import { WorkspaceCrumb } from '../components/WorkspaceCrumb';
-import { useLoad, useTitle } from '../lib/hooks';
+import { type Action, useAction, useLoad, useTitle } from '../lib/hooks';
 import { documentHref } from '../lib/links';
 import { paceText } from '../lib/progress';
 import {
@@ -26,9 +20,11 @@ import {
   nextPoll,
   pageOf,
   processedCount,
+  runName,
   runSegments,
 } from '../lib/runs';
-import { Link } from '../router';
+import { sourceLabel } from '../lib/sources';
+import { Link, navigate } from '../router';
 
 /** Rows of the documents table at a time: a run of hundreds of files is read page by page. */
 const PAGE_SIZE = 50;
@@ -56,7 +52,15 @@ export function RunScreen({ id }: { id: string }) {
       return after;
     },
   );
-  useTitle(data ? `Run ${id} (${data.status})` : `Run ${id}`);
+  // A sync is named by its source.
+  const sync = data?.kind === 'sync' ? data : undefined;
+  const sources = useLoad(
+    (signal) => (sync ? sdk.listSources(sync.workspaceId, { signal }) : Promise.resolve({ sources: [] })),
+    [sync?.workspaceId],
+  );
+  const source = sources.data?.sources.find((s) => s.id === data?.sourceId);
+  const name = data ? runName(data, source && sourceLabel(source)) : undefined;
+  useTitle(data && name ? `${name} (${data.status})` : 'Run');
 
   if (error && isNotFound(error)) {
     return (
@@ -69,20 +73,57 @@ export function RunScreen({ id }: { id: string }) {
     );
   }
   if (error && !data) return <ErrorNote error={error} />;
-  if (!data) return <Loading />;
-  return <RunView data={data} reload={reload} />;
+  if (!data || !name) return <Loading />;
+  return <RunView data={data} name={name} reload={reload} />;
 }
 
-function RunView({ data, reload }: { data: RunProgress; reload: () => void }) {
-  const [action, setAction] = useState<string>();
-  const [actionError, setActionError] = useState<unknown>();
+/** Processing the run's cancelled (or failed) documents again, in a new run whose page opens. */
+function ReprocessButton({
+  data,
+  state,
+  action,
+}: {
+  data: RunProgress;
+  state: 'cancelled' | 'failed';
+  action: Action;
+}) {
+  const n = data.counts[state];
+  if (n === 0 || !data.done) return null;
+  const words =
+    state === 'cancelled'
+      ? `Process the ${n === 1 ? 'cancelled document' : `${n} cancelled documents`} again`
+      : `Try the ${n === 1 ? 'failed document' : `${n} failed documents`} again`;
+  return (
+    <button
+      type="button"
+      aria-disabled={action.busy}
+      onClick={() =>
+        !action.busy &&
+        action.run(
+          async () => {
+            const again = await sdk.reprocessRun(data.id, { statuses: [state] });
+            navigate(`/runs/${again.run.id}`);
+          },
+          { failed: 'Could not process them again' },
+        )
+      }
+    >
+      {words}
+    </button>
+  );
+}
+
+function RunView({ data, name, reload }: { data: RunProgress; name: string; reload: () => void }) {
+  const action = useAction(reload);
   const [filter, setFilter] = useState<DocumentStatus | 'all'>('all');
   const [page, setPage] = useState(0);
   const table = useRef<HTMLHeadingElement>(null);
 
   const sorted = useMemo(
     () =>
-      [...data.documents].sort((a, b) => naturalCompare(a.filename, b.filename) || a.id.localeCompare(b.id)),
+      [...data.documents].sort(
+        (a, b) => naturalCompare(documentLabel(a), documentLabel(b)) || a.id.localeCompare(b.id),
+      ),
     [data.documents],
   );
   const failures = useMemo(
@@ -90,18 +131,6 @@ function RunView({ data, reload }: { data: RunProgress; reload: () => void }) {
     [data.failures],
   );
 
-  const act = async (name: string, fn: (runId: string) => Promise<Run>) => {
-    setAction(name);
-    setActionError(undefined);
-    try {
-      await fn(data.id);
-      reload();
-    } catch (err) {
-      setActionError(err);
-    } finally {
-      setAction(undefined);
-    }
-  };
   const show = (state: DocumentStatus | 'all') => {
     setFilter(state);
     setPage(0);
@@ -114,13 +143,24 @@ function RunView({ data, reload }: { data: RunProgress; reload: () => void }) {
   const shown = filter === 'all' ? sorted : sorted.filter((d) => d.status === filter);
   const p = pageOf(shown, page, PAGE_SIZE);
   const chips = DOCUMENT_STATES.filter((s) => c[s.state] > 0 || s.state === filter);
+  const paused = data.status === 'paused';
 
   return (
     <section>
       <WorkspaceCrumb id={data.workspaceId} />
       <h1>
-        Run <code>{data.id}</code> <Status value={data.status} />
+        {name} <Status value={data.status} />
       </h1>
+      <p className="muted small" data-testid="run-when">
+        Started <When iso={data.createdAt} />
+        {data.finishedAt ? (
+          <>
+            {' '}
+            · finished <When iso={data.finishedAt} />
+          </>
+        ) : null}{' '}
+        · run <code>{data.id}</code>
+      </p>
       <div className="run-summary">
         <RunBar
           segments={segments}
@@ -141,6 +181,18 @@ function RunView({ data, reload }: { data: RunProgress; reload: () => void }) {
           ))}
         </ul>
         <p data-testid="run-progress">{sentence}</p>
+        {data.error ? (
+          <p className="bad-text" data-testid="run-error">
+            {data.error.message}
+          </p>
+        ) : null}
+        {c.total === 0 && data.done && !data.error ? (
+          <p className="muted">
+            {data.kind === 'sync'
+              ? 'This sync found nothing new or changed, or its documents were synced again since.'
+              : 'Its documents were processed again in a later run.'}
+          </p>
+        ) : null}
         {paceText(data) ? (
           <p className="muted small" data-testid="run-pace">
             {paceText(data)}
@@ -150,52 +202,49 @@ function RunView({ data, reload }: { data: RunProgress; reload: () => void }) {
         <p className="sr-only" role="status" data-testid="run-announcement">
           {announceRun(data.status, c)}
         </p>
-        <p className="muted small">
-          Started <When iso={data.createdAt} />
-          {data.finishedAt ? (
-            <>
-              {' '}
-              · finished <When iso={data.finishedAt} />
-            </>
+        <div className="row">
+          {open ? (
+            // One button that changes its words: the keyboard's focus stays on it.
+            <button
+              type="button"
+              aria-disabled={action.busy}
+              onClick={() =>
+                !action.busy &&
+                action.run(() => (paused ? sdk.resumeRun(data.id) : sdk.pauseRun(data.id)), {
+                  failed: paused ? 'Could not resume' : 'Could not pause',
+                })
+              }
+            >
+              {paused ? 'Resume run' : 'Pause run'}
+            </button>
           ) : null}
-        </p>
-        {open || data.status === 'completed' ? (
-          <div className="row">
-            {data.status === 'processing' ? (
-              <button type="button" disabled={!!action} onClick={() => act('pause', (r) => sdk.pauseRun(r))}>
-                Pause run
-              </button>
-            ) : null}
-            {data.status === 'paused' ? (
-              <button
-                type="button"
-                disabled={!!action}
-                onClick={() => act('resume', (r) => sdk.resumeRun(r))}
-              >
-                Resume run
-              </button>
-            ) : null}
-            {open ? (
-              <ConfirmButton
-                label="Cancel run"
-                confirmLabel={
-                  c.queued > 0
-                    ? `Yes, cancel: ${c.queued} waiting ${c.queued === 1 ? 'document' : 'documents'} will not be processed`
-                    : 'Yes, cancel the run'
-                }
-                keepLabel="Keep the run"
-                disabled={!!action}
-                onConfirm={() => act('cancel', (r) => sdk.cancelRun(r))}
-              />
-            ) : null}
-            {data.status === 'completed' ? (
-              <Link to={`/workspaces/${data.workspaceId}/search`} className="button primary">
-                Search this workspace
-              </Link>
-            ) : null}
-          </div>
-        ) : null}
-        {actionError ? <ErrorNote error={actionError} title={`Could not ${action ?? 'do that'}`} /> : null}
+          {open ? (
+            <ConfirmButton
+              label="Cancel run"
+              confirmLabel={
+                c.queued > 0
+                  ? `Yes, cancel: ${c.queued} waiting ${c.queued === 1 ? 'document' : 'documents'} will not be processed`
+                  : 'Yes, cancel the run'
+              }
+              keepLabel="Keep the run"
+              disabled={action.busy}
+              onConfirm={() =>
+                action.run(() => sdk.cancelRun(data.id), {
+                  done: 'The run is cancelled: documents that had not started will not be processed.',
+                  failed: 'Could not cancel',
+                })
+              }
+            />
+          ) : null}
+          <ReprocessButton data={data} state="cancelled" action={action} />
+          <ReprocessButton data={data} state="failed" action={action} />
+          {data.status === 'completed' ? (
+            <Link to={`/workspaces/${data.workspaceId}/search`} className="button primary">
+              Search this workspace
+            </Link>
+          ) : null}
+        </div>
+        <ActionNote action={action} />
       </div>
 
       {failures.length > 0 ? (
@@ -226,83 +275,81 @@ function RunView({ data, reload }: { data: RunProgress; reload: () => void }) {
         </>
       ) : null}
 
-      <h2 ref={table}>Documents</h2>
-      <fieldset className="filters">
-        <legend className="sr-only">Show documents by state</legend>
-        <button type="button" aria-pressed={filter === 'all'} onClick={() => show('all')}>
-          all ({c.total})
-        </button>
-        {chips.map((s) => (
-          <button
-            key={s.state}
-            type="button"
-            aria-pressed={filter === s.state}
-            data-state={s.state}
-            onClick={() => show(s.state)}
+      {c.total > 0 ? (
+        <>
+          <h2 ref={table}>Documents</h2>
+          <fieldset className="filters">
+            <legend className="sr-only">Show documents by state</legend>
+            <button type="button" aria-pressed={filter === 'all'} onClick={() => show('all')}>
+              all ({c.total})
+            </button>
+            {chips.map((s) => (
+              <button
+                key={s.state}
+                type="button"
+                aria-pressed={filter === s.state}
+                data-state={s.state}
+                onClick={() => show(s.state)}
+              >
+                {s.word} ({c[s.state]})
+              </button>
+            ))}
+          </fieldset>
+          <Listing
+            state={{ data: p.items, error: undefined }}
+            items={(items) => items}
+            empty={`No document is ${DOCUMENT_STATES.find((s) => s.state === filter)?.word} now.`}
+            label="Documents of the run"
+            testId="run-documents"
+            columns={['Document', 'State', { label: 'Progress', className: 'wide' }]}
+            row={(d) => {
+              const progress = documentProgress(d.status, d.stage);
+              return (
+                <tr key={d.id} data-document={d.filename} data-status={d.status}>
+                  <td className="name">
+                    <Link to={documentHref(d.id)}>
+                      <DocumentName filename={d.filename} sourceItem={d.sourceItem} />
+                    </Link>
+                    {d.error && d.status !== 'cancelled' ? (
+                      <div className="small bad-text">
+                        {d.error.message}
+                        <Details of={d.filename}>
+                          code <code>{d.error.code}</code>
+                        </Details>
+                      </div>
+                    ) : null}
+                  </td>
+                  <td>
+                    <Status value={d.status} />
+                  </td>
+                  <td>
+                    <ProgressBar
+                      value={progress.value}
+                      tone={TONE[d.status] ?? 'busy'}
+                      label={`Progress of ${d.filename}`}
+                      valueText={progress.caption}
+                    />
+                    <span className="small muted caption">{progress.caption}</span>
+                  </td>
+                </tr>
+              );
+            }}
           >
-            {s.word} ({c[s.state]})
-          </button>
-        ))}
-      </fieldset>
-      {shown.length === 0 ? (
-        <p className="muted">No document is {DOCUMENT_STATES.find((s) => s.state === filter)?.word} now.</p>
-      ) : (
-        <TableScroll label="Documents of the run">
-          <table data-testid="run-documents">
-            <thead>
-              <tr>
-                <th>Document</th>
-                <th>State</th>
-                <th className="wide">Progress</th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.items.map((d) => {
-                const progress = documentProgress(d.status, d.stage);
-                return (
-                  <tr key={d.id} data-document={d.filename} data-status={d.status}>
-                    <td className="name">
-                      <Link to={documentHref(d.id)}>{d.filename}</Link>
-                      {d.error && d.status !== 'cancelled' ? (
-                        <div className="small bad-text">
-                          {d.error.message}
-                          <Details of={d.filename}>
-                            code <code>{d.error.code}</code>
-                          </Details>
-                        </div>
-                      ) : null}
-                    </td>
-                    <td>
-                      <Status value={d.status} />
-                    </td>
-                    <td>
-                      <ProgressBar
-                        value={progress.value}
-                        tone={TONE[d.status] ?? 'busy'}
-                        label={`Progress of ${d.filename}`}
-                        valueText={progress.caption}
-                      />
-                      <span className="small muted caption">{progress.caption}</span>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </TableScroll>
-      )}
-      {p.pages > 1 ? (
-        <nav className="pager" aria-label="Pages of documents">
-          <button type="button" disabled={p.page === 0} onClick={() => setPage(p.page - 1)}>
-            Previous page
-          </button>
-          <span data-testid="page-info">
-            Documents {p.page * PAGE_SIZE + 1}–{p.page * PAGE_SIZE + p.items.length} of {shown.length}
-          </span>
-          <button type="button" disabled={p.page >= p.pages - 1} onClick={() => setPage(p.page + 1)}>
-            Next page
-          </button>
-        </nav>
+            {p.pages > 1 ? (
+              <nav className="pager" aria-label="Pages of documents">
+                <button type="button" disabled={p.page === 0} onClick={() => setPage(p.page - 1)}>
+                  Previous page
+                </button>
+                <span data-testid="page-info">
+                  Documents {p.page * PAGE_SIZE + 1}–{p.page * PAGE_SIZE + p.items.length} of {shown.length}
+                </span>
+                <button type="button" disabled={p.page >= p.pages - 1} onClick={() => setPage(p.page + 1)}>
+                  Next page
+                </button>
+              </nav>
+            ) : null}
+          </Listing>
+        </>
       ) : null}
     </section>
   );

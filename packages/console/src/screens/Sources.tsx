@@ -1,26 +1,15 @@
-import type { Source, SourceType } from '@service/sdk';
+import type { SourceType } from '@service/sdk';
 import { type FormEvent, useState } from 'react';
 import { sdk } from '../api';
+import { ActionNote } from '../components/ActionNote';
 import { ConfirmButton } from '../components/ConfirmButton';
-import { ErrorNote, Loading, Status, TableScroll, When } from '../components/common';
+import { Details, Status, When } from '../components/common';
+import { Listing } from '../components/Listing';
 import { WorkspaceHeader } from '../components/WorkspaceHeader';
-import { useLoad, useTitle } from '../lib/hooks';
+import { useAction, useLoad, useTitle } from '../lib/hooks';
+import { allowedSourceTypes, SOURCE_TYPES, sourceLabel, sourceWhere } from '../lib/sources';
 import { workspaceLabel } from '../lib/workspaces';
 import { Link } from '../router';
-
-const TYPES: { type: SourceType; label: string }[] = [
-  { type: 'website', label: 'Website' },
-  { type: 's3', label: 'S3 bucket' },
-  { type: 'folder', label: 'Folder on the server' },
-];
-
-/** Where a source reads from, in one line. */
-export function sourceWhere(s: Source): string {
-  const v = s.settings as Record<string, string | undefined>;
-  if (s.type === 's3') return `s3://${v.bucket}/${v.prefix ?? ''}`;
-  if (s.type === 'folder') return v.path ?? '';
-  return v.sitemapUrl ?? v.startUrl ?? '';
-}
 
 /** Settings of the add form, per type, as the API takes them. */
 function settingsOf(type: SourceType, f: Record<string, string>): Record<string, unknown> {
@@ -38,17 +27,22 @@ function settingsOf(type: SourceType, f: Record<string, string>): Record<string,
 /** A workspace's sources: what each follows, its last sync and the next, "Sync now", add and delete. */
 export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
   const { data: workspace } = useLoad((signal) => sdk.getWorkspace(workspaceId, { signal }), [workspaceId]);
-  // While a sync lists its source, look again every two seconds.
-  const { data, error, reload } = useLoad(
+  // While a sync lists its source, or its run still processes what it found, look again every two
+  // seconds: the last sync's result is shown when it is one.
+  const list = useLoad(
     (signal) => sdk.listSources(workspaceId, { signal }),
     [workspaceId],
-    (d) => (d.sources.some((s) => s.syncRunId) ? 2000 : undefined),
+    (d) => (d.sources.some((s) => s.syncRunId || s.lastSync?.status === 'processing') ? 2000 : undefined),
   );
-  const [type, setType] = useState<SourceType>('website');
+  const action = useAction(list.reload);
+  // The form's own outcome, shown under it.
+  const adding = useAction(list.reload);
+  const [chosen, setType] = useState<SourceType>();
   const [fields, setFields] = useState<Record<string, string>>({});
   const [interval, setIntervalMinutes] = useState('');
-  const [actionError, setActionError] = useState<unknown>();
   useTitle(`Sources${workspace ? ` · ${workspaceLabel(workspace)}` : ''}`);
+  const types = SOURCE_TYPES.filter((t) => allowedSourceTypes(list.data).includes(t.type));
+  const type = chosen && types.some((t) => t.type === chosen) ? chosen : (types[0]?.type ?? 'website');
 
   const field = (name: string) => ({
     name,
@@ -56,37 +50,31 @@ export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
     onChange: (e: { target: { value: string } }) => setFields((f) => ({ ...f, [name]: e.target.value })),
   });
 
-  const act = async (what: () => Promise<unknown>) => {
-    setActionError(undefined);
-    try {
-      await what();
-      reload();
-    } catch (err) {
-      setActionError(err);
-    }
-  };
-
   const add = (e: FormEvent) => {
     e.preventDefault();
-    void act(async () => {
-      const trimmed = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v.trim()]));
-      await sdk.createSource(workspaceId, {
-        type,
-        ...(trimmed.name ? { name: trimmed.name } : {}),
-        settings: settingsOf(type, trimmed),
-        ...(type === 's3' && trimmed.accessKeyId
-          ? {
-              credentials: {
-                accessKeyId: trimmed.accessKeyId,
-                secretAccessKey: trimmed.secretAccessKey ?? '',
-              },
-            }
-          : {}),
-        ...(interval ? { intervalMinutes: Number(interval) } : {}),
-      });
-      setFields({});
-      setIntervalMinutes('');
-    });
+    if (adding.busy) return;
+    const trimmed = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v.trim()]));
+    void adding.run(
+      async () => {
+        await sdk.createSource(workspaceId, {
+          type,
+          ...(trimmed.name ? { name: trimmed.name } : {}),
+          settings: settingsOf(type, trimmed),
+          ...(type === 's3' && trimmed.accessKeyId
+            ? {
+                credentials: {
+                  accessKeyId: trimmed.accessKeyId,
+                  secretAccessKey: trimmed.secretAccessKey ?? '',
+                },
+              }
+            : {}),
+          ...(interval ? { intervalMinutes: Number(interval) } : {}),
+        });
+        setFields({});
+        setIntervalMinutes('');
+      },
+      { done: 'The source is added.', failed: 'The source was not added' },
+    );
   };
 
   return (
@@ -96,81 +84,86 @@ export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
         Sources keep the workspace in sync with a website, a bucket or a folder: each sync adds new items,
         processes changed ones again, skips unchanged ones and removes those gone from the source.
       </p>
-      {error ? <ErrorNote error={error} /> : null}
-      {!data && !error ? <Loading /> : null}
-      {data && data.sources.length === 0 ? <p className="muted">No sources yet.</p> : null}
-      {data && data.sources.length > 0 ? (
-        <TableScroll label="Sources of the workspace">
-          <table data-testid="sources">
-            <thead>
-              <tr>
-                <th>Source</th>
-                <th>Type</th>
-                <th>Last sync</th>
-                <th>Next sync</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {data.sources.map((s) => (
-                <tr key={s.id} data-source={s.id}>
-                  <td>
-                    {s.name ?? sourceWhere(s)}
-                    {s.name ? <div className="muted small">{sourceWhere(s)}</div> : null}
-                  </td>
-                  <td>{TYPES.find((t) => t.type === s.type)?.label ?? s.type}</td>
-                  <td data-testid="last-sync">
-                    {s.syncRunId ? (
-                      <Link to={`/runs/${s.syncRunId}`}>syncing…</Link>
-                    ) : s.lastSync ? (
-                      <>
-                        <Link to={`/runs/${s.lastSync.runId}`}>
-                          <Status value={s.lastSync.status} />
-                        </Link>{' '}
-                        <When iso={s.lastSync.finishedAt ?? s.lastSync.startedAt} />
-                        {s.lastSync.error ? (
-                          <div className="bad-text small">
-                            <code>{s.lastSync.error.code}</code> {s.lastSync.error.message}
-                          </div>
-                        ) : null}
-                      </>
-                    ) : (
-                      <span className="muted">never</span>
-                    )}
-                  </td>
-                  <td>
-                    {s.nextSyncAt ? <When iso={s.nextSyncAt} /> : <span className="muted">on request</span>}
-                  </td>
-                  <td className="actions">
-                    <button
-                      type="button"
-                      aria-label={`Sync now: ${s.name ?? sourceWhere(s)}`}
-                      disabled={s.syncRunId !== null}
-                      onClick={() => act(() => sdk.syncSource(workspaceId, s.id))}
-                    >
-                      Sync now
-                    </button>{' '}
-                    <ConfirmButton
-                      label="Delete"
-                      confirmLabel="Delete with its documents"
-                      target={`source ${s.name ?? sourceWhere(s)}`}
-                      onConfirm={() => act(() => sdk.deleteSource(workspaceId, s.id))}
-                    />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
-      ) : null}
-      {actionError ? <ErrorNote error={actionError} title="That did not work" /> : null}
+      <ActionNote action={action} />
+      <Listing
+        state={list}
+        items={(d) => d.sources}
+        empty="No sources yet."
+        label="Sources of the workspace"
+        testId="sources"
+        stack
+        columns={['Source', 'Type', 'Last sync', 'Next sync', { label: 'Actions', hidden: true }]}
+        row={(s) => {
+          const label = sourceLabel(s);
+          return (
+            <tr key={s.id} data-source={s.id}>
+              <td>
+                {label}
+                {s.name ? <div className="muted small">{sourceWhere(s)}</div> : null}
+              </td>
+              <td data-label="Type">{SOURCE_TYPES.find((t) => t.type === s.type)?.label ?? s.type}</td>
+              <td data-label="Last sync" data-testid="last-sync">
+                {s.syncRunId ? (
+                  <Link to={`/runs/${s.syncRunId}`}>syncing…</Link>
+                ) : s.lastSync ? (
+                  <>
+                    <Link to={`/runs/${s.lastSync.runId}`}>
+                      <Status value={s.lastSync.status} />
+                    </Link>{' '}
+                    <When iso={s.lastSync.finishedAt ?? s.lastSync.startedAt} />
+                    {s.lastSync.error ? (
+                      <div className="bad-text small">
+                        {s.lastSync.error.message}
+                        <Details of={`the last sync of ${label}`}>
+                          code <code>{s.lastSync.error.code}</code>
+                        </Details>
+                      </div>
+                    ) : null}
+                  </>
+                ) : (
+                  <span className="muted">never</span>
+                )}
+              </td>
+              <td data-label="Next sync">
+                {s.nextSyncAt ? <When iso={s.nextSyncAt} /> : <span className="muted">on request</span>}
+              </td>
+              <td className="actions">
+                {/* aria-disabled while it syncs: a disabled button would drop the focus it has. */}
+                <button
+                  type="button"
+                  aria-label={`Sync now: ${label}`}
+                  aria-disabled={s.syncRunId !== null || action.busy}
+                  onClick={() =>
+                    s.syncRunId === null &&
+                    !action.busy &&
+                    action.run(() => sdk.syncSource(workspaceId, s.id), { failed: 'The sync did not start' })
+                  }
+                >
+                  Sync now
+                </button>{' '}
+                <ConfirmButton
+                  label="Delete"
+                  confirmLabel="Delete with its documents"
+                  target={`source ${label}`}
+                  onConfirm={() =>
+                    action.run(() => sdk.deleteSource(workspaceId, s.id), {
+                      done: `The source ${label} is deleted, with its documents.`,
+                      failed: 'Could not delete the source',
+                    })
+                  }
+                />
+              </td>
+            </tr>
+          );
+        }}
+      />
 
       <form className="key-form" onSubmit={add} aria-labelledby="new-source-title">
         <h2 id="new-source-title">Add a source</h2>
         <label>
           Type
           <select name="type" value={type} onChange={(e) => setType(e.target.value as SourceType)}>
-            {TYPES.map((t) => (
+            {types.map((t) => (
               <option key={t.type} value={t.type}>
                 {t.label}
               </option>
@@ -227,9 +220,10 @@ export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
             onChange={(e) => setIntervalMinutes(e.target.value)}
           />
         </label>
-        <button type="submit" className="primary">
+        <button type="submit" className="primary" aria-disabled={adding.busy}>
           Add source
         </button>
+        <ActionNote action={adding} />
       </form>
     </section>
   );

@@ -1,8 +1,10 @@
 import type { WebhookDelivery, WebhookDeliveryStatus } from '@service/sdk';
 import { useState } from 'react';
 import { sdk } from '../api';
-import { Details, ErrorNote, Hidden, Loading, Status, TableScroll, When } from '../components/common';
-import { useLoad, useTitle } from '../lib/hooks';
+import { ActionNote } from '../components/ActionNote';
+import { Details, ErrorNote, Hidden, Loading, Status, When } from '../components/common';
+import { Listing } from '../components/Listing';
+import { useAction, useLoad, useTitle } from '../lib/hooks';
 import { Link } from '../router';
 
 const PAGE = 20;
@@ -52,7 +54,6 @@ export function WebhookScreen({ id }: { id: string }) {
   const endpoint = useLoad((signal) => sdk.getWebhook(id, { signal }), [id]);
   const [status, setStatus] = useState<WebhookDeliveryStatus | ''>('');
   const [older, setOlder] = useState<{ deliveries: WebhookDelivery[]; next: string | null }>();
-  const [actionError, setActionError] = useState<unknown>();
   const first = useLoad(
     (signal) => sdk.listWebhookDeliveries(id, { limit: PAGE, ...(status ? { status } : {}) }, { signal }),
     [id, status],
@@ -63,30 +64,30 @@ export function WebhookScreen({ id }: { id: string }) {
   const deliveries = [...(first.data?.deliveries ?? []), ...(older?.deliveries ?? [])];
   const next = older ? older.next : first.data?.next;
 
-  const loadOlder = async () => {
-    if (!next) return;
-    try {
-      const page = await sdk.listWebhookDeliveries(id, {
-        limit: PAGE,
-        before: next,
-        ...(status ? { status } : {}),
-      });
-      setOlder({ deliveries: [...(older?.deliveries ?? []), ...page.deliveries], next: page.next });
-    } catch (err) {
-      setActionError(err);
-    }
-  };
+  const action = useAction();
+  const loadOlder = () =>
+    next &&
+    action.run(
+      async () => {
+        const page = await sdk.listWebhookDeliveries(id, {
+          limit: PAGE,
+          before: next,
+          ...(status ? { status } : {}),
+        });
+        setOlder({ deliveries: [...(older?.deliveries ?? []), ...page.deliveries], next: page.next });
+      },
+      { failed: 'Could not load older deliveries' },
+    );
 
-  const redeliver = async (deliveryId: string) => {
-    setActionError(undefined);
-    try {
-      await sdk.redeliverWebhook(id, deliveryId);
-      setOlder(undefined);
-      first.reload();
-    } catch (err) {
-      setActionError(err);
-    }
-  };
+  const redeliver = (d: WebhookDelivery) =>
+    action.run(
+      async () => {
+        await sdk.redeliverWebhook(id, d.id);
+        setOlder(undefined);
+        first.reload();
+      },
+      { done: `${d.event.type} of ${d.event.data.id} is being sent again.`, failed: 'Could not redeliver' },
+    );
 
   if (endpoint.error) return <ErrorNote error={endpoint.error} title="This endpoint cannot be shown" />;
   if (!endpoint.data) return <Loading />;
@@ -94,14 +95,21 @@ export function WebhookScreen({ id }: { id: string }) {
   return (
     <section>
       <p className="crumbs">
-        <Link to="/webhooks">Webhooks</Link> / {w.id}
+        <Link to="/webhooks">Webhooks</Link> / {w.description ?? w.url}
       </p>
       <h1>{w.description ?? w.url}</h1>
       <dl className="facts">
         <dt>URL</dt>
         <dd>{w.url}</dd>
         <dt>Events</dt>
-        <dd>{w.events.join(', ')}</dd>
+        <dd>
+          {w.events.map((e, i) => (
+            <span key={e}>
+              {i > 0 ? ', ' : ''}
+              <span className="event-type">{e}</span>
+            </span>
+          ))}
+        </dd>
         <dt>Deliveries</dt>
         <dd>
           {w.deliveries.succeeded} delivered, {w.deliveries.pending} pending, {w.deliveries.failed} failed
@@ -130,67 +138,62 @@ export function WebhookScreen({ id }: { id: string }) {
           </select>
         </label>
       </p>
-      {actionError ? <ErrorNote error={actionError} /> : null}
-      {first.error ? <ErrorNote error={first.error} /> : null}
-      {!first.data && !first.error ? <Loading /> : null}
-      {first.data && deliveries.length === 0 ? <p className="muted">No deliveries yet.</p> : null}
-      {deliveries.length > 0 ? (
-        <TableScroll label="Deliveries">
-          <table data-testid="deliveries">
-            <thead>
-              <tr>
-                <th>Event</th>
-                <th>About</th>
-                <th>State</th>
-                <th>Attempts</th>
-                <th>Last answer</th>
-                <th>Next attempt</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {deliveries.map((d) => (
-                <tr key={d.id} data-delivery={d.id}>
-                  <td>
-                    <code className="event-type">{d.event.type}</code>
-                    <div className="muted small">
-                      <When iso={d.event.timestamp} />
-                    </div>
-                  </td>
-                  <td>
-                    <Subject d={d} />
-                  </td>
-                  <td>
-                    <Status value={d.status} />
-                  </td>
-                  <td>
-                    {d.attempts.length}
-                    <Attempts d={d} />
-                  </td>
-                  <td>{lastAnswer(d)}</td>
-                  <td>
-                    <When iso={d.nextAttemptAt} />
-                  </td>
-                  <td className="actions">
-                    <button type="button" onClick={() => redeliver(d.id)}>
-                      Redeliver
-                      <Hidden>
-                        {' '}
-                        {d.event.type} of {d.event.data.id}
-                      </Hidden>
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
-      ) : null}
-      {next ? (
-        <button type="button" onClick={loadOlder}>
-          Older deliveries
-        </button>
-      ) : null}
+      <ActionNote action={action} />
+      <Listing
+        state={{ data: first.data ? deliveries : undefined, error: first.error }}
+        items={(d) => d}
+        empty="No deliveries yet."
+        label="Deliveries"
+        testId="deliveries"
+        columns={[
+          'Event',
+          'About',
+          'State',
+          'Attempts',
+          'Last answer',
+          'Next attempt',
+          { label: 'Actions', hidden: true },
+        ]}
+        row={(d) => (
+          <tr key={d.id} data-delivery={d.id}>
+            <td>
+              <code className="event-type">{d.event.type}</code>
+              <div className="muted small">
+                <When iso={d.event.timestamp} />
+              </div>
+            </td>
+            <td>
+              <Subject d={d} />
+            </td>
+            <td>
+              <Status value={d.status} />
+            </td>
+            <td>
+              {d.attempts.length}
+              <Attempts d={d} />
+            </td>
+            <td>{lastAnswer(d)}</td>
+            <td>
+              <When iso={d.nextAttemptAt} />
+            </td>
+            <td className="actions">
+              <button type="button" aria-disabled={action.busy} onClick={() => !action.busy && redeliver(d)}>
+                Redeliver
+                <Hidden>
+                  {' '}
+                  {d.event.type} of {d.event.data.id}
+                </Hidden>
+              </button>
+            </td>
+          </tr>
+        )}
+      >
+        {next ? (
+          <button type="button" onClick={loadOlder}>
+            Older deliveries
+          </button>
+        ) : null}
+      </Listing>
     </section>
   );
 }

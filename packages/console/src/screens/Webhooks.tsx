@@ -1,10 +1,12 @@
 import type { WebhookEventType } from '@service/sdk';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useRef, useState } from 'react';
 import { sdk } from '../api';
+import { ActionNote } from '../components/ActionNote';
 import { ConfirmButton } from '../components/ConfirmButton';
-import { ErrorNote, Loading, TableScroll, When } from '../components/common';
+import { When } from '../components/common';
+import { Listing } from '../components/Listing';
 import { NewSecret } from '../components/NewSecret';
-import { useLoad, useTitle } from '../lib/hooks';
+import { useAction, useLoad, useTitle } from '../lib/hooks';
 import { Link } from '../router';
 
 export const EVENTS: { type: WebhookEventType; help: string }[] = [
@@ -17,40 +19,31 @@ export const EVENTS: { type: WebhookEventType; help: string }[] = [
 
 /** The account's webhook endpoints: register one (its secret shown once), see how deliveries fare, delete. */
 export function WebhooksScreen() {
-  const { data, error, reload } = useLoad((signal) => sdk.listWebhooks({ signal }), []);
+  const hooks = useLoad((signal) => sdk.listWebhooks({ signal }), []);
+  const action = useAction(hooks.reload);
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const [events, setEvents] = useState<WebhookEventType[]>(['run.completed', 'run.failed']);
   const [secret, setSecret] = useState<string>();
-  const [actionError, setActionError] = useState<unknown>();
+  const urlField = useRef<HTMLInputElement>(null);
   useTitle('Webhooks');
 
-  const create = async (e: FormEvent) => {
+  const create = (e: FormEvent) => {
     e.preventDefault();
-    setActionError(undefined);
-    try {
-      const created = await sdk.createWebhook({
-        url: url.trim(),
-        events,
-        ...(description.trim() ? { description: description.trim() } : {}),
-      });
-      setSecret(created.secret);
-      setUrl('');
-      setDescription('');
-      reload();
-    } catch (err) {
-      setActionError(err);
-    }
-  };
-
-  const remove = async (id: string) => {
-    setActionError(undefined);
-    try {
-      await sdk.deleteWebhook(id);
-      reload();
-    } catch (err) {
-      setActionError(err);
-    }
+    if (action.busy || events.length === 0) return;
+    void action.run(
+      async () => {
+        const created = await sdk.createWebhook({
+          url: url.trim(),
+          events,
+          ...(description.trim() ? { description: description.trim() } : {}),
+        });
+        setSecret(created.secret);
+        setUrl('');
+        setDescription('');
+      },
+      { failed: 'The endpoint was not saved' },
+    );
   };
 
   const toggle = (t: WebhookEventType) =>
@@ -74,7 +67,10 @@ export function WebhooksScreen() {
           noun="secret"
           label="Signing secret"
           testId="new-webhook-secret"
-          onDone={() => setSecret(undefined)}
+          onDone={() => {
+            setSecret(undefined);
+            urlField.current?.focus();
+          }}
         >
           <strong>The endpoint's signing secret.</strong> Copy it to the server that receives the deliveries
           now: it is shown only this once. Deliveries are signed with it; check each one before you trust it.
@@ -85,6 +81,7 @@ export function WebhooksScreen() {
         <label>
           URL <span className="muted small">(where deliveries are POSTed; https is advised)</span>
           <input
+            ref={urlField}
             type="url"
             name="url"
             required
@@ -119,58 +116,64 @@ export function WebhooksScreen() {
             </label>
           ))}
         </fieldset>
-        <button type="submit" className="primary" disabled={events.length === 0}>
+        <button type="submit" className="primary" aria-disabled={events.length === 0 || action.busy}>
           Add endpoint
         </button>
       </form>
-      {actionError ? <ErrorNote error={actionError} title="The endpoint was not saved" /> : null}
+      <ActionNote action={action} />
 
       <h2>Endpoints of your account</h2>
-      {error ? <ErrorNote error={error} /> : null}
-      {!data && !error ? <Loading /> : null}
-      {data && data.webhooks.length === 0 ? <p className="muted">No endpoints yet.</p> : null}
-      {data && data.webhooks.length > 0 ? (
-        <TableScroll label="Endpoints of your account">
-          <table data-testid="webhooks">
-            <thead>
-              <tr>
-                <th>Endpoint</th>
-                <th>Events</th>
-                <th>Pending</th>
-                <th>Delivered</th>
-                <th>Failed</th>
-                <th>Created</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {data.webhooks.map((w) => (
-                <tr key={w.id} data-webhook={w.id}>
-                  <td>
-                    <Link to={`/webhooks/${w.id}`}>{w.description ?? w.url}</Link>
-                    {w.description ? <div className="muted small">{w.url}</div> : null}
-                  </td>
-                  <td>{w.events.join(', ')}</td>
-                  <td>{w.deliveries.pending}</td>
-                  <td>{w.deliveries.succeeded}</td>
-                  <td className={w.deliveries.failed ? 'bad-text' : undefined}>{w.deliveries.failed}</td>
-                  <td>
-                    <When iso={w.createdAt} />
-                  </td>
-                  <td className="actions">
-                    <ConfirmButton
-                      label="Delete"
-                      confirmLabel="Delete now"
-                      target={`endpoint ${w.description ?? w.url}`}
-                      onConfirm={() => remove(w.id)}
-                    />
-                  </td>
-                </tr>
+      <Listing
+        state={hooks}
+        items={(d) => d.webhooks}
+        empty="No endpoints yet."
+        label="Endpoints of your account"
+        testId="webhooks"
+        columns={[
+          'Endpoint',
+          'Events',
+          'Pending',
+          'Delivered',
+          'Failed',
+          'Created',
+          { label: 'Actions', hidden: true },
+        ]}
+        row={(w) => (
+          <tr key={w.id} data-webhook={w.id}>
+            <td>
+              <Link to={`/webhooks/${w.id}`}>{w.description ?? w.url}</Link>
+              {w.description ? <div className="muted small">{w.url}</div> : null}
+            </td>
+            <td>
+              {w.events.map((e, i) => (
+                <span key={e}>
+                  {i > 0 ? ', ' : ''}
+                  <span className="event-type">{e}</span>
+                </span>
               ))}
-            </tbody>
-          </table>
-        </TableScroll>
-      ) : null}
+            </td>
+            <td>{w.deliveries.pending}</td>
+            <td>{w.deliveries.succeeded}</td>
+            <td className={w.deliveries.failed ? 'bad-text' : undefined}>{w.deliveries.failed}</td>
+            <td>
+              <When iso={w.createdAt} />
+            </td>
+            <td className="actions">
+              <ConfirmButton
+                label="Delete"
+                confirmLabel="Delete now"
+                target={`endpoint ${w.description ?? w.url}`}
+                onConfirm={() =>
+                  action.run(() => sdk.deleteWebhook(w.id), {
+                    done: `The endpoint ${w.description ?? w.url} is deleted.`,
+                    failed: 'Could not delete the endpoint',
+                  })
+                }
+              />
+            </td>
+          </tr>
+        )}
+      />
     </section>
   );
 }

@@ -1,67 +1,46 @@
-import type { Document, Workspace } from '@service/sdk';
+import type { Document, Run, Workspace } from '@service/sdk';
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { isNotFound, sdk } from '../api';
+import { ActionNote } from '../components/ActionNote';
 import { ConfirmButton } from '../components/ConfirmButton';
-import { Details, ErrorNote, Hidden, Loading, Status, TableScroll, When } from '../components/common';
+import { Details, ErrorNote, Hidden, Loading, Status, When } from '../components/common';
+import { DocumentName, documentLabel } from '../components/DocumentName';
+import { Listing } from '../components/Listing';
 import { Uploader } from '../components/Uploader';
 import { WorkspaceHeader } from '../components/WorkspaceHeader';
-import { useLoad, useTitle } from '../lib/hooks';
+import { type Action, useAction, useLoad, useTitle } from '../lib/hooks';
 import { contentHref, documentHref } from '../lib/links';
 import { formatBytes } from '../lib/progress';
-import { naturalCompare } from '../lib/runs';
+import { naturalCompare, runName } from '../lib/runs';
+import { sourceLabel } from '../lib/sources';
 import { WORKSPACE_NAME_MAX, workspaceLabel } from '../lib/workspaces';
 import { Link, navigate } from '../router';
 
-const busy = (d: Document) => d.status === 'queued' || d.status === 'processing';
+const busy = (d: { status: string }) => d.status === 'queued' || d.status === 'processing';
+/** Runs listed on the workspace's page: the latest few; each run's page has the rest. */
+const RUNS_SHOWN = 10;
 
-/** The runs of a workspace, as its documents name them: newest first, with their documents' states. */
-function runsOf(documents: Document[]) {
-  const runs = new Map<
-    string,
-    { id: string; createdAt: string; total: number; busy: number; failed: number; cancelled: number }
-  >();
-  for (const d of documents) {
-    const r = runs.get(d.runId) ?? {
-      id: d.runId,
-      createdAt: d.createdAt,
-      total: 0,
-      busy: 0,
-      failed: 0,
-      cancelled: 0,
-    };
-    r.total++;
-    if (busy(d)) r.busy++;
-    if (d.status === 'failed') r.failed++;
-    if (d.status === 'cancelled') r.cancelled++;
-    if (d.createdAt < r.createdAt) r.createdAt = d.createdAt;
-    runs.set(d.runId, r);
-  }
-  return [...runs.values()].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-}
-
-/** Renames the workspace in place: the name as a field, saved or given up. */
+/** Renames the workspace in place: the name as a field, saved or given up (Escape gives up too). */
 function RenameForm({ workspace, onDone }: { workspace: Workspace; onDone: (renamed: boolean) => void }) {
   const [name, setName] = useState(workspace.name ?? '');
-  const [error, setError] = useState<unknown>();
-  const [saving, setSaving] = useState(false);
+  const action = useAction();
   // The person just asked to rename: the field is where they go next (as after arming a confirmation).
   const field = useRef<HTMLInputElement>(null);
   useEffect(() => field.current?.focus(), []);
   const save = async (e: FormEvent) => {
     e.preventDefault();
-    setSaving(true);
-    setError(undefined);
-    try {
-      await sdk.updateWorkspace(workspace.id, { name });
+    if (action.busy || !name.trim()) return;
+    if (await action.run(() => sdk.updateWorkspace(workspace.id, { name }), { failed: 'Could not rename' }))
       onDone(true);
-    } catch (err) {
-      setError(err);
-    } finally {
-      setSaving(false);
-    }
   };
   return (
-    <form className="rename" onSubmit={save}>
+    <form
+      className="rename"
+      onSubmit={save}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') onDone(false);
+      }}
+    >
       <label>
         New name of {workspaceLabel(workspace)}
         <input
@@ -75,14 +54,14 @@ function RenameForm({ workspace, onDone }: { workspace: Workspace; onDone: (rena
         />
       </label>
       <div className="row">
-        <button type="submit" className="primary" disabled={saving || !name.trim()}>
+        <button type="submit" className="primary" aria-disabled={action.busy || !name.trim()}>
           Save name
         </button>
         <button type="button" className="link" onClick={() => onDone(false)}>
           Cancel renaming
         </button>
       </div>
-      {error ? <ErrorNote error={error} title="Could not rename" /> : null}
+      <ActionNote action={action} />
     </form>
   );
 }
@@ -98,16 +77,94 @@ function deletionNote(documents: Document[], runsInProgress: number): string {
   return `Deletes ${what} with their original files, extracted text and search index.${runs} This cannot be undone.`;
 }
 
+/** The workspace's latest runs, each named by what it was and when. */
+function RunList({ runs, sourceNames }: { runs: Run[]; sourceNames: Map<string, string> }) {
+  return (
+    <ul className="plain" data-testid="runs">
+      {runs.map((r) => {
+        const c = r.counts;
+        const inProgress = c.queued + c.processing;
+        return (
+          <li key={r.id}>
+            <Link to={`/runs/${r.id}`}>
+              {runName(r, r.sourceId ? sourceNames.get(r.sourceId) : undefined)}
+            </Link>{' '}
+            <Status value={r.status} />{' '}
+            <span className="muted small">
+              <When iso={r.createdAt} />
+              {inProgress ? ` · ${inProgress} in progress` : ''}
+              {c.failed ? ` · ${c.failed} failed` : ''}
+              {c.cancelled ? ` · ${c.cancelled} cancelled` : ''}
+            </span>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+function DocumentActions({ d, action }: { d: Document; action: Action }) {
+  const label = documentLabel(d);
+  return (
+    <>
+      <a href={contentHref(d.id)} download={d.filename}>
+        Download<Hidden> {label}</Hidden>
+      </a>
+      {d.status === 'cancelled' || d.status === 'failed' ? (
+        <button
+          type="button"
+          aria-disabled={action.busy}
+          onClick={() =>
+            !action.busy &&
+            action.run(() => sdk.reprocessDocument(d.id), {
+              done: `${label} is queued to be processed again.`,
+              failed: `Could not process ${label} again`,
+            })
+          }
+        >
+          Process again<Hidden>: {label}</Hidden>
+        </button>
+      ) : null}
+      <ConfirmButton
+        label="Delete"
+        confirmLabel="Delete for good"
+        target={label}
+        onConfirm={() =>
+          action.run(() => sdk.deleteDocument(d.id), {
+            done: `${label} is deleted.`,
+            failed: 'Could not delete',
+          })
+        }
+      />
+    </>
+  );
+}
+
 export function WorkspaceScreen({ id }: { id: string }) {
   const { data, error, reload } = useLoad(
-    (signal) => Promise.all([sdk.getWorkspace(id, { signal }), sdk.listDocuments(id, { signal })]),
+    (signal) =>
+      Promise.all([
+        sdk.getWorkspace(id, { signal }),
+        sdk.listDocuments(id, { signal }),
+        sdk.listRuns(id, { limit: RUNS_SHOWN }, { signal }),
+        sdk.listSources(id, { signal }),
+      ]),
     [id],
-    ([, { documents }]) => (documents.some(busy) ? 2000 : undefined),
+    ([, { documents }, { runs }]) => (documents.some(busy) || runs.some(busy) ? 2000 : undefined),
   );
-  const [actionError, setActionError] = useState<unknown>();
-  const [deleteError, setDeleteError] = useState<unknown>();
+  const action = useAction(reload);
+  // Deleting the workspace leaves the screen: nothing to reload, and its error shows beside its button.
+  const removal = useAction();
   const [renaming, setRenaming] = useState(false);
-  useTitle(data ? workspaceLabel(data[0]) : `Workspace ${id}`);
+  const renameButton = useRef<HTMLButtonElement>(null);
+  const refocusRename = useRef(false);
+  useEffect(() => {
+    if (!renaming && refocusRename.current) {
+      refocusRename.current = false;
+      renameButton.current?.focus();
+    }
+  }, [renaming]);
+  useTitle(data ? workspaceLabel(data[0]) : 'Workspace');
 
   if (error && isNotFound(error)) {
     return (
@@ -122,29 +179,9 @@ export function WorkspaceScreen({ id }: { id: string }) {
   }
   if (error && !data) return <ErrorNote error={error} />;
   if (!data) return <Loading />;
-  const [workspace, { documents }] = data;
-
-  const removeWorkspace = async () => {
-    setDeleteError(undefined);
-    try {
-      await sdk.deleteWorkspace(id);
-      navigate('/workspaces');
-    } catch (err) {
-      setDeleteError(err);
-    }
-  };
+  const [workspace, { documents }, { runs }, { sources }] = data;
+  const sourceNames = new Map(sources.map((s) => [s.id, sourceLabel(s)]));
   const label = workspaceLabel(workspace);
-  const runs = runsOf(documents);
-
-  const remove = async (d: Document) => {
-    setActionError(undefined);
-    try {
-      await sdk.deleteDocument(d.id);
-      reload();
-    } catch (err) {
-      setActionError(err);
-    }
-  };
 
   return (
     <section>
@@ -155,7 +192,7 @@ export function WorkspaceScreen({ id }: { id: string }) {
           <>
             {' '}
             ·{' '}
-            <button type="button" className="link small" onClick={() => setRenaming(true)}>
+            <button ref={renameButton} type="button" className="link small" onClick={() => setRenaming(true)}>
               Rename<Hidden> {label}</Hidden>
             </button>
           </>
@@ -165,6 +202,7 @@ export function WorkspaceScreen({ id }: { id: string }) {
         <RenameForm
           workspace={workspace}
           onDone={(renamed) => {
+            refocusRename.current = true;
             setRenaming(false);
             if (renamed) reload();
           }}
@@ -174,95 +212,91 @@ export function WorkspaceScreen({ id }: { id: string }) {
       <h2>Add documents</h2>
       <Uploader workspaceId={id} onUploaded={(r) => navigate(`/runs/${r.run.id}`)} />
 
-      <h2>Runs</h2>
-      <ul className="plain" data-testid="runs">
-        {runs.map((r) => (
-          <li key={r.id}>
-            <Link to={`/runs/${r.id}`}>{r.id}</Link>{' '}
-            <span className="muted small">
-              {r.total} {r.total === 1 ? 'document' : 'documents'}
-              {r.busy ? `, ${r.busy} in progress` : ''}
-              {r.failed ? `, ${r.failed} failed` : ''}
-              {r.cancelled ? `, ${r.cancelled} cancelled` : ''} · <When iso={r.createdAt} />
-            </span>
-          </li>
-        ))}
-      </ul>
+      {runs.length > 0 ? (
+        <>
+          <h2>Runs</h2>
+          <RunList runs={runs} sourceNames={sourceNames} />
+        </>
+      ) : null}
 
       <h2>Documents</h2>
-      {actionError ? <ErrorNote error={actionError} title="Could not delete" /> : null}
-      {documents.length === 0 ? (
-        <p className="muted">No documents.</p>
-      ) : (
-        <TableScroll label="Documents of the workspace">
-          <table data-testid="documents">
-            <thead>
-              <tr>
-                <th>Document</th>
-                <th>State</th>
-                <th>Size</th>
-                <th>Pages</th>
-                <th>Passages</th>
-                <th>Added</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {[...documents]
-                .sort((a, b) => naturalCompare(a.filename, b.filename))
-                .map((d) => (
-                  <tr key={d.id} data-document={d.filename}>
-                    <td>
-                      <Link to={documentHref(d.id, { mediaType: d.mediaType })}>{d.filename}</Link>
-                      {d.error && d.status !== 'cancelled' ? (
-                        <div className="small bad-text">
-                          {d.error.message}
-                          <Details of={d.filename}>
-                            code <code>{d.error.code}</code>
-                          </Details>
-                        </div>
-                      ) : null}
-                    </td>
-                    <td>
-                      <Status value={d.status} />
-                      {busy(d) ? <span className="muted small"> {d.stage}</span> : null}
-                    </td>
-                    <td>{d.sizeBytes === null ? '–' : formatBytes(d.sizeBytes)}</td>
-                    <td>{d.pageCount ?? '–'}</td>
-                    <td>{d.chunkCount ?? '–'}</td>
-                    <td>
-                      <When iso={d.createdAt} />
-                    </td>
-                    <td className="actions">
-                      <a href={contentHref(d.id)} download={d.filename}>
-                        Download<Hidden> {d.filename}</Hidden>
-                      </a>
-                      <ConfirmButton
-                        label="Delete"
-                        confirmLabel="Delete for good"
-                        target={d.filename}
-                        onConfirm={() => remove(d)}
-                      />
-                    </td>
-                  </tr>
-                ))}
-            </tbody>
-          </table>
-        </TableScroll>
-      )}
+      <ActionNote action={action} />
+      <Listing
+        state={{ data: documents, error }}
+        items={(docs) => [...docs].sort((a, b) => naturalCompare(documentLabel(a), documentLabel(b)))}
+        empty={
+          <>
+            This workspace has no documents yet. Add files above, or{' '}
+            <Link to={`/workspaces/${id}/sources`}>a source</Link> that keeps it in sync with a website, a
+            bucket or a folder.
+          </>
+        }
+        label="Documents of the workspace"
+        testId="documents"
+        columns={[
+          'Document',
+          'State',
+          'Size',
+          'Pages',
+          'Passages',
+          'Added',
+          { label: 'Actions', hidden: true },
+        ]}
+        row={(d) => (
+          <tr key={d.id} data-document={d.filename}>
+            <td>
+              <Link to={documentHref(d.id, { mediaType: d.mediaType })}>
+                <DocumentName filename={d.filename} sourceItem={d.sourceItem} />
+              </Link>
+              {d.error && d.status !== 'cancelled' ? (
+                <div className="small bad-text">
+                  {d.error.message}
+                  <Details of={d.filename}>
+                    code <code>{d.error.code}</code>
+                  </Details>
+                </div>
+              ) : null}
+            </td>
+            <td>
+              <Status value={d.status} />
+              {busy(d) ? <span className="muted small"> {d.stage}</span> : null}
+            </td>
+            <td>{d.sizeBytes === null ? '–' : formatBytes(d.sizeBytes)}</td>
+            <td>{d.pageCount ?? '–'}</td>
+            <td>{d.chunkCount ?? '–'}</td>
+            <td>
+              <When iso={d.createdAt} />
+            </td>
+            <td className="actions">
+              <DocumentActions d={d} action={action} />
+            </td>
+          </tr>
+        )}
+      />
 
       <h2>Delete the workspace</h2>
       <p className="muted" data-testid="delete-note">
-        {deletionNote(documents, runs.filter((r) => r.busy > 0).length)}
+        {deletionNote(
+          documents,
+          runs.filter((r) => r.status === 'processing' || r.status === 'paused').length,
+        )}
       </p>
-      {deleteError ? <ErrorNote error={deleteError} title="Could not delete the workspace" /> : null}
       <ConfirmButton
         label="Delete workspace"
         confirmLabel={`Delete ${label} and its ${documents.length === 1 ? 'document' : `${documents.length} documents`}`}
         keepLabel="Keep it"
         target={label}
-        onConfirm={removeWorkspace}
+        onConfirm={() =>
+          removal.run(
+            async () => {
+              await sdk.deleteWorkspace(id);
+              navigate('/workspaces');
+            },
+            { failed: 'Could not delete the workspace' },
+          )
+        }
       />
+      <ActionNote action={removal} />
     </section>
   );
 }

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { composeExtractiveAnswer } from '../../../service/src/answers/extractive.js';
-import { finishAnswer } from '../../../service/src/answers/llm.js';
 import type { SearchHit } from '../../../service/src/domain/types.js';
-import { quotesOf } from '../../src/lib/answers.js';
+import { quotesIn } from '../../src/lib/answers.js';
 
 function hit(n: number, text: string): SearchHit {
   return {
@@ -33,31 +32,28 @@ const hits = [
   hit(3, '| Plan | Days |\n| --- | --- |\n| Senior staff | 30 days of vacation |\n'),
 ];
 
-describe('quotesOf: telling a quoted answer from a written one', () => {
-  it("recognises the service's extractive answers, quote by quote", () => {
+describe("an extractive answer's quotes", () => {
+  it("are the service's extractive answers, quote by quote", () => {
     for (const q of [
       'How many vacation days does an employee receive per year?',
       'vacation days carried over until March and employee paid vacation per year',
       'How many vacation days do senior staff get?',
     ]) {
       const a = composeExtractiveAnswer(q, hits);
-      expect(a.citations.length).toBeGreaterThan(0);
-      const quotes = quotesOf(a.answer, a.citations);
-      expect(quotes?.map((x) => x.n)).toEqual(a.citations.map((c) => c.n));
+      expect(a.kind).toBe('extractive');
+      const quotes = quotesIn(a.answer);
+      expect(quotes.flatMap((x) => x.ns)).toEqual(a.citations.map((c) => c.n));
       // The quotes, each with its marker, are the whole answer.
-      expect(quotes!.map((x) => `${x.text} [${x.n}]`).join(' ')).toBe(a.answer);
+      expect(quotes.map((x) => `${x.text} ${x.ns.map((n) => `[${n}]`).join('')}`).join(' ')).toBe(a.answer);
     }
     const carried = composeExtractiveAnswer('Until when can unused vacation days be carried over?', hits);
-    expect(quotesOf(carried.answer, carried.citations)?.[0]?.text).toContain('until March (2) of');
+    expect(quotesIn(carried.answer)[0]?.text).toContain('until March (2) of');
   });
 
-  it("does not take a model's answer for quotes", () => {
-    const written = finishAnswer(
-      'Employees get 25 days of paid vacation a year [1], more for seniors [3].',
-      hits,
-    );
-    expect(written.citations.length).toBe(2);
-    expect(quotesOf(written.answer, written.citations)).toBeUndefined();
-    expect(quotesOf('I could not find an answer to that in this workspace.', [])).toBeUndefined();
+  it('keeps two markers after one quote with that quote', () => {
+    expect(quotesIn('Alpha beta. [1][2] Gamma. [3]')).toEqual([
+      { text: 'Alpha beta.', ns: [1, 2] },
+      { text: 'Gamma.', ns: [3] },
+    ]);
   });
 });

@@ -7,6 +7,7 @@ import {
   naturalCompare,
   nextPoll,
   pageOf,
+  runName,
   runSegments,
 } from '../../src/lib/runs.js';
 
@@ -51,9 +52,26 @@ describe('what a run looks like', () => {
   it('gives each document a bar for what happened to it', () => {
     expect(documentProgress('cancelled', 'done')).toEqual({ value: 0, caption: 'not processed: cancelled' });
     expect(documentProgress('failed', 'done')).toEqual({ value: 1, caption: 'processed: failed' });
-    expect(documentProgress('processing', 'chunking')).toEqual({ value: 0.5, caption: 'chunking' });
-    expect(documentProgress('queued', 'queued').value).toBe(0);
+    expect(documentProgress('processing', 'chunking')).toEqual({ value: 0.6, caption: 'chunking' });
+    expect(documentProgress('processing', 'fetching')).toEqual({ value: 0.2, caption: 'fetching' });
+    expect(documentProgress('queued', 'queued')).toEqual({ value: 0, caption: 'waiting' });
     expect(documentProgress('ready', 'done').value).toBe(1);
+  });
+
+  it('says a document a worker has claimed but not started is starting, not "queued"', () => {
+    expect(documentProgress('processing', 'queued')).toEqual({ value: 0, caption: 'starting' });
+  });
+});
+
+describe('naming a run', () => {
+  it('says what started it', () => {
+    const c = (total: number) => ({ total });
+    expect(runName({ kind: 'upload', counts: c(3) })).toBe('Upload of 3 files');
+    expect(runName({ kind: 'upload', counts: c(1) })).toBe('Upload of 1 file');
+    expect(runName({ kind: 'urls', counts: c(2) })).toBe('Ingestion of 2 URLs');
+    expect(runName({ kind: 'sync', counts: c(40) }, 'Handbook folder')).toBe('Sync of Handbook folder');
+    expect(runName({ kind: 'sync', counts: c(0) })).toBe('Sync of a source');
+    expect(runName({ kind: 'reprocess', counts: c(97) })).toBe('97 documents processed again');
   });
 });
 
@@ -62,6 +80,7 @@ describe('polling a run', () => {
     id: 'run_1',
     workspaceId: 'ws_1',
     status,
+    kind: 'upload',
     createdAt: '',
     updatedAt: '',
     finishedAt: null,

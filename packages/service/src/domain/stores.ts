@@ -9,6 +9,7 @@ import type {
   DocumentStatus,
   Run,
   RunFailure,
+  RunKind,
   RunStatus,
   RunView,
   Scope,
@@ -66,6 +67,7 @@ export interface NewUpload {
   /** The name of the workspace the upload creates (none when it appends). */
   newWorkspaceName?: string | undefined;
   runId: string;
+  kind: Extract<RunKind, 'upload' | 'urls'>;
   files: StagedFile[];
   metadata: Record<string, unknown>;
   idempotency: { key: string; requestHash: string } | undefined;
@@ -180,6 +182,17 @@ export interface RunStore {
   queuedDocumentIds(runId: string): Promise<string[]>;
   /** Completes or fails the run when every document is terminal. */
   settleRun(runId: string): Promise<void>;
+  /** The workspace's runs, newest first; undefined when the account has no such workspace. */
+  listRuns(accountId: string, workspaceId: string, limit: number): Promise<RunView[] | undefined>;
+  /**
+   * A `reprocess` run for those of the documents (of one workspace) still cancelled or failed, moved
+   * into it and queued as new (same id and version); undefined when none of them is.
+   */
+  reprocessDocuments(
+    accountId: string,
+    documentIds: string[],
+    newRunId: string,
+  ): Promise<{ run: RunView; documents: DocumentRecord[] } | undefined>;
 }
 
 /** Where a searchable document came from, and which of its versions the index holds. */
@@ -424,6 +437,9 @@ export interface AccountOverview {
     id: string;
     workspaceId: string;
     status: RunStatus;
+    kind: RunKind;
+    /** The name of the source a sync run syncs, when it has one. */
+    sourceName: string | null;
     createdAt: Date;
     documents: number;
     finished: number;

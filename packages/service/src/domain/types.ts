@@ -51,6 +51,10 @@ export interface Workspace {
 export const RUN_STATUSES = ['processing', 'completed', 'failed', 'paused', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
+/** What a run was: an upload of files, a list of URLs, a source's sync, or documents processed again. */
+export const RUN_KINDS = ['upload', 'urls', 'sync', 'reprocess'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
 export const DOCUMENT_STATUSES = [
   'queued',
   'processing',
@@ -77,6 +81,7 @@ export interface Run {
   accountId: string;
   workspaceId: string;
   status: RunStatus;
+  kind: RunKind;
   createdAt: Date;
   updatedAt: Date;
   finishedAt: Date | null;

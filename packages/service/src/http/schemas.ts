@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   DOCUMENT_STAGES,
   DOCUMENT_STATUSES,
+  RUN_KINDS,
   RUN_STATUSES,
   WEBHOOK_DELIVERY_STATUSES,
   WEBHOOK_EVENT_TYPES,
@@ -73,6 +74,11 @@ export const Run = z
     id: z.string(),
     workspaceId: z.string(),
     status: z.enum(RUN_STATUSES),
+    kind: z
+      .enum(RUN_KINDS)
+      .describe(
+        'What started it: an upload of files, a list of URLs, a sync of the source `sourceId`, or documents processed again',
+      ),
     createdAt: z.string(),
     updatedAt: z.string(),
     finishedAt: z.string().nullable(),
@@ -134,6 +140,13 @@ export const Document = z
   })
   .meta({ id: 'Document' });
 
+export const ReprocessResponse = z
+  .object({
+    run: Run.describe('The new run (kind `reprocess`) the documents are processed in'),
+    documents: z.array(Document).describe('The documents moved into it, queued again'),
+  })
+  .meta({ id: 'ReprocessResponse' });
+
 export const UploadResponse = z
   .object({ workspace: Workspace, run: Run, documents: z.array(Document) })
   .meta({ id: 'UploadResponse' });
@@ -141,6 +154,10 @@ export const UploadResponse = z
 export const ProgressDocument = z.object({
   id: z.string(),
   filename: z.string(),
+  sourceItem: z
+    .string()
+    .nullable()
+    .describe("A synced document's path within its source (as on Document); null for uploads"),
   status: z.enum(DOCUMENT_STATUSES),
   stage: z.enum(DOCUMENT_STAGES),
   error: DocumentError,

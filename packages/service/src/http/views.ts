@@ -30,6 +30,7 @@ export function runView(r: RunView) {
     id: r.id,
     workspaceId: r.workspaceId,
     status: r.status,
+    kind: r.kind,
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt.toISOString(),
     finishedAt: iso(r.finishedAt),
@@ -78,6 +79,7 @@ export function progressView(run: RunView, documents: DocumentRecord[]) {
     documents: documents.map((d) => ({
       id: d.id,
       filename: d.filename,
+      sourceItem: d.sourceItem,
       status: d.status,
       stage: d.stage,
       error: d.errorCode ? { code: d.errorCode, message: d.errorMessage ?? '' } : null,

@@ -174,6 +174,7 @@ export async function createUpload(
       newWorkspaceId: newId('ws'),
       newWorkspaceName: req.workspaceName,
       runId: newId('run'),
+      kind: req.files.every((f) => f.sourceUrl) ? 'urls' : 'upload',
       files: req.files,
       metadata: req.metadata,
       idempotency: req.idempotencyKey

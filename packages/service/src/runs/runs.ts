@@ -21,14 +21,18 @@ export function runPace(run: RunView): { documentsPerSecond: number | null; etaS
   return { documentsPerSecond, etaSeconds: Math.ceil(left / documentsPerSecond) };
 }
 
-export async function getRun(store: RunStore, principal: Principal, runId: string): Promise<RunView> {
+export async function getRun(
+  store: Pick<RunStore, 'getRun'>,
+  principal: Principal,
+  runId: string,
+): Promise<RunView> {
   const run = await store.getRun(principal.accountId, runId);
   if (!run) throw errors.runNotFound(runId);
   return run;
 }
 
 export async function getRunProgress(
-  store: RunStore,
+  store: Pick<RunStore, 'getRun' | 'listRunDocuments'>,
   principal: Principal,
   runId: string,
 ): Promise<{ run: RunView; documents: DocumentRecord[] }> {
@@ -70,4 +74,16 @@ export async function cancelRun(store: RunStore, principal: Principal, runId: st
   if (!r.changed && r.run.status !== 'cancelled')
     throw errors.invalidRunState(runId, r.run.status, 'cancelled');
   return getRun(store, principal, runId);
+}
+
+/** The workspace's runs, newest first (at most `limit`). */
+export async function listRuns(
+  store: Pick<RunStore, 'listRuns'>,
+  principal: Principal,
+  workspaceId: string,
+  limit: number,
+): Promise<RunView[]> {
+  const runs = await store.listRuns(principal.accountId, workspaceId, limit);
+  if (!runs) throw errors.workspaceNotFound(workspaceId);
+  return runs;
 }

@@ -122,6 +122,8 @@ describe('the overview for the console', () => {
         id: up.body.run.id,
         workspaceId: up.body.workspace.id,
         status: 'processing',
+        kind: 'upload',
+        sourceName: null,
         createdAt: up.body.run.createdAt,
         documents: 2,
         finished: 0,

@@ -129,6 +129,7 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
       accountId: upload.accountId,
       workspaceId: workspace.id,
       status: 'processing',
+      kind: upload.kind,
       createdAt: now,
       updatedAt: now,
       finishedAt: null,

@@ -69,6 +69,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workspaces/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's runs, newest first, each with its kind and document counts */
+        get: operations["listRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/runs/{id}/progress": {
         parameters: {
             query?: never;
@@ -114,6 +131,23 @@ export interface paths {
         put?: never;
         /** Resume a paused run */
         post: operations["resumeRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/runs/{id}/reprocess": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Process the run's cancelled and failed documents again, together in a new run */
+        post: operations["reprocessRun"];
         delete?: never;
         options?: never;
         head?: never;
@@ -308,6 +342,23 @@ export interface paths {
         get: operations["getDocumentContent"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/documents/{id}/reprocess": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Process a cancelled or failed document again, in a new run */
+        post: operations["reprocessDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -665,6 +716,11 @@ export interface components {
             workspaceId: string;
             /** @enum {string} */
             status: "processing" | "completed" | "failed" | "paused" | "cancelled";
+            /**
+             * @description What started it: an upload of files, a list of URLs, a sync of the source `sourceId`, or documents processed again
+             * @enum {string}
+             */
+            kind: "upload" | "urls" | "sync" | "reprocess";
             createdAt: string;
             updatedAt: string;
             finishedAt: string | null;
@@ -728,6 +784,12 @@ export interface components {
             updatedAt: string;
             finishedAt: string | null;
         };
+        ReprocessResponse: {
+            /** @description The new run (kind `reprocess`) the documents are processed in */
+            run: components["schemas"]["Run"];
+            /** @description The documents moved into it, queued again */
+            documents: components["schemas"]["Document"][];
+        };
         UploadResponse: {
             workspace: components["schemas"]["Workspace"];
             run: components["schemas"]["Run"];
@@ -738,6 +800,11 @@ export interface components {
             workspaceId: string;
             /** @enum {string} */
             status: "processing" | "completed" | "failed" | "paused" | "cancelled";
+            /**
+             * @description What started it: an upload of files, a list of URLs, a sync of the source `sourceId`, or documents processed again
+             * @enum {string}
+             */
+            kind: "upload" | "urls" | "sync" | "reprocess";
             createdAt: string;
             updatedAt: string;
             finishedAt: string | null;
@@ -766,6 +833,8 @@ export interface components {
             documents: {
                 id: string;
                 filename: string;
+                /** @description A synced document's path within its source (as on Document); null for uploads */
+                sourceItem: string | null;
                 /** @enum {string} */
                 status: "queued" | "processing" | "ready" | "needs_ocr" | "failed" | "cancelled" | "deleted";
                 /** @enum {string} */
@@ -1066,6 +1135,10 @@ export interface components {
                 workspaceId: string;
                 /** @enum {string} */
                 status: "processing" | "completed" | "failed" | "paused" | "cancelled";
+                /** @enum {string} */
+                kind: "upload" | "urls" | "sync" | "reprocess";
+                /** @description The name of the source a sync run syncs, when it has one */
+                sourceName: string | null;
                 createdAt: string;
                 documents: number;
                 finished: number;
@@ -1426,6 +1499,78 @@ export interface operations {
             };
         };
     };
+    listRuns: {
+        parameters: {
+            query?: {
+                /** @description At most this many runs */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: the run, with its status and document counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        runs: components["schemas"]["Run"][];
+                    };
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getRunProgress: {
         parameters: {
             query?: never;
@@ -1587,6 +1732,89 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Run"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the present state of the resource; the error code says how */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reprocessRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Only the documents in these states (cancelled, failed); both when left out */
+                    statuses?: ("cancelled" | "failed")[];
+                } | null;
+            };
+        };
+        responses: {
+            /** @description Accepted: the work goes on in the background: Process the run's cancelled and failed documents again, together in a new run */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReprocessResponse"];
                 };
             };
             /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
@@ -2950,6 +3178,82 @@ export interface operations {
             };
             /** @description Nothing with that id in this account */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reprocessDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the work goes on in the background: Process a cancelled or failed document again, in a new run */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReprocessResponse"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the present state of the resource; the error code says how */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

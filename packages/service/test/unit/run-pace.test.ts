@@ -13,6 +13,7 @@ function run(
     accountId: 'acc_1',
     workspaceId: 'ws_1',
     status,
+    kind: 'upload',
     createdAt: now,
     updatedAt: now,
     finishedAt: null,

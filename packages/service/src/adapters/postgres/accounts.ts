@@ -1,5 +1,5 @@
 import type { AccountOverview, AccountStore, NewApiKey, OverviewStore } from '../../domain/stores.js';
-import type { ApiKeyRecord, RunStatus } from '../../domain/types.js';
+import type { ApiKeyRecord, RunKind, RunStatus } from '../../domain/types.js';
 import type { Pool } from './db.js';
 import {
   type ApiKeyRow,
@@ -19,6 +19,8 @@ interface ActiveRunRow {
   id: string;
   workspace_id: string;
   status: RunStatus;
+  kind: RunKind;
+  source_name: string | null;
   created_at: Date;
   documents: number;
   finished: number;
@@ -101,11 +103,12 @@ export class PgAccountRepository implements AccountStore, OverviewStore {
       [accountId],
     );
     const active = await this.pool.query<ActiveRunRow>(
-      `SELECT r.id, r.workspace_id, r.status, r.created_at, count(d.id) AS documents,
+      `SELECT r.id, r.workspace_id, r.status, r.kind, s.name AS source_name, r.created_at,
+              count(d.id) AS documents,
               count(d.id) FILTER (WHERE d.status NOT IN ('queued', 'processing')) AS finished
-       FROM runs r LEFT JOIN documents d ON d.run_id = r.id
+       FROM runs r LEFT JOIN documents d ON d.run_id = r.id LEFT JOIN sources s ON s.id = r.source_id
        WHERE r.account_id = $1 AND r.status IN ('processing', 'paused')
-       GROUP BY r.id ORDER BY r.created_at DESC LIMIT 10`,
+       GROUP BY r.id, s.name ORDER BY r.created_at DESC LIMIT 10`,
       [accountId],
     );
     const failures = await this.pool.query<RecentFailureRow>(
@@ -120,6 +123,8 @@ export class PgAccountRepository implements AccountStore, OverviewStore {
         id: r.id,
         workspaceId: r.workspace_id,
         status: r.status,
+        kind: r.kind,
+        sourceName: r.source_name,
         createdAt: r.created_at,
         documents: r.documents,
         finished: r.finished,

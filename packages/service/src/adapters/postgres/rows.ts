@@ -5,6 +5,7 @@ import type {
   DocumentStage,
   DocumentStatus,
   Run,
+  RunKind,
   RunStatus,
   Scope,
   User,
@@ -49,9 +50,11 @@ export interface RunRow {
   account_id: string;
   workspace_id: string;
   status: RunStatus;
+  kind: RunKind;
   created_at: Date;
   updated_at: Date;
   finished_at: Date | null;
+  resumed_at: Date | null;
   source_id: string | null;
   error_code: string | null;
   error_message: string | null;
@@ -183,6 +186,7 @@ export function toRun(r: RunRow): Run {
     accountId: r.account_id,
     workspaceId: r.workspace_id,
     status: r.status,
+    kind: r.kind,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     finishedAt: r.finished_at,

@@ -97,7 +97,9 @@ export async function runViewOf(q: Queryable, run: Run): Promise<RunView> {
      WHERE run_id = $1 AND status = 'failed' ORDER BY created_at, id`,
     [run.id],
   );
-  // Processed: finished by a worker (not cancelled or deleted, which finish many at once).
+  // Processed: finished by a worker (not cancelled or deleted, which finish many at once). The pace
+  // window starts at the last resume at the earliest: a minute that was mostly a pause would make the
+  // first seconds after Resume look many times slower than they are.
   const activity = await q.query<{
     processed: number;
     recent: number;
@@ -107,14 +109,17 @@ export async function runViewOf(q: Queryable, run: Run): Promise<RunView> {
     `WITH d AS (
        SELECT min(started_at) AS first_started,
               max(finished_at) FILTER (WHERE status IN ('ready', 'needs_ocr', 'failed')) AS last_finished,
-              count(*) FILTER (WHERE status IN ('ready', 'needs_ocr', 'failed')) AS processed,
-              count(*) FILTER (WHERE status IN ('ready', 'needs_ocr', 'failed')
-                                 AND finished_at > now() - make_interval(secs => $2::float8)) AS recent
-       FROM documents WHERE run_id = $1)
-     SELECT processed, recent,
-            coalesce(least($2::float8, extract(epoch FROM now() - first_started)::float8), 0) AS window_seconds,
-            coalesce(extract(epoch FROM last_finished - first_started)::float8, 0) AS busy_seconds
-     FROM d`,
+              count(*) FILTER (WHERE status IN ('ready', 'needs_ocr', 'failed')) AS processed
+       FROM documents WHERE run_id = $1),
+     w AS (
+       SELECT greatest(d.first_started, r.resumed_at, now() - make_interval(secs => $2::float8)) AS since
+       FROM d, runs r WHERE r.id = $1)
+     SELECT d.processed,
+            (SELECT count(*) FROM documents
+              WHERE run_id = $1 AND status IN ('ready', 'needs_ocr', 'failed') AND finished_at > w.since) AS recent,
+            coalesce(extract(epoch FROM now() - w.since)::float8, 0) AS window_seconds,
+            coalesce(extract(epoch FROM d.last_finished - d.first_started)::float8, 0) AS busy_seconds
+     FROM d, w`,
     [run.id, RUN_ACTIVITY_WINDOW_SECONDS],
   );
   const a = activity.rows[0]!;
@@ -167,7 +172,8 @@ export class PgRunRepository implements RunStore {
       if (!from.includes(run.status)) return { changed: false, run };
       const terminal = to === 'cancelled' || to === 'completed' || to === 'failed';
       const u = await c.query<RunRow>(
-        `UPDATE runs SET status = $2, updated_at = now(), finished_at = CASE WHEN $3 THEN now() ELSE NULL END
+        `UPDATE runs SET status = $2, updated_at = now(), finished_at = CASE WHEN $3 THEN now() ELSE NULL END,
+           resumed_at = CASE WHEN $2 = 'processing' THEN now() ELSE resumed_at END
          WHERE id = $1 RETURNING *`,
         [runId, to, terminal],
       );
@@ -189,5 +195,61 @@ export class PgRunRepository implements RunStore {
 
   async settleRun(runId: string): Promise<void> {
     await inTransaction(this.pool, (c) => settleRunIn(c, runId));
+  }
+
+  async listRuns(accountId: string, workspaceId: string, limit: number): Promise<RunView[] | undefined> {
+    const ws = await this.pool.query('SELECT 1 FROM workspaces WHERE id = $1 AND account_id = $2', [
+      workspaceId,
+      accountId,
+    ]);
+    if (!ws.rowCount) return undefined;
+    const r = await this.pool.query<RunRow>(
+      'SELECT * FROM runs WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
+      [workspaceId, limit],
+    );
+    return Promise.all(r.rows.map((row) => runViewOf(this.pool, toRun(row))));
+  }
+
+  async reprocessDocuments(
+    accountId: string,
+    documentIds: string[],
+    newRunId: string,
+  ): Promise<{ run: RunView; documents: DocumentRecord[] } | undefined> {
+    return inTransaction(this.pool, async (c) => {
+      const first = await c.query<Pick<DocumentRow, 'workspace_id'>>(
+        'SELECT workspace_id FROM documents WHERE id = ANY($1::text[]) AND account_id = $2 LIMIT 1',
+        [documentIds, accountId],
+      );
+      const workspaceId = first.rows[0]?.workspace_id;
+      if (!workspaceId) return undefined;
+      // The workspace before its documents, FOR SHARE as uploads take it: a deletion under way (which
+      // locks it first) either finishes before this or finds the new run to cancel.
+      const ws = await c.query('SELECT 1 FROM workspaces WHERE id = $1 FOR SHARE', [workspaceId]);
+      if (!ws.rowCount) return undefined;
+      const docs = await c.query<Pick<DocumentRow, 'id'>>(
+        `SELECT id FROM documents WHERE id = ANY($1::text[]) AND account_id = $2 AND workspace_id = $3
+           AND status IN ('cancelled', 'failed')
+         ORDER BY id FOR UPDATE`,
+        [documentIds, accountId, workspaceId],
+      );
+      if (docs.rows.length === 0) return undefined;
+      const runRow = await c.query<RunRow>(
+        `INSERT INTO runs (id, account_id, workspace_id, status, kind)
+         VALUES ($1, $2, $3, 'processing', 'reprocess') RETURNING *`,
+        [newRunId, accountId, workspaceId],
+      );
+      const moved = await c.query<DocumentRow>(
+        `UPDATE documents SET run_id = $2, status = 'queued', stage = 'queued', attempts = 0,
+           error_code = NULL, error_message = NULL, page_count = NULL, chunk_count = NULL,
+           lease_owner = NULL, lease_expires_at = NULL, started_at = NULL, finished_at = NULL, updated_at = now()
+         WHERE id = ANY($1::text[]) RETURNING *`,
+        [docs.rows.map((d) => d.id), newRunId],
+      );
+      const order = new Map(documentIds.map((id, i) => [id, i]));
+      const documents = moved.rows
+        .map(toDocument)
+        .sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+      return { run: await runViewOf(c, toRun(runRow.rows[0]!)), documents };
+    });
   }
 }

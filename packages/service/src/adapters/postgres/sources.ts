@@ -232,8 +232,8 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
   /** A new run for the source's sync, recorded as the sync under way. */
   private async startSyncIn(c: PoolClient, source: SourceRow, runId: string, force: boolean) {
     const r = await c.query<RunRow>(
-      `INSERT INTO runs (id, account_id, workspace_id, status, source_id) VALUES ($1, $2, $3, 'processing', $4)
-       RETURNING *`,
+      `INSERT INTO runs (id, account_id, workspace_id, status, kind, source_id)
+       VALUES ($1, $2, $3, 'processing', 'sync', $4) RETURNING *`,
       [runId, source.account_id, source.workspace_id, source.id],
     );
     await c.query(

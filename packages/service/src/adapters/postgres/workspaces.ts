@@ -191,8 +191,9 @@ export class PgWorkspaceRepository implements WorkspaceStore {
           workspace = toWorkspace(r.rows[0]!);
         }
         const runRow = await c.query<RunRow>(
-          `INSERT INTO runs (id, account_id, workspace_id, status) VALUES ($1, $2, $3, 'processing') RETURNING *`,
-          [upload.runId, upload.accountId, workspace.id],
+          `INSERT INTO runs (id, account_id, workspace_id, status, kind) VALUES ($1, $2, $3, 'processing', $4)
+           RETURNING *`,
+          [upload.runId, upload.accountId, workspace.id, upload.kind],
         );
         const f = upload.files;
         const docs = await c.query<DocumentRow>(

@@ -10,10 +10,11 @@ import {
   listDocuments,
 } from '../../documents/documents.js';
 import { mediaTypeOrNull } from '../../ingestion/upload.js';
+import { reprocessDocument } from '../../runs/reprocess.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import { SECURITY } from '../openapi.js';
-import { Availability, Document, ErrorBody, errorResponses } from '../schemas.js';
-import { documentView } from '../views.js';
+import { Availability, Document, ErrorBody, errorResponses, ReprocessResponse } from '../schemas.js';
+import { documentView, runView } from '../views.js';
 
 const Params = z.object({ id: z.string().min(1).max(100) });
 
@@ -131,6 +132,25 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
         .header('content-security-policy', "default-src 'none'; sandbox");
       // A stream, sent as it is read; the route's schema only describes it.
       return reply.send(body as never);
+    },
+  );
+
+  api.post(
+    '/v1/documents/:id/reprocess',
+    {
+      onRequest: authorize(deps, 'ingest'),
+      schema: {
+        ...docs,
+        operationId: 'reprocessDocument',
+        security: SECURITY.write,
+        summary: 'Process a cancelled or failed document again, in a new run',
+        response: { 202: ReprocessResponse, ...errorResponses, 409: ErrorBody },
+      },
+    },
+    async (req, reply) => {
+      const r = await reprocessDocument(deps, principalOf(req), req.params.id);
+      reply.code(202);
+      return { run: runView(r.run), documents: r.documents.map(documentView) };
     },
   );
 

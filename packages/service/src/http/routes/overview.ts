@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { getOverview } from '../../accounts/overview.js';
-import { RUN_STATUSES } from '../../domain/types.js';
+import { RUN_KINDS, RUN_STATUSES } from '../../domain/types.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import { SECURITY } from '../openapi.js';
 import { DocumentCounts, errorResponses } from '../schemas.js';
@@ -17,6 +17,11 @@ const Overview = z
           id: z.string(),
           workspaceId: z.string(),
           status: z.enum(RUN_STATUSES),
+          kind: z.enum(RUN_KINDS),
+          sourceName: z
+            .string()
+            .nullable()
+            .describe('The name of the source a sync run syncs, when it has one'),
           createdAt: z.string(),
           documents: z.number().int(),
           finished: z.number().int(),
