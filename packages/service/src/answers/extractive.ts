@@ -67,16 +67,16 @@ export interface ExtractiveOptions {
  * answers that hold the answer dropped by at most half a point.
  */
 export const DEFAULT_RELEVANCE: RelevanceThresholds = {
-  intercept: -7.277,
+  intercept: -7.246,
   weights: {
-    presence: 3.369,
-    coverage: 1.756,
-    passageCoverage: 1.417,
-    localCoverage: 4.619,
-    passagePairs: 3.333,
-    logScoreLead: 1.464,
-    logTerms: 1.779,
-    familiarity: -5.259,
+    presence: 3.38,
+    coverage: 2.246,
+    passageCoverage: 1.411,
+    localCoverage: 4.335,
+    passagePairs: 3.418,
+    logScoreLead: 1.004,
+    logTerms: 1.805,
+    familiarity: -5.193,
   },
   minProbability: 0.25,
 };

@@ -57,7 +57,12 @@ interface LanguageSpec {
   /** Snowball algorithm, when the language has one. */
   stemmer?: string;
   stopWords: readonly string[];
-  /** Stop words of the full-text index, when fewer than `stopWords`. */
+  /**
+   * Stop words of the full-text index. None but English's: BM25 weighs a frequent word down by
+   * itself, and the lists at hand drop words questions need (Spanish "días", "tiempo", "valor"): on
+   * the Debian Reference's tune questions, an index without them found more answers (recall@5 de 0.79
+   * → 0.81, es 0.73 → 0.78, fr 0.67 → 0.69, zh 0.86 → 0.83; decision 0014).
+   */
   indexStopWords?: readonly string[];
   /**
    * The index compares stems, not words, with its stop words: "once" is kept as "onc", "does" as
@@ -322,7 +327,7 @@ class SpecLanguage implements Language {
     this.questions = questionRules(code);
     this.joinsCompounds = spec.joinsCompounds ?? false;
     this.stopWords = new Set(spec.stopWords);
-    this.indexStopWords = spec.indexStopWords ? new Set(spec.indexStopWords) : this.stopWords;
+    this.indexStopWords = spec.indexStopWords ? new Set(spec.indexStopWords) : new Set();
     this.stemmer = spec.stemmer ? snowball.newStemmer(spec.stemmer) : undefined;
     this.abbreviations = new Set(spec.abbreviations ?? []);
   }
