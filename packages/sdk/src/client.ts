@@ -95,6 +95,8 @@ export interface CreateWorkspaceParams {
   description?: string | null;
   /** A JSON object of your own. */
   metadata?: Record<string, unknown>;
+  /** `auto` (the default: each document read in its detected language) or an ISO 639-1 code (`formats().languages`). */
+  language?: string;
 }
 
 /** What to change; fields left out keep their value. */
@@ -104,6 +106,8 @@ export interface UpdateWorkspaceParams {
   description?: string | null;
   /** Replaces the whole object. */
   metadata?: Record<string, unknown>;
+  /** `auto` or an ISO 639-1 code: documents processed from now on are read in it. */
+  language?: string;
 }
 
 export interface SearchParams {

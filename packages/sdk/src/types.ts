@@ -51,6 +51,8 @@ export interface Formats {
   formats: Format[];
   /** What an upload refuses (UnsupportedMediaTypeError), whatever the file is called. */
   refused: string[];
+  /** Languages read with their own word forms and stop words (a workspace's `language` may be one of these codes). */
+  languages: { code: string; name: string }[];
 }
 
 /** A file an upload refused (`UnsupportedMediaTypeError.files`). */

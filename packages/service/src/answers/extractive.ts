@@ -299,7 +299,7 @@ export function rankQuotes(
   const byLanguage = new Map<string, QuestionTerms>();
   for (const lang of languages) {
     if (byLanguage.has(lang.code)) continue;
-    let terms = [...new Set(lang.contentTerms(question))];
+    let terms = [...new Set(lang.questionTerms(question))];
     if (terms.length === 0) terms = [...new Set(lang.tokens(question).map((t) => lang.term(t.word)))];
     const units = unitsByHit.filter((_, k) => languages[k]!.code === lang.code).flat();
     const weight = new Map<string, number>();

@@ -40,7 +40,7 @@ export async function termStats(
 ): Promise<TermStats> {
   const wanted = new Map<string, { language: Language; term: string }>();
   for (const language of languages)
-    for (const term of language.contentTerms(question)) wanted.set(key(language, term), { language, term });
+    for (const term of language.questionTerms(question)) wanted.set(key(language, term), { language, term });
   const terms = [...new Set([...wanted.values()].map((w) => w.term))];
   const [rows, counts] = await Promise.all([
     index.countRows(workspaceId),
@@ -62,7 +62,7 @@ export function statsOfPassages(
   const counts = new Map<string, number>();
   const languages = [...new Map(passages.map((p) => [p.language.code, p.language])).values()];
   for (const language of languages) {
-    const terms = new Set(language.contentTerms(question));
+    const terms = new Set(language.questionTerms(question));
     const held = passages
       .filter((p) => p.language.code === language.code)
       .map((p) => new Set(language.contentTerms(p.text)));
@@ -106,7 +106,7 @@ export interface RelevanceSignals {
  * "layout of the keyboard" written, not "keyboard" in one sentence and "layout" in another.
  */
 export function pairShare(question: string, text: string, language: Language, window = 3): number {
-  const q = language.contentTerms(question);
+  const q = language.questionTerms(question);
   const pairs: [string, string][] = [];
   for (let i = 0; i + 1 < q.length; i++) if (q[i] !== q[i + 1]) pairs.push([q[i]!, q[i + 1]!]);
   if (pairs.length === 0) return 0;
@@ -141,7 +141,7 @@ export function relevanceSignals(
   passageTerms: ReadonlySet<string>,
   stats: TermStats,
 ): RelevanceSignals {
-  const terms = [...new Set(language.contentTerms(question))];
+  const terms = [...new Set(language.questionTerms(question))];
   if (terms.length === 0 || stats.rows === 0) return { presence: 0, coverage: 0, passageCoverage: 0 };
   let total = 0;
   let present = 0;

@@ -62,6 +62,8 @@ export interface IndexQuery {
 export interface DetectedLanguage {
   language: string;
   reliable: boolean;
+  /** How well each language fits, 0–1, best first (the detected one among them). */
+  scores?: { language: string; score: number }[] | undefined;
 }
 
 /** Tells which language a text is written in (a document's text, or a question). */

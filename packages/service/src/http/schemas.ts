@@ -274,6 +274,11 @@ export const Formats = z
     refused: z
       .array(z.string())
       .describe('What an upload refuses (415 unsupported_file_format), whatever the file is called'),
+    languages: z
+      .array(z.object({ code: z.string(), name: z.string() }))
+      .describe(
+        "Languages read with their own word forms and stop words (a workspace's `language` may be one of these codes, or `auto`); text in any other language is read word for word",
+      ),
   })
   .meta({ id: 'Formats' });
 export const WebhookEndpoint = z

@@ -122,8 +122,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       await deps.jobs.enqueueWorkspaceMaintenance(workspaceId, { urgent: true });
     }
     // After a change of embedding model, every workspace is re-embedded in the background.
+    // Not held behind a maintenance scheduled a minute on (the removal of replaced versions).
     for (const workspaceId of (await deps.embeddings?.pendingWorkspaces()) ?? []) {
-      await deps.jobs.enqueueWorkspaceMaintenance(workspaceId);
+      await deps.jobs.enqueueWorkspaceMaintenance(workspaceId, { urgent: true });
     }
     // Deleted workspaces whose storage the deleting request could not remove, or that a worker wrote
     // to after the deletion.

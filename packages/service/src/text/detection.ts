@@ -31,6 +31,9 @@ export async function documentLanguage(
   return found?.reliable ? languageFor(found.language) : ENGLISH;
 }
 
+/** Scores this close to the best are as good a guess for a short question. */
+const CLOSE_SCORE = 0.1;
+
 /**
  * The language a question is read in. A question is short, so a guess the detector is unsure of
  * falls back to the workspace's: the language it sets, else the one language its documents are in.
@@ -41,7 +44,17 @@ export async function questionLanguage(
   detector: LanguageDetector | undefined,
 ): Promise<Language> {
   const found = await detector?.detect(q);
-  if (found?.reliable) return languageFor(found.language);
+  if (found?.reliable) {
+    // A few words fit several languages ("paid vacation" scores French 0.81, English 0.74): one the
+    // workspace is written in wins when it fits nearly as well.
+    const best = found.scores?.[0]?.score ?? 0;
+    const near = found.scores?.find(
+      (s) => workspace.languages.includes(s.language) && s.score >= best - CLOSE_SCORE,
+    );
+    return languageFor(
+      workspace.languages.includes(found.language) || !near ? found.language : near.language,
+    );
+  }
   if (workspace.language !== 'auto') return languageFor(workspace.language);
   if (workspace.languages.length === 1) return languageFor(workspace.languages[0]);
   return ENGLISH;

@@ -41,6 +41,8 @@ export interface Language {
   term(word: string): string;
   /** The content terms of a text in order: stop words dropped, each word as its term. */
   contentTerms(text: string): string[];
+  /** A question's content terms: also without the words that only ask ("how many", "combien"). */
+  questionTerms(question: string): string[];
   /**
    * The terms the full-text index holds for a text, and a query asks it for: like `contentTerms`,
    * but English drops only its shortest list of stop words there (below).
@@ -366,6 +368,10 @@ class SpecLanguage implements Language {
 
   contentTerms(text: string): string[] {
     return this.termsWithout(text, this.stopWords, true);
+  }
+
+  questionTerms(question: string): string[] {
+    return this.contentTerms(question.replace(this.questions.asking, ' '));
   }
 
   indexTerms(text: string): string[] {

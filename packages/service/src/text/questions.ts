@@ -24,6 +24,11 @@ export interface QuestionRules {
   refersBack: RegExp;
   /** The answer when the workspace holds no answer. */
   decline: string;
+  /**
+   * Words that only ask ("how many", "wie lange", "combien", "どのくらい"): left out of the words a
+   * passage must share with the question, as stop words are (global).
+   */
+  asking: RegExp;
 }
 
 /** Whole words of a space-separated language: boundaries that know letters beyond ASCII (`\b` does not). */
@@ -83,6 +88,7 @@ const english: QuestionRules = {
     true,
   ),
   decline: 'I could not find an answer to that in this workspace.',
+  asking: /\bhow (?:many|much|long|often|far|soon|big|large|old|frequently)\b/gi,
 };
 
 const german: QuestionRules = {
@@ -128,6 +134,7 @@ const german: QuestionRules = {
     true,
   ),
   decline: 'Dazu habe ich in diesem Arbeitsbereich keine Antwort gefunden.',
+  asking: /(?<![\p{L}])(?:wie (?:viele?|lange|oft|weit|groß|gross)|wieviele?)(?![\p{L}])/giu,
 };
 
 const french: QuestionRules = {
@@ -172,6 +179,7 @@ const french: QuestionRules = {
     true,
   ),
   decline: "Je n'ai pas trouvé de réponse à cette question dans cet espace de travail.",
+  asking: /(?<![\p{L}])combien(?: de| d['’])?(?![\p{L}])/giu,
 };
 
 const spanish: QuestionRules = {
@@ -214,6 +222,7 @@ const spanish: QuestionRules = {
     true,
   ),
   decline: 'No encontré una respuesta a eso en este espacio de trabajo.',
+  asking: /(?<![\p{L}])cu[aá]nt[oa]s?(?![\p{L}])/giu,
 };
 
 const japanese: QuestionRules = {
@@ -241,6 +250,7 @@ const japanese: QuestionRules = {
   namedThingOrder: 'unspaced',
   refersBack: phrasesOf(['これ|それ|この|その|そのため|したがって|ただし|しかし|また'], true),
   decline: 'このワークスペースには、その質問への回答が見つかりませんでした。',
+  asking: /どのくらい|どれくらい|どれぐらい|どのぐらい|どの程度|いくつ/gu,
 };
 
 const chinese: QuestionRules = {
@@ -257,6 +267,7 @@ const chinese: QuestionRules = {
   namedThingOrder: 'unspaced',
   refersBack: phrasesOf(['这|它|此|该|因此|所以|但是|否则|然而'], true),
   decline: '在此工作区中找不到该问题的答案。',
+  asking: /多少|多长时间|多久|几个/gu,
 };
 
 /** Languages whose questions are only recognised by their digits, but which decline in their own words. */
@@ -268,6 +279,7 @@ const declineOnly = (decline: string): QuestionRules => ({
   namedThingOrder: 'name-first',
   refersBack: /(?!)/,
   decline,
+  asking: /(?!)/g,
 });
 
 export const QUESTION_RULES: Record<string, QuestionRules> = {

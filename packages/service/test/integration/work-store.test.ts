@@ -20,7 +20,7 @@ workStoreContract('PostgreSQL', async () => {
     async seed(status: RunStatus, attempts: number[]) {
       const runId = newId('run');
       await pool.query(
-        `INSERT INTO runs (id, account_id, workspace_id, status) VALUES ($1, 'acc_default', $2, $3)`,
+        `INSERT INTO runs (id, account_id, workspace_id, status, kind) VALUES ($1, 'acc_default', $2, $3, 'upload')`,
         [runId, workspaceId, status],
       );
       const documentIds: string[] = [];

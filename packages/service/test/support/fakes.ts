@@ -323,7 +323,7 @@ export class MemoryWorkStore implements WorkStore {
     const ok = docs.filter((d) => d.status === 'ready' || d.status === 'needs_ocr').length;
     const failed = docs.filter((d) => d.status === 'failed').length;
     // As the repository: a run with searchable documents completes once its index is folded.
-    if (ok > 0 && !indexed) {
+    if (docs.some((d) => d.status === 'ready') && !indexed) {
       this.awaitingIndex.set(runId, docs[0]!.workspaceId);
       return;
     }

@@ -985,6 +985,11 @@ export interface components {
             }[];
             /** @description What an upload refuses (415 unsupported_file_format), whatever the file is called */
             refused: string[];
+            /** @description Languages read with their own word forms and stop words (a workspace's `language` may be one of these codes, or `auto`); text in any other language is read word for word */
+            languages: {
+                code: string;
+                name: string;
+            }[];
         };
         WebhookEndpoint: {
             id: string;

@@ -32,7 +32,7 @@ let work: MemoryWorkStore;
 let index: MemorySearchIndex;
 let objects: ObjectStore;
 let maintenance: string[];
-let maintenanceDelays: (number | undefined)[];
+let maintenanceUrgent: boolean[];
 let requeued: { ids: string[]; ahead: boolean }[];
 
 function deps(overrides: Partial<PipelineDeps> = {}): PipelineDeps {
@@ -46,7 +46,7 @@ function deps(overrides: Partial<PipelineDeps> = {}): PipelineDeps {
     jobs: {
       enqueueWorkspaceMaintenance: async (workspaceId, options) => {
         maintenance.push(workspaceId);
-        maintenanceDelays.push(options?.delaySeconds);
+        maintenanceUrgent.push(options?.urgent ?? false);
       },
       enqueueDocuments: async (ids, options) => {
         requeued.push({ ids, ahead: options?.ahead ?? false });
@@ -84,7 +84,7 @@ beforeEach(async () => {
   index = new MemorySearchIndex();
   objects = new FsObjectStore(path.join(tmp, 'objects'));
   maintenance = [];
-  maintenanceDelays = [];
+  maintenanceUrgent = [];
   requeued = [];
 });
 
@@ -108,7 +108,7 @@ describe('processing a batch of documents', () => {
     // The maintenance that folds the rows in is asked for at once, and completes the run.
     expect(work.runs.get('run_1')?.status).toBe('processing');
     expect(maintenance).toEqual(['ws_test']);
-    expect(maintenanceDelays).toEqual([0]);
+    expect(maintenanceUrgent).toEqual([true]);
     await work.completeIndexedRuns(await work.runsAwaitingIndex('ws_test'));
     expect(work.runs.get('run_1')?.status).toBe('completed');
   });

@@ -24,6 +24,13 @@ export class EldDetector implements LanguageDetector {
     const eld = await this.detector();
     const result = eld.detect(text);
     if (!result.language) return undefined;
-    return { language: CODES[result.language] ?? result.language, reliable: result.isReliable() };
+    const code = (l: string) => CODES[l] ?? l;
+    return {
+      language: code(result.language),
+      reliable: result.isReliable(),
+      scores: Object.entries(result.getScores())
+        .map(([language, score]) => ({ language: code(language), score }))
+        .sort((a, b) => b.score - a.score),
+    };
   }
 }

@@ -35,16 +35,18 @@ export async function settleRunIn(c: PoolClient, runId: string, indexed = false)
   // A sync's run has its documents only once the sync has listed its source and applied the listing.
   const listing = await c.query('SELECT 1 FROM sources WHERE sync_run_id = $1', [runId]);
   if (listing.rowCount) return;
-  const s = await c.query<{ pending: number; ok: number; failed: number }>(
+  const s = await c.query<{ pending: number; ok: number; failed: number; ready: number }>(
     `SELECT count(*) FILTER (WHERE status IN ('queued', 'processing')) AS pending,
             count(*) FILTER (WHERE status IN ('ready', 'needs_ocr')) AS ok,
+            count(*) FILTER (WHERE status = 'ready') AS ready,
             count(*) FILTER (WHERE status = 'failed') AS failed
      FROM documents WHERE run_id = $1`,
     [runId],
   );
-  const { pending, ok, failed } = s.rows[0]!;
+  const { pending, ok, failed, ready } = s.rows[0]!;
   if (pending > 0) return;
-  if (ok > 0 && !indexed) {
+  // Only ready documents have rows (one needing OCR has none yet).
+  if (Number(ready) > 0 && !indexed) {
     await c.query(
       'UPDATE runs SET awaiting_index_since = coalesce(awaiting_index_since, now()) WHERE id = $1',
       [runId],

@@ -6,6 +6,7 @@ import { ingestForm } from '../../ingestion/form.js';
 import type { UploadResult } from '../../ingestion/upload.js';
 import { ingestUrls } from '../../ingestion/urls.js';
 import { REFUSED_ON_UPLOAD, SUPPORTED_FORMATS } from '../../parsing/upload-check.js';
+import { languageFor, SUPPORTED_LANGUAGES } from '../../text/language.js';
 import { WORKSPACE_NAME_MAX } from '../../workspaces/workspaces.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import { uploadForm } from '../multipart.js';
@@ -108,6 +109,7 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
     async () => ({
       formats: SUPPORTED_FORMATS.map((f) => ({ ...f })),
       refused: [...REFUSED_ON_UPLOAD],
+      languages: SUPPORTED_LANGUAGES.map((code) => ({ code, name: languageFor(code).name })),
     }),
   );
 }
