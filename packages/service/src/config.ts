@@ -9,7 +9,9 @@ import type {
   ParserConfig,
   RerankConfig,
 } from './config/sections.js';
+import { DEFAULT_ACCOUNT } from './domain/keys.js';
 import { consoleDistDir } from './paths.js';
+import type { FolderRootGrant } from './sources/grants.js';
 import type { WebhookDeliverySettings } from './webhooks/dispatch.js';
 
 export { ConfigError } from './config/environment.js';
@@ -123,8 +125,15 @@ export interface Config {
     maxUrlsPerRequest: number;
   };
   sources: {
-    /** Absolute folders under which folder sources may read (SOURCE_FOLDER_ROOTS); none by default. */
-    folderRoots: string[];
+    /**
+     * Folders under which folder sources may read, each granted to an account or to all
+     * (SOURCE_FOLDER_ROOTS); none by default.
+     */
+    folderRoots: FolderRootGrant[];
+    /** Heap limit of the thread that lists a source (SOURCE_LISTING_MEMORY_MB). */
+    listingMemoryMb: number;
+    /** A listing whose thread stops turning for this long is ended (SOURCE_LISTING_STALL_SECONDS). */
+    listingStallSeconds: number;
   };
   /** Webhook deliveries, sent by the worker (targets pass the urlFetch allow-list's guard). */
   webhooks: WebhookDeliverySettings & {
@@ -276,15 +285,9 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       maxUrlsPerRequest: e.URLS_PER_REQUEST,
     },
     sources: {
-      folderRoots: (e.SOURCE_FOLDER_ROOTS ?? '')
-        .split(',')
-        .map((p) => p.trim())
-        .filter(Boolean)
-        .map((p) => {
-          if (!path.isAbsolute(p))
-            throw new ConfigError(`SOURCE_FOLDER_ROOTS: "${p}" is not an absolute path`);
-          return path.resolve(p);
-        }),
+      folderRoots: parseFolderRoots(e.SOURCE_FOLDER_ROOTS, dataDir),
+      listingMemoryMb: e.SOURCE_LISTING_MEMORY_MB,
+      listingStallSeconds: e.SOURCE_LISTING_STALL_SECONDS,
     },
     webhooks: {
       timeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS,
@@ -327,6 +330,40 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     },
     llm,
   };
+}
+
+/** Two paths of which one contains the other (or the same). */
+export const pathsOverlap = (a: string, b: string) =>
+  a === b ||
+  a.startsWith(b.endsWith(path.sep) ? b : b + path.sep) ||
+  b.startsWith(a.endsWith(path.sep) ? a : a + path.sep);
+
+/**
+ * `/srv/handbook, team-b=/srv/team-b, *=/srv/public`: a bare path is granted to the default
+ * account, `name=` (an account's name or id) to that account, `*=` to every account. A root may not
+ * overlap DATA_DIR: a folder source would read the service's own files (its encryption key).
+ */
+function parseFolderRoots(raw: string | undefined, dataDir: string): FolderRootGrant[] {
+  const grants: FolderRootGrant[] = [];
+  for (const entry of (raw ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
+    const eq = entry.indexOf('=');
+    const [account, p] =
+      entry.startsWith('/') || eq < 0
+        ? [DEFAULT_ACCOUNT, entry]
+        : [entry.slice(0, eq).trim(), entry.slice(eq + 1).trim()];
+    if (!account) throw new ConfigError(`SOURCE_FOLDER_ROOTS: "${entry}" names no account before "="`);
+    if (!path.isAbsolute(p)) throw new ConfigError(`SOURCE_FOLDER_ROOTS: "${p}" is not an absolute path`);
+    const resolved = path.resolve(p);
+    if (pathsOverlap(resolved, dataDir))
+      throw new ConfigError(
+        `SOURCE_FOLDER_ROOTS: "${resolved}" overlaps DATA_DIR (${dataDir}); a folder source must never read the service's own data`,
+      );
+    grants.push({ account, path: resolved });
+  }
+  return grants;
 }
 
 /** `10.0.0.5, 172.16.0.0/12, ::1`: addresses and CIDR ranges, nothing else (no names, no wildcards). */

@@ -22,8 +22,7 @@ import { createRepositories, type Repositories } from './adapters/postgres/repos
 import { PgBossQueue } from './adapters/queue/pgboss.js';
 import { sandboxLayout } from './adapters/sandbox/bwrap.js';
 import { SandboxedParser } from './adapters/sandbox/parser.js';
-import { FolderConnector } from './adapters/sources/folder.js';
-import { S3Connector } from './adapters/sources/s3.js';
+import { createSourceAdapters } from './adapters/sources/connectors.js';
 import { AllowList } from './adapters/web/address-policy.js';
 import { GuardedFetcher } from './adapters/web/fetcher.js';
 import { AddressGuard } from './adapters/web/guard.js';
@@ -45,9 +44,9 @@ import type { DependencyCheck } from './ops/readiness.js';
 import { packageRoot } from './paths.js';
 import { EmbeddingService, type Embeddings } from './search/embeddings.js';
 import type { RerankStage } from './search/rerank.js';
-import type { SourceConnectors } from './sources/model.js';
+import type { FolderRootGrant } from './sources/grants.js';
+import type { SourceLister } from './sources/model.js';
 import { SourceItemReader } from './sources/sync.js';
-import { WebsiteConnector } from './sources/website.js';
 import type { WebhookDeliverySettings } from './webhooks/dispatch.js';
 
 /** What the server, the worker and the CLI are built from: the HTTP layer's deps and the worker's. */
@@ -61,6 +60,9 @@ export interface Deps extends Omit<AppDeps, keyof Repositories>, Repositories {
   /** The same repository as `sources`, seen from the worker: schedules, leases, applied listings. */
   syncs: Repositories['sources'];
   sourceItems: SourceItemReader;
+  /** Lists sources in a thread of their own, under a memory limit and a watchdog. */
+  lister: SourceLister;
+  folderGrants: readonly FolderRootGrant[];
   tmpDir: string;
   close(): Promise<void>;
 }
@@ -319,12 +321,7 @@ export async function createDeps(
     maxRedirects: config.urlFetch.maxRedirects,
     userAgent: USER_AGENT,
   });
-  // Every request a source makes goes through the same guard and limits as URL ingestion.
-  const connectors: SourceConnectors = {
-    s3: new S3Connector({ guard, timeoutMs: config.urlFetch.timeoutMs, maxBytes: config.urlFetch.maxBytes }),
-    website: new WebsiteConnector(fetcher, { maxPageBytes: config.urlFetch.maxBytes }),
-    folder: new FolderConnector({ roots: config.sources.folderRoots, maxBytes: config.limits.maxFileBytes }),
-  };
+  const { connectors, lister, folderGrants } = await createSourceAdapters(config, USER_AGENT);
   const secrets = await loadSecretBox(config);
   const rerank: RerankStage | undefined = reranking && {
     reranker: reranking.reranker,
@@ -346,7 +343,9 @@ export async function createDeps(
     fetcher,
     connectors,
     syncs: repositories.sources,
-    sourceItems: new SourceItemReader({ syncs: repositories.sources, connectors, secrets }),
+    sourceItems: new SourceItemReader({ syncs: repositories.sources, connectors, secrets, folderGrants }),
+    lister,
+    folderGrants,
     webhookSender,
     webhookTargets: webhookSender,
     webhookDelivery: config.webhooks,

@@ -85,6 +85,8 @@ export const envSchema = z.object({
   URL_FETCH_MAX_BYTES: z.coerce.number().int().min(1).optional(),
   URLS_PER_REQUEST: int(100, 1),
   SOURCE_FOLDER_ROOTS: optionalString,
+  SOURCE_LISTING_MEMORY_MB: int(512, 64),
+  SOURCE_LISTING_STALL_SECONDS: int(30, 1),
   WEBHOOK_TIMEOUT_SECONDS: int(15, 1),
   WEBHOOK_MAX_RESPONSE_BYTES: int(4096, 0),
   WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.05).default(30),

@@ -33,6 +33,16 @@ export const WebsiteSettings = z
     urlPrefix: z.string().max(2048).optional(),
     maxPages: z.number().int().min(1).max(10_000).default(200),
     maxDepth: z.number().int().min(0).max(10).default(3),
+    /**
+     * Requests one sync may make in all (robots.txt, sitemaps, pages, those that fail included);
+     * default twice the page limit and 20 more. A sitemap of missing pages or a site of redirects
+     * costs requests, not pages.
+     */
+    maxRequests: z.number().int().min(1).max(50_000).optional(),
+    /** Hosts one sync may send requests to (with an empty urlPrefix a sitemap can name any host). */
+    maxHosts: z.number().int().min(1).max(100).default(5),
+    /** The pause between two requests to the same host; a longer robots.txt Crawl-delay wins. */
+    requestDelayMs: z.number().int().min(0).max(60_000).default(250),
   })
   .refine((s) => s.startUrl || s.sitemapUrl, 'a startUrl or a sitemapUrl');
 
@@ -53,6 +63,8 @@ export type SourceSettings =
 export interface SourceRecord {
   id: string;
   accountId: string;
+  /** The account's name (folder grants name accounts by name or id). */
+  accountName: string;
   workspaceId: string;
   type: SourceType;
   name: string | null;
@@ -108,6 +120,8 @@ export interface SourceAccess {
   type: SourceType;
   settings: Record<string, unknown>;
   credentials: Record<string, string> | undefined;
+  /** Folders the source's account may read (SOURCE_FOLDER_ROOTS granted to it); folder sources only. */
+  roots: string[];
 }
 
 /**
@@ -121,9 +135,31 @@ export interface SourceConnector {
     signal: AbortSignal,
   ): Promise<ListedItem[]>;
   open(source: SourceAccess, key: string, signal: AbortSignal): Promise<FetchedResource>;
-  /** Checks settings beyond their form (a folder under an allowed root); an AppError when refused. */
-  validate?(settings: Record<string, unknown>): Promise<void>;
+  /**
+   * Checks settings beyond their form (a folder under one of `roots`, those granted to the caller's
+   * account); an AppError when refused.
+   */
+  validate?(settings: Record<string, unknown>, roots: string[]): Promise<void>;
 }
+
+/**
+ * Lists a source where a listing that stalls or swells costs only that sync: the worker's lister
+ * runs connectors in a thread of their own, under a memory limit and a watchdog
+ * (adapters/sources/threaded-lister.ts), so a hostile site or folder cannot freeze or fill the
+ * process that also serves the API in embedded mode. Throws SourceFailure as `list` does.
+ */
+export interface SourceLister {
+  list(
+    source: SourceAccess,
+    previous: ReadonlyMap<string, PreviousItem>,
+    signal: AbortSignal,
+  ): Promise<ListedItem[]>;
+}
+
+/** Lists in the calling thread: for tests and tools, never for outside input in the server. */
+export const directLister = (connectors: SourceConnectors): SourceLister => ({
+  list: (source, previous, signal) => connectors[source.type].list(source, previous, signal),
+});
 
 export type SourceConnectors = Record<SourceType, SourceConnector>;
 

@@ -5,12 +5,14 @@ import type { SecretBox } from '../domain/secrets.js';
 import type { DocumentRecord } from '../domain/types.js';
 import { DocumentFailure } from '../errors.js';
 import { newId } from '../ids.js';
+import { type FolderRootGrant, rootsFor } from './grants.js';
 import {
   type ListedItem,
   type PreviousItem,
   type SourceAccess,
   type SourceConnectors,
   SourceFailure,
+  type SourceLister,
   type SourceRecord,
   sourceCredentialsContext,
 } from './model.js';
@@ -20,6 +22,10 @@ import type { SyncStore } from './store.js';
 export interface SyncDeps {
   syncs: SyncStore;
   connectors: SourceConnectors;
+  /** Lists sources where a hostile one costs only its sync (a thread with a watchdog). */
+  lister: SourceLister;
+  /** SOURCE_FOLDER_ROOTS: which folders each account may sync. */
+  folderGrants: readonly FolderRootGrant[];
   secrets: SecretBox | undefined;
   jobs: Pick<JobQueue, 'enqueueDocuments' | 'enqueueSourceSync'>;
   index: Pick<SearchIndex, 'deleteDocument'>;
@@ -29,8 +35,12 @@ export interface SyncDeps {
   leaseSeconds: number;
 }
 
-/** The settings and decrypted credentials a connector works with. */
-export function accessOf(source: SourceRecord, secrets: SecretBox | undefined): SourceAccess {
+/** The settings, decrypted credentials and granted folders a connector works with. */
+export function accessOf(
+  source: SourceRecord,
+  secrets: SecretBox | undefined,
+  grants: readonly FolderRootGrant[],
+): SourceAccess {
   let credentials: Record<string, string> | undefined;
   if (source.credentials) {
     if (!secrets)
@@ -42,7 +52,9 @@ export function accessOf(source: SourceRecord, secrets: SecretBox | undefined): 
       secrets.decrypt(source.credentials, sourceCredentialsContext(source.id)),
     ) as Record<string, string>;
   }
-  return { id: source.id, type: source.type, settings: source.settings, credentials };
+  const roots =
+    source.type === 'folder' ? rootsFor(grants, { id: source.accountId, name: source.accountName }) : [];
+  return { id: source.id, type: source.type, settings: source.settings, credentials, roots };
 }
 
 export interface SyncOutcome {
@@ -91,8 +103,8 @@ export async function syncSource(deps: SyncDeps, sourceId: string, workerId: str
     const previous = new Map<string, PreviousItem>(claim.previous.map((p) => [p.key, p]));
     let listed: ListedItem[];
     try {
-      listed = await deps.connectors[source.type].list(
-        accessOf(source, deps.secrets),
+      listed = await deps.lister.list(
+        accessOf(source, deps.secrets, deps.folderGrants),
         previous,
         abort.signal,
       );
@@ -159,14 +171,14 @@ export async function enqueueDueSyncs(deps: Pick<SyncDeps, 'syncs' | 'jobs'>): P
 
 /** Reads one item of a source for the pipeline (the document's bytes, fetched when it starts). */
 export class SourceItemReader {
-  constructor(private readonly deps: Pick<SyncDeps, 'syncs' | 'connectors' | 'secrets'>) {}
+  constructor(private readonly deps: Pick<SyncDeps, 'syncs' | 'connectors' | 'secrets' | 'folderGrants'>) {}
 
   async open(sourceId: string, key: string, signal: AbortSignal): Promise<FetchedResource> {
     const source = await this.deps.syncs.sourceById(sourceId);
     if (!source) throw new DocumentFailure('fetch_failed', 'The source of this document was deleted.');
     let access: SourceAccess;
     try {
-      access = accessOf(source, this.deps.secrets);
+      access = accessOf(source, this.deps.secrets, this.deps.folderGrants);
     } catch (err) {
       if (err instanceof SourceFailure) throw new DocumentFailure('credentials_unavailable', err.message);
       throw err;

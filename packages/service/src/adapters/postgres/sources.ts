@@ -55,9 +55,11 @@ interface SourceItemRow {
 
 /** The source with its last sync's run (as JSON in `last_run`). */
 const SELECT_SOURCE = `
-  SELECT s.*, row_to_json(lr.*) AS last_run FROM sources s LEFT JOIN runs lr ON lr.id = s.last_run_id`;
+  SELECT s.*, a.name AS account_name, row_to_json(lr.*) AS last_run
+  FROM sources s JOIN accounts a ON a.id = s.account_id LEFT JOIN runs lr ON lr.id = s.last_run_id`;
 
 type SourceRowWithRun = SourceRow & {
+  account_name: string;
   last_run:
     | (Omit<RunRow, 'created_at' | 'updated_at' | 'finished_at'> & {
         created_at: string;
@@ -72,6 +74,7 @@ function toSource(r: SourceRowWithRun): SourceRecord {
   return {
     id: r.id,
     accountId: r.account_id,
+    accountName: r.account_name,
     workspaceId: r.workspace_id,
     type: r.type,
     name: r.name,

@@ -1,0 +1,84 @@
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { type Config, ConfigError, pathsOverlap } from '../../config.js';
+import { packageRoot } from '../../paths.js';
+import type { FolderRootGrant } from '../../sources/grants.js';
+import type { SourceConnectors } from '../../sources/model.js';
+import { WebsiteConnector } from '../../sources/website.js';
+import { AllowList } from '../web/address-policy.js';
+import { GuardedFetcher } from '../web/fetcher.js';
+import { AddressGuard } from '../web/guard.js';
+import { FolderConnector } from './folder.js';
+import { S3Connector } from './s3.js';
+import { ThreadedLister } from './threaded-lister.js';
+
+/**
+ * What the connectors are built from: plain data, so that the listing thread
+ * (listing-thread.ts) builds the same connectors as the worker that reads items.
+ */
+export interface ConnectorOptions {
+  /** URL_FETCH_ALLOW_HOSTS: internal hosts the request-forgery guard lets through. */
+  allowHosts: string[];
+  userAgent: string;
+  /** The URL fetcher's limits, which every website and bucket request shares. */
+  fetch: { timeoutMs: number; maxRedirects: number; maxBytes: number };
+  /** Largest file a folder source reads (UPLOAD_MAX_FILE_BYTES). */
+  maxFileBytes: number;
+}
+
+/** Every request a source makes goes through the same guard and limits as URL ingestion. */
+export function createConnectors(options: ConnectorOptions): SourceConnectors {
+  const guard = new AddressGuard(new AllowList(options.allowHosts));
+  const fetcher = new GuardedFetcher({ guard, ...options.fetch, userAgent: options.userAgent });
+  return {
+    s3: new S3Connector({ guard, timeoutMs: options.fetch.timeoutMs, maxBytes: options.fetch.maxBytes }),
+    website: new WebsiteConnector(fetcher, { maxPageBytes: options.fetch.maxBytes }),
+    folder: new FolderConnector({ maxBytes: options.maxFileBytes }),
+  };
+}
+
+/**
+ * The configuration refuses a root that overlaps DATA_DIR by its path; this compares real paths, so
+ * a symbolic link cannot put the service's own files (its encryption key) under a root either.
+ */
+export async function refuseDataDirUnderRoots(
+  dataDir: string,
+  grants: readonly FolderRootGrant[],
+): Promise<void> {
+  if (grants.length === 0) return;
+  const real = async (p: string) => realpath(p).catch(() => path.resolve(p));
+  const data = await real(dataDir);
+  for (const grant of grants) {
+    const root = await real(grant.path);
+    if (pathsOverlap(root, data))
+      throw new ConfigError(
+        `SOURCE_FOLDER_ROOTS: "${grant.path}" (${root}) overlaps DATA_DIR (${data}); a folder source must never read the service's own data`,
+      );
+  }
+}
+
+/** The source connectors, the lister that runs them in a thread, and the folder grants. */
+export async function createSourceAdapters(config: Config, userAgent: string) {
+  const options: ConnectorOptions = {
+    allowHosts: config.urlFetch.allowHosts,
+    userAgent,
+    fetch: {
+      timeoutMs: config.urlFetch.timeoutMs,
+      maxRedirects: config.urlFetch.maxRedirects,
+      maxBytes: config.urlFetch.maxBytes,
+    },
+    maxFileBytes: config.limits.maxFileBytes,
+  };
+  const folderGrants = config.sources.folderRoots;
+  await refuseDataDirUnderRoots(config.dataDir, folderGrants);
+  return {
+    connectors: createConnectors(options),
+    folderGrants,
+    lister: new ThreadedLister({
+      entry: path.join(packageRoot(), 'dist', 'listing.js'),
+      connectors: options,
+      memoryMb: config.sources.listingMemoryMb,
+      stallMs: config.sources.listingStallSeconds * 1000,
+    }),
+  };
+}
