@@ -35,7 +35,11 @@ describe('a folder source', () => {
     root = await mkdtemp(path.join(os.tmpdir(), 'docslurp-sources-'));
     folder = path.join(root, 'handbook');
     await mkdir(path.join(folder, 'teams'), { recursive: true });
-    svc = await startTestService({ env: { SOURCE_FOLDER_ROOTS: root } });
+    await mkdir(path.join(root, 'granted-to-b'));
+    // The root to the default account; one folder inside it to the account "team-b" as well.
+    svc = await startTestService({
+      env: { SOURCE_FOLDER_ROOTS: `${root}, team-b=${path.join(root, 'granted-to-b')}` },
+    });
     api = client(svc.url, await svc.key());
     workspaceId = (await api.post('/v1/workspaces', { name: 'folder sync' })).body.id;
   });
@@ -53,6 +57,30 @@ describe('a folder source', () => {
       expect(r.status, p).toBe(400);
       expect(r.body.error.code, p).toBe('source_path_forbidden');
     }
+  });
+
+  it("lets an account sync only the folders granted to it, not another account's", async () => {
+    const b = client(svc.url, await svc.key(['ingest', 'search', 'artifacts'], 'team-b'));
+    const bWorkspace = (await b.post('/v1/workspaces', { name: 'team b' })).body.id as string;
+    await writeFile(path.join(folder, 'salaries.md'), '# Salaries\n\nThe default account keeps these.\n');
+    const refused = await b.post(`/v1/workspaces/${bWorkspace}/sources`, {
+      type: 'folder',
+      settings: { path: folder },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('source_path_forbidden');
+    const granted = await b.post(`/v1/workspaces/${bWorkspace}/sources`, {
+      type: 'folder',
+      settings: { path: path.join(root, 'granted-to-b') },
+    });
+    expect(granted.status).toBe(201);
+    // Nor can it reach the root by changing its own source's path.
+    const moved = await b.patch(`/v1/workspaces/${bWorkspace}/sources/${granted.body.id}`, {
+      settings: { path: folder },
+    });
+    expect(moved.status).toBe(400);
+    expect(moved.body.error.code).toBe('source_path_forbidden');
+    await rm(path.join(folder, 'salaries.md'));
   });
 
   it('adds, changes, renames, deletes and skips unchanged files across syncs', async () => {
