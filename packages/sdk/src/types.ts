@@ -351,7 +351,13 @@ export interface Source {
   } | null;
   /** The run of the sync requested or under way. */
   syncRunId: string | null;
+  /** null without a schedule, or when five syncs in a row failed the same way. */
   nextSyncAt: string | null;
+  /**
+   * Syncs in a row that failed with the same code: each scheduled sync then waits twice as long,
+   * and after five the schedule stops until the source is changed or synced on request.
+   */
+  consecutiveFailures: number;
 }
 
 /** The run of a sync (`created`: false when a sync was already under way). */

@@ -30,7 +30,16 @@ export const Source = z
       .nullable()
       .describe('The last sync that listed the source (its run may still be processing documents)'),
     syncRunId: z.string().nullable().describe('The run of the sync requested or under way'),
-    nextSyncAt: z.string().nullable(),
+    nextSyncAt: z
+      .string()
+      .nullable()
+      .describe('null without a schedule, or when five syncs in a row failed the same way'),
+    consecutiveFailures: z
+      .number()
+      .int()
+      .describe(
+        'Syncs in a row that failed with the same code: each scheduled sync then waits twice as long, and after five the schedule stops until the source is changed or synced on request',
+      ),
   })
   .meta({ id: 'Source' });
 
@@ -58,6 +67,7 @@ export function sourceView(s: SourceRecord): z.infer<typeof Source> {
       : null,
     syncRunId: s.syncRunId,
     nextSyncAt: s.nextSyncAt?.toISOString() ?? null,
+    consecutiveFailures: s.consecutiveFailures,
   };
 }
 

@@ -80,6 +80,8 @@ export interface SourceRecord {
   lastSyncAt: Date | null;
   /** The run of the sync requested or under way. */
   syncRunId: string | null;
+  /** Syncs in a row that failed with the same code (0 after a sync that did not fail). */
+  consecutiveFailures: number;
 }
 
 /** What each type compares to tell a changed item from an unchanged one. */

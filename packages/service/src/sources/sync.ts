@@ -33,6 +33,8 @@ export interface SyncDeps {
   log: Log;
   /** How long a worker holds a sync without renewing it (DOCUMENT_LEASE_SECONDS). */
   leaseSeconds: number;
+  /** Workers that may take up one sync (DOCUMENT_MAX_ATTEMPTS): a listing that kills each fails. */
+  maxAttempts: number;
 }
 
 /** The settings, decrypted credentials and granted folders a connector works with. */
@@ -73,7 +75,7 @@ export interface SyncOutcome {
  * the sync to the next worker once the lease lapses: the listing starts over, nothing is doubled.
  */
 export async function syncSource(deps: SyncDeps, sourceId: string, workerId: string): Promise<SyncOutcome> {
-  const claim = await deps.syncs.claimSync(sourceId, workerId, deps.leaseSeconds);
+  const claim = await deps.syncs.claimSync(sourceId, workerId, deps.leaseSeconds, deps.maxAttempts);
   if (!claim) return { status: 'not_held' };
   const { source } = claim;
   const log = deps.log;

@@ -38,7 +38,13 @@ interface SourceRow {
   sync_force: boolean;
   sync_owner: string | null;
   sync_lease_until: Date | null;
+  sync_attempts: number;
+  failure_code: string | null;
+  failure_streak: number;
 }
+
+/** Scheduled syncs failing the same way in a row: each waits twice as long, and the fifth stops the schedule. */
+export const MAX_FAILURE_STREAK = 5;
 
 interface SourceItemRow {
   item_key: string;
@@ -95,17 +101,27 @@ function toSource(r: SourceRowWithRun): SourceRecord {
       : null,
     lastSyncAt: r.last_sync_at,
     syncRunId: r.sync_run_id,
+    consecutiveFailures: r.failure_streak,
   };
 }
 
-/** Ends the source's sync: forgets the lease, records the run as its last and schedules the next one. */
-async function endSyncIn(c: PoolClient, sourceId: string, runId: string): Promise<void> {
+/**
+ * Ends the source's sync: forgets the lease, records the run as its last and schedules the next one.
+ * A failure (`failedWith`) with the same code as the one before lengthens the streak: the next
+ * scheduled sync waits 2^(streak-1) intervals, and after MAX_FAILURE_STREAK none is scheduled.
+ */
+async function endSyncIn(c: PoolClient, sourceId: string, runId: string, failedWith?: string): Promise<void> {
   await c.query(
-    `UPDATE sources SET sync_run_id = NULL, sync_owner = NULL, sync_lease_until = NULL, sync_force = false,
-       last_run_id = $2, last_sync_at = now(),
-       next_sync_at = CASE WHEN interval_seconds IS NULL THEN NULL ELSE now() + make_interval(secs => interval_seconds) END
-     WHERE id = $1`,
-    [sourceId, runId],
+    `WITH s AS (
+       SELECT id, CASE WHEN $3::text IS NULL THEN 0
+                       WHEN failure_code = $3 THEN failure_streak + 1 ELSE 1 END AS streak
+       FROM sources WHERE id = $1)
+     UPDATE sources SET sync_run_id = NULL, sync_owner = NULL, sync_lease_until = NULL, sync_force = false,
+       sync_attempts = 0, last_run_id = $2, last_sync_at = now(), failure_code = $3, failure_streak = s.streak,
+       next_sync_at = CASE WHEN interval_seconds IS NULL OR s.streak >= $4 THEN NULL
+         ELSE now() + make_interval(secs => interval_seconds * power(2, greatest(s.streak - 1, 0))) END
+     FROM s WHERE sources.id = s.id`,
+    [sourceId, runId, failedWith ?? null, MAX_FAILURE_STREAK],
   );
 }
 
@@ -171,8 +187,19 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
     if (changes.settings !== undefined) set('settings', JSON.stringify(changes.settings));
     if (changes.credentials !== undefined) set('credentials', changes.credentials);
     if (changes.maxDeleteShare !== undefined) set('max_delete_share', changes.maxDeleteShare);
+    // What the owner changed may be what made the syncs fail: the count starts again.
+    if (changes.settings !== undefined || changes.credentials !== undefined) {
+      sets.push('failure_streak = 0', 'failure_code = NULL');
+      // A schedule that failures had stopped starts again.
+      if (changes.intervalSeconds === undefined)
+        sets.push(
+          'next_sync_at = CASE WHEN interval_seconds IS NULL THEN NULL ELSE coalesce(next_sync_at, now()) END',
+        );
+    }
     if (changes.intervalSeconds !== undefined) {
       set('interval_seconds', changes.intervalSeconds);
+      if (changes.settings === undefined && changes.credentials === undefined)
+        sets.push('failure_streak = 0', 'failure_code = NULL');
       // A new interval counts from the last sync (or from now when there was none).
       sets.push(
         `next_sync_at = CASE WHEN $${values.length}::integer IS NULL THEN NULL
@@ -240,7 +267,8 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
       [runId, source.account_id, source.workspace_id, source.id],
     );
     await c.query(
-      `UPDATE sources SET sync_run_id = $2, sync_force = $3, sync_owner = NULL, sync_lease_until = NULL
+      `UPDATE sources SET sync_run_id = $2, sync_force = $3, sync_owner = NULL, sync_lease_until = NULL,
+         sync_attempts = 0
        WHERE id = $1`,
       [source.id, runId, force],
     );
@@ -278,16 +306,32 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
     sourceId: string,
     workerId: string,
     leaseSeconds: number,
+    maxAttempts = Number.POSITIVE_INFINITY,
   ): Promise<ClaimedSync | undefined> {
-    const claimed = await this.pool.query<SourceRow & { run_status: string }>(
-      `UPDATE sources s SET sync_owner = $2, sync_lease_until = now() + make_interval(secs => $3)
-       FROM runs r
-       WHERE s.id = $1 AND r.id = s.sync_run_id
-         AND (s.sync_owner IS NULL OR s.sync_lease_until < now() OR s.sync_owner = $2)
-       RETURNING s.*, r.status AS run_status`,
-      [sourceId, workerId, leaseSeconds],
-    );
-    const row = claimed.rows[0];
+    const row = await inTransaction(this.pool, async (c) => {
+      const claimed = await c.query<SourceRow & { run_status: string }>(
+        `UPDATE sources s SET sync_owner = $2, sync_lease_until = now() + make_interval(secs => $3),
+           sync_attempts = s.sync_attempts + CASE WHEN s.sync_owner IS DISTINCT FROM $2 THEN 1 ELSE 0 END
+         FROM runs r
+         WHERE s.id = $1 AND r.id = s.sync_run_id
+           AND (s.sync_owner IS NULL OR s.sync_lease_until < now() OR s.sync_owner = $2)
+         RETURNING s.*, r.status AS run_status`,
+        [sourceId, workerId, leaseSeconds],
+      );
+      const taken = claimed.rows[0];
+      if (!taken || taken.sync_attempts <= maxAttempts) return taken;
+      // Every worker that took this sync up before stopped without finishing it: whatever the
+      // source serves takes its worker down. Listing it once more would only do that again.
+      const code = 'sync_failed';
+      await this.failRunIn(
+        c,
+        taken.sync_run_id!,
+        code,
+        `The listing was started ${maxAttempts} times and never finished: each time the worker listing the source stopped (killed, or out of memory). It is not tried again until the next sync.`,
+      );
+      await endSyncIn(c, sourceId, taken.sync_run_id!, code);
+      return undefined;
+    });
     if (!row) return undefined;
     const items = await this.pool.query<SourceItemRow>(
       `SELECT i.*, d.status AS document_status FROM source_items i JOIN documents d ON d.id = i.document_id
@@ -333,7 +377,7 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
       const runId = s.rows[0]?.sync_run_id;
       if (!runId) return;
       await this.failRunIn(c, runId, code, message);
-      await endSyncIn(c, sourceId, runId);
+      await endSyncIn(c, sourceId, runId, code);
     });
   }
 
