@@ -321,7 +321,7 @@ export async function createDeps(
     maxRedirects: config.urlFetch.maxRedirects,
     userAgent: USER_AGENT,
   });
-  const { connectors, lister, folderGrants } = await createSourceAdapters(config, USER_AGENT);
+  const { connectors, lister, folderGrants, limits } = await createSourceAdapters(config, USER_AGENT);
   const secrets = await loadSecretBox(config);
   const rerank: RerankStage | undefined = reranking && {
     reranker: reranking.reranker,
@@ -343,7 +343,13 @@ export async function createDeps(
     fetcher,
     connectors,
     syncs: repositories.sources,
-    sourceItems: new SourceItemReader({ syncs: repositories.sources, connectors, secrets, folderGrants }),
+    sourceItems: new SourceItemReader({
+      syncs: repositories.sources,
+      connectors,
+      secrets,
+      folderGrants,
+      limits,
+    }),
     lister,
     folderGrants,
     webhookSender,

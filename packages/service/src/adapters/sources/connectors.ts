@@ -4,6 +4,7 @@ import { type Config, ConfigError, pathsOverlap } from '../../config.js';
 import { packageRoot } from '../../paths.js';
 import type { FolderRootGrant } from '../../sources/grants.js';
 import type { SourceConnectors } from '../../sources/model.js';
+import type { ItemLimits } from '../../sources/sync.js';
 import { WebsiteConnector } from '../../sources/website.js';
 import { AllowList } from '../web/address-policy.js';
 import { GuardedFetcher } from '../web/fetcher.js';
@@ -57,7 +58,7 @@ export async function refuseDataDirUnderRoots(
   }
 }
 
-/** The source connectors, the lister that runs them in a thread, and the folder grants. */
+/** The source connectors, the lister that runs them in a thread, the folder grants and the limits of an item. */
 export async function createSourceAdapters(config: Config, userAgent: string) {
   const options: ConnectorOptions = {
     allowHosts: config.urlFetch.allowHosts,
@@ -71,9 +72,14 @@ export async function createSourceAdapters(config: Config, userAgent: string) {
   };
   const folderGrants = config.sources.folderRoots;
   await refuseDataDirUnderRoots(config.dataDir, folderGrants);
+  const limits: ItemLimits = {
+    maxBytes: { s3: options.fetch.maxBytes, website: options.fetch.maxBytes, folder: options.maxFileBytes },
+    timeoutMs: options.fetch.timeoutMs,
+  };
   return {
     connectors: createConnectors(options),
     folderGrants,
+    limits,
     lister: new ThreadedLister({
       entry: path.join(packageRoot(), 'dist', 'listing.js'),
       connectors: options,

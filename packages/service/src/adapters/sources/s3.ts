@@ -75,9 +75,15 @@ export class S3Connector implements SourceConnector {
         connectionTimeout: this.options.timeoutMs,
         requestTimeout: this.options.timeoutMs,
       },
+      // Without keys the client is anonymous: fixed empty credentials (so the SDK never runs its
+      // default chain: the environment, files, container and instance metadata at 169.254.169.254,
+      // outside the request-forgery guard) and requests sent unsigned.
       ...(creds?.accessKeyId && creds.secretAccessKey
         ? { credentials: { accessKeyId: creds.accessKeyId, secretAccessKey: creds.secretAccessKey } }
-        : { signer: { sign: async (request) => request } }),
+        : {
+            credentials: { accessKeyId: '', secretAccessKey: '' },
+            signer: { sign: async (request) => request },
+          }),
     });
     return { client, settings };
   }
