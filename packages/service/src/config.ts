@@ -295,6 +295,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       retryBaseSeconds: e.WEBHOOK_RETRY_BASE_SECONDS,
       retryHours: e.WEBHOOK_RETRY_HOURS,
       concurrency: e.WEBHOOK_CONCURRENCY,
+      endpointConcurrency: e.WEBHOOK_ENDPOINT_CONCURRENCY,
       pollIntervalSeconds: e.WEBHOOK_POLL_INTERVAL_SECONDS,
       retentionDays: e.WEBHOOK_RETENTION_DAYS,
     },

@@ -92,6 +92,7 @@ export const envSchema = z.object({
   WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.05).default(30),
   WEBHOOK_RETRY_HOURS: z.coerce.number().positive().default(24),
   WEBHOOK_CONCURRENCY: int(4, 1),
+  WEBHOOK_ENDPOINT_CONCURRENCY: int(2, 1),
   WEBHOOK_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.1).default(1),
   WEBHOOK_RETENTION_DAYS: int(30, 1),
   PARSER_ISOLATION: blankable(['required', 'auto']),

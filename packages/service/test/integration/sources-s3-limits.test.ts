@@ -42,7 +42,10 @@ beforeAll(async () => {
       res.end(JSON.stringify({ AccessKeyId: 'AKIASERVER', SecretAccessKey: 'server-secret', Token: 't' }));
       return;
     }
-    if ((url.pathname === '/drop' || url.pathname === '/drop/') && url.searchParams.get('list-type') === '2') {
+    if (
+      (url.pathname === '/drop' || url.pathname === '/drop/') &&
+      url.searchParams.get('list-type') === '2'
+    ) {
       res
         .writeHead(200, { 'content-type': 'application/xml' })
         .end(listing(['big.md', 'slow.md', 'fine.md']));
