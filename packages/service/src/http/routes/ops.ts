@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../../errors.js';
 import { checkReadiness, redactReadiness } from '../../ops/readiness.js';
+import { proxyMatcher } from '../connections.js';
 import type { AppDeps } from '../context.js';
 import { servedDocument } from '../openapi.js';
 import { secretEquals } from '../secrets.js';
@@ -15,6 +16,7 @@ function isLoopback(ip: string): boolean {
 
 export function opsRoutes(app: FastifyInstance, deps: AppDeps): void {
   const hide = { hide: true };
+  const fromTrustedProxy = proxyMatcher(deps.config.server.trustedProxies);
 
   app.get('/health', { schema: { ...hide } }, async () => ({ ok: true }));
 
@@ -22,10 +24,16 @@ export function opsRoutes(app: FastifyInstance, deps: AppDeps): void {
     const readiness = await checkReadiness(deps.readinessChecks, () => deps.ops.schemaVersion());
     reply.code(readiness.status === 'unavailable' ? 503 : 200).header('cache-control', 'no-store');
     // On a hosted platform the endpoint may be public: only loopback callers and holders of the
-    // metrics secret see latencies, versions and error texts.
+    // metrics secret see latencies, versions and error texts. A request that a proxy outside
+    // TRUSTED_PROXIES relayed (a reverse proxy on the same host, say) comes from whoever called that
+    // proxy, not from the loopback socket it arrived on: it is public.
     const secret = deps.config.metricsSecret;
+    const relayed =
+      request.headers['x-forwarded-for'] !== undefined &&
+      !fromTrustedProxy(request.socket.remoteAddress ?? '');
     const trusted =
-      isLoopback(request.ip) || (secret !== undefined && secretEquals(bearer(request) ?? '', secret));
+      (isLoopback(request.ip) && !relayed) ||
+      (secret !== undefined && secretEquals(bearer(request) ?? '', secret));
     if (deps.config.hostedPlatformAppName && !trusted) return redactReadiness(readiness);
     return readiness;
   });
