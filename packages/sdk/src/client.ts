@@ -255,7 +255,10 @@ export class DocSlurpClient {
         code: 'invalid_option',
       });
     }
-    this.apiUrl = apiUrl.replace(/\/+$/, '');
+    // A loop, not /\/+$/: that pattern tries a run of slashes again from each of them.
+    let end = apiUrl.length;
+    while (end > 0 && apiUrl[end - 1] === '/') end--;
+    this.apiUrl = apiUrl.slice(0, end);
     this.transport = new Transport({
       baseUrl: this.apiUrl,
       apiKey,

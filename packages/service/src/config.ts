@@ -27,6 +27,8 @@ export type {
   RerankConfig,
 } from './config/sections.js';
 
+import { withoutTrailingSlashes } from './strings.js';
+
 /**
  * The whole configuration, parsed once from the environment at start-up and passed down.
  * Nothing else in the service reads `process.env`.
@@ -317,7 +319,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       },
     },
     models: {
-      hubUrl: (e.MODEL_HUB_URL ?? 'https://huggingface.co').replace(/\/+$/, ''),
+      hubUrl: withoutTrailingSlashes(e.MODEL_HUB_URL ?? 'https://huggingface.co'),
       dir: e.MODELS_DIR ? path.resolve(cwd, e.MODELS_DIR) : path.join(dataDir, 'models'),
       retrySeconds: e.MODEL_DOWNLOAD_RETRY_SECONDS,
     },

@@ -329,26 +329,15 @@ export type DeliveryNext =
   | { status: 'failed' }
   | { status: 'pending'; retryInSeconds: number };
 
-/**
- * What an attempt said of its endpoint: `slow` (no answer for most of the time limit: the endpoint
- * pauses before it may hold a worker's slot again), `healthy` (an answer in time ends a pause).
- */
+/** What an attempt said of its endpoint: `slow` pauses it, `healthy` ends a pause. */
 export type EndpointHealth = 'slow' | 'healthy' | 'unchanged';
 
 /** The worker's side of webhooks: the outbox of due deliveries. */
 export interface WebhookOutbox {
-  /**
-   * Claims up to `limit` due deliveries for `leaseSeconds`, fairly across accounts and endpoints and
-   * at most `perEndpoint` in flight per endpoint, and opens an attempt for each.
-   */
+  /** Claims due deliveries, fairly across accounts and endpoints, and opens an attempt for each. */
   claimDue(limit: number, leaseSeconds: number, perEndpoint?: number): Promise<ClaimedDelivery[]>;
   /** Closes the attempt and sets what follows, unless the claim was taken over meanwhile. */
-  finishAttempt(
-    delivery: ClaimedDelivery,
-    outcome: AttemptOutcome,
-    next: DeliveryNext,
-    endpoint?: EndpointHealth,
-  ): Promise<void>;
+  finishAttempt(d: ClaimedDelivery, o: AttemptOutcome, n: DeliveryNext, e?: EndpointHealth): Promise<void>;
   /** Removes events older than `days` with nothing left to send; answers how many. */
   purgeOlderThan(days: number): Promise<number>;
   /** Makes every claimed delivery due now (embedded mode only: one process owns the database). */

@@ -81,7 +81,10 @@ export function sentenceSpans(text: string, start = 0, end = text.length): Span[
     while (k < end && /[ \t]/.test(text[k]!)) k++;
     if (k < end && /[a-z]/.test(text[k]!)) continue; // "e.g. the" or "approx. five"
     if (c === '.') {
-      const word = /([A-Za-z.]+)$/.exec(text.slice(Math.max(start, i - 12), i))?.[1]?.toLowerCase();
+      // The letters and dots just before the full stop (at most 12).
+      let w = i;
+      while (w > Math.max(start, i - 12) && /[A-Za-z.]/.test(text[w - 1]!)) w--;
+      const word = w < i ? text.slice(w, i).toLowerCase() : undefined;
       if (word && (ABBREVIATIONS.has(word) || /^[a-z]$/.test(word))) continue;
       if (/\d$/.test(text.slice(i - 1, i)) && /\d/.test(text[k] ?? '')) continue; // "3. 5" in lists of numbers
     }

@@ -1035,7 +1035,10 @@ export interface components {
             } | null;
             /** @description The run of the sync requested or under way */
             syncRunId: string | null;
+            /** @description null without a schedule, or when five syncs in a row failed the same way */
             nextSyncAt: string | null;
+            /** @description Syncs in a row that failed with the same code: each scheduled sync then waits twice as long, and after five the schedule stops until the source is changed or synced on request */
+            consecutiveFailures: number;
         };
     };
     responses: never;

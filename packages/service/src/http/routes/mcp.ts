@@ -6,10 +6,13 @@ import { z } from 'zod';
 import { getWorkspace } from '../../documents/documents.js';
 import { errors } from '../../errors.js';
 import { workspaceMcp } from '../../mcp/tools.js';
+import { withoutTrailingSlashes } from '../../strings.js';
 import { type AppDeps, authorize, limit, principalOf } from '../context.js';
 import { toAppError } from '../errors.js';
 import { SECURITY } from '../openapi.js';
 import { ErrorBody, errorResponses } from '../schemas.js';
+
+const publicOrigin = (url: string | undefined) => url && withoutTrailingSlashes(url);
 
 /** Resource links in tool results arrived with this revision of the MCP specification. */
 const RESOURCE_LINKS_SINCE = '2025-06-18';
@@ -79,7 +82,7 @@ export function mcpRoutes(app: FastifyInstance, deps: AppDeps): void {
       const server = serverFor({
         principal,
         workspace,
-        consoleOrigin: deps.config.server.publicUrl?.replace(/\/+$/, '') ?? `${req.protocol}://${req.host}`,
+        consoleOrigin: publicOrigin(deps.config.server.publicUrl) ?? `${req.protocol}://${req.host}`,
         resourceLinks: typeof version === 'string' && version >= RESOURCE_LINKS_SINCE,
         requestId: req.id,
         describeError: (err) => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../../errors.js';
 import { checkReadiness, redactReadiness } from '../../ops/readiness.js';
+import { withoutTrailingSlashes } from '../../strings.js';
 import { proxyMatcher } from '../connections.js';
 import type { AppDeps } from '../context.js';
 import { servedDocument } from '../openapi.js';
@@ -51,7 +52,8 @@ export function opsRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get('/openapi.json', { schema: { ...hide } }, async (request) =>
     servedDocument(
       app.swagger(),
-      deps.config.server.publicUrl?.replace(/\/+$/, '') ?? `${request.protocol}://${request.host}`,
+      (deps.config.server.publicUrl && withoutTrailingSlashes(deps.config.server.publicUrl)) ??
+        `${request.protocol}://${request.host}`,
     ),
   );
 }
