@@ -135,7 +135,8 @@ export interface CreateSourceParams {
   name?: string | null;
   /**
    * s3: `{ endpoint?, region?, bucket, prefix?, forcePathStyle? }`; website: `{ startUrl? | sitemapUrl?,
-   * urlPrefix?, maxPages?, maxDepth? }`; folder: `{ path }` (under the server's SOURCE_FOLDER_ROOTS).
+   * urlPrefix?, maxPages?, maxDepth?, maxRequests?, maxHosts?, requestDelayMs? }`; folder: `{ path }`
+   * (under a folder the server's SOURCE_FOLDER_ROOTS grants the key's account).
    */
   settings: Record<string, unknown>;
   /** s3 only: `{ accessKeyId, secretAccessKey }`, stored encrypted and never returned. */

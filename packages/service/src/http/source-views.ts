@@ -74,7 +74,7 @@ export function sourceView(s: SourceRecord): z.infer<typeof Source> {
 const settingsField = z
   .record(z.string(), z.unknown())
   .describe(
-    's3: {endpoint?, region?, bucket, prefix?, forcePathStyle?}; website: {startUrl? | sitemapUrl?, urlPrefix?, maxPages?, maxDepth?}; folder: {path}',
+    's3: {endpoint?, region?, bucket, prefix?, forcePathStyle?}; website: {startUrl? | sitemapUrl?, urlPrefix?, maxPages?, maxDepth?, maxRequests?, maxHosts?, requestDelayMs?}; folder: {path} (under a folder SOURCE_FOLDER_ROOTS grants the account)',
   );
 const credentialsField = z
   .record(z.string(), z.string().max(1024))

@@ -3789,7 +3789,7 @@ export interface operations {
                     /** @enum {string} */
                     type: "s3" | "website" | "folder";
                     name?: string | null;
-                    /** @description s3: {endpoint?, region?, bucket, prefix?, forcePathStyle?}; website: {startUrl? | sitemapUrl?, urlPrefix?, maxPages?, maxDepth?}; folder: {path} */
+                    /** @description s3: {endpoint?, region?, bucket, prefix?, forcePathStyle?}; website: {startUrl? | sitemapUrl?, urlPrefix?, maxPages?, maxDepth?, maxRequests?, maxHosts?, requestDelayMs?}; folder: {path} (under a folder SOURCE_FOLDER_ROOTS grants the account) */
                     settings: {
                         [key: string]: unknown;
                     };
@@ -4009,7 +4009,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string | null;
-                    /** @description s3: {endpoint?, region?, bucket, prefix?, forcePathStyle?}; website: {startUrl? | sitemapUrl?, urlPrefix?, maxPages?, maxDepth?}; folder: {path} */
+                    /** @description s3: {endpoint?, region?, bucket, prefix?, forcePathStyle?}; website: {startUrl? | sitemapUrl?, urlPrefix?, maxPages?, maxDepth?, maxRequests?, maxHosts?, requestDelayMs?}; folder: {path} (under a folder SOURCE_FOLDER_ROOTS grants the account) */
                     settings?: {
                         [key: string]: unknown;
                     };
