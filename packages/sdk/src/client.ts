@@ -30,6 +30,7 @@ import type {
   Source,
   SourceSync,
   SourceType,
+  SourceTypeOffer,
   UploadResult,
   WebhookDelivery,
   WebhookDeliveryPage,
@@ -582,6 +583,14 @@ export class DocSlurpClient {
   }
 
   /** The workspace's sources, each with its last sync (time and result) and its next one. */
+  /**
+   * The types of source this server lets the key's account add: `s3` and `website` always, `folder`
+   * only when the operator granted the account a folder (its `roots`). Offer only what is available.
+   */
+  async listSourceTypes(options?: RequestOptions): Promise<{ types: SourceTypeOffer[] }> {
+    return this.get('/v1/source-types', options);
+  }
+
   async listSources(workspaceId: string, options?: RequestOptions): Promise<{ sources: Source[] }> {
     return this.get(`/v1/workspaces/${id(workspaceId, 'workspaceId')}/sources`, options);
   }

@@ -65,6 +65,7 @@ export type {
   Source,
   SourceSync,
   SourceType,
+  SourceTypeOffer,
   UploadResult,
   WebhookAttempt,
   WebhookDelivery,

@@ -69,6 +69,8 @@ export interface WorkspaceSummary extends Workspace {
 export interface RunFailure {
   documentId: string;
   filename: string;
+  /** Where a synced document is in its source (path, object key or page URL); null if not synced. */
+  sourceItem: string | null;
   code: string;
   message: string;
 }
@@ -103,6 +105,8 @@ export interface DocumentError {
 export interface RunProgressDocument {
   id: string;
   filename: string;
+  /** Where a synced document is in its source; null if not synced. */
+  sourceItem: string | null;
   status: DocumentStatus;
   stage: DocumentStage;
   error: DocumentError | null;
@@ -325,6 +329,16 @@ export interface WebhookDeliveryPage {
 
 /** What a workspace can stay in sync with (see the service's docs/api.md#sources). */
 export type SourceType = 's3' | 'website' | 'folder';
+
+/** Whether the caller may add a type of source (GET /v1/source-types). */
+export interface SourceTypeOffer {
+  type: SourceType;
+  available: boolean;
+  /** Why not, in one sentence; null when available. */
+  reason: string | null;
+  /** Folder sources: the server folders granted to the caller's account; empty for the others. */
+  roots: string[];
+}
 
 /** A source a workspace stays in sync with; its credentials are never returned. */
 export interface Source {

@@ -118,6 +118,8 @@ export type DocumentCounts = Record<DocumentStatus, number> & { total: number };
 export interface RunFailure {
   documentId: string;
   filename: string;
+  /** The path, key or page within the source of a synced document; null for uploads and URL lists. */
+  sourceItem: string | null;
   code: string;
   message: string;
 }

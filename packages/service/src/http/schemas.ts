@@ -60,6 +60,10 @@ export const DocumentCounts = z
 export const RunFailure = z.object({
   documentId: z.string(),
   filename: z.string(),
+  sourceItem: z
+    .string()
+    .nullable()
+    .describe('Where the document is in its source (path, object key or page URL); null if not synced'),
   code: z.string(),
   message: z.string(),
 });
@@ -133,6 +137,7 @@ export const UploadResponse = z
 export const ProgressDocument = z.object({
   id: z.string(),
   filename: z.string(),
+  sourceItem: z.string().nullable().describe('Where the document is in its source; null if not synced'),
   status: z.enum(DOCUMENT_STATUSES),
   stage: z.enum(DOCUMENT_STAGES),
   error: DocumentError,

@@ -71,6 +71,17 @@ export function sourceView(s: SourceRecord): z.infer<typeof Source> {
   };
 }
 
+export const SourceTypeOffer = z
+  .object({
+    type: z.enum(SOURCE_TYPES),
+    available: z.boolean().describe('Whether the caller may add a source of this type'),
+    reason: z.string().nullable().describe('Why not, in one sentence; null when available'),
+    roots: z
+      .array(z.string())
+      .describe("Folder sources: the server folders granted to the caller's account; empty for the others"),
+  })
+  .meta({ id: 'SourceTypeOffer' });
+
 const settingsField = z
   .record(z.string(), z.unknown())
   .describe(

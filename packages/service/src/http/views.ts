@@ -75,6 +75,7 @@ export function progressView(run: RunView, documents: DocumentRecord[]) {
     documents: documents.map((d) => ({
       id: d.id,
       filename: d.filename,
+      sourceItem: d.sourceItem,
       status: d.status,
       stage: d.stage,
       error: d.errorCode ? { code: d.errorCode, message: d.errorMessage ?? '' } : null,

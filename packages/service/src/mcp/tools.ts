@@ -87,9 +87,15 @@ const Resource = z
   .string()
   .describe('The document as an MCP resource (resources/read; needs an API key with the "artifacts" scope)');
 
+const SourceItem = z
+  .string()
+  .nullable()
+  .describe('Where a synced document is in its source (path in the folder, object key, page URL)');
+
 const CitationOut = z.object({
   documentId: z.string(),
   filename: z.string().describe('File name, or the URL for an ingested web page'),
+  sourceItem: SourceItem,
   sourceUrl: z.string().nullable(),
   mediaType: z.string().nullable(),
   page: z.number().int().nullable().describe('First page of the passage (paged formats)'),
@@ -106,6 +112,7 @@ const CitationOut = z.object({
 const DocumentOut = z.object({
   id: z.string(),
   filename: z.string(),
+  sourceItem: SourceItem,
   sourceUrl: z.string().nullable(),
   mediaType: z.string().nullable(),
   status: z.enum(DOCUMENT_STATUSES).describe('Only "ready" documents are searched'),
@@ -221,6 +228,7 @@ export function workspaceMcp(deps: McpDeps, limits: McpLimits): (caller: McpCall
     document: DocumentOut.pick({
       id: true,
       filename: true,
+      sourceItem: true,
       mediaType: true,
       status: true,
       pageCount: true,
@@ -246,6 +254,7 @@ export function workspaceMcp(deps: McpDeps, limits: McpLimits): (caller: McpCall
     const citation = (c: Citation) => ({
       documentId: c.documentId,
       filename: c.filename,
+      sourceItem: c.sourceItem,
       sourceUrl: c.sourceUrl,
       mediaType: c.mediaType,
       page: c.page,
@@ -266,6 +275,7 @@ export function workspaceMcp(deps: McpDeps, limits: McpLimits): (caller: McpCall
     const document = (d: DocumentRecord) => ({
       id: d.id,
       filename: d.filename,
+      sourceItem: d.sourceItem,
       sourceUrl: d.sourceUrl,
       mediaType: d.mediaType,
       status: d.status,
@@ -439,6 +449,7 @@ export function workspaceMcp(deps: McpDeps, limits: McpLimits): (caller: McpCall
             document: {
               id: d.id,
               filename: d.filename,
+              sourceItem: d.sourceItem,
               mediaType: d.mediaType,
               status: d.status,
               pageCount: d.pageCount,

@@ -105,7 +105,48 @@ export async function createSource(
     maxDeleteShare: input.maxDeleteShare ?? 0.5,
   });
   if (!source) throw errors.workspaceNotFound(workspaceId);
-  return source;
+  // A new source syncs at once: the workspace is empty of it until the first sync, and nobody adds a
+  // source to wait for its schedule.
+  const first = await deps.sources.requestSync(principal.accountId, id, {
+    runId: newId('run'),
+    force: false,
+  });
+  await deps.jobs.enqueueSourceSync(id);
+  return { ...source, syncRunId: first?.run.id ?? source.syncRunId };
+}
+
+/** Whether a type of source can be added by an account, and for folders which roots it may use. */
+export interface SourceTypeOffer {
+  type: SourceType;
+  available: boolean;
+  /** Why not, in one sentence; null when available. */
+  reason: string | null;
+  /** Folders granted to the account (folder sources only; empty for the other types). */
+  roots: string[];
+}
+
+/**
+ * The source types this server lets the caller's account add: buckets and websites always, folders
+ * only where SOURCE_FOLDER_ROOTS grants the account a root (so a client offers only what will work).
+ */
+export async function sourceTypesFor(
+  deps: Pick<SourceDeps, 'accounts' | 'folderGrants'>,
+  principal: Principal,
+): Promise<SourceTypeOffer[]> {
+  const roots = await rootsOf(deps, principal);
+  return [
+    { type: 's3', available: true, reason: null, roots: [] },
+    { type: 'website', available: true, reason: null, roots: [] },
+    {
+      type: 'folder',
+      available: roots.length > 0,
+      reason:
+        roots.length > 0
+          ? null
+          : 'The operator has granted this account no folder on the server (SOURCE_FOLDER_ROOTS).',
+      roots,
+    },
+  ];
 }
 
 /** The workspace's sources; another account's workspace is unknown. */

@@ -81,6 +81,21 @@ describe('a folder source', () => {
     expect(moved.status).toBe(400);
     expect(moved.body.error.code).toBe('source_path_forbidden');
     await rm(path.join(folder, 'salaries.md'));
+
+    // Each account is told which types it may add, and for folders where.
+    type Offer = { type: string; available: boolean; reason: string | null; roots: string[] };
+    const offers = async (c: ReturnType<typeof client>) =>
+      Object.fromEntries(((await c.get('/v1/source-types')).body.types as Offer[]).map((t) => [t.type, t]));
+    expect((await offers(api)).folder).toMatchObject({ available: true, roots: [root] });
+    expect((await offers(b)).folder).toMatchObject({
+      available: true,
+      roots: [path.join(root, 'granted-to-b')],
+    });
+    const nobody = await offers(client(svc.url, await svc.key(['artifacts'], 'team-c')));
+    expect(nobody.folder).toMatchObject({ available: false, roots: [] });
+    expect(nobody.folder?.reason).toContain('SOURCE_FOLDER_ROOTS');
+    expect(nobody.s3).toMatchObject({ available: true });
+    expect(nobody.website).toMatchObject({ available: true });
   });
 
   it('adds, changes, renames, deletes and skips unchanged files across syncs', async () => {
@@ -98,8 +113,12 @@ describe('a folder source', () => {
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ type: 'folder', hasCredentials: false, lastSync: null });
     const sourceId = created.body.id as string;
+    // Adding a source starts its first sync: asking for one now answers that same run.
+    expect(created.body.syncRunId).toEqual(expect.any(String));
+    const asked = await api.post(`/v1/workspaces/${workspaceId}/sources/${sourceId}/sync`, {});
+    expect(asked.body).toMatchObject({ created: false, run: { id: created.body.syncRunId } });
 
-    const first = await sync(sourceId);
+    const first = await api.waitForRun(created.body.syncRunId);
     expect(first.failures).toEqual([]);
     expect(first).toMatchObject({ status: 'completed', sourceId, error: null });
     expect(first.counts).toMatchObject({ total: 3, ready: 3 });
@@ -124,8 +143,14 @@ describe('a folder source', () => {
     await rename(path.join(folder, 'parking.md'), path.join(folder, 'car-park.md'));
     const third = await sync(sourceId);
     expect(third.status).toBe('completed');
-    // leave.md changed, car-park.md is new; parking.md is gone (deleted, not counted in this run).
-    expect(third.counts).toMatchObject({ total: 2, ready: 2 });
+    // leave.md changed, car-park.md is new; parking.md is gone: deleted by this sync, counted in its run.
+    expect(third.counts).toMatchObject({ total: 3, ready: 2, deleted: 1 });
+    const progress = (await api.get(`/v1/runs/${third.id}/progress`)).body;
+    expect(
+      progress.documents
+        .map((d: { sourceItem: string; status: string }) => `${d.sourceItem}:${d.status}`)
+        .sort(),
+    ).toEqual(['car-park.md:ready', 'leave.md:ready', 'parking.md:deleted']);
     docs = await bySourceItem(api, workspaceId);
     expect([...docs.keys()].sort()).toEqual(['car-park.md', 'leave.md', 'teams/it.md']);
     expect(docs.get('leave.md')).toMatchObject({ id: leaveId, version: 2, status: 'ready' });
@@ -171,6 +196,7 @@ describe('a folder source', () => {
 
     const forced = await sync(sourceId, { force: true });
     expect(forced.status).toBe('completed');
+    expect(forced.counts).toMatchObject({ total: 3, deleted: 3 });
     docs = await bySourceItem(api, workspaceId);
     expect(docs.has('note-1.md')).toBe(false);
     expect(docs.get('note-4.md')?.status).toBe('ready');

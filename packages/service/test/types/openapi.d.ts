@@ -455,6 +455,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/source-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The types of source this server lets the caller add (folders only where granted) */
+        get: operations["listSourceTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workspaces/{id}/sources": {
         parameters: {
             query?: never;
@@ -607,6 +624,8 @@ export interface components {
             failures: {
                 documentId: string;
                 filename: string;
+                /** @description Where the document is in its source (path, object key or page URL); null if not synced */
+                sourceItem: string | null;
                 code: string;
                 message: string;
             }[];
@@ -678,6 +697,8 @@ export interface components {
             failures: {
                 documentId: string;
                 filename: string;
+                /** @description Where the document is in its source (path, object key or page URL); null if not synced */
+                sourceItem: string | null;
                 code: string;
                 message: string;
             }[];
@@ -692,6 +713,8 @@ export interface components {
             documents: {
                 id: string;
                 filename: string;
+                /** @description Where the document is in its source; null if not synced */
+                sourceItem: string | null;
                 /** @enum {string} */
                 status: "queued" | "processing" | "ready" | "needs_ocr" | "failed" | "cancelled" | "deleted";
                 /** @enum {string} */
@@ -865,6 +888,8 @@ export interface components {
             failures: {
                 documentId: string;
                 filename: string;
+                /** @description Where the document is in its source (path, object key or page URL); null if not synced */
+                sourceItem: string | null;
                 code: string;
                 message: string;
             }[];
@@ -1039,6 +1064,16 @@ export interface components {
             nextSyncAt: string | null;
             /** @description Syncs in a row that failed with the same code: each scheduled sync then waits twice as long, and after five the schedule stops until the source is changed or synced on request */
             consecutiveFailures: number;
+        };
+        SourceTypeOffer: {
+            /** @enum {string} */
+            type: "s3" | "website" | "folder";
+            /** @description Whether the caller may add a source of this type */
+            available: boolean;
+            /** @description Why not, in one sentence; null when available */
+            reason: string | null;
+            /** @description Folder sources: the server folders granted to the caller's account; empty for the others */
+            roots: string[];
         };
     };
     responses: never;
@@ -3656,6 +3691,73 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSourceTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        types: components["schemas"]["SourceTypeOffer"][];
+                    };
                 };
             };
             /** @description Default Response */

@@ -143,6 +143,7 @@ export interface StatusCountRow {
 export interface FailureRow {
   id: string;
   filename: string;
+  source_item?: string | null;
   error_code: string | null;
   error_message: string | null;
 }
@@ -232,6 +233,7 @@ export function toFailure(f: FailureRow) {
   return {
     documentId: f.id,
     filename: f.filename,
+    sourceItem: f.source_item ?? null,
     code: f.error_code ?? 'unknown',
     message: f.error_message ?? '',
   };

@@ -463,14 +463,17 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
       // Gone from the source: deleted from the workspace (out of search at once).
       let removed: DocumentRecord[] = [];
       if (plan.removed.length > 0) {
-        const r = await c.query<DocumentRow>(
-          `UPDATE documents SET status = 'deleted', stage = 'done', lease_owner = NULL, lease_expires_at = NULL,
-             updated_at = now(), finished_at = coalesce(finished_at, now())
-           WHERE id = ANY($1::text[]) AND status <> 'deleted' RETURNING *`,
-          [plan.removed.map((p) => p.documentId)],
+        const r = await c.query<DocumentRow & { previous_run_id: string }>(
+          // Into this sync's run, which did the deleting: its counts say `deleted` (as a changed
+          // item's document moves to the run that processes it again).
+          `WITH old AS (SELECT id, run_id FROM documents WHERE id = ANY($1::text[]) AND status <> 'deleted' FOR UPDATE)
+           UPDATE documents d SET status = 'deleted', stage = 'done', lease_owner = NULL, lease_expires_at = NULL,
+             run_id = $2, updated_at = now(), finished_at = coalesce(d.finished_at, now())
+           FROM old WHERE d.id = old.id RETURNING d.*, old.run_id AS previous_run_id`,
+          [plan.removed.map((p) => p.documentId), runId],
         );
         removed = r.rows.map(toDocument);
-        for (const d of removed) touchedRuns.add(d.runId);
+        for (const row of r.rows) if (row.previous_run_id !== runId) touchedRuns.add(row.previous_run_id);
         await c.query('DELETE FROM source_items WHERE source_id = $1 AND item_key = ANY($2::text[])', [
           sourceId,
           plan.removed.map((p) => p.key),
