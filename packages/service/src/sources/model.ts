@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { FetchedResource } from '../domain/ports.js';
 import type { Run } from '../domain/types.js';
+import { GlobList } from './globs.js';
 
 /** The kinds of place a workspace can stay in sync with (docs/api.md#sources). */
 export const SOURCE_TYPES = ['s3', 'website', 'folder'] as const;
@@ -19,6 +20,9 @@ export const S3Settings = z.object({
   bucket: z.string().min(3).max(63),
   prefix: z.string().max(1024).default(''),
   forcePathStyle: z.boolean().default(true),
+  /** Matched against the key below the prefix. */
+  include: GlobList,
+  exclude: GlobList,
 });
 export const S3Credentials = z.object({
   accessKeyId: z.string().min(1).max(256),
@@ -43,11 +47,19 @@ export const WebsiteSettings = z
     maxHosts: z.number().int().min(1).max(100).default(5),
     /** The pause between two requests to the same host; a longer robots.txt Crawl-delay wins. */
     requestDelayMs: z.number().int().min(0).max(60_000).default(250),
+    /** Matched against a page's URL path: an excluded page is never fetched, one not included is read only for its links. */
+    include: GlobList,
+    exclude: GlobList,
   })
   .refine((s) => s.startUrl || s.sitemapUrl, 'a startUrl or a sitemapUrl');
 
 /** A folder on the server, under one of the operator's SOURCE_FOLDER_ROOTS. */
-export const FolderSettings = z.object({ path: z.string().min(1).max(4096) });
+export const FolderSettings = z.object({
+  path: z.string().min(1).max(4096),
+  /** Matched against a file's path below the folder. */
+  include: GlobList,
+  exclude: GlobList,
+});
 
 export type S3Settings = z.infer<typeof S3Settings>;
 export type S3Credentials = z.infer<typeof S3Credentials>;

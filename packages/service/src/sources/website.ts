@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Parser } from 'htmlparser2';
 import type { FetchedResource, UrlFetcher } from '../domain/ports.js';
 import { DocumentFailure } from '../errors.js';
+import { itemFilter } from './globs.js';
 import {
   type ListedItem,
   type PreviousItem,
@@ -172,9 +173,14 @@ export class WebsiteConnector implements SourceConnector {
     const queued = new Set<string>();
     /** One string per URL however many pages link to it: link lists share them. */
     const interned = new Map<string, string>();
+    const excluded = itemFilter(undefined, settings.exclude);
+    const included = itemFilter(settings.include, undefined);
+    const pathOf = (url: string) => new URL(url).pathname;
     const enqueue = (raw: string, depth: number) => {
       const url = interned.get(raw) ?? raw;
       if (queued.has(url) || !url.startsWith(prefix)) return;
+      // An excluded page is never requested.
+      if (!excluded(pathOf(url))) return;
       if (queue.length >= maxRequests) return;
       queued.add(url);
       interned.set(url, url);
@@ -213,8 +219,11 @@ export class WebsiteConnector implements SourceConnector {
       // leads on through them); at the depth limit, none.
       page.links = depth < settings.maxDepth ? links.filter((l) => l.startsWith(prefix)) : [];
       page.links = page.links.map((l) => interned.get(l) ?? l);
-      items.set(page.key, page);
       for (const link of page.links) enqueue(link, depth + 1);
+      // A page outside the include patterns leads the crawl on but is no document (nor, so, an item:
+      // a page that answers 304 next time is fetched whole again, as its links were not kept).
+      if (!included(pathOf(page.key)) || !excluded(pathOf(page.key))) continue;
+      items.set(page.key, page);
     }
     if (cutShort || budget.exhausted) {
       // The budget ended the crawl: a page the last sync had and that is still linked or listed

@@ -202,6 +202,37 @@ describe('a folder source', () => {
     expect(docs.get('note-4.md')?.status).toBe('ready');
   });
 
+  it('syncs only what its include and exclude patterns let through', async () => {
+    const dir = path.join(root, 'patterns');
+    await mkdir(path.join(dir, 'docs', 'drafts'), { recursive: true });
+    await writeFile(path.join(dir, 'readme.md'), '# Readme\n\nThe readme of the patterns folder.\n');
+    await writeFile(path.join(dir, 'docs', 'guide.md'), '# Guide\n\nThe guide explains the patterns.\n');
+    await writeFile(path.join(dir, 'docs', 'logo.png'), 'not really a picture');
+    await writeFile(path.join(dir, 'docs', 'drafts', 'wip.md'), '# WIP\n\nNot ready for anyone.\n');
+    const created = await api.post(`/v1/workspaces/${workspaceId}/sources`, {
+      type: 'folder',
+      settings: { path: dir, include: ['docs/**'], exclude: ['*.png', 'docs/drafts/**'] },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.settings).toMatchObject({
+      include: ['docs/**'],
+      exclude: ['*.png', 'docs/drafts/**'],
+    });
+    const run = await api.waitForRun(created.body.syncRunId);
+    expect(run.counts).toMatchObject({ total: 1, ready: 1 });
+    const docs = await bySourceItem(api, workspaceId);
+    expect(docs.get('docs/guide.md')).toMatchObject({ source: created.body.id, status: 'ready' });
+    for (const gone of ['readme.md', 'docs/logo.png', 'docs/drafts/wip.md'])
+      expect(docs.has(gone)).toBe(false);
+    // A pattern that is no glob list is refused with the reason.
+    const bad = await api.post(`/v1/workspaces/${workspaceId}/sources`, {
+      type: 'folder',
+      settings: { path: dir, exclude: '*.png' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('exclude');
+  });
+
   it('syncs on its schedule without being asked, and shows the next sync', async () => {
     const dir = path.join(root, 'scheduled');
     await mkdir(dir);

@@ -191,3 +191,30 @@ describe('pages and sitemaps', () => {
     expect(canonicalUrl('http://user:pw@site.test/')).toBeUndefined();
   });
 });
+
+describe('include and exclude patterns', () => {
+  it('match as globs: * within a part, ** across parts, ? one character, bare names anywhere', async () => {
+    const { globMatcher, itemFilter } = await import('../../src/sources/globs.js');
+    const m = (p: string, path: string) => globMatcher(p)(path);
+    expect(m('*.gz', 'a/b/notes.gz')).toBe(true);
+    expect(m('*.gz', 'a/b/notes.md')).toBe(false);
+    expect(m('docs/**', 'docs/a/b.md')).toBe(true);
+    expect(m('docs/**', 'other/docs/b.md')).toBe(false);
+    expect(m('docs/*.md', 'docs/a/b.md')).toBe(false);
+    expect(m('docs/*.md', 'docs/b.md')).toBe(true);
+    expect(m('/blog/*', '/blog/post')).toBe(true);
+    expect(m('/blog/*', '/blog/2024/post')).toBe(false);
+    expect(m('**/index.?d', 'a/b/index.md')).toBe(true);
+    expect(m('rép*', 'répertoire')).toBe(true);
+    const wanted = itemFilter(['docs/**'], ['*.png', 'docs/drafts/**']);
+    expect(['docs/a.md', 'docs/b.png', 'docs/drafts/c.md', 'notes.md'].filter(wanted)).toEqual(['docs/a.md']);
+    expect(itemFilter(undefined, undefined)('anything')).toBe(true);
+  });
+
+  it('take time linear in the path for patterns built to backtrack', async () => {
+    const { globMatcher } = await import('../../src/sources/globs.js');
+    const pattern = `${'*a'.repeat(100)}*b`;
+    expect(globMatcher(pattern)('a'.repeat(20_000))).toBe(false);
+    expect(globMatcher('**/'.repeat(50) + 'x')(`${'a/'.repeat(5000)}y`)).toBe(false);
+  });
+});

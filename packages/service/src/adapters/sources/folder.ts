@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import type { FetchedResource } from '../../domain/ports.js';
 import { DocumentFailure, errors } from '../../errors.js';
+import { itemFilter } from '../../sources/globs.js';
 import {
   FolderSettings,
   type ListedItem,
@@ -168,6 +169,8 @@ export class FolderConnector implements SourceConnector {
     signal: AbortSignal,
   ): Promise<ListedItem[]> {
     const top = await this.openFolder(source);
+    const { include, exclude } = FolderSettings.parse(source.settings);
+    const wanted = itemFilter(include, exclude);
     const items: ListedItem[] = [];
     const walk = async (dir: HeldDir, prefix: string, depth: number): Promise<void> => {
       let entries: { name: string; dir: boolean; file: boolean }[];
@@ -201,6 +204,7 @@ export class FolderConnector implements SourceConnector {
             await sub.handle.close();
           }
         } else if (entry.file) {
+          if (!wanted(key)) continue;
           const file = await openFile(dir, entry.name).catch(() => undefined);
           if (!file) continue;
           try {

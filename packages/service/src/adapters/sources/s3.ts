@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import type { FetchedResource } from '../../domain/ports.js';
 import { DocumentFailure, UNREACHABLE_ERRNOS } from '../../errors.js';
+import { itemFilter } from '../../sources/globs.js';
 import {
   type ListedItem,
   S3Settings,
@@ -94,6 +95,7 @@ export class S3Connector implements SourceConnector {
       throw syncFailureOf(err, settings.bucket);
     });
     const items: ListedItem[] = [];
+    const wanted = itemFilter(settings.include, settings.exclude);
     try {
       let token: string | undefined;
       do {
@@ -113,6 +115,9 @@ export class S3Connector implements SourceConnector {
         for (const o of page.Contents ?? []) {
           // Folder markers (keys ending in "/") hold nothing to read.
           if (!o.Key || o.Key.endsWith('/')) continue;
+          // Patterns are matched below the prefix.
+          if (!wanted(o.Key.startsWith(settings.prefix) ? o.Key.slice(settings.prefix.length) : o.Key))
+            continue;
           items.push({
             key: o.Key,
             filename: o.Key.split('/').pop()!,
