@@ -86,6 +86,11 @@ export interface Run {
   sourceId: string | null;
   /** Why a sync run failed as a whole (credentials refused, unreachable, deletion limit); null otherwise. */
   error: DocumentError | null;
+  /**
+   * Items a sync left out because no worker can read them (archives, binary content, files over the
+   * size limit), by reason with a few examples; null when none (and for other runs).
+   */
+  skipped: { total: number; reasons: { reason: string; count: number; examples: string[] }[] } | null;
   counts: DocumentCounts;
   failures: RunFailure[];
   /**

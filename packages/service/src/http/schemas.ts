@@ -81,6 +81,21 @@ export const Run = z
       .object({ code: z.string(), message: z.string() })
       .nullable()
       .describe('Why a sync run failed as a whole (docs/api.md#sources); null otherwise'),
+    skipped: z
+      .object({
+        total: z.number().int(),
+        reasons: z.array(
+          z.object({
+            reason: z.string(),
+            count: z.number().int(),
+            examples: z.array(z.string()).describe("At most five of the items' paths"),
+          }),
+        ),
+      })
+      .nullable()
+      .describe(
+        'Items a sync left out because no worker can read them (archives, binary content, files over the size limit), by reason; null when none',
+      ),
     counts: DocumentCounts,
     failures: z.array(RunFailure),
     documentsPerSecond: z

@@ -126,6 +126,11 @@ export interface ListedItem {
   notModified?: boolean | undefined;
   /** A page's links (kept so that a page that did not change still leads the crawl on). */
   links?: string[] | undefined;
+  /**
+   * Why no worker can read the item (an archive, binary content, a file over the size limit): it
+   * becomes no document, and the sync's run counts it as skipped with this reason.
+   */
+  skipReason?: string | undefined;
 }
 
 /** What a connector gets: the settings and the decrypted credentials. */

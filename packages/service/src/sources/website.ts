@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Parser } from 'htmlparser2';
 import type { FetchedResource, UrlFetcher } from '../domain/ports.js';
 import { DocumentFailure } from '../errors.js';
+import { Sampler } from '../parsing/upload-check.js';
 import { itemFilter } from './globs.js';
 import {
   type ListedItem,
@@ -11,6 +12,7 @@ import {
   SourceFailure,
   WebsiteSettings,
 } from './model.js';
+import { unreadableReason } from './readable.js';
 import { BudgetExhausted, RequestBudget } from './requests.js';
 import { RobotsRules } from './robots.js';
 
@@ -139,7 +141,7 @@ const isHtml = (type: string | null | undefined) => !!type && /html/i.test(type)
 export class WebsiteConnector implements SourceConnector {
   constructor(
     private readonly fetcher: UrlFetcher,
-    private readonly options: { maxPageBytes: number },
+    private readonly options: { maxPageBytes: number; imagesReadable?: boolean },
   ) {}
 
   async list(
@@ -285,10 +287,15 @@ export class WebsiteConnector implements SourceConnector {
     const final = canonicalUrl(res.finalUrl) ?? url;
     const parsed = isHtml(res.contentType) ? pageLinks(body.toString('utf8'), final) : undefined;
     const key = parsed?.canonical ?? final;
+    const sampler = new Sampler();
+    sampler.add(body);
     return {
       key,
       filename: res.filename,
       url: key,
+      skipReason: unreadableReason(sampler.sample(), res.filename, res.contentType, {
+        imagesReadable: this.options.imagesReadable ?? true,
+      }),
       fingerprint: {
         etag: res.etag ?? null,
         lastModified: res.lastModified ?? null,

@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../support/http.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -231,6 +232,42 @@ describe('a folder source', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body.error.message).toContain('exclude');
+  });
+
+  it('skips what no worker can read, counted in the run with the reason, and fails no document for it', async () => {
+    const dir = path.join(root, 'mixed');
+    await mkdir(dir);
+    await writeFile(path.join(dir, 'guide.md'), '# Guide\n\nThe mixed folder has one readable guide.\n');
+    for (const n of [1, 2, 3])
+      await writeFile(
+        path.join(dir, `archive-${n}.md.gz`),
+        gzipSync(Buffer.from(`# Old ${n}\n\n${'x'.repeat(500)}\n`)),
+      );
+    await writeFile(path.join(dir, 'blank.txt'), '');
+    const created = await api.post(`/v1/workspaces/${workspaceId}/sources`, {
+      type: 'folder',
+      settings: { path: dir },
+    });
+    const run = await api.waitForRun(created.body.syncRunId);
+    expect(run).toMatchObject({
+      status: 'completed',
+      counts: { total: 1, ready: 1, failed: 0 },
+      failures: [],
+    });
+    expect(run.skipped).toEqual({
+      total: 4,
+      reasons: [
+        {
+          reason: 'binary content of no format DocSlurp reads',
+          count: 3,
+          examples: ['archive-1.md.gz', 'archive-2.md.gz', 'archive-3.md.gz'],
+        },
+        { reason: 'the file is empty', count: 1, examples: ['blank.txt'] },
+      ],
+    });
+    const docs = await bySourceItem(api, workspaceId);
+    expect(docs.has('archive-1.md.gz')).toBe(false);
+    expect(docs.get('guide.md')).toMatchObject({ status: 'ready' });
   });
 
   it('syncs on its schedule without being asked, and shows the next sync', async () => {

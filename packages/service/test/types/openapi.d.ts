@@ -620,6 +620,16 @@ export interface components {
                 code: string;
                 message: string;
             } | null;
+            /** @description Items a sync left out because no worker can read them (archives, binary content, files over the size limit), by reason; null when none */
+            skipped: {
+                total: number;
+                reasons: {
+                    reason: string;
+                    count: number;
+                    /** @description At most five of the items' paths */
+                    examples: string[];
+                }[];
+            } | null;
             counts: components["schemas"]["DocumentCounts"];
             failures: {
                 documentId: string;
@@ -692,6 +702,16 @@ export interface components {
             error: {
                 code: string;
                 message: string;
+            } | null;
+            /** @description Items a sync left out because no worker can read them (archives, binary content, files over the size limit), by reason; null when none */
+            skipped: {
+                total: number;
+                reasons: {
+                    reason: string;
+                    count: number;
+                    /** @description At most five of the items' paths */
+                    examples: string[];
+                }[];
             } | null;
             counts: components["schemas"]["DocumentCounts"];
             failures: {

@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { appendFile, mkdir, mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refuseDataDirUnderRoots } from '../../src/adapters/sources/connectors.js';
 import { FolderConnector } from '../../src/adapters/sources/folder.js';
@@ -106,11 +107,37 @@ describe('a folder source', () => {
     // 20 GB without a byte on disk: hashing it took a listing 87 s before the size was checked.
     await truncate(path.join(dir, 'huge.bin'), 20 * 1024 ** 3);
     const [item] = await connector.list(access(dir), new Map(), new AbortController().signal);
-    expect(item).toMatchObject({
-      key: 'huge.bin',
-      fingerprint: { sizeBytes: 20 * 1024 ** 3, contentHash: null },
-    });
+    // Skipped unread: no worker may read it, so it becomes no document.
+    expect(item).toMatchObject({ key: 'huge.bin', fingerprint: { sizeBytes: 20 * 1024 ** 3 } });
+    expect(item?.fingerprint.contentHash).toBeUndefined();
+    expect(item?.skipReason).toBe(`larger than the limit of ${MAX} bytes`);
     await expect(connector.open(access(dir), 'huge.bin')).rejects.toMatchObject({ code: 'file_too_large' });
+  });
+});
+
+describe('what no worker can read', () => {
+  it('is listed with the reason it is skipped: an archive, binary content, an empty file, an image without OCR', async () => {
+    const dir = path.join(root, 'unreadable');
+    await mkdir(dir);
+    await writeFile(
+      path.join(dir, 'notes.md.gz'),
+      gzipSync(Buffer.from('# Notes\n\nCompressed.\n'.repeat(100))),
+    );
+    await writeFile(path.join(dir, 'empty.md'), '');
+    await writeFile(path.join(dir, 'scan.png'), Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'));
+    await writeFile(path.join(dir, 'fine.md'), '# Fine\n\nReadable.\n');
+    const noOcr = new FolderConnector({ maxBytes: MAX, imagesReadable: false });
+    const items = await noOcr.list(access(dir), new Map(), new AbortController().signal);
+    const reasons = Object.fromEntries(items.map((i) => [i.key, i.skipReason]));
+    expect(reasons).toEqual({
+      'empty.md': 'the file is empty',
+      'fine.md': undefined,
+      'notes.md.gz': 'binary content of no format DocSlurp reads',
+      'scan.png': 'an image: reading its text needs a worker with WORKER_PROFILE=full (OCR)',
+    });
+    // With a worker that reads images (the full profile), the image is a document.
+    const withOcr = await connector.list(access(dir), new Map(), new AbortController().signal);
+    expect(withOcr.find((i) => i.key === 'scan.png')?.skipReason).toBeUndefined();
   });
 });
 

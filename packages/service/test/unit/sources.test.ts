@@ -65,6 +65,31 @@ describe('planning a sync', () => {
     expect(plan.removed.map((r) => r.key)).toEqual(['gone']);
   });
 
+  it('makes no document of what no worker can read, counts it by reason, and removes one that became so', () => {
+    const previous = new Map([prev('was-text.md', { sizeBytes: 5, mtimeMs: 1 })].map((p) => [p.key, p]));
+    const binary = 'binary content of no format DocSlurp reads';
+    const plan = planSync(
+      [
+        item('a.gz', { sizeBytes: 9 }, { skipReason: binary }),
+        item('b.gz', { sizeBytes: 9 }, { skipReason: binary }),
+        item('empty.md', { sizeBytes: 0 }, { skipReason: 'the file is empty' }),
+        item('was-text.md', { sizeBytes: 9, mtimeMs: 2 }, { skipReason: binary }),
+        item('ok.md', { sizeBytes: 3 }),
+      ],
+      previous,
+    );
+    expect(plan.added.map((i) => i.key)).toEqual(['ok.md']);
+    expect(plan.removed.map((r) => r.key)).toEqual(['was-text.md']);
+    expect(plan.skipped).toEqual({
+      total: 4,
+      reasons: [
+        { reason: binary, count: 3, examples: ['a.gz', 'b.gz', 'was-text.md'] },
+        { reason: 'the file is empty', count: 1, examples: ['empty.md'] },
+      ],
+    });
+    expect(planSync([item('ok.md', {})], new Map()).skipped).toBeNull();
+  });
+
   it('refuses to remove more than the allowed share of the previous items', () => {
     const previous = new Map([prev('a'), prev('b'), prev('c'), prev('d')].map((p) => [p.key, p]));
     const keep = (keys: string[]) =>

@@ -7,6 +7,7 @@ import type {
   Run,
   RunStatus,
   Scope,
+  SkippedItems,
   User,
   WebhookAttempt,
   WebhookDeliveryStatus,
@@ -53,6 +54,7 @@ export interface RunRow {
   source_id: string | null;
   error_code: string | null;
   error_message: string | null;
+  skipped?: SkippedItems | null;
 }
 
 export interface DocumentRow {
@@ -184,6 +186,7 @@ export function toRun(r: RunRow): Run {
     finishedAt: r.finished_at,
     sourceId: r.source_id,
     error: r.error_code ? { code: r.error_code, message: r.error_message ?? '' } : null,
+    skipped: r.skipped ?? null,
   };
 }
 

@@ -479,6 +479,11 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
           plan.removed.map((p) => p.key),
         ]);
       }
+      if (plan.skipped)
+        await c.query('UPDATE runs SET skipped = $2::jsonb WHERE id = $1', [
+          runId,
+          JSON.stringify(plan.skipped),
+        ]);
       await endSyncIn(c, sourceId, runId);
       // Earlier runs that lost their last unfinished documents to this sync finish now; this sync's run
       // completes at once when it has nothing to process.

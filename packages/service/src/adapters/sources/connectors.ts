@@ -25,6 +25,8 @@ export interface ConnectorOptions {
   fetch: { timeoutMs: number; maxRedirects: number; maxBytes: number };
   /** Largest file a folder source reads (UPLOAD_MAX_FILE_BYTES). */
   maxFileBytes: number;
+  /** Whether a worker reads images' text: else a sync skips images (embedded mode, default profile). */
+  imagesReadable: boolean;
 }
 
 /** Every request a source makes goes through the same guard and limits as URL ingestion. */
@@ -33,8 +35,11 @@ export function createConnectors(options: ConnectorOptions): SourceConnectors {
   const fetcher = new GuardedFetcher({ guard, ...options.fetch, userAgent: options.userAgent });
   return {
     s3: new S3Connector({ guard, timeoutMs: options.fetch.timeoutMs, maxBytes: options.fetch.maxBytes }),
-    website: new WebsiteConnector(fetcher, { maxPageBytes: options.fetch.maxBytes }),
-    folder: new FolderConnector({ maxBytes: options.maxFileBytes }),
+    website: new WebsiteConnector(fetcher, {
+      maxPageBytes: options.fetch.maxBytes,
+      imagesReadable: options.imagesReadable,
+    }),
+    folder: new FolderConnector({ maxBytes: options.maxFileBytes, imagesReadable: options.imagesReadable }),
   };
 }
 
@@ -69,6 +74,9 @@ export async function createSourceAdapters(config: Config, userAgent: string) {
       maxBytes: config.urlFetch.maxBytes,
     },
     maxFileBytes: config.limits.maxFileBytes,
+    // In embedded mode this process is the only worker: without the full profile no one reads
+    // images. In the stack a full worker may take them (they end as needs_ocr otherwise).
+    imagesReadable: config.mode === 'stack' || config.parser.profile === 'full',
   };
   const folderGrants = config.sources.folderRoots;
   await refuseDataDirUnderRoots(config.dataDir, folderGrants);

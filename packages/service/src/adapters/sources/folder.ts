@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Transform } from 'node:stream';
 import type { FetchedResource } from '../../domain/ports.js';
 import { DocumentFailure, errors } from '../../errors.js';
+import { type FileSample, Sampler } from '../../parsing/upload-check.js';
 import { itemFilter } from '../../sources/globs.js';
 import {
   FolderSettings,
@@ -14,6 +15,7 @@ import {
   type SourceConnector,
   SourceFailure,
 } from '../../sources/model.js';
+import { tooLarge, unreadableReason } from '../../sources/readable.js';
 
 /** Most files one sync lists. */
 const MAX_FILES = 100_000;
@@ -83,16 +85,24 @@ async function openFile(
   return undefined;
 }
 
-/** The SHA-256 of at most `maxBytes` of an open file; null when it holds more (it grew since its stat). */
-async function sha256Of(handle: FileHandle, maxBytes: number): Promise<string | null> {
+/**
+ * The SHA-256 of at most `maxBytes` of an open file (null when it holds more: it grew since its
+ * stat), and its first and last bytes, from which a worker's ability to read it is judged.
+ */
+async function readOnce(
+  handle: FileHandle,
+  maxBytes: number,
+): Promise<{ hash: string | null; sample: FileSample }> {
   const hash = createHash('sha256');
+  const sampler = new Sampler();
   let seen = 0;
   for await (const chunk of handle.createReadStream({ autoClose: false, start: 0 })) {
     seen += (chunk as Buffer).length;
-    if (seen > maxBytes) return null;
+    if (seen > maxBytes) return { hash: null, sample: sampler.sample() };
     hash.update(chunk as Buffer);
+    sampler.add(chunk as Buffer);
   }
-  return hash.digest('hex');
+  return { hash: hash.digest('hex'), sample: sampler.sample() };
 }
 
 /**
@@ -106,7 +116,13 @@ async function sha256Of(handle: FileHandle, maxBytes: number): Promise<string | 
  * again).
  */
 export class FolderConnector implements SourceConnector {
-  constructor(private readonly options: { maxBytes: number }) {}
+  constructor(
+    private readonly options: {
+      maxBytes: number;
+      /** Whether some worker reads images' text (WORKER_PROFILE=full); else images are skipped. */
+      imagesReadable?: boolean;
+    },
+  ) {}
 
   /** The folder's real path and the root it lies under, when it is under one of `roots`. */
   private async resolve(
@@ -211,20 +227,28 @@ export class FolderConnector implements SourceConnector {
             const before = previous.get(key);
             const sizeBytes = file.size;
             const mtimeMs = Math.floor(file.mtimeMs);
-            // Reading a file is what a sync of unchanged files must avoid: only when size or time
-            // moved, and never one over the size limit (its document fails without being read).
-            const same = before && before.sizeBytes === sizeBytes && before.mtimeMs === mtimeMs;
-            const contentHash = same
-              ? (before.contentHash ?? null)
-              : sizeBytes > this.options.maxBytes
-                ? null
-                : await sha256Of(file.handle, this.options.maxBytes).catch(() => null);
-            items.push({
+            const item: ListedItem = {
               key,
               filename: entry.name,
               url: null,
-              fingerprint: { sizeBytes, mtimeMs, contentHash },
-            });
+              fingerprint: { sizeBytes, mtimeMs },
+            };
+            // Reading a file is what a sync of unchanged files must avoid: only when size or time
+            // moved (the item was read, and found readable, before), and never one over the size
+            // limit, which is skipped unread.
+            const same = before && before.sizeBytes === sizeBytes && before.mtimeMs === mtimeMs;
+            if (same) item.fingerprint.contentHash = before.contentHash ?? null;
+            else if (sizeBytes > this.options.maxBytes) item.skipReason = tooLarge(this.options.maxBytes);
+            else {
+              const read = await readOnce(file.handle, this.options.maxBytes).catch(() => undefined);
+              item.fingerprint.contentHash = read?.hash ?? null;
+              if (read && read.hash === null) item.skipReason = tooLarge(this.options.maxBytes);
+              else if (read)
+                item.skipReason = unreadableReason(read.sample, entry.name, null, {
+                  imagesReadable: this.options.imagesReadable ?? true,
+                });
+            }
+            items.push(item);
           } finally {
             await file.handle.close();
           }

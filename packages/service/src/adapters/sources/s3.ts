@@ -12,6 +12,7 @@ import {
   type SourceConnector,
   SourceFailure,
 } from '../../sources/model.js';
+import { tooLarge, unreadableByName } from '../../sources/readable.js';
 import { type AddressGuard, ForbiddenHost, guardedLookup } from '../web/guard.js';
 
 /** Most objects one sync lists (a prefix with more is listed up to here; the rest waits for a narrower prefix). */
@@ -118,11 +119,17 @@ export class S3Connector implements SourceConnector {
           // Patterns are matched below the prefix.
           if (!wanted(o.Key.startsWith(settings.prefix) ? o.Key.slice(settings.prefix.length) : o.Key))
             continue;
+          const filename = o.Key.split('/').pop()!;
           items.push({
             key: o.Key,
-            filename: o.Key.split('/').pop()!,
+            filename,
             url: null,
             fingerprint: { etag: o.ETag?.replace(/"/g, '') ?? null, sizeBytes: o.Size ?? null },
+            // A listing reads no bytes: the name and the listed size tell what no worker reads.
+            skipReason:
+              (o.Size ?? 0) > this.options.maxBytes
+                ? tooLarge(this.options.maxBytes)
+                : unreadableByName(filename),
           });
         }
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
