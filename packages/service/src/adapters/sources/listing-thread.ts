@@ -6,7 +6,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PreviousItem, SourceAccess } from '../../sources/model.js';
 import { SourceFailure } from '../../sources/model.js';
-import { type ConnectorOptions, createConnectors } from './connectors.js';
+import { connectorFor } from './connector-for.js';
+import type { ConnectorOptions } from './connectors.js';
 import { HEARTBEAT_MS, type ListingMessage } from './threaded-lister.js';
 
 const port = parentPort!;
@@ -22,8 +23,8 @@ port.on('message', (m: { kind: 'abort' }) => {
 });
 const beat = setInterval(() => post({ kind: 'beat' }), HEARTBEAT_MS);
 
-createConnectors(data.options)
-  [data.source.type].list(data.source, data.previous, abort.signal)
+connectorFor(data.source.type, data.options)
+  .then((connector) => connector.list(data.source, data.previous, abort.signal))
   .then(
     (items) => post({ kind: 'listed', items }),
     (err: unknown) =>
