@@ -166,6 +166,8 @@ describe('MCP server of a workspace', () => {
       resource: `docslurp://documents/${pdfId}`,
     });
     expect(top.citation.chunkId).toEqual(expect.any(String));
+    // Where a synced document is in its source; an upload has none.
+    expect(top.citation).toHaveProperty('sourceItem', null);
     expect(top.citation.score).toBeGreaterThan(0);
     // The offsets point into the document's text, as on the REST API.
     const text = await documentText(pdfId);
