@@ -2,8 +2,13 @@ import type pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPool } from '../../src/adapters/postgres/db.js';
 import { PgWebhookRepository } from '../../src/adapters/postgres/webhooks.js';
-import { endpointHealth } from '../../src/webhooks/dispatch.js';
+import type { WebhookRequest, WebhookResponse } from '../../src/domain/ports.js';
+import { SecretBox } from '../../src/domain/secrets.js';
+import { endpointHealth, startWebhookDispatcher } from '../../src/webhooks/dispatch.js';
+import { webhookSecretContext } from '../../src/webhooks/signing.js';
+import { capturingLog } from '../support/log.js';
 import { createTestDatabases, type TestDatabases } from '../support/service.js';
+import { waitFor } from '../support/wait.js';
 
 /**
  * Issue 26, finding 7: deliveries shared four slots in one queue ordered by due time, so 20 slow
@@ -13,14 +18,15 @@ import { createTestDatabases, type TestDatabases } from '../support/service.js';
 let dbs: TestDatabases;
 let pool: pg.Pool;
 let outbox: PgWebhookRepository;
+const box = new SecretBox('ab'.repeat(32));
 const LEASE = 35;
 
 /** An endpoint of `account` with `due` deliveries, due `ageSeconds` ago (older first). */
 async function endpointWith(account: string, id: string, due: number, ageSeconds: number): Promise<string[]> {
   await pool.query('INSERT INTO accounts (id, name) VALUES ($1, $1) ON CONFLICT DO NOTHING', [account]);
   await pool.query(
-    `INSERT INTO webhook_endpoints (id, account_id, url, events, secret) VALUES ($1, $2, 'http://x.test/', '{run.completed}', 's')`,
-    [id, account],
+    `INSERT INTO webhook_endpoints (id, account_id, url, events, secret) VALUES ($1, $2, $3, '{run.completed}', $4)`,
+    [id, account, `http://${id}.test/`, box.encrypt('whsec_test', webhookSecretContext(id))],
   );
   const ids: string[] = [];
   for (let i = 0; i < due; i++) {
@@ -98,5 +104,52 @@ describe('claiming webhook deliveries', () => {
     );
     expect(healthy.rows[0]).toEqual({ slow_attempts: 0, paused_until: null });
     expect(await outbox.claimDue(10, LEASE, 2)).toHaveLength(2);
+  });
+});
+
+describe('the dispatcher', () => {
+  it("sends another account's event among the first, however many slow endpoints one account has", async () => {
+    // Account B: 20 endpoints that never answer in time, 5 events each, all older than A's one.
+    for (let e = 0; e < 20; e++) await endpointWith('acc_b', `we_slowb${e}`, 5, 600);
+    await endpointWith('acc_a', 'we_fasta', 1, 1);
+    const started: string[] = [];
+    const sender = {
+      async send(request: WebhookRequest): Promise<WebhookResponse> {
+        started.push(new URL(request.url).hostname);
+        if (request.url.includes('slowb')) {
+          // As a receiver that answers nothing: the attempt lasts the whole time limit.
+          await new Promise((r) => setTimeout(r, 1000));
+          return {
+            statusCode: null,
+            error: 'No answer within 1000 ms.',
+            response: null,
+            retryAfterSeconds: undefined,
+          };
+        }
+        return { statusCode: 200, error: null, response: 'ok', retryAfterSeconds: undefined };
+      },
+    };
+    const dispatcher = startWebhookDispatcher({
+      outbox,
+      sender,
+      secrets: box,
+      log: capturingLog().log,
+      settings: {
+        pollIntervalSeconds: 0.1,
+        concurrency: 4,
+        endpointConcurrency: 2,
+        timeoutSeconds: 1,
+        retryBaseSeconds: 60,
+        retryHours: 24,
+        retentionDays: 30,
+      },
+    });
+    try {
+      await waitFor("account A's delivery", () => started.includes('we_fasta.test'), { timeoutMs: 60_000 });
+      // Due order alone would have sent all 100 of B's older deliveries first, 4 at a time.
+      expect(started.indexOf('we_fasta.test')).toBeLessThan(4);
+    } finally {
+      await dispatcher.stop();
+    }
   });
 });
