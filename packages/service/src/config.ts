@@ -136,6 +136,11 @@ export interface Config {
     listingMemoryMb: number;
     /** A listing whose thread stops turning for this long is ended (SOURCE_LISTING_STALL_SECONDS). */
     listingStallSeconds: number;
+    /**
+     * Bucket sources may ask for the server's own AWS credentials (the SDK's default chain) with
+     * `serverCredentials: true` (SOURCE_S3_SERVER_CREDENTIALS); off by default: every account could.
+     */
+    s3ServerCredentials: boolean;
   };
   /** Webhook deliveries, sent by the worker (targets pass the urlFetch allow-list's guard). */
   webhooks: WebhookDeliverySettings & {
@@ -290,6 +295,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       folderRoots: parseFolderRoots(e.SOURCE_FOLDER_ROOTS, dataDir),
       listingMemoryMb: e.SOURCE_LISTING_MEMORY_MB,
       listingStallSeconds: e.SOURCE_LISTING_STALL_SECONDS,
+      s3ServerCredentials: e.SOURCE_S3_SERVER_CREDENTIALS,
     },
     webhooks: {
       timeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS,

@@ -87,6 +87,7 @@ export const envSchema = z.object({
   SOURCE_FOLDER_ROOTS: optionalString,
   SOURCE_LISTING_MEMORY_MB: int(512, 64),
   SOURCE_LISTING_STALL_SECONDS: int(30, 1),
+  SOURCE_S3_SERVER_CREDENTIALS: bool(false),
   WEBHOOK_TIMEOUT_SECONDS: int(15, 1),
   WEBHOOK_MAX_RESPONSE_BYTES: int(4096, 0),
   WEBHOOK_RETRY_BASE_SECONDS: z.coerce.number().min(0.05).default(30),

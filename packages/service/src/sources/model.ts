@@ -20,6 +20,12 @@ export const S3Settings = z.object({
   bucket: z.string().min(3).max(63),
   prefix: z.string().max(1024).default(''),
   forcePathStyle: z.boolean().default(true),
+  /**
+   * Sign with the server's own AWS identity (the SDK's default chain: environment, files, container
+   * or instance metadata), where the operator allows it (SOURCE_S3_SERVER_CREDENTIALS). Without it
+   * and without keys the bucket is read anonymously.
+   */
+  serverCredentials: z.boolean().default(false),
   /** Matched against the key below the prefix. */
   include: GlobList,
   exclude: GlobList,

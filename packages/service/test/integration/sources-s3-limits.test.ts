@@ -39,7 +39,14 @@ beforeAll(async () => {
     if (url.pathname === '/creds') {
       // The container credential endpoint: the default chain asking here is the bug.
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ AccessKeyId: 'AKIASERVER', SecretAccessKey: 'server-secret', Token: 't' }));
+      res.end(
+        JSON.stringify({
+          AccessKeyId: 'AKIASERVER',
+          SecretAccessKey: 'server-secret',
+          Token: 't',
+          Expiration: new Date(Date.now() + 3600_000).toISOString(),
+        }),
+      );
       return;
     }
     if (
@@ -135,5 +142,50 @@ describe('a bucket source at its limits', () => {
     expect(seen.filter((r) => r.path === '/creds')).toEqual([]);
     expect(seen.filter((r) => r.authorization !== undefined)).toEqual([]);
     expect(seen.some((r) => r.path === '/drop/fine.md')).toBe(true);
+  });
+});
+
+describe("a bucket source and the server's own AWS identity", () => {
+  it('is refused unless the operator lends it (SOURCE_S3_SERVER_CREDENTIALS), and used only when asked for', async () => {
+    const plain = await startTestService({ env: { URL_FETCH_ALLOW_HOSTS: '127.0.0.1/32' }, worker: false });
+    try {
+      const api = client(plain.url, await plain.key());
+      const ws = (await api.post('/v1/workspaces', { name: 'refused' })).body.id as string;
+      const refused = await api.post(`/v1/workspaces/${ws}/sources`, {
+        type: 's3',
+        settings: { endpoint, bucket: 'drop', serverCredentials: true },
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.message).toContain('SOURCE_S3_SERVER_CREDENTIALS');
+    } finally {
+      await plain.close();
+    }
+
+    const lending = await startTestService({
+      env: {
+        URL_FETCH_ALLOW_HOSTS: '127.0.0.1/32',
+        SOURCE_S3_SERVER_CREDENTIALS: 'true',
+        UPLOAD_MAX_FILE_BYTES: String(MIB),
+      },
+    });
+    try {
+      const api = client(lending.url, await lending.key());
+      const ws = (await api.post('/v1/workspaces', { name: 'lent' })).body.id as string;
+      seen.length = 0;
+      const created = await api.post(`/v1/workspaces/${ws}/sources`, {
+        type: 's3',
+        settings: { endpoint, bucket: 'drop', serverCredentials: true, include: ['fine.md'] },
+      });
+      expect(created.status).toBe(201);
+      const run = await api.waitForRun(created.body.syncRunId, 60_000);
+      expect(run).toMatchObject({ status: 'completed', counts: { ready: 1 } });
+      // The default chain asked the container endpoint, and the bucket's requests were signed with its keys.
+      expect(seen.some((r) => r.path === '/creds')).toBe(true);
+      const signed = seen.filter((r) => r.path.startsWith('/drop'));
+      expect(signed.length).toBeGreaterThan(0);
+      for (const r of signed) expect(r.authorization).toContain('AKIASERVER');
+    } finally {
+      await lending.close();
+    }
   });
 });

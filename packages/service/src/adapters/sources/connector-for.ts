@@ -17,7 +17,12 @@ export async function connectorFor(type: SourceType, options: ConnectorOptions):
   const guard = new AddressGuard(new AllowList(options.allowHosts));
   if (type === 's3') {
     const { S3Connector } = await import('./s3.js');
-    return new S3Connector({ guard, timeoutMs: options.fetch.timeoutMs, maxBytes: options.fetch.maxBytes });
+    return new S3Connector({
+      guard,
+      timeoutMs: options.fetch.timeoutMs,
+      maxBytes: options.fetch.maxBytes,
+      allowServerCredentials: options.s3ServerCredentials,
+    });
   }
   const [{ GuardedFetcher }, { WebsiteConnector }] = await Promise.all([
     import('../web/fetcher.js'),

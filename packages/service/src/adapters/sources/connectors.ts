@@ -27,6 +27,8 @@ export interface ConnectorOptions {
   maxFileBytes: number;
   /** Whether a worker reads images' text: else a sync skips images (embedded mode, default profile). */
   imagesReadable: boolean;
+  /** Whether bucket sources may sign with the server's own AWS identity (SOURCE_S3_SERVER_CREDENTIALS). */
+  s3ServerCredentials: boolean;
 }
 
 /** Every request a source makes goes through the same guard and limits as URL ingestion. */
@@ -34,7 +36,12 @@ export function createConnectors(options: ConnectorOptions): SourceConnectors {
   const guard = new AddressGuard(new AllowList(options.allowHosts));
   const fetcher = new GuardedFetcher({ guard, ...options.fetch, userAgent: options.userAgent });
   return {
-    s3: new S3Connector({ guard, timeoutMs: options.fetch.timeoutMs, maxBytes: options.fetch.maxBytes }),
+    s3: new S3Connector({
+      guard,
+      timeoutMs: options.fetch.timeoutMs,
+      maxBytes: options.fetch.maxBytes,
+      allowServerCredentials: options.s3ServerCredentials,
+    }),
     website: new WebsiteConnector(fetcher, {
       maxPageBytes: options.fetch.maxBytes,
       imagesReadable: options.imagesReadable,
@@ -77,6 +84,7 @@ export async function createSourceAdapters(config: Config, userAgent: string) {
     // In embedded mode this process is the only worker: without the full profile no one reads
     // images. In the stack a full worker may take them (they end as needs_ocr otherwise).
     imagesReadable: config.mode === 'stack' || config.parser.profile === 'full',
+    s3ServerCredentials: config.sources.s3ServerCredentials,
   };
   const folderGrants = config.sources.folderRoots;
   await refuseDataDirUnderRoots(config.dataDir, folderGrants);
