@@ -207,8 +207,10 @@ for (const set of sets) {
   for (const s of splits) {
     const rs = results.filter((r) => r.set === set && r.split === s);
     if (rs.length === 0) continue;
-    (scores[set] ??= {})[s] = score(rs);
-    table.push(row(set, s, scores[set][s]!));
+    const setScores = scores[set] ?? {};
+    scores[set] = setScores;
+    setScores[s] = score(rs);
+    table.push(row(set, s, setScores[s]));
   }
 }
 // The off-topic figure: every question asked of a workspace that does not answer it.

@@ -31,6 +31,7 @@ import type {
   Source,
   SourceSync,
   SourceType,
+  SourceTypeOffer,
   UploadResult,
   WebhookDelivery,
   WebhookDeliveryPage,
@@ -140,7 +141,8 @@ export interface CreateSourceParams {
   name?: string | null;
   /**
    * s3: `{ endpoint?, region?, bucket, prefix?, forcePathStyle? }`; website: `{ startUrl? | sitemapUrl?,
-   * urlPrefix?, maxPages?, maxDepth? }`; folder: `{ path }` (under the server's SOURCE_FOLDER_ROOTS).
+   * urlPrefix?, maxPages?, maxDepth?, maxRequests?, maxHosts?, requestDelayMs? }`; folder: `{ path }`
+   * (under a folder the server's SOURCE_FOLDER_ROOTS grants the key's account).
    */
   settings: Record<string, unknown>;
   /** s3 only: `{ accessKeyId, secretAccessKey }`, stored encrypted and never returned. */
@@ -260,7 +262,10 @@ export class DocSlurpClient {
         code: 'invalid_option',
       });
     }
-    this.apiUrl = apiUrl.replace(/\/+$/, '');
+    // A loop, not /\/+$/: that pattern tries a run of slashes again from each of them.
+    let end = apiUrl.length;
+    while (end > 0 && apiUrl[end - 1] === '/') end--;
+    this.apiUrl = apiUrl.slice(0, end);
     this.transport = new Transport({
       baseUrl: this.apiUrl,
       apiKey,
@@ -610,6 +615,14 @@ export class DocSlurpClient {
   }
 
   /** The workspace's sources, each with its last sync (time and result) and its next one. */
+  /**
+   * The types of source this server lets the key's account add: `s3` and `website` always, `folder`
+   * only when the operator granted the account a folder (its `roots`). Offer only what is available.
+   */
+  async listSourceTypes(options?: RequestOptions): Promise<{ types: SourceTypeOffer[] }> {
+    return this.get('/v1/source-types', options);
+  }
+
   async listSources(workspaceId: string, options?: RequestOptions): Promise<{ sources: Source[] }> {
     return this.get(`/v1/workspaces/${id(workspaceId, 'workspaceId')}/sources`, options);
   }

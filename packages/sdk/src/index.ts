@@ -67,6 +67,7 @@ export type {
   Source,
   SourceSync,
   SourceType,
+  SourceTypeOffer,
   UploadResult,
   WebhookAttempt,
   WebhookDelivery,

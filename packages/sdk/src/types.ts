@@ -75,6 +75,8 @@ export interface WorkspaceSummary extends Workspace {
 export interface RunFailure {
   documentId: string;
   filename: string;
+  /** Where a synced document is in its source (path, object key or page URL); null if not synced. */
+  sourceItem: string | null;
   code: string;
   message: string;
 }
@@ -94,6 +96,11 @@ export interface Run {
   sourceId: string | null;
   /** Why a sync run failed as a whole (credentials refused, unreachable, deletion limit); null otherwise. */
   error: DocumentError | null;
+  /**
+   * Items a sync left out because no worker can read them (archives, binary content, files over the
+   * size limit), by reason with a few examples; null when none (and for other runs).
+   */
+  skipped: { total: number; reasons: { reason: string; count: number; examples: string[] }[] } | null;
   counts: DocumentCounts;
   failures: RunFailure[];
   /**
@@ -352,6 +359,16 @@ export interface WebhookDeliveryPage {
 /** What a workspace can stay in sync with (see the service's docs/api.md#sources). */
 export type SourceType = 's3' | 'website' | 'folder';
 
+/** Whether the caller may add a type of source (GET /v1/source-types). */
+export interface SourceTypeOffer {
+  type: SourceType;
+  available: boolean;
+  /** Why not, in one sentence; null when available. */
+  reason: string | null;
+  /** Folder sources: the server folders granted to the caller's account; empty for the others. */
+  roots: string[];
+}
+
 /** A source a workspace stays in sync with; its credentials are never returned. */
 export interface Source {
   id: string;
@@ -377,7 +394,13 @@ export interface Source {
   } | null;
   /** The run of the sync requested or under way. */
   syncRunId: string | null;
+  /** null without a schedule, or when five syncs in a row failed the same way. */
   nextSyncAt: string | null;
+  /**
+   * Syncs in a row that failed with the same code: each scheduled sync then waits twice as long,
+   * and after five the schedule stops until the source is changed or synced on request.
+   */
+  consecutiveFailures: number;
 }
 
 /** The run of a sync (`created`: false when a sync was already under way). */

@@ -16,6 +16,8 @@ await build({
     cli: 'src/main/bin.ts',
     parser: 'src/adapters/sandbox/child.ts',
     prerequisites: 'src/adapters/sandbox/prerequisites.ts',
+    // Sources are listed in a worker thread of their own (adapters/sources/threaded-lister.ts).
+    listing: 'src/adapters/sources/listing-thread.ts',
   },
   outdir: 'dist',
   bundle: true,

@@ -1,6 +1,7 @@
 import net from 'node:net';
 import path from 'node:path';
 import { ConfigError, envSchema } from './config/environment.js';
+import { parseFolderRoots } from './config/folder-roots.js';
 import { embeddingsConfig, rerankConfig } from './config/models.js';
 import type {
   EmbeddingsConfig,
@@ -10,9 +11,11 @@ import type {
   RerankConfig,
 } from './config/sections.js';
 import { consoleDistDir } from './paths.js';
+import type { FolderRootGrant } from './sources/grants.js';
 import type { WebhookDeliverySettings } from './webhooks/dispatch.js';
 
 export { ConfigError } from './config/environment.js';
+export { pathsOverlap } from './config/folder-roots.js';
 export type {
   EmbeddingsConfig,
   HubModelRef,
@@ -24,6 +27,8 @@ export type {
   ParserLimits,
   RerankConfig,
 } from './config/sections.js';
+
+import { withoutTrailingSlashes } from './strings.js';
 
 /**
  * The whole configuration, parsed once from the environment at start-up and passed down.
@@ -133,8 +138,20 @@ export interface Config {
     maxUrlsPerRequest: number;
   };
   sources: {
-    /** Absolute folders under which folder sources may read (SOURCE_FOLDER_ROOTS); none by default. */
-    folderRoots: string[];
+    /**
+     * Folders under which folder sources may read, each granted to an account or to all
+     * (SOURCE_FOLDER_ROOTS); none by default.
+     */
+    folderRoots: FolderRootGrant[];
+    /** Heap limit of the thread that lists a source (SOURCE_LISTING_MEMORY_MB). */
+    listingMemoryMb: number;
+    /** A listing whose thread stops turning for this long is ended (SOURCE_LISTING_STALL_SECONDS). */
+    listingStallSeconds: number;
+    /**
+     * Bucket sources may ask for the server's own AWS credentials (the SDK's default chain) with
+     * `serverCredentials: true` (SOURCE_S3_SERVER_CREDENTIALS); off by default: every account could.
+     */
+    s3ServerCredentials: boolean;
   };
   /** Webhook deliveries, sent by the worker (targets pass the urlFetch allow-list's guard). */
   webhooks: WebhookDeliverySettings & {
@@ -288,15 +305,10 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       maxUrlsPerRequest: e.URLS_PER_REQUEST,
     },
     sources: {
-      folderRoots: (e.SOURCE_FOLDER_ROOTS ?? '')
-        .split(',')
-        .map((p) => p.trim())
-        .filter(Boolean)
-        .map((p) => {
-          if (!path.isAbsolute(p))
-            throw new ConfigError(`SOURCE_FOLDER_ROOTS: "${p}" is not an absolute path`);
-          return path.resolve(p);
-        }),
+      folderRoots: parseFolderRoots(e.SOURCE_FOLDER_ROOTS, dataDir),
+      listingMemoryMb: e.SOURCE_LISTING_MEMORY_MB,
+      listingStallSeconds: e.SOURCE_LISTING_STALL_SECONDS,
+      s3ServerCredentials: e.SOURCE_S3_SERVER_CREDENTIALS,
     },
     webhooks: {
       timeoutSeconds: e.WEBHOOK_TIMEOUT_SECONDS,
@@ -304,6 +316,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       retryBaseSeconds: e.WEBHOOK_RETRY_BASE_SECONDS,
       retryHours: e.WEBHOOK_RETRY_HOURS,
       concurrency: e.WEBHOOK_CONCURRENCY,
+      endpointConcurrency: e.WEBHOOK_ENDPOINT_CONCURRENCY,
       pollIntervalSeconds: e.WEBHOOK_POLL_INTERVAL_SECONDS,
       retentionDays: e.WEBHOOK_RETENTION_DAYS,
     },
@@ -325,7 +338,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       },
     },
     models: {
-      hubUrl: (e.MODEL_HUB_URL ?? 'https://huggingface.co').replace(/\/+$/, ''),
+      hubUrl: withoutTrailingSlashes(e.MODEL_HUB_URL ?? 'https://huggingface.co'),
       dir: e.MODELS_DIR ? path.resolve(cwd, e.MODELS_DIR) : path.join(dataDir, 'models'),
       retrySeconds: e.MODEL_DOWNLOAD_RETRY_SECONDS,
     },

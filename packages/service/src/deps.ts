@@ -27,8 +27,7 @@ import { createRepositories, type Repositories } from './adapters/postgres/repos
 import { PgBossQueue } from './adapters/queue/pgboss.js';
 import { sandboxLayout } from './adapters/sandbox/bwrap.js';
 import { SandboxedParser } from './adapters/sandbox/parser.js';
-import { FolderConnector } from './adapters/sources/folder.js';
-import { S3Connector } from './adapters/sources/s3.js';
+import { createSourceAdapters } from './adapters/sources/connectors.js';
 import { AllowList } from './adapters/web/address-policy.js';
 import { GuardedFetcher } from './adapters/web/fetcher.js';
 import { AddressGuard } from './adapters/web/guard.js';
@@ -50,9 +49,9 @@ import type { DependencyCheck } from './ops/readiness.js';
 import { packageRoot } from './paths.js';
 import { EmbeddingService, type Embeddings } from './search/embeddings.js';
 import type { RerankStage } from './search/rerank.js';
-import type { SourceConnectors } from './sources/model.js';
+import type { FolderRootGrant } from './sources/grants.js';
+import type { SourceLister } from './sources/model.js';
 import { SourceItemReader } from './sources/sync.js';
-import { WebsiteConnector } from './sources/website.js';
 import type { WebhookDeliverySettings } from './webhooks/dispatch.js';
 
 /** What the server, the worker and the CLI are built from: the HTTP layer's deps and the worker's. */
@@ -70,6 +69,9 @@ export interface Deps extends Omit<AppDeps, keyof Repositories>, Repositories {
   /** The same repository as `sources`, seen from the worker: schedules, leases, applied listings. */
   syncs: Repositories['sources'];
   sourceItems: SourceItemReader;
+  /** Lists sources in a thread of their own, under a memory limit and a watchdog. */
+  lister: SourceLister;
+  folderGrants: readonly FolderRootGrant[];
   tmpDir: string;
   close(): Promise<void>;
 }
@@ -107,9 +109,15 @@ export function lanceStorageOptions(config: Config): Record<string, string> {
  * atomic renames) nor for `s3+ddb://`, whose commits DynamoDB arbitrates.
  */
 function createCommitCheck(config: Config, objects: ObjectStore): ConditionalWriteCheck {
-  const m = /^s3:\/\/([^/]+)\/?(.*)$/.exec(config.index.uri);
-  if (!m || !(objects instanceof S3ObjectStore)) return new ConditionalWriteCheck(undefined);
-  const [, bucket, prefix] = m as unknown as [string, string, string];
+  // s3://bucket/prefix: split at the first slash after the scheme, without a pattern that backtracks.
+  const uri = config.index.uri;
+  if (!uri.startsWith('s3://') || !(objects instanceof S3ObjectStore))
+    return new ConditionalWriteCheck(undefined);
+  const rest = uri.slice('s3://'.length);
+  const slash = rest.indexOf('/');
+  const bucket = slash < 0 ? rest : rest.slice(0, slash);
+  const prefix = slash < 0 ? '' : rest.slice(slash + 1);
+  if (!bucket) return new ConditionalWriteCheck(undefined);
   return new ConditionalWriteCheck(() => probeConditionalWrites(objects.client, bucket, prefix));
 }
 
@@ -348,12 +356,7 @@ export async function createDeps(
     maxRedirects: config.urlFetch.maxRedirects,
     userAgent: USER_AGENT,
   });
-  // Every request a source makes goes through the same guard and limits as URL ingestion.
-  const connectors: SourceConnectors = {
-    s3: new S3Connector({ guard, timeoutMs: config.urlFetch.timeoutMs, maxBytes: config.urlFetch.maxBytes }),
-    website: new WebsiteConnector(fetcher, { maxPageBytes: config.urlFetch.maxBytes }),
-    folder: new FolderConnector({ roots: config.sources.folderRoots, maxBytes: config.limits.maxFileBytes }),
-  };
+  const { connectors, lister, folderGrants, limits } = await createSourceAdapters(config, USER_AGENT);
   const secrets = await loadSecretBox(config);
   const rerank: RerankStage | undefined = reranking && {
     reranker: reranking.reranker,
@@ -388,7 +391,15 @@ export async function createDeps(
     fetcher,
     connectors,
     syncs: repositories.sources,
-    sourceItems: new SourceItemReader({ syncs: repositories.sources, connectors, secrets }),
+    sourceItems: new SourceItemReader({
+      syncs: repositories.sources,
+      connectors,
+      secrets,
+      folderGrants,
+      limits,
+    }),
+    lister,
+    folderGrants,
     webhookSender,
     webhookTargets: webhookSender,
     webhookDelivery: config.webhooks,

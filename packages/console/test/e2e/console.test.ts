@@ -894,7 +894,7 @@ describe.skipIf(noChromium)('the web console in Chromium', () => {
     await page.getByRole('button', { name: 'Add source' }).click();
     const row = page.locator('[data-testid=sources] tbody tr').filter({ hasText: 'Handbook folder' });
     await row.waitFor();
-    expect(await row.getByTestId('last-sync').textContent()).toBe('never');
+    // Adding a source starts its first sync (issue 28); "Sync now" answers that same run meanwhile.
     await row.getByRole('button', { name: 'Sync now: Handbook folder' }).click();
     await row.getByTestId('last-sync').getByText('completed').waitFor({ timeout: 30_000 });
     await shot(page, 'sources');

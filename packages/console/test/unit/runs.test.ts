@@ -86,6 +86,7 @@ describe('polling a run', () => {
     finishedAt: null,
     sourceId: null,
     error: null,
+    skipped: null,
     counts: c,
     failures: [],
     progress: 1,

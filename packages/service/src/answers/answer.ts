@@ -32,6 +32,19 @@ export interface AnswerDeps extends SearchDeps {
   extractive?: ExtractiveOptions | undefined;
 }
 
+/** The text cut after each marker and the whitespace after it: "a [1] b [2]" is "a [1] ", "b [2]". */
+export function piecesAfterMarkers(text: string): string[] {
+  const pieces: string[] = [];
+  let from = 0;
+  for (const m of text.matchAll(/\[\d+\]\s*/g)) {
+    const end = m.index + m[0].length;
+    pieces.push(text.slice(from, end));
+    from = end;
+  }
+  if (from < text.length) pieces.push(text.slice(from));
+  return pieces.length > 0 ? pieces : [text];
+}
+
 export interface AnswerResult extends Answer {
   usage: ChatUsage | undefined;
 }
@@ -115,8 +128,7 @@ export async function answerStream(
     const answer = await extractive(deps, req, hits, language);
     return (async function* () {
       // One delta per cited sentence; concatenated, the deltas are exactly the answer.
-      for (const piece of answer.answer.match(/.*?\[\d+\]\s*|.+$/gs) ?? [answer.answer])
-        yield { delta: piece };
+      for (const piece of piecesAfterMarkers(answer.answer)) yield { delta: piece };
       return { ...answer, usage: undefined };
     })();
   }

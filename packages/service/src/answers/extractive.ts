@@ -6,7 +6,6 @@ import { type AnswerType, expectedAnswer, satisfies } from './answer-types.js';
 import { neutraliseMarkers } from './markers.js';
 import {
   answersQuestion,
-  NEVER_DECLINE,
   pairShare,
   type RelevanceSignals,
   type RelevanceThresholds,
@@ -157,25 +156,67 @@ function tableHeader(text: string, start: number): string[] | undefined {
 function unitsOf(text: string, language: Language): Unit[] {
   const units: Unit[] = [];
   // Code blocks are one unit each (a command to type is an answer); sentences are found around them.
-  const fences = [...text.matchAll(/```[^\n]*\n([\s\S]*?)```/g)];
+  const fences = codeFences(text);
   let at = 0;
   for (const f of [...fences, undefined]) {
-    const end = f ? f.index! : text.length;
+    const end = f ? f.index : text.length;
     units.push(...sentenceUnits(text, at, end, language));
     if (!f) break;
-    const code = f[1]!.trim();
+    const code = f.body.trim();
     if (code && code.length <= 300 && /\p{L}/u.test(code)) {
-      const start = f.index! + f[0].indexOf(f[1]!);
+      const start = f.bodyStart;
       units.push({
         start,
-        end: start + f[1]!.trimEnd().length,
-        text: code.replace(/\s*\n\s*/g, ' ; '),
+        end: start + f.body.trimEnd().length,
+        text: joinLines(code),
         terms: new Set(language.contentTerms(code)),
       });
     }
-    at = f.index! + f[0].length;
+    at = f.end;
   }
   return units;
+}
+
+/**
+ * Fenced code blocks: a line starting with ``` and the text up to the next ```. Found with indexOf
+ * rather than a lazy pattern, which tried a long run of backticks again from each of them.
+ */
+function codeFences(text: string): { index: number; end: number; body: string; bodyStart: number }[] {
+  const fences: { index: number; end: number; body: string; bodyStart: number }[] = [];
+  let from = 0;
+  for (;;) {
+    const open = text.indexOf('```', from);
+    if (open < 0) break;
+    const newline = text.indexOf('\n', open + 3);
+    if (newline < 0) break;
+    const close = text.indexOf('```', newline + 1);
+    // No closing fence after this line: none after any later opening either.
+    if (close < 0) break;
+    fences.push({
+      index: open,
+      end: close + 3,
+      body: text.slice(newline + 1, close),
+      bodyStart: newline + 1,
+    });
+    from = close + 3;
+  }
+  return fences;
+}
+
+/** A code block's lines joined with " ; ", the whitespace around each line break (and empty lines) dropped. */
+function joinLines(code: string): string {
+  const lines = code.split('\n');
+  let out = lines[0]!.trimEnd();
+  let pending = false;
+  for (let i = 1; i < lines.length; i++) {
+    pending = true;
+    const line = i === lines.length - 1 ? lines[i]!.trimStart() : lines[i]!.trim();
+    if (line) {
+      out += ` ; ${line}`;
+      pending = false;
+    }
+  }
+  return pending ? `${out} ; ` : out;
 }
 
 function sentenceUnits(text: string, from: number, to: number, language: Language): Unit[] {

@@ -1,5 +1,6 @@
 import type { ChatMessage, ChatModel, ChatUsage } from '../domain/ports.js';
 import type { SearchHit } from '../domain/types.js';
+import { trimEndWhile } from '../strings.js';
 import { ENGLISH, type Language } from '../text/language.js';
 import { type Answer, type AnswerCitation, declined as declineIn, passageLanguage } from './extractive.js';
 import { markerChecker, neutraliseMarkers } from './markers.js';
@@ -46,12 +47,23 @@ function citationsFor(hits: SearchHit[], cited: number[]): AnswerCitation[] {
   });
 }
 
+/**
+ * Where an unfinished marker at the end of a streamed text begins (its last "[" followed only by
+ * digits, commas, semicolons or spaces, with the whitespace before it); -1 when there is none.
+ */
+export function unfinishedMarkerAt(raw: string): number {
+  const bracket = raw.lastIndexOf('[');
+  if (bracket < 0) return -1;
+  for (let i = bracket + 1; i < raw.length; i++) if (!/[\d,; ]/.test(raw[i]!)) return -1;
+  let start = bracket;
+  while (start > 0 && /\s/.test(raw[start - 1]!)) start--;
+  return start;
+}
+
 function saysNotInSources(text: string): boolean {
   return (
-    text
-      .trim()
-      .replace(/[.\s]+$/, '')
-      .toUpperCase() === NOT_IN_SOURCES || text.trim().startsWith(NOT_IN_SOURCES)
+    trimEndWhile(text.trim(), (c) => c === '.' || /\s/.test(c)).toUpperCase() === NOT_IN_SOURCES ||
+    text.trim().startsWith(NOT_IN_SOURCES)
   );
 }
 
@@ -123,7 +135,7 @@ export async function* streamLlmAnswer(
       return '';
     }
     // Everything up to a possible unfinished marker (an open "[" with digits, commas or spaces) is final.
-    const open = final ? -1 : raw.search(/\s*\[[\d,; ]*$/);
+    const open = final ? -1 : unfinishedMarkerAt(raw);
     const upTo = open === -1 ? raw.length : open;
     if (upTo <= sent) return '';
     const cleanedAll = checkMarkers(raw.slice(0, upTo)).text;

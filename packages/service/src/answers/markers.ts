@@ -11,7 +11,9 @@ import { ENGLISH, type Language } from '../text/language.js';
 const BRACKETED_NUMBERS = /\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]/g;
 
 /** A run of markers as a model writes them, with the space before it: " [1][3]", " [1, 2]". */
-const MARKER_RUN = /\s*(?:\[\d+(?:\s*[,;]\s*\d+)*\])+/g;
+// A match starts only where a whitespace run starts (or at a "["): a run of spaces with no marker
+// after it is tried once, not from each of its positions.
+const MARKER_RUN = /(?<!\s)\s*(?:\[\d+(?:\s*[,;]\s*\d+)*\])+/g;
 
 /** Quoted text with its bracketed numbers in parentheses: "[2]" reads "(2)" and is no marker. */
 export function neutraliseMarkers(text: string): string {
@@ -63,7 +65,7 @@ export function markerChecker(
         const lead = /^\s/.test(run) ? ' ' : '';
         return ok.length ? lead + [...new Set(ok)].map((n) => `[${n}]`).join('') : '';
       })
-      .replace(/[ \t]+([.,;:!?])/g, '$1');
+      .replace(/(?<![ \t])[ \t]+([.,;:!?])/g, '$1');
     return { text: cleaned.trim(), cited: [...cited].sort((a, b) => a - b) };
   };
 }

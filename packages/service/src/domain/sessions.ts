@@ -19,7 +19,8 @@ export interface SessionInfo {
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
 export function validateNewUser(email: string, password: string): void {
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new Error(`"${email}" is not an email address`);
+  // The domain's labels cannot hold dots: one way to split the address, so no backtracking.
+  if (!/^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/.test(email)) throw new Error(`"${email}" is not an email address`);
   if (password.length < MIN_PASSWORD_LENGTH) {
     throw new Error(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
   }

@@ -372,12 +372,15 @@ export type DeliveryNext =
   | { status: 'failed' }
   | { status: 'pending'; retryInSeconds: number };
 
+/** What an attempt said of its endpoint: `slow` pauses it, `healthy` ends a pause. */
+export type EndpointHealth = 'slow' | 'healthy' | 'unchanged';
+
 /** The worker's side of webhooks: the outbox of due deliveries. */
 export interface WebhookOutbox {
-  /** Claims up to `limit` due deliveries for `leaseSeconds` and opens an attempt for each. */
-  claimDue(limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]>;
+  /** Claims due deliveries, fairly across accounts and endpoints, and opens an attempt for each. */
+  claimDue(limit: number, leaseSeconds: number, perEndpoint?: number): Promise<ClaimedDelivery[]>;
   /** Closes the attempt and sets what follows, unless the claim was taken over meanwhile. */
-  finishAttempt(delivery: ClaimedDelivery, outcome: AttemptOutcome, next: DeliveryNext): Promise<void>;
+  finishAttempt(d: ClaimedDelivery, o: AttemptOutcome, n: DeliveryNext, e?: EndpointHealth): Promise<void>;
   /** Removes events older than `days` with nothing left to send; answers how many. */
   purgeOlderThan(days: number): Promise<number>;
   /** Makes every claimed delivery due now (embedded mode only: one process owns the database). */

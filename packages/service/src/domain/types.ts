@@ -89,6 +89,14 @@ export interface Run {
   sourceId: string | null;
   /** Why the run failed as a whole (a sync that could not list its source), not a document's failure. */
   error: { code: string; message: string } | null;
+  /** What a sync left out because no worker can read it; null for other runs and syncs that skipped nothing. */
+  skipped?: SkippedItems | null;
+}
+
+/** Items a sync skipped, by reason (at most five examples of each). */
+export interface SkippedItems {
+  total: number;
+  reasons: { reason: string; count: number; examples: string[] }[];
 }
 
 export interface DocumentRecord {
@@ -129,6 +137,8 @@ export type DocumentCounts = Record<DocumentStatus, number> & { total: number };
 export interface RunFailure {
   documentId: string;
   filename: string;
+  /** The path, key or page within the source of a synced document; null for uploads and URL lists. */
+  sourceItem: string | null;
   code: string;
   message: string;
 }

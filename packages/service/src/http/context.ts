@@ -33,6 +33,7 @@ import type { DependencyCheck } from '../ops/readiness.js';
 import type { EmbeddingService } from '../search/embeddings.js';
 import type { RerankStage } from '../search/rerank.js';
 import type { DocumentFilterStore, SearchOptions } from '../search/search.js';
+import type { FolderRootGrant } from '../sources/grants.js';
 import type { SourceConnectors } from '../sources/model.js';
 import type { SourceStore } from '../sources/store.js';
 import { secretEquals } from './secrets.js';
@@ -55,6 +56,8 @@ export interface AppDeps {
   sources: SourceStore;
   /** Each source type's lister and reader (a folder source's path is checked against the allowed roots). */
   connectors: SourceConnectors;
+  /** SOURCE_FOLDER_ROOTS: the folders each account may sync. */
+  folderGrants: readonly FolderRootGrant[];
   /** The request-forgery guard, for webhook URLs at registration. */
   webhookTargets: WebhookTargetGuard;
   ops: Pick<OpsStore, 'schemaVersion'>;

@@ -65,6 +65,10 @@ export const DocumentCounts = z
 export const RunFailure = z.object({
   documentId: z.string(),
   filename: z.string(),
+  sourceItem: z
+    .string()
+    .nullable()
+    .describe('Where the document is in its source (path, object key or page URL); null if not synced'),
   code: z.string(),
   message: z.string(),
 });
@@ -87,6 +91,21 @@ export const Run = z
       .object({ code: z.string(), message: z.string() })
       .nullable()
       .describe('Why a sync run failed as a whole (docs/api.md#sources); null otherwise'),
+    skipped: z
+      .object({
+        total: z.number().int(),
+        reasons: z.array(
+          z.object({
+            reason: z.string(),
+            count: z.number().int(),
+            examples: z.array(z.string()).describe("At most five of the items' paths"),
+          }),
+        ),
+      })
+      .nullable()
+      .describe(
+        'Items a sync left out because no worker can read them (archives, binary content, files over the size limit), by reason; null when none',
+      ),
     counts: DocumentCounts,
     failures: z.array(RunFailure),
     documentsPerSecond: z

@@ -30,7 +30,16 @@ export const Source = z
       .nullable()
       .describe('The last sync that listed the source (its run may still be processing documents)'),
     syncRunId: z.string().nullable().describe('The run of the sync requested or under way'),
-    nextSyncAt: z.string().nullable(),
+    nextSyncAt: z
+      .string()
+      .nullable()
+      .describe('null without a schedule, or when five syncs in a row failed the same way'),
+    consecutiveFailures: z
+      .number()
+      .int()
+      .describe(
+        'Syncs in a row that failed with the same code: each scheduled sync then waits twice as long, and after five the schedule stops until the source is changed or synced on request',
+      ),
   })
   .meta({ id: 'Source' });
 
@@ -58,13 +67,25 @@ export function sourceView(s: SourceRecord): z.infer<typeof Source> {
       : null,
     syncRunId: s.syncRunId,
     nextSyncAt: s.nextSyncAt?.toISOString() ?? null,
+    consecutiveFailures: s.consecutiveFailures,
   };
 }
+
+export const SourceTypeOffer = z
+  .object({
+    type: z.enum(SOURCE_TYPES),
+    available: z.boolean().describe('Whether the caller may add a source of this type'),
+    reason: z.string().nullable().describe('Why not, in one sentence; null when available'),
+    roots: z
+      .array(z.string())
+      .describe("Folder sources: the server folders granted to the caller's account; empty for the others"),
+  })
+  .meta({ id: 'SourceTypeOffer' });
 
 const settingsField = z
   .record(z.string(), z.unknown())
   .describe(
-    's3: {endpoint?, region?, bucket, prefix?, forcePathStyle?}; website: {startUrl? | sitemapUrl?, urlPrefix?, maxPages?, maxDepth?}; folder: {path}',
+    's3: {endpoint?, region?, bucket, prefix?, forcePathStyle?}; website: {startUrl? | sitemapUrl?, urlPrefix?, maxPages?, maxDepth?, maxRequests?, maxHosts?, requestDelayMs?}; folder: {path} (under a folder SOURCE_FOLDER_ROOTS grants the account)',
   );
 const credentialsField = z
   .record(z.string(), z.string().max(1024))

@@ -36,6 +36,7 @@ export function runView(r: RunView) {
     finishedAt: iso(r.finishedAt),
     sourceId: r.sourceId,
     error: r.error,
+    skipped: r.skipped ?? null,
     counts: r.counts,
     failures: r.failures,
     documentsPerSecond: pace.documentsPerSecond === null ? null : Number(pace.documentsPerSecond.toFixed(2)),

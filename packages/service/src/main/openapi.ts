@@ -3,6 +3,7 @@ import { buildApp } from '../app.js';
 import type { Config } from '../config.js';
 import type { AppDeps } from '../http/context.js';
 import { servedDocument } from '../http/openapi.js';
+import { withoutTrailingSlashes } from '../strings.js';
 
 /** The origin the document names when there is no request to take it from: the embedded default. */
 export const DEFAULT_ORIGIN = 'http://127.0.0.1:8080';
@@ -25,7 +26,10 @@ export async function openApiDocument(config: Config, log: Logger): Promise<unkn
   const app = await buildApp(deps);
   try {
     await app.ready();
-    return servedDocument(app.swagger(), config.server.publicUrl?.replace(/\/+$/, '') ?? DEFAULT_ORIGIN);
+    return servedDocument(
+      app.swagger(),
+      (config.server.publicUrl && withoutTrailingSlashes(config.server.publicUrl)) ?? DEFAULT_ORIGIN,
+    );
   } finally {
     await app.close();
   }

@@ -3,6 +3,7 @@
  * lists, tables (as GFM tables) and code. Links and images keep only their text; inline emphasis is
  * dropped because it adds noise to search and nothing to answers.
  */
+import { trimEndWhile } from '../strings.js';
 
 interface NodeLike {
   nodeType: number;
@@ -228,7 +229,7 @@ function convertChildren(node: NodeLike, depth: number, inCell = false): string[
       blocks.push(...definitionList(c, depth));
     } else if (name === 'PRE') {
       flush();
-      const code = (c.textContent ?? '').replace(/\n+$/, '');
+      const code = trimEndWhile(c.textContent ?? '', (ch) => ch === '\n');
       if (code.trim()) blocks.push(`\`\`\`\n${code}\n\`\`\``);
     } else if (name === 'BLOCKQUOTE') {
       flush();

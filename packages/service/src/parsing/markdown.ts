@@ -21,7 +21,9 @@ export function markdownTable(rows: string[][]): string {
   return [line(head!), `| ${Array<string>(width).fill('---').join(' | ')} |`, ...body.map(line)].join('\n');
 }
 
-const PAGE_MARKER_LINE = /^(\s*)<!--(\s*page\s+\d+\s*-->\s*)$/gim;
+// Spaces and tabs before it, not `\s*`: with the m flag that ran over every line break after each
+// line start, quadratic in a run of empty lines.
+const PAGE_MARKER_LINE = /^([ \t]*)<!--(\s*page\s+\d+\s*-->\s*)$/gim;
 
 /**
  * Text that merely looks like a page marker must not become one: the chunker would take it for a

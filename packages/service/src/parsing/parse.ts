@@ -39,9 +39,11 @@ export const DEFAULT_PARSE_OPTIONS: ParseOptions = {
   maxOutputBytes: 64 * 1024 * 1024,
 };
 
-const FORMAT_NAMES: Partial<Record<Format, string>> = {
-  zip: 'a zip archive',
-  binary: 'not a document format this service recognises',
+/** One sentence for content no parser reads (issue 28: two half-sentences made a garbled one). */
+const UNREADABLE: Partial<Record<Format, string>> = {
+  zip: 'The content is a zip archive, which this service does not unpack; upload the documents inside it.',
+  binary:
+    'The content is not in a document format this service reads (it looks like binary data, such as a compressed file or a program).',
 };
 
 const FULL_PROFILE_HINT = 'the full worker (WORKER_PROFILE=full)';
@@ -174,7 +176,7 @@ export async function parseBytes(
     default:
       throw new DocumentFailure(
         'unsupported_media_type',
-        `The content is ${FORMAT_NAMES[format] ?? format}, which this service does not parse.`,
+        UNREADABLE[format] ?? `The content is ${format}, which this service does not parse.`,
       );
   }
 }

@@ -53,7 +53,13 @@ interface Block {
 }
 
 const PAGE_MARKER = /^<!-- page (\d+) -->$/;
-const HEADING = /^(#{1,6})\s+(.*\S)\s*#*\s*$/;
+/** `# Title`: one to six #, whitespace, a title; its level and title (trimmed), else undefined. */
+function headingOf(line: string): { level: number; title: string } | undefined {
+  const m = /^(#{1,6})\s/.exec(line);
+  if (!m) return undefined;
+  const title = line.slice(m[1]!.length).trim();
+  return title ? { level: m[1]!.length, title } : undefined;
+}
 
 /** Splits Markdown into blocks with exact offsets; page markers and blank lines are boundaries. */
 export function blocksOf(text: string): Block[] {
@@ -88,17 +94,10 @@ export function blocksOf(text: string): Block[] {
       close();
       open = { start: contentStart, end: contentEnd, kind: 'code' };
       inFence = true;
-    } else if (HEADING.test(trimmed)) {
+    } else if (headingOf(trimmed)) {
       close();
-      const m = HEADING.exec(trimmed)!;
-      blocks.push({
-        start: contentStart,
-        end: contentEnd,
-        kind: 'heading',
-        page,
-        level: m[1]!.length,
-        title: m[2]!,
-      });
+      const { level, title } = headingOf(trimmed)!;
+      blocks.push({ start: contentStart, end: contentEnd, kind: 'heading', page, level, title });
     } else {
       const kind: BlockKind = trimmed.startsWith('|') ? 'table' : 'paragraph';
       if (open && open.kind !== kind) close();

@@ -3,7 +3,8 @@ import type { Log } from '../domain/log.js';
 import type { JobQueue, SearchIndex, WebhookSender } from '../domain/ports.js';
 import type { LeaseStore, WebhookOutbox, WorkspaceDeletionStore } from '../domain/stores.js';
 import { randomToken } from '../ids.js';
-import type { SourceConnectors } from '../sources/model.js';
+import type { FolderRootGrant } from '../sources/grants.js';
+import type { SourceConnectors, SourceLister } from '../sources/model.js';
 import type { SyncStore } from '../sources/store.js';
 import { enqueueDueSyncs, syncSource } from '../sources/sync.js';
 import { startWebhookDispatcher, type WebhookDeliverySettings } from '../webhooks/dispatch.js';
@@ -57,6 +58,8 @@ export interface WorkerDeps extends PipelineDeps {
   /** Sources' syncs: their schedule, their lease and the listing applied. */
   syncs: SyncStore;
   connectors: SourceConnectors;
+  lister: SourceLister;
+  folderGrants: readonly FolderRootGrant[];
   /** Counts and times each batch for the metrics. */
   measureBatch?: <T>(work: () => Promise<T>) => Promise<T>;
 }

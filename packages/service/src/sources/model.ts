@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { FetchedResource } from '../domain/ports.js';
 import type { Run } from '../domain/types.js';
+import { GlobList } from './globs.js';
 
 /** The kinds of place a workspace can stay in sync with (docs/api.md#sources). */
 export const SOURCE_TYPES = ['s3', 'website', 'folder'] as const;
@@ -19,6 +20,15 @@ export const S3Settings = z.object({
   bucket: z.string().min(3).max(63),
   prefix: z.string().max(1024).default(''),
   forcePathStyle: z.boolean().default(true),
+  /**
+   * Sign with the server's own AWS identity (the SDK's default chain: environment, files, container
+   * or instance metadata), where the operator allows it (SOURCE_S3_SERVER_CREDENTIALS). Without it
+   * and without keys the bucket is read anonymously.
+   */
+  serverCredentials: z.boolean().default(false),
+  /** Matched against the key below the prefix. */
+  include: GlobList,
+  exclude: GlobList,
 });
 export const S3Credentials = z.object({
   accessKeyId: z.string().min(1).max(256),
@@ -33,11 +43,29 @@ export const WebsiteSettings = z
     urlPrefix: z.string().max(2048).optional(),
     maxPages: z.number().int().min(1).max(10_000).default(200),
     maxDepth: z.number().int().min(0).max(10).default(3),
+    /**
+     * Requests one sync may make in all (robots.txt, sitemaps, pages, those that fail included);
+     * default twice the page limit and 20 more. A sitemap of missing pages or a site of redirects
+     * costs requests, not pages.
+     */
+    maxRequests: z.number().int().min(1).max(50_000).optional(),
+    /** Hosts one sync may send requests to (with an empty urlPrefix a sitemap can name any host). */
+    maxHosts: z.number().int().min(1).max(100).default(5),
+    /** The pause between two requests to the same host; a longer robots.txt Crawl-delay wins. */
+    requestDelayMs: z.number().int().min(0).max(60_000).default(250),
+    /** Matched against a page's URL path: an excluded page is never fetched, one not included is read only for its links. */
+    include: GlobList,
+    exclude: GlobList,
   })
   .refine((s) => s.startUrl || s.sitemapUrl, 'a startUrl or a sitemapUrl');
 
 /** A folder on the server, under one of the operator's SOURCE_FOLDER_ROOTS. */
-export const FolderSettings = z.object({ path: z.string().min(1).max(4096) });
+export const FolderSettings = z.object({
+  path: z.string().min(1).max(4096),
+  /** Matched against a file's path below the folder. */
+  include: GlobList,
+  exclude: GlobList,
+});
 
 export type S3Settings = z.infer<typeof S3Settings>;
 export type S3Credentials = z.infer<typeof S3Credentials>;
@@ -53,6 +81,8 @@ export type SourceSettings =
 export interface SourceRecord {
   id: string;
   accountId: string;
+  /** The account's name (folder grants name accounts by name or id). */
+  accountName: string;
   workspaceId: string;
   type: SourceType;
   name: string | null;
@@ -68,6 +98,8 @@ export interface SourceRecord {
   lastSyncAt: Date | null;
   /** The run of the sync requested or under way. */
   syncRunId: string | null;
+  /** Syncs in a row that failed with the same code (0 after a sync that did not fail). */
+  consecutiveFailures: number;
 }
 
 /** What each type compares to tell a changed item from an unchanged one. */
@@ -100,6 +132,11 @@ export interface ListedItem {
   notModified?: boolean | undefined;
   /** A page's links (kept so that a page that did not change still leads the crawl on). */
   links?: string[] | undefined;
+  /**
+   * Why no worker can read the item (an archive, binary content, a file over the size limit): it
+   * becomes no document, and the sync's run counts it as skipped with this reason.
+   */
+  skipReason?: string | undefined;
 }
 
 /** What a connector gets: the settings and the decrypted credentials. */
@@ -108,6 +145,8 @@ export interface SourceAccess {
   type: SourceType;
   settings: Record<string, unknown>;
   credentials: Record<string, string> | undefined;
+  /** Folders the source's account may read (SOURCE_FOLDER_ROOTS granted to it); folder sources only. */
+  roots: string[];
 }
 
 /**
@@ -121,9 +160,31 @@ export interface SourceConnector {
     signal: AbortSignal,
   ): Promise<ListedItem[]>;
   open(source: SourceAccess, key: string, signal: AbortSignal): Promise<FetchedResource>;
-  /** Checks settings beyond their form (a folder under an allowed root); an AppError when refused. */
-  validate?(settings: Record<string, unknown>): Promise<void>;
+  /**
+   * Checks settings beyond their form (a folder under one of `roots`, those granted to the caller's
+   * account); an AppError when refused.
+   */
+  validate?(settings: Record<string, unknown>, roots: string[]): Promise<void>;
 }
+
+/**
+ * Lists a source where a listing that stalls or swells costs only that sync: the worker's lister
+ * runs connectors in a thread of their own, under a memory limit and a watchdog
+ * (adapters/sources/threaded-lister.ts), so a hostile site or folder cannot freeze or fill the
+ * process that also serves the API in embedded mode. Throws SourceFailure as `list` does.
+ */
+export interface SourceLister {
+  list(
+    source: SourceAccess,
+    previous: ReadonlyMap<string, PreviousItem>,
+    signal: AbortSignal,
+  ): Promise<ListedItem[]>;
+}
+
+/** Lists in the calling thread: for tests and tools, never for outside input in the server. */
+export const directLister = (connectors: SourceConnectors): SourceLister => ({
+  list: (source, previous, signal) => connectors[source.type].list(source, previous, signal),
+});
 
 export type SourceConnectors = Record<SourceType, SourceConnector>;
 

@@ -1,3 +1,4 @@
+import type { SkippedItems } from '../domain/types.js';
 import type { ItemFingerprint, ListedItem, PreviousItem } from './model.js';
 
 /** What a sync changes in the workspace, decided from the listing and the previous sync's items. */
@@ -10,6 +11,22 @@ export interface SyncPlan {
   /** Unchanged and recorded as they are: nothing to write. */
   unchanged: number;
   removed: PreviousItem[];
+  /** Items no worker can read, by reason; null when there were none. */
+  skipped: SkippedItems | null;
+}
+
+/** Skipped items counted by reason, the commonest first, with a few of each as examples. */
+function summariseSkipped(items: ListedItem[]): SkippedItems | null {
+  if (items.length === 0) return null;
+  const byReason = new Map<string, { reason: string; count: number; examples: string[] }>();
+  for (const item of items) {
+    const reason = item.skipReason!;
+    const entry = byReason.get(reason) ?? { reason, count: 0, examples: [] };
+    entry.count++;
+    if (entry.examples.length < 5) entry.examples.push(item.key);
+    byReason.set(reason, entry);
+  }
+  return { total: items.length, reasons: [...byReason.values()].sort((a, b) => b.count - a.count) };
 }
 
 /** A document whose last processing did not succeed is tried again by the next sync. */
@@ -41,10 +58,17 @@ export function unchangedContent(previous: PreviousItem, now: ListedItem): boole
 }
 
 export function planSync(listed: ListedItem[], previous: ReadonlyMap<string, PreviousItem>): SyncPlan {
-  const plan: SyncPlan = { added: [], changed: [], refreshed: [], unchanged: 0, removed: [] };
+  const plan: SyncPlan = { added: [], changed: [], refreshed: [], unchanged: 0, removed: [], skipped: null };
   const seen = new Set<string>();
+  const skipped: ListedItem[] = [];
   for (const item of listed) {
     if (seen.has(item.key)) continue;
+    // No document for what no worker can read: one it had before (its file replaced by an archive,
+    // say) goes, as a gone item's does.
+    if (item.skipReason) {
+      skipped.push(item);
+      continue;
+    }
     seen.add(item.key);
     const before = previous.get(item.key);
     if (!before) plan.added.push(item);
@@ -55,6 +79,7 @@ export function planSync(listed: ListedItem[], previous: ReadonlyMap<string, Pre
     else plan.unchanged++;
   }
   for (const [key, before] of previous) if (!seen.has(key)) plan.removed.push(before);
+  plan.skipped = summariseSkipped(skipped);
   return plan;
 }
 

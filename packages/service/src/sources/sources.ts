@@ -1,10 +1,11 @@
 import type { Log } from '../domain/log.js';
 import type { JobQueue, ObjectStore, SearchIndex } from '../domain/ports.js';
 import type { SecretBox } from '../domain/secrets.js';
-import type { WorkspaceStore } from '../domain/stores.js';
+import type { AccountStore, WorkspaceStore } from '../domain/stores.js';
 import type { Principal, RunView } from '../domain/types.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
+import { type FolderRootGrant, rootsFor } from './grants.js';
 import {
   FolderSettings,
   S3Credentials,
@@ -21,6 +22,9 @@ import { removeStored } from './sync.js';
 export interface SourceDeps {
   sources: SourceStore;
   connectors: Pick<SourceConnectors, SourceType>;
+  accounts: Pick<AccountStore, 'findAccount'>;
+  /** SOURCE_FOLDER_ROOTS: which folders each account may sync. */
+  folderGrants: readonly FolderRootGrant[];
   secrets: SecretBox | undefined;
   jobs: Pick<JobQueue, 'enqueueSourceSync'>;
   index: Pick<SearchIndex, 'deleteDocument'>;
@@ -48,6 +52,15 @@ function checkSettings(type: SourceType, settings: unknown): Record<string, unkn
   return parsed.data as Record<string, unknown>;
 }
 
+/** The folders the caller's account may sync from (none when the operator granted it none). */
+async function rootsOf(
+  deps: Pick<SourceDeps, 'accounts' | 'folderGrants'>,
+  principal: Principal,
+): Promise<string[]> {
+  const account = await deps.accounts.findAccount(principal.accountId);
+  return account ? rootsFor(deps.folderGrants, account) : [];
+}
+
 function checkCredentials(type: SourceType, credentials: Record<string, string>): void {
   if (type !== 's3') throw errors.invalidRequest(`A ${type} source takes no credentials.`);
   const parsed = S3Credentials.safeParse(credentials);
@@ -73,7 +86,7 @@ export async function createSource(
   input: SourceInput,
 ): Promise<SourceRecord> {
   const settings = checkSettings(input.type, input.settings);
-  await deps.connectors[input.type].validate?.(settings);
+  await deps.connectors[input.type].validate?.(settings, await rootsOf(deps, principal));
   const id = newId('src');
   let credentials: string | null = null;
   if (input.credentials) {
@@ -92,7 +105,48 @@ export async function createSource(
     maxDeleteShare: input.maxDeleteShare ?? 0.5,
   });
   if (!source) throw errors.workspaceNotFound(workspaceId);
-  return source;
+  // A new source syncs at once: the workspace is empty of it until the first sync, and nobody adds a
+  // source to wait for its schedule.
+  const first = await deps.sources.requestSync(principal.accountId, id, {
+    runId: newId('run'),
+    force: false,
+  });
+  await deps.jobs.enqueueSourceSync(id);
+  return { ...source, syncRunId: first?.run.id ?? source.syncRunId };
+}
+
+/** Whether a type of source can be added by an account, and for folders which roots it may use. */
+export interface SourceTypeOffer {
+  type: SourceType;
+  available: boolean;
+  /** Why not, in one sentence; null when available. */
+  reason: string | null;
+  /** Folders granted to the account (folder sources only; empty for the other types). */
+  roots: string[];
+}
+
+/**
+ * The source types this server lets the caller's account add: buckets and websites always, folders
+ * only where SOURCE_FOLDER_ROOTS grants the account a root (so a client offers only what will work).
+ */
+export async function sourceTypesFor(
+  deps: Pick<SourceDeps, 'accounts' | 'folderGrants'>,
+  principal: Principal,
+): Promise<SourceTypeOffer[]> {
+  const roots = await rootsOf(deps, principal);
+  return [
+    { type: 's3', available: true, reason: null, roots: [] },
+    { type: 'website', available: true, reason: null, roots: [] },
+    {
+      type: 'folder',
+      available: roots.length > 0,
+      reason:
+        roots.length > 0
+          ? null
+          : 'The operator has granted this account no folder on the server (SOURCE_FOLDER_ROOTS).',
+      roots,
+    },
+  ];
 }
 
 /** The workspace's sources; another account's workspace is unknown. */
@@ -135,7 +189,7 @@ export async function updateSource(
   };
   if (input.settings !== undefined) {
     changes.settings = checkSettings(current.type, input.settings);
-    await deps.connectors[current.type].validate?.(changes.settings);
+    await deps.connectors[current.type].validate?.(changes.settings, await rootsOf(deps, principal));
   }
   if (input.credentials === null) changes.credentials = null;
   else if (input.credentials) {

@@ -76,8 +76,17 @@ export interface SyncStore {
    * live worker holds: those to enqueue.
    */
   dueSyncs(limit: number, newRunId: () => string): Promise<string[]>;
-  /** Takes the source's pending sync for `leaseSeconds`; undefined when there is none or another worker holds it. */
-  claimSync(sourceId: string, workerId: string, leaseSeconds: number): Promise<ClaimedSync | undefined>;
+  /**
+   * Takes the source's pending sync for `leaseSeconds`; undefined when there is none or another
+   * worker holds it. A sync that more than `maxAttempts` workers took up without finishing is
+   * failed instead (whatever it lists takes its worker down).
+   */
+  claimSync(
+    sourceId: string,
+    workerId: string,
+    leaseSeconds: number,
+    maxAttempts?: number,
+  ): Promise<ClaimedSync | undefined>;
   /** Extends the lease; false when this worker no longer holds the sync. */
   renewSync(sourceId: string, workerId: string, leaseSeconds: number): Promise<boolean>;
   /** Fails the sync's run with a code, changing nothing else; schedules the next sync. */

@@ -1,3 +1,4 @@
+import { Transform } from 'node:stream';
 import { artifactKeys } from '../domain/artifacts.js';
 import type { Log } from '../domain/log.js';
 import type { FetchedResource, JobQueue, ObjectStore, SearchIndex } from '../domain/ports.js';
@@ -5,13 +6,16 @@ import type { SecretBox } from '../domain/secrets.js';
 import type { DocumentRecord } from '../domain/types.js';
 import { DocumentFailure } from '../errors.js';
 import { newId } from '../ids.js';
+import { type FolderRootGrant, rootsFor } from './grants.js';
 import {
   type ListedItem,
   type PreviousItem,
   type SourceAccess,
   type SourceConnectors,
   SourceFailure,
+  type SourceLister,
   type SourceRecord,
+  type SourceType,
   sourceCredentialsContext,
 } from './model.js';
 import { exceedsDeletionLimit, planSync } from './plan.js';
@@ -20,6 +24,10 @@ import type { SyncStore } from './store.js';
 export interface SyncDeps {
   syncs: SyncStore;
   connectors: SourceConnectors;
+  /** Lists sources where a hostile one costs only its sync (a thread with a watchdog). */
+  lister: SourceLister;
+  /** SOURCE_FOLDER_ROOTS: which folders each account may sync. */
+  folderGrants: readonly FolderRootGrant[];
   secrets: SecretBox | undefined;
   jobs: Pick<JobQueue, 'enqueueDocuments' | 'enqueueSourceSync'>;
   index: Pick<SearchIndex, 'deleteDocument'>;
@@ -27,10 +35,16 @@ export interface SyncDeps {
   log: Log;
   /** How long a worker holds a sync without renewing it (DOCUMENT_LEASE_SECONDS). */
   leaseSeconds: number;
+  /** Workers that may take up one sync (DOCUMENT_MAX_ATTEMPTS): a listing that kills each fails. */
+  maxAttempts: number;
 }
 
-/** The settings and decrypted credentials a connector works with. */
-export function accessOf(source: SourceRecord, secrets: SecretBox | undefined): SourceAccess {
+/** The settings, decrypted credentials and granted folders a connector works with. */
+export function accessOf(
+  source: SourceRecord,
+  secrets: SecretBox | undefined,
+  grants: readonly FolderRootGrant[],
+): SourceAccess {
   let credentials: Record<string, string> | undefined;
   if (source.credentials) {
     if (!secrets)
@@ -42,7 +56,9 @@ export function accessOf(source: SourceRecord, secrets: SecretBox | undefined): 
       secrets.decrypt(source.credentials, sourceCredentialsContext(source.id)),
     ) as Record<string, string>;
   }
-  return { id: source.id, type: source.type, settings: source.settings, credentials };
+  const roots =
+    source.type === 'folder' ? rootsFor(grants, { id: source.accountId, name: source.accountName }) : [];
+  return { id: source.id, type: source.type, settings: source.settings, credentials, roots };
 }
 
 export interface SyncOutcome {
@@ -61,7 +77,7 @@ export interface SyncOutcome {
  * the sync to the next worker once the lease lapses: the listing starts over, nothing is doubled.
  */
 export async function syncSource(deps: SyncDeps, sourceId: string, workerId: string): Promise<SyncOutcome> {
-  const claim = await deps.syncs.claimSync(sourceId, workerId, deps.leaseSeconds);
+  const claim = await deps.syncs.claimSync(sourceId, workerId, deps.leaseSeconds, deps.maxAttempts);
   if (!claim) return { status: 'not_held' };
   const { source } = claim;
   const log = deps.log;
@@ -91,8 +107,8 @@ export async function syncSource(deps: SyncDeps, sourceId: string, workerId: str
     const previous = new Map<string, PreviousItem>(claim.previous.map((p) => [p.key, p]));
     let listed: ListedItem[];
     try {
-      listed = await deps.connectors[source.type].list(
-        accessOf(source, deps.secrets),
+      listed = await deps.lister.list(
+        accessOf(source, deps.secrets, deps.folderGrants),
         previous,
         abort.signal,
       );
@@ -157,20 +173,66 @@ export async function enqueueDueSyncs(deps: Pick<SyncDeps, 'syncs' | 'jobs'>): P
   return ids.length;
 }
 
-/** Reads one item of a source for the pipeline (the document's bytes, fetched when it starts). */
+/** What one item of a source may cost, whatever its type: its bytes and its time. */
+export interface ItemLimits {
+  /** Most bytes of an item, by type (folder: UPLOAD_MAX_FILE_BYTES; others URL_FETCH_MAX_BYTES). */
+  maxBytes: Record<SourceType, number>;
+  /** The whole read of one item, from the request to its last byte (URL_FETCH_TIMEOUT_SECONDS). */
+  timeoutMs: number;
+}
+
+/**
+ * Reads one item of a source for the pipeline (the document's bytes, fetched when it starts). The
+ * bytes are counted as they pass and the whole read has a time limit, for every type alike: what a
+ * source declares (a Content-Length, a file's size) is checked by its connector, but an object sent
+ * without a length, a file that grows, or an answer that trickles must stop at the limits too.
+ */
 export class SourceItemReader {
-  constructor(private readonly deps: Pick<SyncDeps, 'syncs' | 'connectors' | 'secrets'>) {}
+  constructor(
+    private readonly deps: Pick<SyncDeps, 'syncs' | 'connectors' | 'secrets' | 'folderGrants'> & {
+      limits: ItemLimits;
+    },
+  ) {}
 
   async open(sourceId: string, key: string, signal: AbortSignal): Promise<FetchedResource> {
     const source = await this.deps.syncs.sourceById(sourceId);
     if (!source) throw new DocumentFailure('fetch_failed', 'The source of this document was deleted.');
     let access: SourceAccess;
     try {
-      access = accessOf(source, this.deps.secrets);
+      access = accessOf(source, this.deps.secrets, this.deps.folderGrants);
     } catch (err) {
       if (err instanceof SourceFailure) throw new DocumentFailure('credentials_unavailable', err.message);
       throw err;
     }
-    return this.deps.connectors[source.type].open(access, key, signal);
+    const { timeoutMs } = this.deps.limits;
+    const max = this.deps.limits.maxBytes[source.type];
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const combined = AbortSignal.any([signal, timeout]);
+    const late = () =>
+      new DocumentFailure('fetch_timeout', `"${key}" was not read within ${Math.round(timeoutMs / 1000)} s.`);
+    let opened: FetchedResource;
+    try {
+      opened = await this.deps.connectors[source.type].open(access, key, combined);
+    } catch (err) {
+      if (timeout.aborted && !(err instanceof DocumentFailure)) throw late();
+      throw err;
+    }
+    let seen = 0;
+    const limited = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        seen += chunk.length;
+        if (seen > max) done(new DocumentFailure('file_too_large', `"${key}" is larger than ${max} bytes.`));
+        else done(null, chunk);
+      },
+      // A body cut by the time limit can end like a whole one: only the signal tells them apart.
+      flush(done) {
+        done(timeout.aborted ? late() : null);
+      },
+    });
+    const stop = () => opened.body.destroy();
+    timeout.addEventListener('abort', () => limited.destroy(late()), { once: true });
+    opened.body.on('error', (err) => limited.destroy(timeout.aborted ? late() : err));
+    limited.on('close', stop);
+    return { ...opened, body: opened.body.pipe(limited) };
   }
 }

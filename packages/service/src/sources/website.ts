@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { Parser } from 'htmlparser2';
 import type { FetchedResource, UrlFetcher } from '../domain/ports.js';
 import { DocumentFailure } from '../errors.js';
+import { Sampler } from '../parsing/upload-check.js';
+import { itemFilter } from './globs.js';
 import {
   type ListedItem,
   type PreviousItem,
@@ -10,12 +12,25 @@ import {
   SourceFailure,
   WebsiteSettings,
 } from './model.js';
+import { unreadableReason } from './readable.js';
+import { BudgetExhausted, RequestBudget } from './requests.js';
 import { RobotsRules } from './robots.js';
 
-/** Most bytes of a sitemap or robots.txt read (larger ones are cut: what was read still counts). */
-const MAX_TEXT_BYTES = 5 * 2 ** 20;
+/** Most bytes of a sitemap read (larger ones are cut: what was read still counts). */
+const MAX_SITEMAP_BYTES = 5 * 2 ** 20;
+/** Most bytes of robots.txt read, as the big search engines do (RFC 9309 asks for at least 500 KiB). */
+const MAX_ROBOTS_BYTES = 512 * 1024;
 /** Most sitemaps a sitemap index leads to. */
 const MAX_SITEMAPS = 20;
+/** Most `<loc>` entries taken from one sitemap (the sitemap protocol's own limit). */
+const MAX_SITEMAP_ENTRIES = 50_000;
+/**
+ * Most links taken from one page. A page of 20,000 links is a link farm, not documentation; a long
+ * navigation sidebar has a few hundred.
+ */
+export const MAX_LINKS_PER_PAGE = 500;
+/** Most `href`s read from one page before the links are resolved and de-duplicated. */
+const MAX_HREFS_PER_PAGE = 4 * MAX_LINKS_PER_PAGE;
 const ROBOTS_AGENT = 'DocSlurp';
 
 /** A page's URL as one item: no fragment, and the default port and an empty path normalised. */
@@ -55,7 +70,13 @@ export function pageLinks(html: string, pageUrl: string): { links: string[]; can
     {
       onopentag(name, attrs) {
         if (name === 'base' && attrs.href) base = canonicalUrl(attrs.href, pageUrl) ?? base;
-        else if (name === 'a' && attrs.href && !/\bnofollow\b/i.test(attrs.rel ?? '')) hrefs.push(attrs.href);
+        else if (
+          name === 'a' &&
+          attrs.href &&
+          hrefs.length < MAX_HREFS_PER_PAGE &&
+          !/\bnofollow\b/i.test(attrs.rel ?? '')
+        )
+          hrefs.push(attrs.href);
         else if (name === 'link' && /\bcanonical\b/i.test(attrs.rel ?? '') && attrs.href)
           canonical = attrs.href;
       },
@@ -64,21 +85,44 @@ export function pageLinks(html: string, pageUrl: string): { links: string[]; can
   );
   parser.write(html);
   parser.end();
-  const links = [...new Set(hrefs.map((h) => canonicalUrl(h, base)).filter((u): u is string => !!u))];
-  return { links, canonical: canonical ? canonicalUrl(canonical, base) : undefined };
+  const links = new Set<string>();
+  for (const href of hrefs) {
+    const url = canonicalUrl(href, base);
+    if (url) links.add(url);
+    if (links.size >= MAX_LINKS_PER_PAGE) break;
+  }
+  return { links: [...links], canonical: canonical ? canonicalUrl(canonical, base) : undefined };
 }
 
-/** The `<loc>` entries of a sitemap or sitemap index. */
+/**
+ * The `<loc>` entries of a sitemap or sitemap index, read with the XML tokenizer (linear in the
+ * input: a pattern over the raw text backtracked for minutes on `<loc>` and spaces without an end).
+ */
 export function sitemapEntries(xml: string): { index: boolean; locations: string[] } {
-  const decode = (s: string) =>
-    s
-      .replace(/&lt;/g, '<')
-      .replace(/&gt;/g, '>')
-      .replace(/&quot;/g, '"')
-      .replace(/&apos;/g, "'")
-      .replace(/&amp;/g, '&');
-  const locations = [...xml.matchAll(/<loc>\s*([^<]*?)\s*<\/loc>/gi)].map((m) => decode(m[1]!));
-  return { index: /<sitemapindex[\s>]/i.test(xml), locations };
+  const locations: string[] = [];
+  let index = false;
+  let text: string | undefined;
+  const parser = new Parser(
+    {
+      onopentag(name) {
+        if (name === 'sitemapindex') index = true;
+        else if (name === 'loc') text = '';
+      },
+      ontext(chunk) {
+        // A location is a URL: text beyond what a URL can be is not kept.
+        if (text !== undefined && text.length < 4096) text += chunk;
+      },
+      onclosetag(name) {
+        if (name !== 'loc' || text === undefined) return;
+        if (locations.length < MAX_SITEMAP_ENTRIES) locations.push(text.trim());
+        text = undefined;
+      },
+    },
+    { xmlMode: true, decodeEntities: true, lowerCaseTags: true },
+  );
+  parser.write(xml);
+  parser.end();
+  return { index, locations };
 }
 
 const isHtml = (type: string | null | undefined) => !!type && /html/i.test(type);
@@ -89,11 +133,15 @@ const isHtml = (type: string | null | undefined) => !!type && /html/i.test(type)
  * the service's URL fetcher, so through the request-forgery guard and its size and time limits: a
  * sitemap that lists an internal address gets that page refused, not fetched. A page asks whether it
  * changed (If-None-Match / If-Modified-Since); an answer that is not 304 is compared by content hash.
+ *
+ * What the crawl holds is bounded whatever the site serves: links per page, the frontier (a URL is
+ * queued once, and never more URLs than requests remain), links kept per page (those under the
+ * prefix, only where the crawl can go deeper), requests and hosts per sync, paced per host.
  */
 export class WebsiteConnector implements SourceConnector {
   constructor(
     private readonly fetcher: UrlFetcher,
-    private readonly options: { maxPageBytes: number },
+    private readonly options: { maxPageBytes: number; imagesReadable?: boolean },
   ) {}
 
   async list(
@@ -104,39 +152,89 @@ export class WebsiteConnector implements SourceConnector {
     const settings = WebsiteSettings.parse(source.settings);
     const entry = settings.sitemapUrl ?? settings.startUrl!;
     const prefix = settings.urlPrefix ?? `${new URL(entry).origin}/`;
+    const maxRequests = settings.maxRequests ?? Math.min(50_000, 2 * settings.maxPages + 20);
+    const budget = new RequestBudget(
+      this.fetcher,
+      { maxRequests, maxHosts: settings.maxHosts, delayMs: settings.requestDelayMs },
+      signal,
+    );
     const robots = new Map<string, RobotsRules>();
     const allowed = async (url: URL) => {
       let rules = robots.get(url.origin);
       if (!rules) {
-        rules = await this.robotsOf(url.origin, signal);
+        rules = await this.robotsOf(url.origin, budget);
         robots.set(url.origin, rules);
+        budget.slowDown(url.host, rules.crawlDelaySeconds);
       }
       return rules.allows(url);
     };
+    // Every URL is queued at most once (`queued` also holds those already fetched), and the queue
+    // never holds more than the requests left could fetch: a page of 20,000 links adds at most its
+    // first MAX_LINKS_PER_PAGE, a link farm fills the queue up to the budget and no further.
     const queue: { url: string; depth: number }[] = [];
-    if (settings.sitemapUrl) {
-      for (const url of await this.sitemapUrls(settings.sitemapUrl, signal)) queue.push({ url, depth: 0 });
-    }
-    if (settings.startUrl) queue.unshift({ url: canonicalUrl(settings.startUrl)!, depth: 0 });
-    const seen = new Set<string>();
+    const queued = new Set<string>();
+    /** One string per URL however many pages link to it: link lists share them. */
+    const interned = new Map<string, string>();
+    const excluded = itemFilter(undefined, settings.exclude);
+    const included = itemFilter(settings.include, undefined);
+    const pathOf = (url: string) => new URL(url).pathname;
+    const enqueue = (raw: string, depth: number) => {
+      const url = interned.get(raw) ?? raw;
+      if (queued.has(url) || !url.startsWith(prefix)) return;
+      // An excluded page is never requested.
+      if (!excluded(pathOf(url))) return;
+      if (queue.length >= maxRequests) return;
+      queued.add(url);
+      interned.set(url, url);
+      queue.push({ url, depth });
+    };
+    if (settings.startUrl) enqueue(canonicalUrl(settings.startUrl)!, 0);
+    if (settings.sitemapUrl)
+      for (const url of await this.sitemapUrls(settings.sitemapUrl, budget)) enqueue(url, 0);
     const items = new Map<string, ListedItem>();
+    let cutShort = false;
     for (let i = 0; i < queue.length && items.size < settings.maxPages; i++) {
       if (signal.aborted) throw signal.reason;
       const { url, depth } = queue[i]!;
-      if (seen.has(url) || !url.startsWith(prefix)) continue;
-      seen.add(url);
-      if (!(await allowed(new URL(url)))) continue;
-      const entryPage = i === 0 && !!settings.startUrl;
-      const page = await this.page(url, previous.get(url), signal, entryPage);
+      // Free what the queue no longer needs; its strings live on in `queued`.
+      queue[i] = undefined as never;
+      const target = new URL(url);
+      if (!budget.reaches(target)) continue;
+      let page: ListedItem | undefined;
+      try {
+        if (!(await allowed(target))) continue;
+        const entryPage = i === 0 && !!settings.startUrl;
+        page = await this.page(url, previous.get(url), budget, entryPage);
+      } catch (err) {
+        if (!(err instanceof BudgetExhausted)) throw err;
+        cutShort = true;
+        break;
+      }
       if (!page) continue;
       if (page.key !== url) {
         // Known under its canonical URL (or where a redirect led): one item, whichever URL led to it.
         if (items.has(page.key) || !page.key.startsWith(prefix)) continue;
-        seen.add(page.key);
+        queued.add(page.key);
       }
+      const links = page.links ?? [];
+      // Only links the crawl may follow are kept with the item (a page that answers 304 next time
+      // leads on through them); at the depth limit, none.
+      page.links = depth < settings.maxDepth ? links.filter((l) => l.startsWith(prefix)) : [];
+      page.links = page.links.map((l) => interned.get(l) ?? l);
+      for (const link of page.links) enqueue(link, depth + 1);
+      // A page outside the include patterns leads the crawl on but is no document (nor, so, an item:
+      // a page that answers 304 next time is fetched whole again, as its links were not kept).
+      if (!included(pathOf(page.key)) || !excluded(pathOf(page.key))) continue;
       items.set(page.key, page);
-      if (depth < settings.maxDepth)
-        for (const link of page.links ?? []) if (!seen.has(link)) queue.push({ url: link, depth: depth + 1 });
+    }
+    if (cutShort || budget.exhausted) {
+      // The budget ended the crawl: a page the last sync had and that is still linked or listed
+      // was not fetched, not found gone; it stays as it was.
+      for (const url of queued) {
+        const before = previous.get(url);
+        if (before && !items.has(url) && items.size < settings.maxPages)
+          items.set(url, this.keep(url, before));
+      }
     }
     return [...items.values()];
   }
@@ -149,7 +247,7 @@ export class WebsiteConnector implements SourceConnector {
   private async page(
     url: string,
     before: PreviousItem | undefined,
-    signal: AbortSignal,
+    budget: RequestBudget,
     /** The start page: without it there is no site to sync, and the sync fails instead. */
     entry = false,
   ): Promise<ListedItem | undefined> {
@@ -158,7 +256,7 @@ export class WebsiteConnector implements SourceConnector {
     if (before?.lastModified) headers['if-modified-since'] = before.lastModified;
     let res: FetchedResource;
     try {
-      res = await this.fetcher.fetch(url, signal, headers);
+      res = await budget.fetch(url, headers);
     } catch (err) {
       if (!(err instanceof DocumentFailure)) throw err;
       if (entry)
@@ -189,10 +287,15 @@ export class WebsiteConnector implements SourceConnector {
     const final = canonicalUrl(res.finalUrl) ?? url;
     const parsed = isHtml(res.contentType) ? pageLinks(body.toString('utf8'), final) : undefined;
     const key = parsed?.canonical ?? final;
+    const sampler = new Sampler();
+    sampler.add(body);
     return {
       key,
       filename: res.filename,
       url: key,
+      skipReason: unreadableReason(sampler.sample(), res.filename, res.contentType, {
+        imagesReadable: this.options.imagesReadable ?? true,
+      }),
       fingerprint: {
         etag: res.etag ?? null,
         lastModified: res.lastModified ?? null,
@@ -213,10 +316,10 @@ export class WebsiteConnector implements SourceConnector {
     };
   }
 
-  private async robotsOf(origin: string, signal: AbortSignal): Promise<RobotsRules> {
+  private async robotsOf(origin: string, budget: RequestBudget): Promise<RobotsRules> {
     try {
-      const res = await this.fetcher.fetch(`${origin}/robots.txt`, signal);
-      return RobotsRules.parse((await readAll(res, MAX_TEXT_BYTES)).toString('utf8'), ROBOTS_AGENT);
+      const res = await budget.fetch(`${origin}/robots.txt`);
+      return RobotsRules.parse((await readAll(res, MAX_ROBOTS_BYTES)).toString('utf8'), ROBOTS_AGENT);
     } catch (err) {
       // No robots.txt (404) or none readable: everything is allowed, as crawlers take it.
       if (err instanceof DocumentFailure) return RobotsRules.allowAll();
@@ -225,11 +328,11 @@ export class WebsiteConnector implements SourceConnector {
   }
 
   /** The page URLs of a sitemap (following a sitemap index one level down). */
-  private async sitemapUrls(sitemapUrl: string, signal: AbortSignal): Promise<string[]> {
+  private async sitemapUrls(sitemapUrl: string, budget: RequestBudget): Promise<string[]> {
     const read = async (url: string) => {
       try {
-        const res = await this.fetcher.fetch(url, signal);
-        return sitemapEntries((await readAll(res, MAX_TEXT_BYTES)).toString('utf8'));
+        const res = await budget.fetch(url);
+        return sitemapEntries((await readAll(res, MAX_SITEMAP_BYTES)).toString('utf8'));
       } catch (err) {
         if (!(err instanceof DocumentFailure)) throw err;
         throw new SourceFailure(
@@ -238,14 +341,17 @@ export class WebsiteConnector implements SourceConnector {
         );
       }
     };
+    const urls = (locations: string[]) =>
+      locations.map((l) => canonicalUrl(l)).filter((u): u is string => !!u);
     const root = await read(sitemapUrl);
-    if (!root.index) return root.locations.map((l) => canonicalUrl(l)).filter((u): u is string => !!u);
-    const urls: string[] = [];
-    for (const child of root.locations.slice(0, MAX_SITEMAPS)) {
-      const entries = await read(child);
-      urls.push(...entries.locations.map((l) => canonicalUrl(l)).filter((u): u is string => !!u));
+    if (!root.index) return urls(root.locations);
+    const all: string[] = [];
+    for (const child of urls(root.locations).slice(0, MAX_SITEMAPS)) {
+      if (budget.exhausted) break;
+      if (!budget.reaches(new URL(child))) continue;
+      all.push(...urls((await read(child)).locations));
     }
-    return urls;
+    return all;
   }
 
   open(_source: SourceAccess, key: string, signal: AbortSignal): Promise<FetchedResource> {

@@ -55,7 +55,10 @@ export function sentenceSpans(
     while (k < end && /[ \t]/.test(text[k]!)) k++;
     if (k < end && /\p{Ll}/u.test(text[k]!)) continue; // "e.g. the" or "approx. five"
     if (c === '.') {
-      const word = /([\p{L}.]+)$/u.exec(text.slice(Math.max(start, i - 12), i))?.[1]?.toLowerCase();
+      // The letters and dots just before the full stop (at most 12).
+      let w = i;
+      while (w > Math.max(start, i - 12) && /[\p{L}.]/u.test(text[w - 1]!)) w--;
+      const word = w < i ? text.slice(w, i).toLowerCase() : undefined;
       if (word && (abbreviations.has(word) || /^\p{Ll}$/u.test(word))) continue;
       if (/\d$/.test(text.slice(i - 1, i)) && /\d/.test(text[k] ?? '')) continue; // "3. 5" in lists of numbers
     }

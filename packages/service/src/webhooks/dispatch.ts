@@ -1,7 +1,13 @@
 import type { Log } from '../domain/log.js';
 import type { WebhookSender } from '../domain/ports.js';
 import type { SecretBox } from '../domain/secrets.js';
-import type { AttemptOutcome, ClaimedDelivery, DeliveryNext, WebhookOutbox } from '../domain/stores.js';
+import type {
+  AttemptOutcome,
+  ClaimedDelivery,
+  DeliveryNext,
+  EndpointHealth,
+  WebhookOutbox,
+} from '../domain/stores.js';
 import { signWebhook, webhookSecretContext } from './signing.js';
 
 /** How the worker sends webhook deliveries (the WEBHOOK_* settings). */
@@ -10,6 +16,8 @@ export interface WebhookDeliverySettings {
   pollIntervalSeconds: number;
   /** Deliveries one worker sends at once. */
   concurrency: number;
+  /** Deliveries to one endpoint in flight at once, across all workers. */
+  endpointConcurrency: number;
   /** Time limit of one attempt. */
   timeoutSeconds: number;
   /** The wait after the first failed attempt; each further one waits about twice as long. */
@@ -62,6 +70,20 @@ export function nextAfter(
     status: 'pending',
     retryInSeconds: retryDelaySeconds(delivery.attempt, settings.retryBaseSeconds, outcome.retryAfterSeconds),
   };
+}
+
+/**
+ * An endpoint that failed after most of the time limit holds a worker's slot for nothing: it is
+ * paused before it gets another (`slow`); one that answered in time is `healthy`.
+ */
+export function endpointHealth(
+  outcome: AttemptOutcome,
+  elapsedSeconds: number,
+  timeoutSeconds: number,
+): EndpointHealth {
+  const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
+  if (!ok && elapsedSeconds >= timeoutSeconds / 2) return 'slow';
+  return elapsedSeconds < timeoutSeconds / 2 ? 'healthy' : 'unchanged';
 }
 
 export interface WebhookDispatcherDeps {
@@ -132,10 +154,11 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): RunningDisp
       });
     }
     // A worker that is stopping hands the delivery over at once, uncharged by the back-off.
+    const elapsed = (performance.now() - started) / 1000;
     const next = stopping.signal.aborted
       ? ({ status: 'pending', retryInSeconds: 0 } as const)
-      : nextAfter(d, outcome, (performance.now() - started) / 1000, settings);
-    await outbox.finishAttempt(d, outcome, next);
+      : nextAfter(d, outcome, elapsed, settings);
+    await outbox.finishAttempt(d, outcome, next, endpointHealth(outcome, elapsed, settings.timeoutSeconds));
     log.info(
       {
         deliveryId: d.id,
@@ -160,7 +183,7 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): RunningDisp
           const purged = await outbox.purgeOlderThan(settings.retentionDays);
           if (purged > 0) log.info({ purged }, 'old webhook events removed');
         }
-        if (free > 0) claimed = await outbox.claimDue(free, leaseSeconds);
+        if (free > 0) claimed = await outbox.claimDue(free, leaseSeconds, settings.endpointConcurrency);
       } catch (err) {
         failed = true;
         log.warn({ err }, 'webhook dispatcher pass failed');

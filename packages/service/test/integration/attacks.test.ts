@@ -145,6 +145,17 @@ describe('forwarded headers from a caller that is not a configured proxy', () =>
     expect(local.json.schemaVersion).toBeDefined();
   });
 
+  it('treats a request relayed to loopback by a proxy it does not trust as public on /ready', async () => {
+    // A reverse proxy on the same host, not in TRUSTED_PROXIES, relays a public caller.
+    const relayed = await jsonRequest(srv.port, 'GET', '/ready', {
+      headers: { 'x-forwarded-for': '198.51.100.7' },
+    });
+    expect(relayed.status).toBe(200);
+    expect(Object.keys(relayed.json).sort()).toEqual(['checks', 'status']);
+    const local = await jsonRequest(srv.port, 'GET', '/ready');
+    expect(local.json.schemaVersion).toBeDefined();
+  });
+
   it('counts failed sign-ins per socket address however X-Forwarded-For varies', async () => {
     // LOGIN_ATTEMPTS_PER_MINUTE=2: ten failures per address, each with its own email and forged address.
     const statuses: number[] = [];

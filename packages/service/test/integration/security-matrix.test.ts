@@ -47,6 +47,7 @@ const MATRIX: Record<string, Need> = {
   'DELETE /v1/webhooks/{id}': 'ingest',
   'GET /v1/webhooks/{id}/deliveries': 'ingest',
   'POST /v1/webhooks/{id}/deliveries/{deliveryId}/redeliver': 'ingest',
+  'GET /v1/source-types': ['ingest', 'artifacts'],
   'POST /v1/workspaces/{id}/sources': 'ingest',
   'GET /v1/workspaces/{id}/sources': 'artifacts',
   'GET /v1/workspaces/{id}/sources/{sourceId}': 'artifacts',

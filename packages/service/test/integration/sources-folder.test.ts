@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client } from '../support/http.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -35,7 +36,11 @@ describe('a folder source', () => {
     root = await mkdtemp(path.join(os.tmpdir(), 'docslurp-sources-'));
     folder = path.join(root, 'handbook');
     await mkdir(path.join(folder, 'teams'), { recursive: true });
-    svc = await startTestService({ env: { SOURCE_FOLDER_ROOTS: root } });
+    await mkdir(path.join(root, 'granted-to-b'));
+    // The root to the default account; one folder inside it to the account "team-b" as well.
+    svc = await startTestService({
+      env: { SOURCE_FOLDER_ROOTS: `${root}, team-b=${path.join(root, 'granted-to-b')}` },
+    });
     api = client(svc.url, await svc.key());
     workspaceId = (await api.post('/v1/workspaces', { name: 'folder sync' })).body.id;
   });
@@ -55,6 +60,45 @@ describe('a folder source', () => {
     }
   });
 
+  it("lets an account sync only the folders granted to it, not another account's", async () => {
+    const b = client(svc.url, await svc.key(['ingest', 'search', 'artifacts'], 'team-b'));
+    const bWorkspace = (await b.post('/v1/workspaces', { name: 'team b' })).body.id as string;
+    await writeFile(path.join(folder, 'salaries.md'), '# Salaries\n\nThe default account keeps these.\n');
+    const refused = await b.post(`/v1/workspaces/${bWorkspace}/sources`, {
+      type: 'folder',
+      settings: { path: folder },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('source_path_forbidden');
+    const granted = await b.post(`/v1/workspaces/${bWorkspace}/sources`, {
+      type: 'folder',
+      settings: { path: path.join(root, 'granted-to-b') },
+    });
+    expect(granted.status).toBe(201);
+    // Nor can it reach the root by changing its own source's path.
+    const moved = await b.patch(`/v1/workspaces/${bWorkspace}/sources/${granted.body.id}`, {
+      settings: { path: folder },
+    });
+    expect(moved.status).toBe(400);
+    expect(moved.body.error.code).toBe('source_path_forbidden');
+    await rm(path.join(folder, 'salaries.md'));
+
+    // Each account is told which types it may add, and for folders where.
+    type Offer = { type: string; available: boolean; reason: string | null; roots: string[] };
+    const offers = async (c: ReturnType<typeof client>) =>
+      Object.fromEntries(((await c.get('/v1/source-types')).body.types as Offer[]).map((t) => [t.type, t]));
+    expect((await offers(api)).folder).toMatchObject({ available: true, roots: [root] });
+    expect((await offers(b)).folder).toMatchObject({
+      available: true,
+      roots: [path.join(root, 'granted-to-b')],
+    });
+    const nobody = await offers(client(svc.url, await svc.key(['artifacts'], 'team-c')));
+    expect(nobody.folder).toMatchObject({ available: false, roots: [] });
+    expect(nobody.folder?.reason).toContain('SOURCE_FOLDER_ROOTS');
+    expect(nobody.s3).toMatchObject({ available: true });
+    expect(nobody.website).toMatchObject({ available: true });
+  });
+
   it('adds, changes, renames, deletes and skips unchanged files across syncs', async () => {
     await writeFile(
       path.join(folder, 'leave.md'),
@@ -70,8 +114,12 @@ describe('a folder source', () => {
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ type: 'folder', hasCredentials: false, lastSync: null });
     const sourceId = created.body.id as string;
+    // Adding a source starts its first sync: asking for one now answers that same run.
+    expect(created.body.syncRunId).toEqual(expect.any(String));
+    const asked = await api.post(`/v1/workspaces/${workspaceId}/sources/${sourceId}/sync`, {});
+    expect(asked.body).toMatchObject({ created: false, run: { id: created.body.syncRunId } });
 
-    const first = await sync(sourceId);
+    const first = await api.waitForRun(created.body.syncRunId);
     expect(first.failures).toEqual([]);
     expect(first).toMatchObject({ status: 'completed', sourceId, error: null });
     expect(first.counts).toMatchObject({ total: 3, ready: 3 });
@@ -96,8 +144,14 @@ describe('a folder source', () => {
     await rename(path.join(folder, 'parking.md'), path.join(folder, 'car-park.md'));
     const third = await sync(sourceId);
     expect(third.status).toBe('completed');
-    // leave.md changed, car-park.md is new; parking.md is gone (deleted, not counted in this run).
-    expect(third.counts).toMatchObject({ total: 2, ready: 2 });
+    // leave.md changed, car-park.md is new; parking.md is gone: deleted by this sync, counted in its run.
+    expect(third.counts).toMatchObject({ total: 3, ready: 2, deleted: 1 });
+    const progress = (await api.get(`/v1/runs/${third.id}/progress`)).body;
+    expect(
+      progress.documents
+        .map((d: { sourceItem: string; status: string }) => `${d.sourceItem}:${d.status}`)
+        .sort(),
+    ).toEqual(['car-park.md:ready', 'leave.md:ready', 'parking.md:deleted']);
     docs = await bySourceItem(api, workspaceId);
     expect([...docs.keys()].sort()).toEqual(['car-park.md', 'leave.md', 'teams/it.md']);
     expect(docs.get('leave.md')).toMatchObject({ id: leaveId, version: 2, status: 'ready' });
@@ -143,9 +197,77 @@ describe('a folder source', () => {
 
     const forced = await sync(sourceId, { force: true });
     expect(forced.status).toBe('completed');
+    expect(forced.counts).toMatchObject({ total: 3, deleted: 3 });
     docs = await bySourceItem(api, workspaceId);
     expect(docs.has('note-1.md')).toBe(false);
     expect(docs.get('note-4.md')?.status).toBe('ready');
+  });
+
+  it('syncs only what its include and exclude patterns let through', async () => {
+    const dir = path.join(root, 'patterns');
+    await mkdir(path.join(dir, 'docs', 'drafts'), { recursive: true });
+    await writeFile(path.join(dir, 'readme.md'), '# Readme\n\nThe readme of the patterns folder.\n');
+    await writeFile(path.join(dir, 'docs', 'guide.md'), '# Guide\n\nThe guide explains the patterns.\n');
+    await writeFile(path.join(dir, 'docs', 'logo.png'), 'not really a picture');
+    await writeFile(path.join(dir, 'docs', 'drafts', 'wip.md'), '# WIP\n\nNot ready for anyone.\n');
+    const created = await api.post(`/v1/workspaces/${workspaceId}/sources`, {
+      type: 'folder',
+      settings: { path: dir, include: ['docs/**'], exclude: ['*.png', 'docs/drafts/**'] },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.settings).toMatchObject({
+      include: ['docs/**'],
+      exclude: ['*.png', 'docs/drafts/**'],
+    });
+    const run = await api.waitForRun(created.body.syncRunId);
+    expect(run.counts).toMatchObject({ total: 1, ready: 1 });
+    const docs = await bySourceItem(api, workspaceId);
+    expect(docs.get('docs/guide.md')).toMatchObject({ source: created.body.id, status: 'ready' });
+    for (const gone of ['readme.md', 'docs/logo.png', 'docs/drafts/wip.md'])
+      expect(docs.has(gone)).toBe(false);
+    // A pattern that is no glob list is refused with the reason.
+    const bad = await api.post(`/v1/workspaces/${workspaceId}/sources`, {
+      type: 'folder',
+      settings: { path: dir, exclude: '*.png' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toContain('exclude');
+  });
+
+  it('skips what no worker can read, counted in the run with the reason, and fails no document for it', async () => {
+    const dir = path.join(root, 'mixed');
+    await mkdir(dir);
+    await writeFile(path.join(dir, 'guide.md'), '# Guide\n\nThe mixed folder has one readable guide.\n');
+    for (const n of [1, 2, 3])
+      await writeFile(
+        path.join(dir, `archive-${n}.md.gz`),
+        gzipSync(Buffer.from(`# Old ${n}\n\n${'x'.repeat(500)}\n`)),
+      );
+    await writeFile(path.join(dir, 'blank.txt'), '');
+    const created = await api.post(`/v1/workspaces/${workspaceId}/sources`, {
+      type: 'folder',
+      settings: { path: dir },
+    });
+    const run = await api.waitForRun(created.body.syncRunId);
+    expect(run).toMatchObject({
+      status: 'completed',
+      counts: { total: 1, ready: 1, failed: 0 },
+      failures: [],
+    });
+    expect(run.skipped).toEqual({
+      total: 4,
+      reasons: [
+        {
+          reason: 'binary content of no format DocSlurp reads',
+          count: 3,
+          examples: ['archive-1.md.gz', 'archive-2.md.gz', 'archive-3.md.gz'],
+        },
+        { reason: 'the file is empty', count: 1, examples: ['blank.txt'] },
+      ],
+    });
+    const docs = await bySourceItem(api, workspaceId);
+    expect(docs.has('archive-1.md.gz')).toBe(false);
+    expect(docs.get('guide.md')).toMatchObject({ status: 'ready' });
   });
 
   it('syncs on its schedule without being asked, and shows the next sync', async () => {

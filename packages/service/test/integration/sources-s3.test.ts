@@ -91,7 +91,8 @@ describe('an S3 bucket prefix source', () => {
     await put('policies/new/canteen.md', '# Canteen\n\nThe canteen serves soup on Fridays.\n');
     await bucket.send(new DeleteObjectCommand({ Bucket: s3.bucket, Key: 'policies/old/menu.md' }));
     const third = await api.waitForRun(await requestSync());
-    expect(third.counts).toMatchObject({ total: 2, ready: 2 });
+    // travel.md changed, canteen.md is new, menu.md was deleted: all three in this sync's run.
+    expect(third.counts).toMatchObject({ total: 3, ready: 2, deleted: 1 });
     now = await docs();
     expect([...now.keys()].sort()).toEqual([
       'policies/new/canteen.md',

@@ -506,6 +506,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/source-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The types of source this server lets the caller add (folders only where granted) */
+        get: operations["listSourceTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workspaces/{id}/sources": {
         parameters: {
             query?: never;
@@ -731,10 +748,22 @@ export interface components {
                 code: string;
                 message: string;
             } | null;
+            /** @description Items a sync left out because no worker can read them (archives, binary content, files over the size limit), by reason; null when none */
+            skipped: {
+                total: number;
+                reasons: {
+                    reason: string;
+                    count: number;
+                    /** @description At most five of the items' paths */
+                    examples: string[];
+                }[];
+            } | null;
             counts: components["schemas"]["DocumentCounts"];
             failures: {
                 documentId: string;
                 filename: string;
+                /** @description Where the document is in its source (path, object key or page URL); null if not synced */
+                sourceItem: string | null;
                 code: string;
                 message: string;
             }[];
@@ -815,10 +844,22 @@ export interface components {
                 code: string;
                 message: string;
             } | null;
+            /** @description Items a sync left out because no worker can read them (archives, binary content, files over the size limit), by reason; null when none */
+            skipped: {
+                total: number;
+                reasons: {
+                    reason: string;
+                    count: number;
+                    /** @description At most five of the items' paths */
+                    examples: string[];
+                }[];
+            } | null;
             counts: components["schemas"]["DocumentCounts"];
             failures: {
                 documentId: string;
                 filename: string;
+                /** @description Where the document is in its source (path, object key or page URL); null if not synced */
+                sourceItem: string | null;
                 code: string;
                 message: string;
             }[];
@@ -1023,6 +1064,8 @@ export interface components {
             failures: {
                 documentId: string;
                 filename: string;
+                /** @description Where the document is in its source (path, object key or page URL); null if not synced */
+                sourceItem: string | null;
                 code: string;
                 message: string;
             }[];
@@ -1199,7 +1242,20 @@ export interface components {
             } | null;
             /** @description The run of the sync requested or under way */
             syncRunId: string | null;
+            /** @description null without a schedule, or when five syncs in a row failed the same way */
             nextSyncAt: string | null;
+            /** @description Syncs in a row that failed with the same code: each scheduled sync then waits twice as long, and after five the schedule stops until the source is changed or synced on request */
+            consecutiveFailures: number;
+        };
+        SourceTypeOffer: {
+            /** @enum {string} */
+            type: "s3" | "website" | "folder";
+            /** @description Whether the caller may add a source of this type */
+            available: boolean;
+            /** @description Why not, in one sentence; null when available */
+            reason: string | null;
+            /** @description Folder sources: the server folders granted to the caller's account; empty for the others */
+            roots: string[];
         };
     };
     responses: never;
@@ -4102,6 +4158,73 @@ export interface operations {
             };
         };
     };
+    listSourceTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: The types of source this server lets the caller add (folders only where granted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        types: components["schemas"]["SourceTypeOffer"][];
+                    };
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listSources: {
         parameters: {
             query?: never;
@@ -4186,7 +4309,7 @@ export interface operations {
                     /** @enum {string} */
                     type: "s3" | "website" | "folder";
                     name?: string | null;
-                    /** @description s3: {endpoint?, region?, bucket, prefix?, forcePathStyle?}; website: {startUrl? | sitemapUrl?, urlPrefix?, maxPages?, maxDepth?}; folder: {path} */
+                    /** @description s3: {endpoint?, region?, bucket, prefix?, forcePathStyle?}; website: {startUrl? | sitemapUrl?, urlPrefix?, maxPages?, maxDepth?, maxRequests?, maxHosts?, requestDelayMs?}; folder: {path} (under a folder SOURCE_FOLDER_ROOTS grants the account) */
                     settings: {
                         [key: string]: unknown;
                     };
@@ -4406,7 +4529,7 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string | null;
-                    /** @description s3: {endpoint?, region?, bucket, prefix?, forcePathStyle?}; website: {startUrl? | sitemapUrl?, urlPrefix?, maxPages?, maxDepth?}; folder: {path} */
+                    /** @description s3: {endpoint?, region?, bucket, prefix?, forcePathStyle?}; website: {startUrl? | sitemapUrl?, urlPrefix?, maxPages?, maxDepth?, maxRequests?, maxHosts?, requestDelayMs?}; folder: {path} (under a folder SOURCE_FOLDER_ROOTS grants the account) */
                     settings?: {
                         [key: string]: unknown;
                     };

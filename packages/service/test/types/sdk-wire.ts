@@ -64,3 +64,5 @@ export const sdkWebhookDelivery: Sdk.WebhookDelivery = a<Sent<typeof Wire.Webhoo
 export const wireWebhookDelivery: Sent<typeof Wire.WebhookDelivery> = a<Sdk.WebhookDelivery>();
 export const sdkSource: Sdk.Source = a<Sent<typeof SourceWire.Source>>();
 export const wireSource: Sent<typeof SourceWire.Source> = a<Sdk.Source>();
+export const sdkSourceType: Sdk.SourceTypeOffer = a<Sent<typeof SourceWire.SourceTypeOffer>>();
+export const wireSourceType: Sent<typeof SourceWire.SourceTypeOffer> = a<Sdk.SourceTypeOffer>();

@@ -1,4 +1,5 @@
 import type { ChatModel, ChatRequest, ChatUsage } from '../../domain/ports.js';
+import { withoutTrailingSlashes } from '../../strings.js';
 import { fetchWithRetry, type RetryPolicy } from './http-retry.js';
 
 export interface OpenAiChatOptions {
@@ -50,7 +51,7 @@ export class OpenAiChatModel implements ChatModel {
 
   private async post(req: ChatRequest, stream: boolean): Promise<Response> {
     return fetchWithRetry(
-      `${this.options.baseUrl.replace(/\/+$/, '')}/chat/completions`,
+      `${withoutTrailingSlashes(this.options.baseUrl)}/chat/completions`,
       {
         method: 'POST',
         headers: {

@@ -1,4 +1,5 @@
 import type { Embedder } from '../../domain/ports.js';
+import { withoutTrailingSlashes } from '../../strings.js';
 import { fetchWithRetry, type RetryPolicy } from './http-retry.js';
 
 export interface OpenAiEmbedderOptions {
@@ -69,7 +70,7 @@ export class OpenAiEmbedder implements Embedder {
   }
 
   private async request(input: string[], signal?: AbortSignal): Promise<Float32Array[]> {
-    const url = `${this.options.baseUrl.replace(/\/+$/, '')}/embeddings`;
+    const url = `${withoutTrailingSlashes(this.options.baseUrl)}/embeddings`;
     const body = JSON.stringify({
       model: this.options.model,
       input,

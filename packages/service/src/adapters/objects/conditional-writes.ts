@@ -1,6 +1,7 @@
 import { DeleteObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { DependencyUnavailable } from '../../errors.js';
 import { randomToken } from '../../ids.js';
+import { withoutTrailingSlashes } from '../../strings.js';
 import { describeS3Error } from './s3.js';
 
 /** What an operator reads when the index's store would lose commits, and what to do about it. */
@@ -36,7 +37,7 @@ export async function probeConditionalWrites(
   bucket: string,
   prefix: string,
 ): Promise<void> {
-  const key = `${prefix.replace(/\/+$/, '')}/_docslurp_commit_probe/${Date.now()}-${randomToken(8)}`;
+  const key = `${withoutTrailingSlashes(prefix)}/_docslurp_commit_probe/${Date.now()}-${randomToken(8)}`;
   const where = `s3://${bucket}/${key}`;
   const put = (body: string) =>
     client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, IfNoneMatch: '*' }));

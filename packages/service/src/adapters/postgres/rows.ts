@@ -8,6 +8,7 @@ import type {
   RunKind,
   RunStatus,
   Scope,
+  SkippedItems,
   User,
   WebhookAttempt,
   WebhookDeliveryStatus,
@@ -58,6 +59,7 @@ export interface RunRow {
   source_id: string | null;
   error_code: string | null;
   error_message: string | null;
+  skipped?: SkippedItems | null;
 }
 
 export interface DocumentRow {
@@ -149,6 +151,7 @@ export interface StatusCountRow {
 export interface FailureRow {
   id: string;
   filename: string;
+  source_item?: string | null;
   error_code: string | null;
   error_message: string | null;
 }
@@ -192,6 +195,7 @@ export function toRun(r: RunRow): Run {
     finishedAt: r.finished_at,
     sourceId: r.source_id,
     error: r.error_code ? { code: r.error_code, message: r.error_message ?? '' } : null,
+    skipped: r.skipped ?? null,
   };
 }
 
@@ -242,6 +246,7 @@ export function toFailure(f: FailureRow) {
   return {
     documentId: f.id,
     filename: f.filename,
+    sourceItem: f.source_item ?? null,
     code: f.error_code ?? 'unknown',
     message: f.error_message ?? '',
   };

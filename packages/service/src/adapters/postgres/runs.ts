@@ -95,7 +95,7 @@ export async function runViewOf(q: Queryable, run: Run): Promise<RunView> {
     [run.id],
   );
   const failures = await q.query<FailureRow>(
-    `SELECT id, filename, error_code, error_message FROM documents
+    `SELECT id, filename, source_item, error_code, error_message FROM documents
      WHERE run_id = $1 AND status = 'failed' ORDER BY created_at, id`,
     [run.id],
   );

@@ -38,7 +38,13 @@ interface SourceRow {
   sync_force: boolean;
   sync_owner: string | null;
   sync_lease_until: Date | null;
+  sync_attempts: number;
+  failure_code: string | null;
+  failure_streak: number;
 }
+
+/** Scheduled syncs failing the same way in a row: each waits twice as long, and the fifth stops the schedule. */
+export const MAX_FAILURE_STREAK = 5;
 
 interface SourceItemRow {
   item_key: string;
@@ -55,9 +61,11 @@ interface SourceItemRow {
 
 /** The source with its last sync's run (as JSON in `last_run`). */
 const SELECT_SOURCE = `
-  SELECT s.*, row_to_json(lr.*) AS last_run FROM sources s LEFT JOIN runs lr ON lr.id = s.last_run_id`;
+  SELECT s.*, a.name AS account_name, row_to_json(lr.*) AS last_run
+  FROM sources s JOIN accounts a ON a.id = s.account_id LEFT JOIN runs lr ON lr.id = s.last_run_id`;
 
 type SourceRowWithRun = SourceRow & {
+  account_name: string;
   last_run:
     | (Omit<RunRow, 'created_at' | 'updated_at' | 'finished_at'> & {
         created_at: string;
@@ -72,6 +80,7 @@ function toSource(r: SourceRowWithRun): SourceRecord {
   return {
     id: r.id,
     accountId: r.account_id,
+    accountName: r.account_name,
     workspaceId: r.workspace_id,
     type: r.type,
     name: r.name,
@@ -92,17 +101,27 @@ function toSource(r: SourceRowWithRun): SourceRecord {
       : null,
     lastSyncAt: r.last_sync_at,
     syncRunId: r.sync_run_id,
+    consecutiveFailures: r.failure_streak,
   };
 }
 
-/** Ends the source's sync: forgets the lease, records the run as its last and schedules the next one. */
-async function endSyncIn(c: PoolClient, sourceId: string, runId: string): Promise<void> {
+/**
+ * Ends the source's sync: forgets the lease, records the run as its last and schedules the next one.
+ * A failure (`failedWith`) with the same code as the one before lengthens the streak: the next
+ * scheduled sync waits 2^(streak-1) intervals, and after MAX_FAILURE_STREAK none is scheduled.
+ */
+async function endSyncIn(c: PoolClient, sourceId: string, runId: string, failedWith?: string): Promise<void> {
   await c.query(
-    `UPDATE sources SET sync_run_id = NULL, sync_owner = NULL, sync_lease_until = NULL, sync_force = false,
-       last_run_id = $2, last_sync_at = now(),
-       next_sync_at = CASE WHEN interval_seconds IS NULL THEN NULL ELSE now() + make_interval(secs => interval_seconds) END
-     WHERE id = $1`,
-    [sourceId, runId],
+    `WITH s AS (
+       SELECT id, CASE WHEN $3::text IS NULL THEN 0
+                       WHEN failure_code = $3 THEN failure_streak + 1 ELSE 1 END AS streak
+       FROM sources WHERE id = $1)
+     UPDATE sources SET sync_run_id = NULL, sync_owner = NULL, sync_lease_until = NULL, sync_force = false,
+       sync_attempts = 0, last_run_id = $2, last_sync_at = now(), failure_code = $3, failure_streak = s.streak,
+       next_sync_at = CASE WHEN interval_seconds IS NULL OR s.streak >= $4 THEN NULL
+         ELSE now() + make_interval(secs => interval_seconds * power(2, greatest(s.streak - 1, 0))) END
+     FROM s WHERE sources.id = s.id`,
+    [sourceId, runId, failedWith ?? null, MAX_FAILURE_STREAK],
   );
 }
 
@@ -168,8 +187,19 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
     if (changes.settings !== undefined) set('settings', JSON.stringify(changes.settings));
     if (changes.credentials !== undefined) set('credentials', changes.credentials);
     if (changes.maxDeleteShare !== undefined) set('max_delete_share', changes.maxDeleteShare);
+    // What the owner changed may be what made the syncs fail: the count starts again.
+    if (changes.settings !== undefined || changes.credentials !== undefined) {
+      sets.push('failure_streak = 0', 'failure_code = NULL');
+      // A schedule that failures had stopped starts again.
+      if (changes.intervalSeconds === undefined)
+        sets.push(
+          'next_sync_at = CASE WHEN interval_seconds IS NULL THEN NULL ELSE coalesce(next_sync_at, now()) END',
+        );
+    }
     if (changes.intervalSeconds !== undefined) {
       set('interval_seconds', changes.intervalSeconds);
+      if (changes.settings === undefined && changes.credentials === undefined)
+        sets.push('failure_streak = 0', 'failure_code = NULL');
       // A new interval counts from the last sync (or from now when there was none).
       sets.push(
         `next_sync_at = CASE WHEN $${values.length}::integer IS NULL THEN NULL
@@ -237,7 +267,8 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
       [runId, source.account_id, source.workspace_id, source.id],
     );
     await c.query(
-      `UPDATE sources SET sync_run_id = $2, sync_force = $3, sync_owner = NULL, sync_lease_until = NULL
+      `UPDATE sources SET sync_run_id = $2, sync_force = $3, sync_owner = NULL, sync_lease_until = NULL,
+         sync_attempts = 0
        WHERE id = $1`,
       [source.id, runId, force],
     );
@@ -275,16 +306,32 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
     sourceId: string,
     workerId: string,
     leaseSeconds: number,
+    maxAttempts = Number.POSITIVE_INFINITY,
   ): Promise<ClaimedSync | undefined> {
-    const claimed = await this.pool.query<SourceRow & { run_status: string }>(
-      `UPDATE sources s SET sync_owner = $2, sync_lease_until = now() + make_interval(secs => $3)
-       FROM runs r
-       WHERE s.id = $1 AND r.id = s.sync_run_id
-         AND (s.sync_owner IS NULL OR s.sync_lease_until < now() OR s.sync_owner = $2)
-       RETURNING s.*, r.status AS run_status`,
-      [sourceId, workerId, leaseSeconds],
-    );
-    const row = claimed.rows[0];
+    const row = await inTransaction(this.pool, async (c) => {
+      const claimed = await c.query<SourceRow & { run_status: string }>(
+        `UPDATE sources s SET sync_owner = $2, sync_lease_until = now() + make_interval(secs => $3),
+           sync_attempts = s.sync_attempts + CASE WHEN s.sync_owner IS DISTINCT FROM $2 THEN 1 ELSE 0 END
+         FROM runs r
+         WHERE s.id = $1 AND r.id = s.sync_run_id
+           AND (s.sync_owner IS NULL OR s.sync_lease_until < now() OR s.sync_owner = $2)
+         RETURNING s.*, r.status AS run_status`,
+        [sourceId, workerId, leaseSeconds],
+      );
+      const taken = claimed.rows[0];
+      if (!taken || taken.sync_attempts <= maxAttempts) return taken;
+      // Every worker that took this sync up before stopped without finishing it: whatever the
+      // source serves takes its worker down. Listing it once more would only do that again.
+      const code = 'sync_failed';
+      await this.failRunIn(
+        c,
+        taken.sync_run_id!,
+        code,
+        `The listing was started ${maxAttempts} times and never finished: each time the worker listing the source stopped (killed, or out of memory). It is not tried again until the next sync.`,
+      );
+      await endSyncIn(c, sourceId, taken.sync_run_id!, code);
+      return undefined;
+    });
     if (!row) return undefined;
     const items = await this.pool.query<SourceItemRow>(
       `SELECT i.*, d.status AS document_status FROM source_items i JOIN documents d ON d.id = i.document_id
@@ -330,7 +377,7 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
       const runId = s.rows[0]?.sync_run_id;
       if (!runId) return;
       await this.failRunIn(c, runId, code, message);
-      await endSyncIn(c, sourceId, runId);
+      await endSyncIn(c, sourceId, runId, code);
     });
   }
 
@@ -416,19 +463,27 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
       // Gone from the source: deleted from the workspace (out of search at once).
       let removed: DocumentRecord[] = [];
       if (plan.removed.length > 0) {
-        const r = await c.query<DocumentRow>(
-          `UPDATE documents SET status = 'deleted', stage = 'done', lease_owner = NULL, lease_expires_at = NULL,
-             updated_at = now(), finished_at = coalesce(finished_at, now())
-           WHERE id = ANY($1::text[]) AND status <> 'deleted' RETURNING *`,
-          [plan.removed.map((p) => p.documentId)],
+        const r = await c.query<DocumentRow & { previous_run_id: string }>(
+          // Into this sync's run, which did the deleting: its counts say `deleted` (as a changed
+          // item's document moves to the run that processes it again).
+          `WITH old AS (SELECT id, run_id FROM documents WHERE id = ANY($1::text[]) AND status <> 'deleted' FOR UPDATE)
+           UPDATE documents d SET status = 'deleted', stage = 'done', lease_owner = NULL, lease_expires_at = NULL,
+             run_id = $2, updated_at = now(), finished_at = coalesce(d.finished_at, now())
+           FROM old WHERE d.id = old.id RETURNING d.*, old.run_id AS previous_run_id`,
+          [plan.removed.map((p) => p.documentId), runId],
         );
         removed = r.rows.map(toDocument);
-        for (const d of removed) touchedRuns.add(d.runId);
+        for (const row of r.rows) if (row.previous_run_id !== runId) touchedRuns.add(row.previous_run_id);
         await c.query('DELETE FROM source_items WHERE source_id = $1 AND item_key = ANY($2::text[])', [
           sourceId,
           plan.removed.map((p) => p.key),
         ]);
       }
+      if (plan.skipped)
+        await c.query('UPDATE runs SET skipped = $2::jsonb WHERE id = $1', [
+          runId,
+          JSON.stringify(plan.skipped),
+        ]);
       await endSyncIn(c, sourceId, runId);
       // Earlier runs that lost their last unfinished documents to this sync finish now; this sync's run
       // completes at once when it has nothing to process.

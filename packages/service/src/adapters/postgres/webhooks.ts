@@ -3,6 +3,7 @@ import type {
   ClaimedDelivery,
   DeliveryNext,
   DeliveryPage,
+  EndpointHealth,
   NewWebhookEndpoint,
   SecretStore,
   WebhookOutbox,
@@ -23,6 +24,9 @@ import {
   type WebhookDeliveryRow,
   type WebhookEndpointRow,
 } from './rows.js';
+
+/** The first pause of an endpoint that answered too slowly. */
+const SLOW_PAUSE_BASE_SECONDS = 30;
 
 type EndpointWithCounts = WebhookEndpointRow & Record<WebhookDeliveryStatus, number>;
 
@@ -171,23 +175,51 @@ export class PgWebhookRepository implements WebhookStore, WebhookOutbox, SecretS
   }
 
   /**
-   * Takes due deliveries (SKIP LOCKED: workers never wait for each other) by moving their due time
-   * past the attempt's lease, closes attempts that a stopped worker left open, and opens this one.
+   * Takes due deliveries fairly (SKIP LOCKED: workers never wait for each other): round-robin across
+   * accounts and, within an account, across its endpoints, at most `perEndpoint` in flight per
+   * endpoint, none of an endpoint paused for being slow. So one account's many or slow endpoints
+   * cannot fill every slot while another account's event waits. A claimed delivery's due time moves
+   * past the attempt's lease; attempts a stopped worker left open are closed, and this one opened.
    */
-  async claimDue(limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
+  async claimDue(limit: number, leaseSeconds: number, perEndpoint = limit): Promise<ClaimedDelivery[]> {
     const claim = randomToken(10);
     return inTransaction(this.pool, async (c) => {
+      const fair = await c.query<{ id: string }>(
+        `WITH in_flight AS (
+           SELECT endpoint_id, count(*)::int AS n FROM webhook_deliveries
+           WHERE status = 'pending' AND claim IS NOT NULL AND next_attempt_at > now()
+           GROUP BY endpoint_id
+         ), candidates AS (
+           SELECT d.id, e.account_id, d.next_attempt_at,
+                  coalesce(f.n, 0) + row_number() OVER (PARTITION BY e.id ORDER BY d.next_attempt_at, d.id) AS endpoint_rank
+           FROM webhook_endpoints e
+           LEFT JOIN in_flight f ON f.endpoint_id = e.id
+           CROSS JOIN LATERAL (
+             SELECT id, next_attempt_at FROM webhook_deliveries
+             WHERE endpoint_id = e.id AND status = 'pending' AND next_attempt_at <= now()
+             ORDER BY next_attempt_at, id LIMIT $2
+           ) d
+           WHERE (e.paused_until IS NULL OR e.paused_until <= now()) AND coalesce(f.n, 0) < $2
+         ), ranked AS (
+           SELECT id, endpoint_rank, next_attempt_at,
+                  row_number() OVER (PARTITION BY account_id ORDER BY endpoint_rank, next_attempt_at, id) AS account_rank
+           FROM candidates WHERE endpoint_rank <= $2
+         )
+         SELECT id FROM ranked ORDER BY account_rank, next_attempt_at, id LIMIT $1`,
+        [limit, perEndpoint],
+      );
+      if (fair.rows.length === 0) return [];
       const u = await c.query<{ id: string; attempts: number; was_manual: boolean }>(
         `WITH due AS (
            SELECT id, manual FROM webhook_deliveries
-           WHERE status = 'pending' AND next_attempt_at <= now()
-           ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED
+           WHERE id = ANY($1::text[]) AND status = 'pending' AND next_attempt_at <= now()
+           FOR UPDATE SKIP LOCKED
          )
          UPDATE webhook_deliveries d SET attempts = d.attempts + 1, claim = $2, manual = false,
            next_attempt_at = now() + make_interval(secs => $3), updated_at = now()
          FROM due WHERE d.id = due.id
          RETURNING d.id, d.attempts, due.manual AS was_manual`,
-        [limit, claim, leaseSeconds],
+        [fair.rows.map((r) => r.id), claim, leaseSeconds],
       );
       if (u.rows.length === 0) return [];
       const ids = u.rows.map((x) => x.id);
@@ -235,8 +267,27 @@ export class PgWebhookRepository implements WebhookStore, WebhookOutbox, SecretS
     });
   }
 
-  async finishAttempt(d: ClaimedDelivery, outcome: AttemptOutcome, next: DeliveryNext): Promise<void> {
+  async finishAttempt(
+    d: ClaimedDelivery,
+    outcome: AttemptOutcome,
+    next: DeliveryNext,
+    endpoint: EndpointHealth = 'unchanged',
+  ): Promise<void> {
     await inTransaction(this.pool, async (c) => {
+      // A slow endpoint waits before it may hold a slot again: twice as long after each slow attempt
+      // in a row, from the retry base, at most an hour; an answer in time ends the pause.
+      if (endpoint === 'slow')
+        await c.query(
+          `UPDATE webhook_endpoints SET slow_attempts = slow_attempts + 1,
+             paused_until = now() + make_interval(secs => least(3600, $2 * power(2, slow_attempts)))
+           WHERE id = $1`,
+          [d.endpointId, SLOW_PAUSE_BASE_SECONDS],
+        );
+      else if (endpoint === 'healthy')
+        await c.query(
+          'UPDATE webhook_endpoints SET slow_attempts = 0, paused_until = NULL WHERE id = $1 AND slow_attempts > 0',
+          [d.endpointId],
+        );
       await c.query(
         `UPDATE webhook_attempts SET finished_at = now(), status_code = $3, error = $4, response = $5
          WHERE delivery_id = $1 AND number = $2 AND finished_at IS NULL`,

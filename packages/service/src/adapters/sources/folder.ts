@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, type Dirent } from 'node:fs';
-import { lstat, readdir, realpath } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { type FileHandle, open, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { Transform } from 'node:stream';
 import type { FetchedResource } from '../../domain/ports.js';
 import { DocumentFailure, errors } from '../../errors.js';
+import { type FileSample, Sampler } from '../../parsing/upload-check.js';
+import { itemFilter } from '../../sources/globs.js';
 import {
   FolderSettings,
   type ListedItem,
@@ -12,41 +15,168 @@ import {
   type SourceConnector,
   SourceFailure,
 } from '../../sources/model.js';
+import { tooLarge, unreadableReason } from '../../sources/readable.js';
 
 /** Most files one sync lists. */
 const MAX_FILES = 100_000;
+/** Deepest folder nesting followed (each level holds a descriptor while it is listed). */
+const MAX_DEPTH = 64;
 
-async function sha256Of(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
+const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
+/**
+ * On Linux a path under /proc/self/fd/N is resolved from the directory that descriptor N holds, not
+ * from the path it was opened by: the service's equivalent of openat(2), which Node lacks.
+ */
+const PROC_FD = '/proc/self/fd';
+const procFd = existsSync(PROC_FD);
 
 const within = (root: string, target: string) => target === root || target.startsWith(root + path.sep);
 
+/** A directory held open; what lies below it is opened from the handle, one name at a time. */
+interface HeldDir {
+  handle: FileHandle;
+  /** The path it was opened by: for messages, and where /proc is missing (see `child`). */
+  path: string;
+  dev: number;
+}
+
 /**
- * A folder on the server (self-hosters), only under the roots the operator allows
- * (SOURCE_FOLDER_ROOTS); the real path is checked, so a symbolic link cannot lead out, and links
- * inside are not followed. A file is unchanged when its size and modification time are; when they
- * moved, its content hash decides (a file touched or copied back is not processed again).
+ * The path that opens `name` inside `dir`: through the descriptor on Linux, so that renaming or
+ * swapping any folder above for a symbolic link after `dir` was opened changes nothing. Elsewhere
+ * the path string, which narrows the race (every component is opened without following links) but
+ * cannot close it: the guarantee is Linux's (docs/security.md).
+ */
+const child = (dir: HeldDir, name: string) =>
+  procFd ? `${PROC_FD}/${dir.handle.fd}/${name}` : path.join(dir.path, name);
+
+/** A name that stays inside its folder: no separators, no `.` or `..`, no NUL. */
+const plainName = (name: string) =>
+  name.length > 0 && name !== '.' && name !== '..' && !name.includes('/') && !name.includes('\0');
+
+async function openDir(dir: HeldDir, name: string): Promise<HeldDir> {
+  const handle = await open(child(dir, name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  try {
+    const stat = await handle.stat();
+    return { handle, path: path.join(dir.path, name), dev: stat.dev };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
+/**
+ * Opens a file below `dir` without following links and without blocking (a FIFO swapped in would
+ * block a plain open until someone writes to it), then checks what was opened: a regular file on
+ * the folder's device. Undefined when it is anything else.
+ */
+async function openFile(
+  dir: HeldDir,
+  name: string,
+): Promise<{ handle: FileHandle; size: number; mtimeMs: number } | undefined> {
+  const handle = await open(child(dir, name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  try {
+    const stat = await handle.stat();
+    if (stat.isFile() && stat.dev === dir.dev) return { handle, size: stat.size, mtimeMs: stat.mtimeMs };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+  await handle.close();
+  return undefined;
+}
+
+/**
+ * The SHA-256 of at most `maxBytes` of an open file (null when it holds more: it grew since its
+ * stat), and its first and last bytes, from which a worker's ability to read it is judged.
+ */
+async function readOnce(
+  handle: FileHandle,
+  maxBytes: number,
+): Promise<{ hash: string | null; sample: FileSample }> {
+  const hash = createHash('sha256');
+  const sampler = new Sampler();
+  let seen = 0;
+  for await (const chunk of handle.createReadStream({ autoClose: false, start: 0 })) {
+    seen += (chunk as Buffer).length;
+    if (seen > maxBytes) return { hash: null, sample: sampler.sample() };
+    hash.update(chunk as Buffer);
+    sampler.add(chunk as Buffer);
+  }
+  return { hash: hash.digest('hex'), sample: sampler.sample() };
+}
+
+/**
+ * A folder on the server (self-hosters), only under the roots the operator granted to the source's
+ * account (SOURCE_FOLDER_ROOTS). Nothing is opened by a path string that another user of the
+ * machine could change under it: the root is opened by its real path (the operator's), then every
+ * folder and file below it one name at a time from the handle of the folder above, without following
+ * symbolic links (Linux), and what was opened is checked before it is read (a regular file on the
+ * folder's device, within the size limit). A file is unchanged when its size and modification time
+ * are; when they moved, its content hash decides (a file touched or copied back is not processed
+ * again).
  */
 export class FolderConnector implements SourceConnector {
-  constructor(private readonly options: { roots: string[]; maxBytes: number }) {}
+  constructor(
+    private readonly options: {
+      maxBytes: number;
+      /** Whether some worker reads images' text (WORKER_PROFILE=full); else images are skipped. */
+      imagesReadable?: boolean;
+    },
+  ) {}
 
-  /** The folder's real path when it is under an allowed root; undefined otherwise. */
-  private async resolve(folder: string): Promise<string | undefined> {
+  /** The folder's real path and the root it lies under, when it is under one of `roots`. */
+  private async resolve(
+    folder: string,
+    roots: string[],
+  ): Promise<{ root: string; real: string } | undefined> {
     if (!path.isAbsolute(folder)) return undefined;
     const real = await realpath(folder).catch(() => path.resolve(folder));
-    for (const root of this.options.roots) {
+    for (const root of roots) {
       const realRoot = await realpath(root).catch(() => undefined);
-      if (realRoot && within(realRoot, real)) return real;
+      if (realRoot && within(realRoot, real)) return { root: realRoot, real };
     }
     return undefined;
   }
 
-  async validate(settings: Record<string, unknown>): Promise<void> {
+  async validate(settings: Record<string, unknown>, roots: string[]): Promise<void> {
     const { path: folder } = FolderSettings.parse(settings);
-    if (!(await this.resolve(folder))) throw errors.sourcePathForbidden(folder);
+    if (!(await this.resolve(folder, roots))) throw errors.sourcePathForbidden(folder);
+  }
+
+  /**
+   * The source's folder, held open: the root by its real path, then each folder below it by name
+   * without following links. A folder that became a link since it was resolved is refused.
+   */
+  private async openFolder(source: SourceAccess): Promise<HeldDir> {
+    const { path: folder } = FolderSettings.parse(source.settings);
+    const resolved = await this.resolve(folder, source.roots);
+    if (!resolved)
+      throw new SourceFailure(
+        'source_forbidden',
+        `"${folder}" is not under a folder that SOURCE_FOLDER_ROOTS grants to this account.`,
+      );
+    let dir: HeldDir;
+    try {
+      const handle = await open(resolved.root, O_RDONLY | O_DIRECTORY);
+      dir = { handle, path: resolved.root, dev: (await handle.stat()).dev };
+    } catch {
+      throw new SourceFailure('source_missing', `There is no folder "${folder}".`);
+    }
+    try {
+      for (const name of path.relative(resolved.root, resolved.real).split(path.sep).filter(Boolean)) {
+        const next = await openDir(dir, name).finally(() => dir.handle.close());
+        dir = next;
+      }
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      throw new SourceFailure(
+        code === 'ENOENT' ? 'source_missing' : 'source_forbidden',
+        code === 'ENOENT'
+          ? `There is no folder "${folder}".`
+          : `"${folder}" cannot be opened as a folder without following a link (${code}).`,
+      );
+    }
+    return dir;
   }
 
   async list(
@@ -54,74 +184,138 @@ export class FolderConnector implements SourceConnector {
     previous: ReadonlyMap<string, PreviousItem>,
     signal: AbortSignal,
   ): Promise<ListedItem[]> {
-    const { path: folder } = FolderSettings.parse(source.settings);
-    const root = await this.resolve(folder);
-    if (!root)
-      throw new SourceFailure(
-        'source_forbidden',
-        `"${folder}" is not under a folder in SOURCE_FOLDER_ROOTS.`,
-      );
-    const top = await lstat(root).catch(() => undefined);
-    if (!top?.isDirectory()) throw new SourceFailure('source_missing', `There is no folder "${folder}".`);
+    const top = await this.openFolder(source);
+    const { include, exclude } = FolderSettings.parse(source.settings);
+    const wanted = itemFilter(include, exclude);
     const items: ListedItem[] = [];
-    const walk = async (dir: string): Promise<void> => {
-      let entries: Dirent[];
+    const walk = async (dir: HeldDir, prefix: string, depth: number): Promise<void> => {
+      let entries: { name: string; dir: boolean; file: boolean }[];
       try {
-        entries = await readdir(dir, { withFileTypes: true });
+        entries = (await readdir(procFd ? `${PROC_FD}/${dir.handle.fd}` : dir.path, { withFileTypes: true }))
+          .map((e) => ({ name: e.name, dir: e.isDirectory(), file: e.isFile() }))
+          .sort((a, b) => (a.name < b.name ? -1 : 1));
       } catch (err) {
-        if (dir === root)
+        if (depth === 0)
           throw new SourceFailure(
             'source_forbidden',
             `The folder cannot be read (${(err as { code?: string }).code}).`,
           );
         return;
       }
-      entries.sort((a, b) => (a.name < b.name ? -1 : 1));
       for (const entry of entries) {
         if (signal.aborted) throw signal.reason;
-        if (items.length >= MAX_FILES || entry.name.startsWith('.')) continue;
-        const full = path.join(dir, entry.name);
-        if (entry.isDirectory()) await walk(full);
-        else if (entry.isFile()) {
-          const stat = await lstat(full).catch(() => undefined);
-          if (!stat) continue;
-          const key = path.relative(root, full).split(path.sep).join('/');
-          const before = previous.get(key);
-          const sizeBytes = stat.size;
-          const mtimeMs = Math.floor(stat.mtimeMs);
-          // Reading a file is what a sync of unchanged files must avoid: only when size or time moved.
-          const same = before && before.sizeBytes === sizeBytes && before.mtimeMs === mtimeMs;
-          const contentHash = same ? (before.contentHash ?? null) : await sha256Of(full).catch(() => null);
-          items.push({
-            key,
-            filename: entry.name,
-            url: null,
-            fingerprint: { sizeBytes, mtimeMs, contentHash },
-          });
+        if (items.length >= MAX_FILES) return;
+        // Hidden files are skipped; so is whatever is neither a folder nor a file (links, FIFOs,
+        // sockets, devices) when listed, and when opened, whatever became one since.
+        if (entry.name.startsWith('.') || !plainName(entry.name)) continue;
+        const key = prefix + entry.name;
+        if (entry.dir) {
+          if (depth + 1 >= MAX_DEPTH) continue;
+          const sub = await openDir(dir, entry.name).catch(() => undefined);
+          // Another file system mounted inside the folder is not the folder's.
+          if (!sub) continue;
+          try {
+            if (sub.dev === dir.dev) await walk(sub, `${key}/`, depth + 1);
+          } finally {
+            await sub.handle.close();
+          }
+        } else if (entry.file) {
+          if (!wanted(key)) continue;
+          const file = await openFile(dir, entry.name).catch(() => undefined);
+          if (!file) continue;
+          try {
+            const before = previous.get(key);
+            const sizeBytes = file.size;
+            const mtimeMs = Math.floor(file.mtimeMs);
+            const item: ListedItem = {
+              key,
+              filename: entry.name,
+              url: null,
+              fingerprint: { sizeBytes, mtimeMs },
+            };
+            // Reading a file is what a sync of unchanged files must avoid: only when size or time
+            // moved (the item was read, and found readable, before), and never one over the size
+            // limit, which is skipped unread.
+            const same = before && before.sizeBytes === sizeBytes && before.mtimeMs === mtimeMs;
+            if (same) item.fingerprint.contentHash = before.contentHash ?? null;
+            else if (sizeBytes > this.options.maxBytes) item.skipReason = tooLarge(this.options.maxBytes);
+            else {
+              const read = await readOnce(file.handle, this.options.maxBytes).catch(() => undefined);
+              item.fingerprint.contentHash = read?.hash ?? null;
+              if (read && read.hash === null) item.skipReason = tooLarge(this.options.maxBytes);
+              else if (read)
+                item.skipReason = unreadableReason(read.sample, entry.name, null, {
+                  imagesReadable: this.options.imagesReadable ?? true,
+                });
+            }
+            items.push(item);
+          } finally {
+            await file.handle.close();
+          }
         }
       }
     };
-    await walk(root);
+    try {
+      await walk(top, '', 0);
+    } finally {
+      await top.handle.close();
+    }
     return items;
   }
 
   async open(source: SourceAccess, key: string): Promise<FetchedResource> {
-    const { path: folder } = FolderSettings.parse(source.settings);
-    const root = await this.resolve(folder);
-    const file = root && (await realpath(path.join(root, key)).catch(() => undefined));
-    if (!root || !file || !within(root, file))
-      throw new DocumentFailure('original_missing', `"${key}" is no longer in the folder.`);
-    const stat = await lstat(file);
-    if (stat.size > this.options.maxBytes)
-      throw new DocumentFailure(
-        'file_too_large',
-        `"${key}" is ${stat.size} bytes; the limit is ${this.options.maxBytes}.`,
-      );
+    const missing = () => new DocumentFailure('original_missing', `"${key}" is no longer in the folder.`);
+    const names = key.split('/');
+    if (!names.every(plainName)) throw missing();
+    let dir: HeldDir;
+    try {
+      dir = await this.openFolder(source);
+    } catch (err) {
+      if (err instanceof SourceFailure) throw new DocumentFailure('original_missing', err.message);
+      throw err;
+    }
+    let file: Awaited<ReturnType<typeof openFile>>;
+    try {
+      for (const name of names.slice(0, -1)) {
+        const next = await openDir(dir, name);
+        const sameDevice = next.dev === dir.dev;
+        await dir.handle.close();
+        dir = next;
+        if (!sameDevice) throw missing();
+      }
+      file = await openFile(dir, names[names.length - 1]!);
+    } catch (err) {
+      if (err instanceof DocumentFailure) throw err;
+      // A link where a folder or the file was (ELOOP, ENOTDIR), or nothing there any more.
+      throw missing();
+    } finally {
+      await dir.handle.close();
+    }
+    if (!file) throw missing();
+    const max = this.options.maxBytes;
+    if (file.size > max) {
+      await file.handle.close();
+      throw new DocumentFailure('file_too_large', `"${key}" is ${file.size} bytes; the limit is ${max}.`);
+    }
+    // The file may grow after its stat: the bytes are counted as they are read.
+    let seen = 0;
+    const limit = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        seen += chunk.length;
+        if (seen > max)
+          done(new DocumentFailure('file_too_large', `"${key}" grew beyond the limit of ${max} bytes.`));
+        else done(null, chunk);
+      },
+    });
+    const stream = file.handle.createReadStream({ start: 0 });
+    stream.on('error', (err) => limit.destroy(err));
+    // Stopped at the limit or by the reader: the file's descriptor goes with it.
+    limit.on('close', () => stream.destroy());
     return {
-      body: createReadStream(file),
+      body: stream.pipe(limit),
       contentType: null,
-      finalUrl: `file://${file}`,
-      filename: path.basename(file),
+      finalUrl: `file://${path.join(dir.path, names[names.length - 1]!)}`,
+      filename: names[names.length - 1]!,
     };
   }
 }

@@ -3,7 +3,8 @@ import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import type { FetchedResource } from '../../domain/ports.js';
-import { DocumentFailure, UNREACHABLE_ERRNOS } from '../../errors.js';
+import { DocumentFailure, errors, UNREACHABLE_ERRNOS } from '../../errors.js';
+import { itemFilter } from '../../sources/globs.js';
 import {
   type ListedItem,
   S3Settings,
@@ -11,6 +12,7 @@ import {
   type SourceConnector,
   SourceFailure,
 } from '../../sources/model.js';
+import { tooLarge, unreadableByName } from '../../sources/readable.js';
 import { type AddressGuard, ForbiddenHost, guardedLookup } from '../web/guard.js';
 
 /** Most objects one sync lists (a prefix with more is listed up to here; the rest waits for a narrower prefix). */
@@ -28,6 +30,7 @@ function causeChain(err: unknown): unknown[] {
 
 /** A bucket's refusal or absence, or the network, as the code the sync fails with. */
 export function syncFailureOf(err: unknown, bucket: string): SourceFailure {
+  if (err instanceof SourceFailure) return err;
   const name = errorName(err);
   if (['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'AccessDenied', 'Forbidden'].includes(name))
     return new SourceFailure('source_credentials_refused', `The bucket refused the credentials (${name}).`);
@@ -53,7 +56,23 @@ export function syncFailureOf(err: unknown, bucket: string): SourceFailure {
  * signs with the service's own credentials: a source without keys reads a public bucket anonymously.
  */
 export class S3Connector implements SourceConnector {
-  constructor(private readonly options: { guard: AddressGuard; timeoutMs: number; maxBytes: number }) {}
+  constructor(
+    private readonly options: {
+      guard: AddressGuard;
+      timeoutMs: number;
+      maxBytes: number;
+      /** Whether a source may sign with the server's own identity (SOURCE_S3_SERVER_CREDENTIALS). */
+      allowServerCredentials?: boolean;
+    },
+  ) {}
+
+  async validate(settings: Record<string, unknown>): Promise<void> {
+    const s = S3Settings.parse(settings);
+    if (s.serverCredentials && !this.options.allowServerCredentials)
+      throw errors.invalidRequest(
+        "serverCredentials signs with the server's own AWS identity, which this server does not lend to sources (SOURCE_S3_SERVER_CREDENTIALS).",
+      );
+  }
 
   /**
    * The client for a source. Its endpoint's host is vetted first: a connection to an IP address
@@ -61,6 +80,11 @@ export class S3Connector implements SourceConnector {
    */
   private async client(source: SourceAccess): Promise<{ client: S3Client; settings: S3Settings }> {
     const settings = S3Settings.parse(source.settings);
+    if (settings.serverCredentials && !this.options.allowServerCredentials)
+      throw new SourceFailure(
+        'source_forbidden',
+        "The source asks for the server's own AWS identity, which this server no longer lends (SOURCE_S3_SERVER_CREDENTIALS).",
+      );
     if (settings.endpoint) await this.options.guard.vet(new URL(settings.endpoint).hostname);
     const lookup = guardedLookup(this.options.guard);
     const creds = source.credentials;
@@ -75,9 +99,17 @@ export class S3Connector implements SourceConnector {
         connectionTimeout: this.options.timeoutMs,
         requestTimeout: this.options.timeoutMs,
       },
+      // Without keys the client is anonymous: fixed empty credentials (so the SDK never runs its
+      // default chain: the environment, files, container and instance metadata at 169.254.169.254,
+      // outside the request-forgery guard) and requests sent unsigned.
       ...(creds?.accessKeyId && creds.secretAccessKey
         ? { credentials: { accessKeyId: creds.accessKeyId, secretAccessKey: creds.secretAccessKey } }
-        : { signer: { sign: async (request) => request } }),
+        : settings.serverCredentials
+          ? {} // The SDK's default chain, as the operator allowed and the source asked.
+          : {
+              credentials: { accessKeyId: '', secretAccessKey: '' },
+              signer: { sign: async (request) => request },
+            }),
     });
     return { client, settings };
   }
@@ -88,6 +120,7 @@ export class S3Connector implements SourceConnector {
       throw syncFailureOf(err, settings.bucket);
     });
     const items: ListedItem[] = [];
+    const wanted = itemFilter(settings.include, settings.exclude);
     try {
       let token: string | undefined;
       do {
@@ -107,11 +140,20 @@ export class S3Connector implements SourceConnector {
         for (const o of page.Contents ?? []) {
           // Folder markers (keys ending in "/") hold nothing to read.
           if (!o.Key || o.Key.endsWith('/')) continue;
+          // Patterns are matched below the prefix.
+          if (!wanted(o.Key.startsWith(settings.prefix) ? o.Key.slice(settings.prefix.length) : o.Key))
+            continue;
+          const filename = o.Key.split('/').pop()!;
           items.push({
             key: o.Key,
-            filename: o.Key.split('/').pop()!,
+            filename,
             url: null,
             fingerprint: { etag: o.ETag?.replace(/"/g, '') ?? null, sizeBytes: o.Size ?? null },
+            // A listing reads no bytes: the name and the listed size tell what no worker reads.
+            skipReason:
+              (o.Size ?? 0) > this.options.maxBytes
+                ? tooLarge(this.options.maxBytes)
+                : unreadableByName(filename),
           });
         }
         token = page.IsTruncated ? page.NextContinuationToken : undefined;

@@ -64,7 +64,8 @@ function embeddedIpv4(ip: string): string | undefined {
 function expandIpv6(ip: string): number[] | undefined {
   if (!net.isIPv6(ip)) return undefined;
   let text = ip;
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  // The last group, when it is an IPv4 address (anchored at both ends: one pass).
+  const dotted = /^(\d+\.\d+\.\d+\.\d+)$/.exec(text.slice(text.lastIndexOf(':') + 1));
   if (dotted) {
     const [a, b, c, d] = dotted[1]!.split('.').map(Number) as [number, number, number, number];
     text = text.replace(dotted[1]!, `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`);

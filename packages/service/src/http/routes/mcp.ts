@@ -6,13 +6,20 @@ import { z } from 'zod';
 import { getWorkspace } from '../../documents/documents.js';
 import { errors } from '../../errors.js';
 import { workspaceMcp } from '../../mcp/tools.js';
+import { withoutTrailingSlashes } from '../../strings.js';
 import { type AppDeps, authorize, limit, principalOf } from '../context.js';
 import { toAppError } from '../errors.js';
 import { SECURITY } from '../openapi.js';
 import { ErrorBody, errorResponses } from '../schemas.js';
 
+const publicOrigin = (url: string | undefined) => url && withoutTrailingSlashes(url);
+
 /** Resource links in tool results arrived with this revision of the MCP specification. */
 const RESOURCE_LINKS_SINCE = '2025-06-18';
+/** Most messages in one JSON-RPC batch (each is counted by the rate limit too). */
+export const MCP_MAX_BATCH = 10;
+/** Most bytes one MCP request may answer, whatever its batch asked for. */
+export const MCP_MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
 /** The request as the SDK's web-standard transport reads it; the body is already parsed. */
 function webRequest(req: FastifyRequest): Request {
@@ -63,6 +70,10 @@ export function mcpRoutes(app: FastifyInstance, deps: AppDeps): void {
     async (req, reply) => {
       const principal = principalOf(req);
       const workspace = await getWorkspace(deps, principal, req.params.workspaceId);
+      if (Array.isArray(req.body) && req.body.length > MCP_MAX_BATCH)
+        throw errors.invalidRequest(
+          `An MCP batch holds at most ${MCP_MAX_BATCH} messages; this one has ${req.body.length}.`,
+        );
       // The hook counted this request; each further request of a batch counts too.
       const batched = Array.isArray(req.body) ? req.body.filter((m) => isJSONRPCRequest(m)).length : 0;
       for (let i = 1; i < batched; i++) await limit(deps, principal, reply);
@@ -71,7 +82,7 @@ export function mcpRoutes(app: FastifyInstance, deps: AppDeps): void {
       const server = serverFor({
         principal,
         workspace,
-        consoleOrigin: deps.config.server.publicUrl?.replace(/\/+$/, '') ?? `${req.protocol}://${req.host}`,
+        consoleOrigin: publicOrigin(deps.config.server.publicUrl) ?? `${req.protocol}://${req.host}`,
         resourceLinks: typeof version === 'string' && version >= RESOURCE_LINKS_SINCE,
         requestId: req.id,
         describeError: (err) => {
@@ -85,7 +96,18 @@ export function mcpRoutes(app: FastifyInstance, deps: AppDeps): void {
       const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
       await server.connect(transport);
       try {
-        return reply.send(await transport.handleRequest(webRequest(req), { parsedBody: req.body }));
+        const answer = await transport.handleRequest(webRequest(req), { parsedBody: req.body });
+        const text = await answer.text();
+        const bytes = Buffer.byteLength(text);
+        if (bytes > MCP_MAX_ANSWER_BYTES)
+          throw errors.invalidRequest(
+            `The answer would be ${Math.ceil(bytes / 2 ** 20)} MB, more than the ${MCP_MAX_ANSWER_BYTES / 2 ** 20} MB one MCP request may return: send fewer messages at once, or read less at a time (maxChars).`,
+          );
+        reply.code(answer.status);
+        answer.headers.forEach((value, name) => {
+          if (name !== 'content-length') reply.header(name, value);
+        });
+        return reply.send(text);
       } finally {
         await server.close();
       }

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../../errors.js';
 import { checkReadiness, redactReadiness } from '../../ops/readiness.js';
+import { withoutTrailingSlashes } from '../../strings.js';
+import { proxyMatcher } from '../connections.js';
 import type { AppDeps } from '../context.js';
 import { servedDocument } from '../openapi.js';
 import { secretEquals } from '../secrets.js';
@@ -20,16 +22,23 @@ const hide = { hide: true };
 
 /** `/health`, `/ready` and `/metrics`, the same on the server's port and on a worker's. */
 export function probeRoutes(app: FastifyInstance, deps: ProbeDeps): void {
+  const fromTrustedProxy = proxyMatcher(deps.config.server.trustedProxies);
   app.get('/health', { schema: { ...hide } }, async () => ({ ok: true }));
 
   app.get('/ready', { schema: { ...hide } }, async (request, reply) => {
     const readiness = await checkReadiness(deps.readinessChecks, () => deps.ops.schemaVersion());
     reply.code(readiness.status === 'unavailable' ? 503 : 200).header('cache-control', 'no-store');
     // On a hosted platform the endpoint may be public: only loopback callers and holders of the
-    // metrics secret see latencies, versions and error texts.
+    // metrics secret see latencies, versions and error texts. A request that a proxy outside
+    // TRUSTED_PROXIES relayed (a reverse proxy on the same host, say) comes from whoever called that
+    // proxy, not from the loopback socket it arrived on: it is public.
     const secret = deps.config.metricsSecret;
+    const relayed =
+      request.headers['x-forwarded-for'] !== undefined &&
+      !fromTrustedProxy(request.socket.remoteAddress ?? '');
     const trusted =
-      isLoopback(request.ip) || (secret !== undefined && secretEquals(bearer(request) ?? '', secret));
+      (isLoopback(request.ip) && !relayed) ||
+      (secret !== undefined && secretEquals(bearer(request) ?? '', secret));
     if (deps.config.hostedPlatformAppName && !trusted) return redactReadiness(readiness);
     return readiness;
   });
@@ -51,7 +60,8 @@ export function opsRoutes(app: FastifyInstance, deps: AppDeps): void {
   app.get('/openapi.json', { schema: { ...hide } }, async (request) =>
     servedDocument(
       app.swagger(),
-      deps.config.server.publicUrl?.replace(/\/+$/, '') ?? `${request.protocol}://${request.host}`,
+      (deps.config.server.publicUrl && withoutTrailingSlashes(deps.config.server.publicUrl)) ??
+        `${request.protocol}://${request.host}`,
     ),
   );
 }

@@ -6,13 +6,14 @@ import {
   deleteSource,
   getSource,
   listSources,
+  sourceTypesFor,
   syncNow,
   updateSource,
 } from '../../sources/sources.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import { SECURITY } from '../openapi.js';
 import { errorResponses, Run } from '../schemas.js';
-import { Source, SourceCreate, SourceUpdate, sourceView } from '../source-views.js';
+import { Source, SourceCreate, SourceTypeOffer, SourceUpdate, sourceView } from '../source-views.js';
 import { runView } from '../views.js';
 
 const WorkspaceParams = z.object({ id: z.string().min(1).max(100) });
@@ -25,6 +26,20 @@ export function sourceRoutes(app: FastifyInstance, deps: AppDeps): void {
   const write = { tags: ['sources'], security: SECURITY.write };
   const reader = authorize(deps, 'artifacts');
   const writer = authorize(deps, 'ingest');
+
+  api.get(
+    '/v1/source-types',
+    {
+      onRequest: authorize(deps, ['ingest', 'artifacts']),
+      schema: {
+        ...read,
+        operationId: 'listSourceTypes',
+        summary: 'The types of source this server lets the caller add (folders only where granted)',
+        response: { 200: z.object({ types: z.array(SourceTypeOffer) }), ...errorResponses },
+      },
+    },
+    async (req) => ({ types: await sourceTypesFor(deps, principalOf(req)) }),
+  );
 
   api.post(
     '/v1/workspaces/:id/sources',

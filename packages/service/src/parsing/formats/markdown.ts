@@ -10,7 +10,7 @@ const COMMENT_START = /^\s{0,3}<!--/;
 function inline(line: string): string {
   const withoutLinks = line
     .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\[([^\]]+)\]\((?:[^()\s]|\([^)]*\))*(?:\s+"[^"]*")?\)/g, '$1');
+    .replace(/\[([^[\]]+)\]\((?:[^()\s]|\([^)]*\))*(?:\s+"[^"]*")?\)/g, '$1');
   if (!/[<&]/.test(withoutLinks)) return withoutLinks;
   return textContent(parseDocument(withoutLinks, { decodeEntities: true }));
 }

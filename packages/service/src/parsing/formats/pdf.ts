@@ -365,8 +365,31 @@ function wordsPerSegment(lines: Line[]): number {
 
 type Block = { kind: 'table'; text: string } | { kind: 'lines'; lines: Line[] };
 
-/** A table-of-contents entry: a title, dot leaders, a page number (arabic or roman). */
-const TOC_ENTRY = /^(.*?\S)\s*(?:\.\s?){4,}\s*([\divxlc]{1,6})$/i;
+/**
+ * A table-of-contents entry: a title, dot leaders (four dots or more, each followed by at most one
+ * space), a page number (arabic or roman); its title and page, else undefined. Read from the end
+ * backwards: a lazy title before `(?:\.\s?){4,}` backtracked polynomially on long lines of dots.
+ */
+function tocEntry(line: string): [string, string] | undefined {
+  let end = line.length;
+  let start = end;
+  while (start > 0 && /[\divxlc]/i.test(line[start - 1]!)) start--;
+  if (start === end || end - start > 6) return undefined;
+  const page = line.slice(start, end);
+  end = start;
+  while (end > 0 && /\s/.test(line[end - 1]!)) end--;
+  let dots = 0;
+  for (;;) {
+    if (end > 0 && line[end - 1] === '.') {
+      dots++;
+      end--;
+    } else if (end > 1 && /\s/.test(line[end - 1]!) && line[end - 2] === '.' && dots > 0) end--;
+    else break;
+  }
+  if (dots < 4) return undefined;
+  const title = line.slice(0, end).trimEnd();
+  return title ? [title, page] : undefined;
+}
 
 /** Splits a flow of lines into tables (runs of aligned multi-cell lines, tables of contents) and the rest. */
 function findTables(lines: Line[]): Block[] {
@@ -380,13 +403,10 @@ function findTables(lines: Line[]): Block[] {
   while (i < lines.length) {
     // A run of contents entries is a two-column table: entry and page.
     let k = i;
-    while (k < lines.length && TOC_ENTRY.test(lineText(lines[k]!))) k++;
+    while (k < lines.length && tocEntry(lineText(lines[k]!))) k++;
     if (k - i >= 3) {
       flushLines();
-      const rows = lines.slice(i, k).map((l) => {
-        const m = TOC_ENTRY.exec(lineText(l))!;
-        return [m[1]!, m[2]!];
-      });
+      const rows = lines.slice(i, k).map((l) => tocEntry(lineText(l))!);
       blocks.push({ kind: 'table', text: markdownTable([['Contents', 'Page'], ...rows]) });
       i = k;
       continue;

@@ -174,7 +174,7 @@ function dateStyles(zip: ZipArchive): Set<number> {
     // A custom format is a date when it has day/month/year codes outside quoted text and brackets.
     const isDate =
       BUILTIN_DATE_FORMATS.has(id) ||
-      (code !== undefined && /[dmy]/i.test(code.replace(/"[^"]*"|\[[^\]]*\]|\\./g, '')));
+      (code !== undefined && /[dmy]/i.test(code.replace(/"[^"]*"|\[[^[\]]*\]|\\./g, '')));
     if (isDate) dates.add(i);
   });
   return dates;
