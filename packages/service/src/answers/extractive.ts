@@ -66,16 +66,16 @@ export interface ExtractiveOptions {
  * answers that hold the answer dropped by at most half a point.
  */
 export const DEFAULT_RELEVANCE: RelevanceThresholds = {
-  intercept: -7.246,
+  intercept: -7.356,
   weights: {
-    presence: 3.38,
-    coverage: 2.246,
-    passageCoverage: 1.411,
-    localCoverage: 4.335,
-    passagePairs: 3.418,
-    logScoreLead: 1.004,
-    logTerms: 1.805,
-    familiarity: -5.193,
+    presence: 3.311,
+    coverage: 2.535,
+    passageCoverage: 1.285,
+    localCoverage: 4.345,
+    passagePairs: 3.091,
+    logScoreLead: 1.029,
+    logTerms: 1.854,
+    familiarity: -5.132,
   },
   minProbability: 0.25,
 };
