@@ -1,3 +1,5 @@
+// Over 400 lines: every wire type of the API in one place, as the service answers them (issue 27
+// plans to generate them from the OpenAPI document instead).
 /** The API's records as the SDK returns them (docs/api.md of the service is the contract). */
 
 export type RunStatus = 'processing' | 'completed' | 'failed' | 'paused' | 'cancelled';

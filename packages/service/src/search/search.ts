@@ -6,8 +6,8 @@ import { errors } from '../errors.js';
 import { questionLanguage } from '../text/detection.js';
 import { ENGLISH, type Language, languageFor } from '../text/language.js';
 import type { EmbeddingService } from './embeddings.js';
-import { expandQuery } from './expansion.js';
 import { type Snippet, snippetOf } from './passages.js';
+import { lexicalCandidates, readingsOf } from './readings.js';
 import { type RerankStage, rerankCandidates } from './rerank.js';
 import {
   type CodedQuery,
@@ -188,65 +188,6 @@ function headingCodes(heading: string, language: Language): Uint32Array {
     headings.set(key, codes);
   }
   return codes;
-}
-
-/**
- * The languages a query is read in: the question's own and every language the workspace's documents
- * were indexed in. Each reading gives the terms that language's documents were indexed with; one
- * full-text query over all of them ranks every passage by its own language's terms.
- */
-export function readingsOf(question: Language, workspaceLanguages: readonly string[]): Language[] {
-  const out = new Map<string, Language>([[question.code, question]]);
-  for (const code of workspaceLanguages) if (!out.has(code)) out.set(code, languageFor(code));
-  // A workspace indexed before languages were recorded holds English rows.
-  if (workspaceLanguages.length === 0) out.set('en', ENGLISH);
-  return [...out.values()];
-}
-
-/**
- * A reading in another language than the question's counts for this share of its score. It asks
- * only for the terms every reading makes alike (commands, files, names, numbers: "/proc/kcore" is
- * "proc kcore" in any language); the question's other words, read by a language they are not written
- * in, would match that language's passages by accident (a Spanish "archivo" is a rare English word).
- */
-export const OTHER_READING_WEIGHT = 0.5;
-
-/**
- * Lexical candidates: the question read in each of the workspace's languages, each reading searched
- * among the passages of its language (one query when the workspace has one language and it is the
- * question's), merged by score.
- */
-async function lexicalCandidates(
-  index: SearchIndex,
-  req: SearchRequest,
-  readings: Language[],
-  limit: number,
-  documentIds: string[] | undefined,
-): Promise<IndexHit[]> {
-  const single = readings.length === 1;
-  const own = new Set(readings[0]!.indexTerms(req.q));
-  const lists = await Promise.all(
-    readings.map(async (language, i) => {
-      const terms = language.indexTerms(req.q).filter((t) => i === 0 || own.has(t));
-      if (terms.length === 0) return [];
-      const hits = await index.search(req.workspaceId, {
-        text: req.q,
-        terms: terms.join(' '),
-        limit,
-        documentIds,
-        expansions: i === 0 ? expandQuery(req.q, language) : [],
-        language: single ? undefined : language.code,
-      });
-      const weight = i === 0 ? 1 : OTHER_READING_WEIGHT;
-      return weight === 1 ? hits : hits.map((h) => ({ row: h.row, score: h.score * weight }));
-    }),
-  );
-  return single
-    ? lists[0]!
-    : lists
-        .flat()
-        .sort((a, b) => b.score - a.score)
-        .slice(0, limit);
 }
 
 /**

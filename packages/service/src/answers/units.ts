@@ -1,0 +1,157 @@
+import type { Language } from '../text/language.js';
+
+/**
+ * The sentences of a passage the extractive answerer may quote (extractive.ts): sentences in the
+ * passage's language, table rows read with their column names, code blocks as the commands they hold.
+ */
+
+/** A sentence of a passage (a table row counts as one), as the answer would quote it. */
+export interface Unit {
+  start: number;
+  end: number;
+  text: string;
+  terms: Set<string>;
+}
+
+/** Shortest quotable sentence: twelve characters, or four in Chinese and Japanese, which say more per character. */
+const minimumQuote = (language: Language) => (language.code === 'ja' || language.code === 'zh' ? 4 : 12);
+
+/** Strips Markdown structure (heading hashes, list bullets, emphasis) from a quoted sentence. */
+function clean(sentence: string): string {
+  return sentence
+    .replace(/^#{1,6}\s+/, '')
+    .replace(/^\s*([-*+]|\d+\.)\s+/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+const SEPARATOR_ROW = /^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$/;
+const cells = (row: string) =>
+  row
+    .trim()
+    .replace(/^\||\|$/g, '')
+    .split(/(?<!\\)\|/)
+    .map((c) => c.replaceAll('\\|', '|').trim());
+
+/**
+ * A table's header row in `text` for the row at `start`: the first line of the table, when a separator
+ * line follows it. Undefined when the row is itself the header, or the passage holds no header (a
+ * table cut across passages).
+ */
+function tableHeader(text: string, start: number): string[] | undefined {
+  const lines: { at: number; line: string }[] = [];
+  let at = text.lastIndexOf('\n', start - 1) + 1;
+  while (at > 0) {
+    const prev = text.lastIndexOf('\n', at - 2) + 1;
+    const line = text.slice(prev, at - 1);
+    if (!line.trimStart().startsWith('|')) break;
+    lines.unshift({ at: prev, line });
+    at = prev;
+  }
+  if (lines.length < 2 || !SEPARATOR_ROW.test(lines[1]!.line.trim())) return undefined;
+  return cells(lines[0]!.line);
+}
+
+/**
+ * The sentences of a passage that could be quoted. Headings name a topic and a table's header row
+ * names its columns: neither answers a question. A table row reads as "column: value; …" with its
+ * header's names (issue 16: "bigint | 8 bytes" was pipe soup), so it also matches the words of the
+ * columns it sits under.
+ */
+export function unitsOf(text: string, language: Language): Unit[] {
+  const units: Unit[] = [];
+  // Code blocks are one unit each (a command to type is an answer); sentences are found around them.
+  const fences = codeFences(text);
+  let at = 0;
+  for (const f of [...fences, undefined]) {
+    const end = f ? f.index : text.length;
+    units.push(...sentenceUnits(text, at, end, language));
+    if (!f) break;
+    const code = f.body.trim();
+    if (code && code.length <= 300 && /\p{L}/u.test(code)) {
+      const start = f.bodyStart;
+      units.push({
+        start,
+        end: start + f.body.trimEnd().length,
+        text: joinLines(code),
+        terms: new Set(language.contentTerms(code)),
+      });
+    }
+    at = f.end;
+  }
+  return units;
+}
+
+/**
+ * Fenced code blocks: a line starting with ``` and the text up to the next ```. Found with indexOf
+ * rather than a lazy pattern, which tried a long run of backticks again from each of them.
+ */
+function codeFences(text: string): { index: number; end: number; body: string; bodyStart: number }[] {
+  const fences: { index: number; end: number; body: string; bodyStart: number }[] = [];
+  let from = 0;
+  for (;;) {
+    const open = text.indexOf('```', from);
+    if (open < 0) break;
+    const newline = text.indexOf('\n', open + 3);
+    if (newline < 0) break;
+    const close = text.indexOf('```', newline + 1);
+    // No closing fence after this line: none after any later opening either.
+    if (close < 0) break;
+    fences.push({
+      index: open,
+      end: close + 3,
+      body: text.slice(newline + 1, close),
+      bodyStart: newline + 1,
+    });
+    from = close + 3;
+  }
+  return fences;
+}
+
+/** A code block's lines joined with " ; ", the whitespace around each line break (and empty lines) dropped. */
+function joinLines(code: string): string {
+  const lines = code.split('\n');
+  let out = lines[0]!.trimEnd();
+  let pending = false;
+  for (let i = 1; i < lines.length; i++) {
+    pending = true;
+    const line = i === lines.length - 1 ? lines[i]!.trimStart() : lines[i]!.trim();
+    if (line) {
+      out += ` ; ${line}`;
+      pending = false;
+    }
+  }
+  return pending ? `${out} ; ` : out;
+}
+
+function sentenceUnits(text: string, from: number, to: number, language: Language): Unit[] {
+  const units: Unit[] = [];
+  for (const [start, end] of language.sentenceSpans(text, from, to)) {
+    const raw = text.slice(start, end);
+    if (/^#{1,6}\s/.test(raw)) continue;
+    let quoted: string;
+    let extra = '';
+    if (raw.trimStart().startsWith('|')) {
+      if (SEPARATOR_ROW.test(raw.trim())) continue;
+      const row = cells(raw);
+      const next = text.slice(
+        end + 1,
+        text.indexOf('\n', end + 1) === -1 ? undefined : text.indexOf('\n', end + 1),
+      );
+      if (SEPARATOR_ROW.test(next.trim())) continue; // the header row itself
+      const header = tableHeader(text, start);
+      quoted = header
+        ? row
+            .map((v, i) => (header[i] && v ? `${header[i]}: ${v}` : v))
+            .filter(Boolean)
+            .join('; ')
+        : row.filter(Boolean).join('; ');
+      extra = header?.join(' ') ?? '';
+    } else {
+      quoted = clean(raw);
+    }
+    if (quoted.length < minimumQuote(language) || !/[\p{L}]/u.test(quoted)) continue;
+    units.push({ start, end, text: quoted, terms: new Set(language.contentTerms(`${quoted} ${extra}`)) });
+  }
+  return units;
+}
