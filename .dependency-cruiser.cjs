@@ -18,7 +18,13 @@ const infrastructure = `(^|/)node_modules/(${[
   'ioredis',
   'rate-limiter-flexible',
   'onnxruntime-node',
+  '@modelcontextprotocol/[^/]+',
+  'prom-client',
 ].join('|')})/`;
+/** The service's faces: each turns its protocol into calls of domain operations. */
+const faces = `${service}/(http|mcp|main)/`;
+/** Where adapters are chosen and wired: only the composition roots may name them. */
+const wiring = `${service}/(adapters|main)/|${service}/(app|deps)\\.ts$`;
 
 module.exports = {
   forbidden: [
@@ -28,6 +34,13 @@ module.exports = {
       comment: 'A cycle makes the modules one unit: neither can change or be tested without the other.',
       from: { path: '^packages/' },
       to: { circular: true },
+    },
+    {
+      name: 'no-unresolvable',
+      severity: 'error',
+      comment: 'An import the rules cannot resolve is checked by none of them.',
+      from: { path: '^packages/' },
+      to: { couldNotResolve: true },
     },
     {
       name: 'http-not-to-adapters',
@@ -49,7 +62,38 @@ module.exports = {
       comment:
         'Domain code is called by the HTTP layer, the worker and the CLI; it never calls them or adapters.',
       from: { path: domain },
-      to: { path: `${service}/(adapters|http|main)/|${service}/(app|deps)\\.ts$` },
+      to: { path: `${wiring}|${service}/(http|mcp|ops)/` },
+    },
+    {
+      name: 'mcp-not-to-adapters',
+      comment:
+        'The MCP tools are a face like the HTTP routes: they call domain operations with the ports they are given.',
+      severity: 'error',
+      from: { path: `${service}/mcp/` },
+      to: { path: `${wiring}|${service}/http/` },
+    },
+    {
+      name: 'ops-not-to-faces',
+      comment:
+        'Metrics, readiness and bucket transfer serve the faces and the CLI; they never call them or adapters.',
+      severity: 'error',
+      from: { path: `${service}/ops/` },
+      to: { path: `${faces}|${wiring}` },
+    },
+    {
+      name: 'config-stands-below',
+      comment:
+        'Configuration is parsed once and handed down: it names no adapter (the model catalogue lives in config/), face or operation wiring.',
+      severity: 'error',
+      from: { path: `${service}/config/|${service}/config\\.ts$` },
+      to: { path: `${faces}|${wiring}|${service}/ops/` },
+    },
+    {
+      name: 'console-through-the-sdk',
+      comment: 'The console talks to the service over HTTP through the SDK, like any other client.',
+      severity: 'error',
+      from: { path: '^packages/console/src/' },
+      to: { path: '^packages/service/' },
     },
     {
       name: 'sdk-stands-alone',
@@ -61,7 +105,16 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)dist/' },
+    // The packages' own build output only: a dependency's entry point is often in its dist/ folder
+    // (LanceDB's, the MCP SDK's), and excluding every dist/ hid those imports from the rules above.
+    exclude: { path: '^packages/[^/]+/dist/' },
     tsPreCompilationDeps: true,
+    // Resolve package subpaths through their `exports` as Node does: an import that does not resolve
+    // (the MCP SDK's `server/mcp.js` did not) escapes every rule.
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+      extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'],
+    },
   },
 };

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { MODEL_CATALOG } from '../adapters/models/catalog.js';
 import { ConfigError, type Environment } from './environment.js';
+import { MODEL_CATALOG } from './model-catalog.js';
 import type { EmbeddingsConfig, LocalModelSource, RerankConfig } from './sections.js';
 
 /** The embedding and reranking settings: a provider, and for local models a folder or a pinned hub model. */

@@ -258,13 +258,12 @@ describe('compose.selfhost.yml on real containers', () => {
   it('backs up, is wiped, restores, and searches as before; queued work is resubmitted', async () => {
     const before = await searchSnapshot(workspaceId, queries);
     // Workers are stopped (previous test): this upload stays queued, and its job lives only in the
-    // job database, which the backup leaves out.
-    const pending = await api.upload(
-      [{ name: 'pending.txt', content: 'The pending memo mentions the word zircon.' }],
-      {
-        workspaceId,
-      },
-    );
+    // job database, which the backup leaves out. It goes to a workspace of its own: once resubmitted
+    // it is folded into its workspace's index, which would change the snapshot's BM25 statistics
+    // whenever a worker gets to it before the search below.
+    const pending = await api.upload([
+      { name: 'pending.txt', content: 'The pending memo mentions the word zircon.' },
+    ]);
     expect(pending.status).toBe(202);
     expect(await psql(`SELECT status FROM documents WHERE run_id = '${pending.body.run.id}'`)).toEqual([
       'queued',
@@ -287,7 +286,7 @@ describe('compose.selfhost.yml on real containers', () => {
     expect(await searchSnapshot(workspaceId, queries)).toEqual(before);
     const resubmitted = await api.waitForRun(pending.body.run.id, 180_000);
     expect(resubmitted.counts).toMatchObject({ total: 1, ready: 1 });
-    const found = await api.post('/v1/search', { workspaceId, q: 'zircon' });
+    const found = await api.post('/v1/search', { workspaceId: pending.body.workspace.id, q: 'zircon' });
     expect(found.body.results[0].citation.filename).toBe('pending.txt');
   });
 

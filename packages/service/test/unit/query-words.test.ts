@@ -1,8 +1,6 @@
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadWordNetLexicon, WordListLexicon } from '../../src/adapters/lexicon/wordnet.js';
+import { WordListLexicon } from '../../src/adapters/lexicon/wordnet.js';
 import { expectedAnswer, satisfies } from '../../src/answers/answer-types.js';
-import { packageRoot } from '../../src/paths.js';
 import { expandQuery } from '../../src/search/expansion.js';
 import { ENGLISH, languageFor } from '../../src/text/language.js';
 
@@ -42,17 +40,6 @@ describe('the WordNet lexicon', () => {
     for (const w of ['servers', 'stopped', 'biggest', 'told', 'settings', 'installable', 'else', 'whether'])
       expect(lexicon.isWord(w), w).toBe(true);
     for (const w of ['wireguard', 'tmux', 'zstd']) expect(lexicon.isWord(w), w).toBe(false);
-  });
-
-  it('is built from WordNet 3.1 with its notice (npm run build writes dist/lexicon.txt)', async () => {
-    const lexicon = await loadWordNetLexicon(path.join(packageRoot(), 'dist', 'lexicon.txt'));
-    expect(lexicon.size).toBeGreaterThan(80_000);
-    for (const w of ['quota', 'allowance', 'tunnel', 'cockpit']) expect(lexicon.isWord(w), w).toBe(true);
-    for (const w of ['haproxy', 'wireguard', 'btrfs']) expect(lexicon.isWord(w), w).toBe(false);
-    // Names of things (nouns only, in any form) against words that are also verbs, adjectives or adverbs.
-    for (const w of ['cockpit', 'rugby', 'headsets', 'dorms']) expect(lexicon.isNounOnly(w), w).toBe(true);
-    for (const w of ['snap', 'often', 'clean', 'allowance', 'wireguard'])
-      expect(lexicon.isNounOnly(w), w).toBe(false);
   });
 });
 

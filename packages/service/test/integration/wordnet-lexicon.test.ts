@@ -1,0 +1,19 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadWordNetLexicon } from '../../src/adapters/lexicon/wordnet.js';
+import { packageRoot } from '../../src/paths.js';
+
+// The built lexicon (`npm run build` writes dist/lexicon.txt; `npm test` builds first): an
+// integration test, since a unit run in a fresh clone has no build.
+describe('the WordNet lexicon the build writes', () => {
+  it('is built from WordNet 3.1 with its notice (npm run build writes dist/lexicon.txt)', async () => {
+    const lexicon = await loadWordNetLexicon(path.join(packageRoot(), 'dist', 'lexicon.txt'));
+    expect(lexicon.size).toBeGreaterThan(80_000);
+    for (const w of ['quota', 'allowance', 'tunnel', 'cockpit']) expect(lexicon.isWord(w), w).toBe(true);
+    for (const w of ['haproxy', 'wireguard', 'btrfs']) expect(lexicon.isWord(w), w).toBe(false);
+    // Names of things (nouns only, in any form) against words that are also verbs, adjectives or adverbs.
+    for (const w of ['cockpit', 'rugby', 'headsets', 'dorms']) expect(lexicon.isNounOnly(w), w).toBe(true);
+    for (const w of ['snap', 'often', 'clean', 'allowance', 'wireguard'])
+      expect(lexicon.isNounOnly(w), w).toBe(false);
+  });
+});
