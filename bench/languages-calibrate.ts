@@ -1,6 +1,6 @@
 /**
  * Fits the answerer's relevance decision (src/answers/relevance.ts) on the tune questions, behind
- * docs/decisions/0013: reads the signals bench/languages-tune.ts recorded with every decline rule off
+ * docs/decisions/0014: reads the signals bench/languages-tune.ts recorded with every decline rule off
  * (`--suite all --split tune --signals FILE`), fits a logistic regression of "the workspace answers
  * it" on the signals (answerable questions of every manual and of the small workspaces against
  * unanswerable and off-topic ones, the two classes weighed equally), and prints, for each threshold,

@@ -1,5 +1,5 @@
 /**
- * Development aid for issue 24 (languages and declines), behind docs/decisions/0013: builds each
+ * Development aid for issue 24 (languages and declines), behind docs/decisions/0014: builds each
  * workspace once in this process with the service's parser, language detection, chunker and index
  * adapter (no HTTP, no database, no sandbox), then asks its questions through the service's answer
  * operation (question language, search, extractive answerer) in seconds. The benchmark of record is
@@ -8,7 +8,7 @@
  *
  * node bench/run.mjs languages-tune [--suite manuals|offtopic|all] [--manual NAME] [--split tune]
  *   [--rebuild] [--show fails|undeclined|misses] [--debug ID] [--signals FILE]
- *   [--min-probability P]
+ *   [--min-probability P] [--lexicons en,de,fr,es]
  *
  * --signals writes every question's relevance signals (answerer run with the decision off) for
  * bench/languages-calibrate.ts.
@@ -18,7 +18,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { LanceSearchIndex } from '../packages/service/src/adapters/index/lancedb.js';
 import { EldDetector } from '../packages/service/src/adapters/language/eld.js';
-import { loadWordNetLexicon } from '../packages/service/src/adapters/lexicon/wordnet.js';
+import { BuiltLexicons } from '../packages/service/src/adapters/lexicon/word-list.js';
 import { answerQuestion } from '../packages/service/src/answers/answer.js';
 import {
   DEFAULT_EXTRACTIVE,
@@ -30,6 +30,7 @@ import {
   type RelevanceSignals,
   type RelevanceThresholds,
 } from '../packages/service/src/answers/relevance.js';
+import type { Lexicons } from '../packages/service/src/domain/ports.js';
 import { parseBytes } from '../packages/service/src/parsing/parse.js';
 import { chunkText } from '../packages/service/src/processing/chunker.js';
 import { indexRowsOf } from '../packages/service/src/search/indexing.js';
@@ -63,7 +64,14 @@ const MANUALS = [
 );
 const cacheRoot = path.join(repoRoot, 'node_modules/.cache/docslurp-languages-tune');
 const detector = new EldDetector();
-const lexicon = await loadWordNetLexicon();
+// The lexicons the service reads (dist/, from the build); --lexicons en,de limits them to those languages.
+const built = new BuiltLexicons((code, err) => {
+  throw new Error(`no lexicon for ${code} (npm run build writes them): ${String(err)}`);
+});
+const only = opts.lexicons?.split(',');
+const lexicons: Lexicons = {
+  forLanguage: async (code) => (only && !only.includes(code) ? undefined : built.forLanguage(code)),
+};
 // --min-probability overrides the fitted decision's threshold (the model stays the fitted one).
 const relevance: RelevanceThresholds | undefined = opts['min-probability']
   ? { ...DEFAULT_RELEVANCE, minProbability: Number(opts['min-probability']) }
@@ -125,7 +133,7 @@ function depsOf(ws: Workspace) {
         new Map(ids.map((id) => [id, { source: null, sourceItem: null, version: 1 }])),
     },
     index: ws.index,
-    lexicon,
+    lexicons,
     languages: detector,
     relevance,
   };
@@ -166,14 +174,14 @@ async function ask(
     ? await answerQuestion(
         {
           ...deps,
-          lexicon: undefined,
+          lexicons: undefined,
           relevance: NEVER_DECLINE,
         },
         principal,
         { workspaceId: 'ws', q: q.q, topK: 8 },
       )
     : undefined;
-  // ...and whether the English lexicon's absent-word rule alone declines it.
+  // ...and whether the lexicons' absent-word rule alone declines it.
   const absent = opts.signals
     ? await answerQuestion({ ...deps, relevance: NEVER_DECLINE }, principal, {
         workspaceId: 'ws',

@@ -21,6 +21,7 @@ const skipped = new Set(['node_modules', 'dist', 'test']);
 const outputs = [
   'packages/service/dist/cli.js',
   'packages/service/dist/lexicon.txt',
+  'packages/service/dist/words-de.txt',
   'packages/sdk/dist/esm/index.js',
   'packages/sdk/dist/cjs/index.js',
   'packages/console/dist/index.html',

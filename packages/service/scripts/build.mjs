@@ -62,3 +62,30 @@ await writeFile(
     .map((l) => (otherThanNoun.has(l) ? l : `${l} n`))
     .join('\n')}\n`,
 );
+
+// Word lists of other languages for the same rule (adapters/lexicon/word-list.ts): every word form of
+// the list in lower case without accents, one per line, sorted. German's list holds 1.7 million forms,
+// most of them compounds; words of up to 16 letters are kept (1.2 million, 16 MB against 26) and a
+// longer word counts as a word when it splits into words of the list ("sicherheits" +
+// "aktualisierungen").
+const WORD_LISTS = [
+  { code: 'fr', pkg: 'an-array-of-french-words', file: 'index.json', maxLength: Infinity },
+  { code: 'es', pkg: 'an-array-of-spanish-words', file: 'index.json', maxLength: Infinity },
+  { code: 'de', pkg: 'all-the-german-words', file: 'woerter.json', maxLength: 16 },
+];
+const fold = (w) => w.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+for (const { code, pkg, file, maxLength } of WORD_LISTS) {
+  const dir = path.dirname(createRequire(import.meta.url).resolve(`${pkg}/package.json`));
+  const { version, license } = JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8'));
+  const words = new Set();
+  for (const word of JSON.parse(await readFile(path.join(dir, file), 'utf8'))) {
+    const w = fold(word);
+    if (w.length <= maxLength && /^\p{L}+$/u.test(w)) words.add(w);
+  }
+  await writeFile(
+    path.join(root, `dist/words-${code}.txt`),
+    `# Word forms of npm package ${pkg} ${version} (licence: ${license}), lower case, accents removed${
+      Number.isFinite(maxLength) ? `, up to ${maxLength} letters` : ''
+    }.\n${[...words].sort().join('\n')}\n`,
+  );
+}

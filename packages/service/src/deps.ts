@@ -8,7 +8,7 @@ import { MemoryRateLimiter } from './adapters/cache/memory.js';
 import { RedisRateLimiter } from './adapters/cache/redis.js';
 import { LanceSearchIndex } from './adapters/index/lancedb.js';
 import { EldDetector } from './adapters/language/eld.js';
-import { loadWordNetLexicon } from './adapters/lexicon/wordnet.js';
+import { BuiltLexicons } from './adapters/lexicon/word-list.js';
 import { HttpReranker } from './adapters/models/http-reranker.js';
 import { ensureHubModel, verifiedModelFolder } from './adapters/models/hub-download.js';
 import { ModelSlot } from './adapters/models/model-slot.js';
@@ -415,10 +415,12 @@ export async function createDeps(
     rerank,
     chatModel: createChatModel(config),
     languages: new EldDetector(),
-    lexicon: await loadWordNetLexicon().catch((err: unknown) => {
-      log.warn({ err }, 'no English lexicon (dist/lexicon.txt): answers will not tell absent names apart');
-      return undefined;
-    }),
+    lexicons: await new BuiltLexicons((code, err) =>
+      log.warn(
+        { err, language: code },
+        'no lexicon for this language (dist/): answers will not tell absent names apart',
+      ),
+    ).preload(),
     authenticator: new Authenticator(repositories.accounts),
     secrets,
     tmpDir,

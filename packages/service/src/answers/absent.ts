@@ -1,12 +1,13 @@
 import type { Lexicon, SearchIndex } from '../domain/ports.js';
 import type { SearchHit } from '../domain/types.js';
-import { ENGLISH } from '../text/language.js';
+import { ENGLISH, type Language } from '../text/language.js';
 import { foldAccents, withinEdits } from '../text/spelling.js';
+import { tokenize } from '../text/tokens.js';
 
-// The lexicon is English (WordNet): the words here are read as English.
-const words = (text: string) => ENGLISH.tokens(text).map((t) => t.word);
-const stem = (word: string) => ENGLISH.term(word);
-const isStopWord = (word: string) => ENGLISH.isStopWord(word);
+// The nouns-only rule has an English lexicon only (WordNet): its words are read as English.
+const words = (text: string, language: Language = ENGLISH) => language.tokens(text).map((t) => t.word);
+const stem = (word: string, language: Language = ENGLISH) => language.term(word);
+const isStopWord = (word: string, language: Language = ENGLISH) => language.isStopWord(word);
 
 /**
  * Telling when a question asks about something the workspace does not hold. BM25 finds passages for
@@ -34,7 +35,7 @@ export const LARGE_WORKSPACE_PASSAGES = 500;
  */
 export function wordsToLookUp(question: string, hits: SearchHit[], lexicon: Lexicon): string[] {
   const vocabulary = [...new Set(hits.flatMap((h) => words(h.text).map(foldAccents)))];
-  const present = new Set(vocabulary.map(stem));
+  const present = new Set(vocabulary.map((v) => stem(v)));
   const out = new Set<string>();
   for (const raw of words(question).map(foldAccents)) {
     const w = raw.replace(/['’]s$/, '');
@@ -67,34 +68,41 @@ export async function wordsAbsentFromWorkspace(
 
 /**
  * Whether the question names something absent: a word of `absentFromWorkspace`, or a word
- * that is no English word and that no passage uses. A name typed without its accents passes, and so
- * do a misspelt word one or two edits from a word of the passages ("throguh", "Caucasas") and two
- * words of the passages typed as one ("feedsentirely"): on SQuAD's questions these declined answers
- * the passages held.
+ * that is no word of the question's language (its `lexicon`) and that no passage uses. A name typed
+ * without its accents passes, and so do a misspelt word one or two edits from a word of the passages
+ * ("throguh", "Caucasas") and two words of the passages typed as one ("feedsentirely"): on SQuAD's
+ * questions these declined answers the passages held. `heldByWorkspace`: a word the workspace holds
+ * elsewhere passes too, for lexicons with gaps (the French list lacks "télécharger").
  */
 export function asksAboutSomethingAbsent(
   question: string,
   hits: SearchHit[],
   lexicon: Lexicon,
   absentFromWorkspace: ReadonlySet<string> = new Set(),
+  language: Language = ENGLISH,
+  heldByWorkspace?: (word: string) => boolean,
 ): boolean {
   let vocabulary: string[] | undefined;
   let present: Set<string> | undefined;
-  for (const raw of words(question).map(foldAccents)) {
+  for (const raw of words(question, language).map(foldAccents)) {
     const w = raw.replace(/['’]s$/, '');
     if (absentFromWorkspace.has(w)) return true;
     // Numbers are not names; a name may hold digits ("FAT32", "ext4").
-    if (w.length < 3 || isStopWord(w) || /^\d/.test(w) || lexicon.isWord(w)) continue;
+    if (w.length < 3 || isStopWord(w, language) || /^\d/.test(w) || lexicon.isWord(w)) continue;
     if (!present) {
-      vocabulary = [...new Set(hits.flatMap((h) => words(h.text).map(foldAccents)))];
-      present = new Set(vocabulary.map(stem));
+      vocabulary = [...new Set(hits.flatMap((h) => words(h.text, language).map(foldAccents)))];
+      present = new Set(vocabulary.map((v) => stem(v, language)));
     }
-    const base = stem(w);
+    const base = stem(w, language);
     if (present.has(base)) continue;
     const edits = w.length >= 8 ? 2 : w.length >= 4 ? 1 : 0;
-    if (edits > 0 && vocabulary!.some((v) => withinEdits(w, v, edits) || withinEdits(base, stem(v), edits)))
+    if (
+      edits > 0 &&
+      vocabulary!.some((v) => withinEdits(w, v, edits) || withinEdits(base, stem(v, language), edits))
+    )
       continue;
-    if (twoWords(w, lexicon, present)) continue;
+    if (twoWords(w, lexicon, present, language)) continue;
+    if (heldByWorkspace?.(w)) continue;
     return true;
   }
   return false;
@@ -105,10 +113,46 @@ export function asksAboutSomethingAbsent(
  * passages ("feeds exclusively on salps"). "WireGuard" is "wire" and "guard" too, but a manual
  * about tunnels uses neither.
  */
-function twoWords(w: string, lexicon: Lexicon, present: Set<string>): boolean {
+function twoWords(w: string, lexicon: Lexicon, present: Set<string>, language: Language): boolean {
   for (let i = 3; i <= w.length - 3; i++) {
     const [a, b] = [w.slice(0, i), w.slice(i)];
-    if (lexicon.isWord(a) && lexicon.isWord(b) && (present.has(stem(a)) || present.has(stem(b)))) return true;
+    if (
+      lexicon.isWord(a) &&
+      lexicon.isWord(b) &&
+      (present.has(stem(a, language)) || present.has(stem(b, language)))
+    )
+      return true;
   }
   return false;
+}
+
+/** Letters of any script but Latin: a question with a few of them is written in another script. */
+const OTHER_SCRIPT_LETTER = /[^\P{L}\p{Script=Latin}]/gu;
+const LATIN_WORD = /^[\p{Script=Latin}][\p{Script=Latin}\d]*$/u;
+
+/**
+ * Whether a question written in another script than Latin (Chinese, Japanese, Russian…) names in
+ * Latin letters something neither the retrieved passages nor the workspace use: there such a word is
+ * a name ("nginx", "swappiness", "needrestart") whatever dictionary the language has, so the English
+ * rule above needs no lexicon to apply. A spelling one edit away from a word of the passages passes,
+ * and so does a name the workspace holds outside the passages ("NetworkManager", "sed": the question
+ * may be asked in other words than the passage that answers it).
+ */
+export function namesSomethingAbsent(
+  question: string,
+  hits: SearchHit[],
+  heldByWorkspace: (name: string) => boolean,
+): boolean {
+  if ((question.match(OTHER_SCRIPT_LETTER)?.length ?? 0) < 3) return false;
+  const names = tokenize(question)
+    .map((t) => foldAccents(t.word))
+    .filter((w) => w.length >= 3 && LATIN_WORD.test(w));
+  if (names.length === 0) return false;
+  const vocabulary = new Set(hits.flatMap((h) => tokenize(h.text).map((t) => foldAccents(t.word))));
+  return names.some(
+    (w) =>
+      !vocabulary.has(w) &&
+      (w.length < 5 || ![...vocabulary].some((v) => withinEdits(w, v, 1))) &&
+      !heldByWorkspace(w),
+  );
 }

@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatModel, ChatUsage, Lexicon } from '../domain/ports.js';
+import type { ChatMessage, ChatModel, ChatUsage, Lexicons } from '../domain/ports.js';
 import type { Principal, SearchHit } from '../domain/types.js';
 import { errors } from '../errors.js';
 import { type SearchDeps, type SearchFilters, searchWorkspace } from '../search/search.js';
@@ -25,8 +25,8 @@ export interface AnswerRequest {
 
 export interface AnswerDeps extends SearchDeps {
   chatModel?: ChatModel | undefined;
-  /** Ordinary English words, so that the extractive answerer can tell when a question names something absent. */
-  lexicon?: Lexicon | undefined;
+  /** Ordinary words of each language that has a lexicon, so that the extractive answerer can tell when a question names something absent. */
+  lexicons?: Lexicons | undefined;
   /** Thresholds of the relevance decision and the answerer's options (tuning aids); the defaults otherwise. */
   relevance?: RelevanceThresholds | undefined;
   extractive?: ExtractiveOptions | undefined;
@@ -76,9 +76,10 @@ async function extractive(
   hits: SearchHit[],
   language: Language,
 ): Promise<Answer> {
-  // The lexicon is English: only an English question is checked for words it does not know.
-  const lexicon = language.code === 'en' ? deps.lexicon : undefined;
-  const candidates = lexicon && hits.length > 0 ? wordsToLookUp(req.q, hits, lexicon) : [];
+  const lexicon = await deps.lexicons?.forLanguage(language.code);
+  // Only WordNet tells nouns apart: the names of things are looked up in the workspace in English only.
+  const candidates =
+    lexicon && language.code === 'en' && hits.length > 0 ? wordsToLookUp(req.q, hits, lexicon) : [];
   const languages = [...new Map(hits.map((h) => [h.language ?? 'en', passageLanguage(h)])).values()];
   const [absentFromWorkspace, stats] = await Promise.all([
     wordsAbsentFromWorkspace(deps.index, req.workspaceId, candidates),

@@ -1,5 +1,5 @@
 import type { SearchIndex } from '../domain/ports.js';
-import type { Language } from '../text/language.js';
+import { type Language, languageFor } from '../text/language.js';
 
 /**
  * Whether the passages answer the question at all, judged from the question's distinctive words:
@@ -16,7 +16,7 @@ import type { Language } from '../text/language.js';
  *   words are all in the workspace, but never together, is not answered by any one passage.
  *
  * The thresholds are fitted on the tune questions of every language and the off-topic set, never on
- * their holdout questions (docs/decisions/0013-languages.md).
+ * their holdout questions (docs/decisions/0014-languages.md).
  */
 
 /** How many rows of the workspace hold each of the question's terms, by language, and its rows. */
@@ -69,6 +69,16 @@ export function statsOfPassages(
     for (const t of terms) counts.set(key(language, t), held.filter((h) => h.has(t)).length);
   }
   return { rows: passages.length, counts };
+}
+
+/** Whether the workspace holds `word` in any language its counts were taken in. */
+export function workspaceHolds(stats: TermStats, word: string): boolean {
+  for (const [k, n] of stats.counts) {
+    if (n === 0) continue;
+    const at = k.indexOf(':');
+    if (k.slice(at + 1) === languageFor(k.slice(0, at)).term(word)) return true;
+  }
+  return false;
 }
 
 export interface RelevanceSignals {

@@ -83,6 +83,11 @@ export interface Lexicon {
   isNounOnly(word: string): boolean;
 }
 
+/** Each language's lexicon, where it has one (English: WordNet; German, French, Spanish: word lists). */
+export interface Lexicons {
+  forLanguage(code: string): Promise<Lexicon | undefined>;
+}
+
 /** A chunk's vector in one model's vector space. */
 export interface VectorRow {
   id: string;

@@ -7,7 +7,7 @@ import type {
   ChatModel,
   JobQueue,
   LanguageDetector,
-  Lexicon,
+  Lexicons,
   ObjectStore,
   RateLimiter,
   SearchIndex,
@@ -80,8 +80,8 @@ export interface AppDeps {
   rerank: RerankStage | undefined;
   /** Answers from a chat model, when one is configured; extractive answers otherwise. */
   chatModel: ChatModel | undefined;
-  /** Ordinary English words (WordNet), for the extractive answerer; undefined when the build left none. */
-  lexicon: Lexicon | undefined;
+  /** Ordinary words of each language that has a lexicon (WordNet, word lists), for the extractive answerer. */
+  lexicons: Lexicons | undefined;
   /** Tells the language a question is asked in. */
   languages: LanguageDetector | undefined;
 }

@@ -43,6 +43,8 @@ export async function questionLanguage(
   workspace: { language: string; languages: string[] },
   detector: LanguageDetector | undefined,
 ): Promise<Language> {
+  const written = chineseOrJapanese(q, workspace.languages);
+  if (written) return languageFor(written);
   const found = await detector?.detect(q);
   if (found?.reliable) {
     // A few words fit several languages ("paid vacation" scores French 0.81, English 0.74): one the
@@ -58,4 +60,24 @@ export async function questionLanguage(
   if (workspace.language !== 'auto') return languageFor(workspace.language);
   if (workspace.languages.length === 1) return languageFor(workspace.languages[0]);
   return ENGLISH;
+}
+
+const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const HAN = /\p{Script=Han}/gu;
+const LETTER = /\p{L}/gu;
+
+/**
+ * Japanese or Chinese, told by the script, which the n-gram detector misses in a short question
+ * that names something in Latin letters ("w3mという名前の由来は何ですか？" scored English): kana are
+ * written only in Japanese; Han characters for half or more of the letters, without kana, are Chinese
+ * (or Japanese, when that is what the workspace is written in and Chinese is not).
+ */
+export function chineseOrJapanese(
+  text: string,
+  workspaceLanguages: readonly string[],
+): 'ja' | 'zh' | undefined {
+  if (KANA.test(text)) return 'ja';
+  const han = text.match(HAN)?.length ?? 0;
+  if (han < 2 || han * 2 < (text.match(LETTER)?.length ?? 0)) return undefined;
+  return workspaceLanguages.includes('ja') && !workspaceLanguages.includes('zh') ? 'ja' : 'zh';
 }

@@ -48,6 +48,15 @@ export interface LanguageSpec {
    * dictionary of that language knows).
    */
   cjk?: 'words' | 'bigrams';
+  /**
+   * Words (pairs, for Japanese) that carry grammar by their script alone, left out of the terms a
+   * question and a sentence are compared by, though the index keeps them: a Japanese pair holding
+   * hiragana is a particle, an ending or an auxiliary ("ます"), or straddles one ("を変"); the topic
+   * is in kanji and katakana. On the tune questions, leaving out the pairs wholly in hiragana took
+   * unanswerable ones declined from 3 to 4 of 11, leaving out every pair holding any to 8 of 11,
+   * and answers holding the answer from 0.36 to 0.44 (decision 0014).
+   */
+  grammarWords?: RegExp;
 }
 
 // Particles, auxiliaries, pronouns and question words: the words of Japanese and Chinese sentences
@@ -261,7 +270,13 @@ export const SPECS: Record<string, LanguageSpec> = {
   ca: { name: 'Catalan', stemmer: 'catalan', stopWords: [], apostrophes: 'split' },
   cs: { name: 'Czech', stemmer: 'czech', stopWords: [] },
   id: { name: 'Indonesian', stopWords: indonesian },
-  ja: { name: 'Japanese', stopWords: JAPANESE_STOP_WORDS, cjkLocale: 'ja', cjk: 'bigrams' },
+  ja: {
+    name: 'Japanese',
+    stopWords: JAPANESE_STOP_WORDS,
+    cjkLocale: 'ja',
+    cjk: 'bigrams',
+    grammarWords: /\p{Script=Hiragana}/u,
+  },
   zh: { name: 'Chinese', stopWords: CHINESE_STOP_WORDS, cjkLocale: 'zh', cjk: 'words' },
 };
 

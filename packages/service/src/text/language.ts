@@ -127,6 +127,7 @@ class SpecLanguage implements Language {
     for (const { word } of this.tokens(text)) {
       if (stop.has(word)) continue;
       if (dropLetters && word.length < 2 && /^[a-z]$/.test(word)) continue;
+      if (dropLetters && this.spec.grammarWords?.test(word)) continue;
       out.push(this.term(word));
     }
     return out;

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LanceSearchIndex } from '../../src/adapters/index/lancedb.js';
+import { fixedLexicons } from '../../src/adapters/lexicon/word-list.js';
 import { loadWordNetLexicon } from '../../src/adapters/lexicon/wordnet.js';
 import { LARGE_WORKSPACE_PASSAGES } from '../../src/answers/absent.js';
 import { answerQuestion } from '../../src/answers/answer.js';
@@ -61,7 +62,7 @@ describe('a question about a thing the workspace never names', () => {
         new Map(ids.map((id) => [id, { source: null, sourceItem: null, version: 1 }])),
     },
     index,
-    lexicon: await loadWordNetLexicon(),
+    lexicons: fixedLexicons({ en: await loadWordNetLexicon() }),
   });
   const q = 'How often is the espresso machine descaled?';
   const ask = async () => answerQuestion(await deps(), principal, { workspaceId: ws, q, topK: 1 });
@@ -85,7 +86,7 @@ describe('a question about a thing the workspace never names', () => {
     expect(await best()).toEqual(['doc_kitchen']);
     expect(await ask()).toMatchObject({ answer: NOT_FOUND_ANSWER, citations: [], kind: 'declined' });
     // Without the lexicon no word can be told a noun: the passage is quoted.
-    const without = await answerQuestion({ ...(await deps()), lexicon: undefined }, principal, {
+    const without = await answerQuestion({ ...(await deps()), lexicons: undefined }, principal, {
       workspaceId: ws,
       q,
       topK: 1,

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { SortedWordList } from '../../src/adapters/lexicon/word-list.js';
 import { WordListLexicon } from '../../src/adapters/lexicon/wordnet.js';
 import { asksAboutSomethingAbsent, wordsToLookUp } from '../../src/answers/absent.js';
 import type { SearchHit } from '../../src/domain/types.js';
+import { languageFor } from '../../src/text/language.js';
 
 const hit = (text: string): SearchHit => ({
   text,
@@ -60,5 +62,40 @@ describe('words a question names that the passages do not', () => {
     // "wire" and "guard" are words, but no passage uses either.
     const tunnel = hit('A tunnel between two servers.');
     expect(asksAboutSomethingAbsent('How do I set up a wireguard tunnel?', [tunnel], lexicon)).toBe(true);
+  });
+});
+
+describe('words of other languages', () => {
+  // Sorted forms, lower case without accents, as the build writes them.
+  const german = new SortedWordList(
+    '# a list\n' +
+      ['auf', 'dauert', 'der', 'die', 'ein', 'einem', 'firewall', 'port', 'tage', 'urlaubs', 'wie', 'öffne']
+        .map((w) => w.normalize('NFD').replace(/\p{M}/gu, ''))
+        .sort()
+        .join('\n'),
+    true,
+  );
+
+  it('are looked up by halves in the sorted list, accents and case aside, German compounds by their parts', () => {
+    expect(german.size).toBe(12);
+    for (const w of ['Port', 'öffne', 'oeffne'.replace('oe', 'ö'), 'Urlaubstage', 'dauert'])
+      expect(german.isWord(w), w).toBe(true);
+    for (const w of ['ufw', 'nginx', 'urlaub', 'nginxtage']) expect(german.isWord(w), w).toBe(false);
+    const french = new SortedWordList('abri\nzebre', false);
+    expect(french.isWord('Zèbre')).toBe(true);
+    expect(french.isWord('abrizebre')).toBe(false);
+  });
+
+  it('tell a German question naming something absent, as English does', () => {
+    const de = languageFor('de');
+    const firewall = hit('Die Firewall öffnet einen Port mit einem einzigen Befehl.');
+    const asked = 'Wie öffne ich einen Port in der ufw-Firewall?';
+    expect(asksAboutSomethingAbsent(asked, [firewall], german, new Set(), de)).toBe(true);
+    const withUfw = hit('Mit ufw öffnet die Firewall einen Port: ufw allow 22.');
+    expect(asksAboutSomethingAbsent(asked, [withUfw], german, new Set(), de)).toBe(false);
+    // A word the list lacks and no passage uses is taken for a name: the list must hold the language.
+    expect(
+      asksAboutSomethingAbsent('Wie lange dauert ein Neustart?', [firewall], german, new Set(), de),
+    ).toBe(true);
   });
 });

@@ -217,3 +217,42 @@ describe("the README's example", () => {
     expect(ENGLISH.questions.decline).toBe('I could not find an answer to that in this workspace.');
   });
 });
+
+describe('Chinese and Japanese questions', () => {
+  it('are told by their script when they name something in Latin letters', async () => {
+    // eld scores this question English: the Latin name outweighs the kana.
+    const english = { language: 'en', languages: ['en'] };
+    expect((await questionLanguage('w3mという名前の由来は何ですか？', english, detector)).code).toBe('ja');
+    expect((await questionLanguage('Ninja构建系统最主要的设计目标是什么？', english, detector)).code).toBe(
+      'zh',
+    );
+    // Kanji alone read as Japanese where the workspace is written in Japanese and not in Chinese.
+    const japanese = { language: 'auto', languages: ['ja', 'en'] };
+    expect((await questionLanguage('暗号化設定', japanese, detector)).code).toBe('ja');
+    // A Latin question quoting two characters is not one.
+    expect(
+      (await questionLanguage('What does the word 設定 mean in the manual?', english, detector)).code,
+    ).toBe('en');
+  });
+
+  it('compare Japanese by its kanji and katakana pairs, not the hiragana of its grammar', () => {
+    const terms = languageFor('ja').contentTerms('バックアップの設定を変更しますか？');
+    expect(terms).toEqual(expect.arrayContaining(['バッ', 'ック', 'クア', 'アッ', 'ップ', '設定', '変更']));
+    for (const grammar of ['しま', 'ます', 'すか', 'を変', 'の設', 'プの'])
+      expect(terms).not.toContain(grammar);
+    // The index keeps every pair: a passage is found by any of them.
+    expect(languageFor('ja').indexTerms('変更します')).toEqual(['変更', '更し', 'しま', 'ます']);
+  });
+
+  it('are declined when they name in Latin letters what the workspace never mentions', async () => {
+    const ask = await workspaceOf({
+      web: 'Apacheの設定ファイルは/etc/apache2にあります。サイトを追加するには、sites-availableに設定を置きます。',
+      swap: 'スワップ領域はディスク上のメモリです。空きメモリが減ると、カーネルはページをスワップに書き出します。',
+    });
+    // Every other word is in the first passage; "nginx" is nowhere in the workspace.
+    expect(await ask('nginxの設定ファイルにサイトを追加するには？')).toMatchObject({ kind: 'declined' });
+    const apache = await ask('Apacheの設定ファイルにサイトを追加するには？');
+    expect(apache.kind).toBe('extractive');
+    expect(apache.answer).toContain('sites-available');
+  });
+});

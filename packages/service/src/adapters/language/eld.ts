@@ -3,7 +3,7 @@ import type { DetectedLanguage, LanguageDetector } from '../../domain/ports.js';
 /**
  * Language detection with eld (Efficient Language Detector: n-grams of 60 languages). Chosen by
  * measurement against franc, tinyld and cld3 on short and long texts of seven languages
- * (docs/decisions/0013-languages.md). Its smallest database is as accurate there as its larger
+ * (docs/decisions/0014-languages.md). Its smallest database is as accurate there as its larger
  * ones and costs about 30 MiB of heap instead of 60, so that is the one loaded, once, on first use.
  */
 type Eld = typeof import('eld/extrasmall')['eld'];
