@@ -126,7 +126,7 @@ function twoWords(w: string, lexicon: Lexicon, present: Set<string>, language: L
   return false;
 }
 
-/** Letters of any script but Latin: a question with a few of them is written in another script. */
+/** Letters of any script but Latin: a question in such a language holds a few of them. */
 const OTHER_SCRIPT_LETTER = /[^\P{L}\p{Script=Latin}]/gu;
 const LATIN_WORD = /^[\p{Script=Latin}][\p{Script=Latin}\d]*$/u;
 
@@ -142,8 +142,10 @@ export function namesSomethingAbsent(
   question: string,
   hits: SearchHit[],
   heldByWorkspace: (name: string) => boolean,
+  language: Language,
 ): boolean {
-  if ((question.match(OTHER_SCRIPT_LETTER)?.length ?? 0) < 3) return false;
+  // An English question quoting a Greek word is no question written in Greek.
+  if (language.latinScript || (question.match(OTHER_SCRIPT_LETTER)?.length ?? 0) < 3) return false;
   const names = tokenize(question)
     .map((t) => foldAccents(t.word))
     .filter((w) => w.length >= 3 && LATIN_WORD.test(w));

@@ -307,7 +307,8 @@ export function composeExtractiveAnswer(
     asksAboutSomethingAbsent(question, hits, aids.lexicon, aids.absentFromWorkspace, questionLanguage, held)
   )
     return decline();
-  if (namesSomethingAbsent(question, hits, (w) => workspaceHolds(stats, w))) return decline();
+  if (namesSomethingAbsent(question, hits, (w) => workspaceHolds(stats, w), questionLanguage))
+    return decline();
   if (!answersQuestion(signals, aids.relevance ?? DEFAULT_RELEVANCE)) return decline();
 
   const chosen: Quote[] = [

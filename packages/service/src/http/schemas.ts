@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CitationShape } from '../domain/shapes.js';
 import {
   DOCUMENT_STAGES,
   DOCUMENT_STATUSES,
@@ -188,24 +189,8 @@ export const RunProgress = Run.extend({
   documents: z.array(ProgressDocument),
 }).meta({ id: 'RunProgress' });
 
-export const Citation = z
-  .object({
-    documentId: z.string(),
-    filename: z.string(),
-    sourceUrl: z.string().nullable(),
-    mediaType: z.string().nullable(),
-    page: z.number().int().nullable().describe('First page of the passage (paged formats)'),
-    pageEnd: z.number().int().nullable(),
-    charStart: z.number().int().describe('Offset into GET /v1/documents/{id}/text'),
-    charEnd: z.number().int(),
-    chunkId: z.string(),
-    headingPath: z.array(z.string()),
-    score: z.number(),
-    source: z.string().nullable().describe('The source the document was synced from; null for uploads'),
-    sourceItem: z.string().nullable().describe("The source's item the passage comes from"),
-    version: z.number().int().describe('The version of the document the passage is from'),
-  })
-  .meta({ id: 'Citation' });
+// One shape for every face (domain/shapes.ts): MCP returns the same citation objects.
+export const Citation = CitationShape;
 
 export const Snippet = z
   .object({

@@ -13,6 +13,7 @@ import { listDocuments } from '../documents/documents.js';
 import { listDocumentPage, readDocumentText } from '../documents/reading.js';
 import { requireScope } from '../domain/keys.js';
 import type { ObjectStore } from '../domain/ports.js';
+import { CitationShape, citationView } from '../domain/shapes.js';
 import type { DocumentStore, WorkspaceStore } from '../domain/stores.js';
 import { type Citation, DOCUMENT_STATUSES, type DocumentRecord, type Principal } from '../domain/types.js';
 import type { AppError } from '../errors.js';
@@ -92,22 +93,8 @@ const SourceItem = z
   .nullable()
   .describe('Where a synced document is in its source (path in the folder, object key, page URL)');
 
-const CitationOut = z.object({
-  documentId: z.string(),
-  filename: z.string().describe('File name, or the URL for an ingested web page'),
-  sourceItem: SourceItem,
-  sourceUrl: z.string().nullable(),
-  mediaType: z.string().nullable(),
-  page: z.number().int().nullable().describe('First page of the passage (paged formats)'),
-  pageEnd: z.number().int().nullable(),
-  charStart: z.number().int().describe("Offset of the passage in the document's text (read_document)"),
-  charEnd: z.number().int(),
-  chunkId: z.string(),
-  headingPath: z.array(z.string()).describe('Headings above the passage, outermost first'),
-  score: z.number(),
-  link: Link,
-  resource: Resource,
-});
+// The HTTP API's citation (domain/shapes.ts), with where to open and read it.
+const CitationOut = CitationShape.extend({ link: Link, resource: Resource });
 
 const DocumentOut = z.object({
   id: z.string(),
@@ -252,18 +239,7 @@ export function workspaceMcp(deps: McpDeps, limits: McpLimits): (caller: McpCall
     const { principal, workspace, consoleOrigin } = caller;
     const canRead = principal.scopes.has('artifacts');
     const citation = (c: Citation) => ({
-      documentId: c.documentId,
-      filename: c.filename,
-      sourceItem: c.sourceItem,
-      sourceUrl: c.sourceUrl,
-      mediaType: c.mediaType,
-      page: c.page,
-      pageEnd: c.pageEnd,
-      charStart: c.charStart,
-      charEnd: c.charEnd,
-      chunkId: c.chunkId,
-      headingPath: c.headingPath,
-      score: c.score,
+      ...citationView(c),
       link: consoleLink(consoleOrigin, c.documentId, {
         mediaType: c.mediaType,
         page: c.page,

@@ -38,7 +38,14 @@ export interface Language {
   readonly questions: QuestionRules;
   /** Whether adjacent words may be written as one ("file name" / "filename"; German compounds). */
   readonly joinsCompounds: boolean;
+  /** Whether the language is written in the Latin alphabet (a Latin word in a Russian or Chinese question is a name). */
+  readonly latinScript: boolean;
 }
+
+/** Languages eld tells that are written in another alphabet than Latin. */
+const OTHER_SCRIPTS = new Set(
+  'am ar be bg bn el fa gu he hi hy ja ka kn ko mk ml mr ne pa ru si sr ta te th uk ur zh'.split(' '),
+);
 
 /** Letters without their accents, for words written in the Latin alphabet only ("für" ≈ "fur"). */
 const LATIN_ONLY = /^[\p{Script=Latin}\p{N}'’]+$/u;
@@ -73,6 +80,10 @@ class SpecLanguage implements Language {
 
   get name(): string {
     return this.spec.name;
+  }
+
+  get latinScript(): boolean {
+    return !OTHER_SCRIPTS.has(this.code);
   }
 
   tokens(text: string): Token[] {

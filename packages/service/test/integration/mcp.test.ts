@@ -186,6 +186,12 @@ describe('MCP server of a workspace', () => {
         name: 'handbook.pdf',
       }),
     );
+    // The same citation objects as the HTTP API's for the same passages, plus where to open them.
+    const http = await api.post('/v1/search', { workspaceId, q: 'how many vacation days', topK: 3 });
+    expect(http.status).toBe(200);
+    expect(results.map(({ citation: { link, resource, ...rest } }) => rest)).toEqual(
+      http.body.results.map((h: { citation: unknown }) => h.citation),
+    );
     // Filters restrict the documents searched.
     type Found = { results: { citation: CitationOut }[] };
     const names = async (args: Record<string, unknown>) =>

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { SortedWordList } from '../../src/adapters/lexicon/word-list.js';
 import { WordListLexicon } from '../../src/adapters/lexicon/wordnet.js';
-import { asksAboutSomethingAbsent, wordsToLookUp } from '../../src/answers/absent.js';
+import { asksAboutSomethingAbsent, namesSomethingAbsent, wordsToLookUp } from '../../src/answers/absent.js';
 import type { SearchHit } from '../../src/domain/types.js';
-import { languageFor } from '../../src/text/language.js';
+import { ENGLISH, languageFor } from '../../src/text/language.js';
 
 const hit = (text: string): SearchHit => ({
   text,
@@ -97,5 +97,26 @@ describe('words of other languages', () => {
     expect(
       asksAboutSomethingAbsent('Wie lange dauert ein Neustart?', [firewall], german, new Set(), de),
     ).toBe(true);
+  });
+});
+
+describe('Latin names in a question of another script', () => {
+  const web = hit('Веб-сервер Apache настраивается в каталоге /etc/apache2.');
+  const nowhere = () => false;
+
+  it('are names: one neither the passages nor the workspace use declines the question', () => {
+    const ru = languageFor('ru');
+    expect(namesSomethingAbsent('Как настроить nginx для нескольких сайтов?', [web], nowhere, ru)).toBe(true);
+    expect(namesSomethingAbsent('Как настроить Apache для нескольких сайтов?', [web], nowhere, ru)).toBe(
+      false,
+    );
+    // Held by the workspace outside the passages found: not absent.
+    const held = (w: string) => w === 'nginx';
+    expect(namesSomethingAbsent('Как настроить nginx для нескольких сайтов?', [web], held, ru)).toBe(false);
+  });
+
+  it('are no names in a question written in Latin letters that quotes another script', () => {
+    const q = 'Does the Apache manual call its settings настройки, and where does nginx keep them?';
+    expect(namesSomethingAbsent(q, [web], nowhere, ENGLISH)).toBe(false);
   });
 });
