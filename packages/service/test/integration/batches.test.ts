@@ -60,9 +60,11 @@ describe('a worker takes waiting documents in batches', () => {
     expect(codes).toEqual({ 'broken.pdf': 'corrupt_document', 'empty.txt': 'empty_document' });
 
     // One document at a time made a table version per document (32 and more); a batch makes one per
-    // group of parsed documents, besides the table's creation and its full-text index.
+    // group of parsed documents, besides the table's creation, its full-text index and the maintenance
+    // that settles the run. How many groups depends on how parsing interleaves with the commits (two
+    // or three on an idle machine, four under CI's load), so the bound leaves room for that.
     const workspaceId: string = up.body.workspace.id;
-    expect(await tableVersions(svc, workspaceId)).toBeLessThanOrEqual(6);
+    expect(await tableVersions(svc, workspaceId)).toBeLessThanOrEqual(10);
 
     const docs = await query<{ attempts: number; chunk_count: number | null; status: string; id: string }>(
       svc.dbs.urls.service,

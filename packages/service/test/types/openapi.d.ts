@@ -683,6 +683,29 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Citation: {
+            documentId: string;
+            /** @description File name, or the URL for an ingested web page */
+            filename: string;
+            sourceUrl: string | null;
+            mediaType: string | null;
+            /** @description First page of the passage (paged formats) */
+            page: number | null;
+            pageEnd: number | null;
+            /** @description Offset of the passage in the document's text */
+            charStart: number;
+            charEnd: number;
+            chunkId: string;
+            /** @description Headings above the passage, outermost first */
+            headingPath: string[];
+            score: number;
+            /** @description The source the document was synced from; null for uploads */
+            source: string | null;
+            /** @description Where a synced document is in its source (path in the folder, object key, page URL) */
+            sourceItem: string | null;
+            /** @description The version of the document the passage is from */
+            version: number;
+        };
         RefusedFile: {
             /** @description The file's position among the upload's files, from 0 */
             index: number;
@@ -886,27 +909,6 @@ export interface components {
                 } | null;
             }[];
         };
-        Citation: {
-            documentId: string;
-            filename: string;
-            sourceUrl: string | null;
-            mediaType: string | null;
-            /** @description First page of the passage (paged formats) */
-            page: number | null;
-            pageEnd: number | null;
-            /** @description Offset into GET /v1/documents/{id}/text */
-            charStart: number;
-            charEnd: number;
-            chunkId: string;
-            headingPath: string[];
-            score: number;
-            /** @description The source the document was synced from; null for uploads */
-            source: string | null;
-            /** @description The source's item the passage comes from */
-            sourceItem: string | null;
-            /** @description The version of the document the passage is from */
-            version: number;
-        };
         Snippet: {
             /** @description A short excerpt of the passage around the query's words */
             text: string;
@@ -930,21 +932,23 @@ export interface components {
         };
         AnswerCitation: {
             documentId: string;
+            /** @description File name, or the URL for an ingested web page */
             filename: string;
             sourceUrl: string | null;
             mediaType: string | null;
             /** @description First page of the passage (paged formats) */
             page: number | null;
             pageEnd: number | null;
-            /** @description Offset into GET /v1/documents/{id}/text */
+            /** @description Offset of the passage in the document's text */
             charStart: number;
             charEnd: number;
             chunkId: string;
+            /** @description Headings above the passage, outermost first */
             headingPath: string[];
             score: number;
             /** @description The source the document was synced from; null for uploads */
             source: string | null;
-            /** @description The source's item the passage comes from */
+            /** @description Where a synced document is in its source (path in the folder, object key, page URL) */
             sourceItem: string | null;
             /** @description The version of the document the passage is from */
             version: number;
