@@ -21,7 +21,7 @@ export interface TestPgBouncer {
 
 /**
  * A real PgBouncer in transaction pooling mode in front of `serverUrl`'s PostgreSQL (every database,
- * trust authentication as on the development machines), on a free loopback port, logging to its
+ * trust authentication for its clients, the URL's password towards the server), on a free loopback port, logging to its
  * output. As root it drops to the `postgres` user, since PgBouncer refuses to run as root.
  */
 export async function startPgBouncer(serverUrl: string): Promise<TestPgBouncer> {
@@ -29,17 +29,20 @@ export async function startPgBouncer(serverUrl: string): Promise<TestPgBouncer> 
   if (!binary) throw new Error('pgbouncer is not installed (apt-get install pgbouncer)');
   const server = new URL(serverUrl);
   const user = decodeURIComponent(server.username || 'postgres');
+  // The embedded PostgreSQL (npm test without DATABASE_URL) asks for a password: the pooler logs in
+  // to the server with it, while its clients keep trust on loopback.
+  const password = decodeURIComponent(server.password);
   const port = await freePort();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'docslurp-pgbouncer-'));
   await chmod(dir, 0o755);
   const users = path.join(dir, 'users.txt');
-  await writeFile(users, `"${user}" ""\n`, { mode: 0o644 });
+  await writeFile(users, `"${user}" "${password}"\n`, { mode: 0o644 });
   const ini = path.join(dir, 'pgbouncer.ini');
   await writeFile(
     ini,
     [
       '[databases]',
-      `* = host=${server.hostname} port=${server.port || 5432}`,
+      `* = host=${server.hostname} port=${server.port || 5432}${password ? ` password=${password}` : ''}`,
       '[pgbouncer]',
       'listen_addr = 127.0.0.1',
       `listen_port = ${port}`,
