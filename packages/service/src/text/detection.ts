@@ -72,7 +72,7 @@ const LETTER = /\p{L}/gu;
  * written only in Japanese; Han characters for half or more of the letters, without kana, are Chinese
  * (or Japanese, when that is what the workspace is written in and Chinese is not).
  */
-export function chineseOrJapanese(
+function chineseOrJapanese(
   text: string,
   workspaceLanguages: readonly string[],
 ): 'ja' | 'zh' | undefined {
