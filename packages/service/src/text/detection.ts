@@ -72,10 +72,7 @@ const LETTER = /\p{L}/gu;
  * written only in Japanese; Han characters for half or more of the letters, without kana, are Chinese
  * (or Japanese, when that is what the workspace is written in and Chinese is not).
  */
-function chineseOrJapanese(
-  text: string,
-  workspaceLanguages: readonly string[],
-): 'ja' | 'zh' | undefined {
+function chineseOrJapanese(text: string, workspaceLanguages: readonly string[]): 'ja' | 'zh' | undefined {
   if (KANA.test(text)) return 'ja';
   const han = text.match(HAN)?.length ?? 0;
   if (han < 2 || han * 2 < (text.match(LETTER)?.length ?? 0)) return undefined;
