@@ -6,7 +6,8 @@ import { CSRF_HEADER, SESSION_COOKIE } from '../domain/sessions.js';
 /**
  * The OpenAPI document served at /openapi.json, built from the routes' own schemas. `npm run lint`
  * checks it with Redocly's recommended rules (redocly.yaml), and a client generated from it with
- * openapi-typescript is used against the real service in the tests (test/types/openapi.d.ts).
+ * openapi-typescript is used against the real service in the tests; the SDK's records are derived from
+ * the same generated types (packages/sdk/src/generated/openapi.ts).
  */
 
 /** Who may call an operation, as the document names it: the schemes below, any one of the lists. */

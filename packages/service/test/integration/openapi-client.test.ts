@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { components, operations } from '../../../sdk/src/generated/openapi.js';
 import { startTestService, type TestService } from '../support/service.js';
-import type { components, operations } from '../types/openapi.js';
 
 /**
- * A client generated from the served OpenAPI document (openapi-typescript, test/types/openapi.d.ts)
- * used with plain fetch against the real service: `npm run typecheck` holds the requests built and the
- * fields read here to the generated types, and this test holds the service's answers to them.
+ * A client generated from the served OpenAPI document (openapi-typescript, checked in as the SDK's
+ * src/generated/openapi.ts) used with plain fetch against the real service: `npm run typecheck` holds
+ * the requests built and the fields read here to the generated types, and this test holds the
+ * service's answers to them.
  */
 
 /** The JSON a response of an operation carries. */
