@@ -1,21 +1,4 @@
-export {
-  type ChatParams,
-  type ClientOptions,
-  type CreateSourceParams,
-  type CreateWebhookParams,
-  type CreateWorkspaceParams,
-  createDocSlurpClient,
-  DEFAULT_WAIT_TIMEOUT_MS,
-  DocSlurpClient,
-  type IngestUrlsParams,
-  type ListWebhookDeliveriesParams,
-  type SearchParams,
-  type UpdateSourceParams,
-  type UpdateWorkspaceParams,
-  type UploadFile,
-  type UploadParams,
-  type WaitForRunOptions,
-} from './client.js';
+export { createDocSlurpClient, DocSlurpClient } from './client.js';
 export {
   APIError,
   AuthenticationError,
@@ -38,6 +21,13 @@ export {
   TimeoutError,
   UnsupportedMediaTypeError,
 } from './errors.js';
+export type { ClientOptions } from './options.js';
+export type { IngestUrlsParams, UploadFile, UploadParams } from './resources/ingest.js';
+export { DEFAULT_WAIT_TIMEOUT_MS, type WaitForRunOptions } from './resources/runs.js';
+export type { ChatParams, SearchParams } from './resources/search.js';
+export type { CreateSourceParams, UpdateSourceParams } from './resources/sources.js';
+export type { CreateWebhookParams, ListWebhookDeliveriesParams } from './resources/webhooks.js';
+export type { CreateWorkspaceParams, UpdateWorkspaceParams } from './resources/workspaces.js';
 export { type ChatDelta, ChatStream } from './sse.js';
 export type { FetchLike, RequestOptions } from './transport.js';
 export type {
