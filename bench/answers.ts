@@ -1,7 +1,8 @@
 /**
  * npm run bench:answers — SQuAD v1.1 dev through the service's own pipeline: every paragraph uploaded
  * as one document (under its article's title) into a running service, then a fixed seeded sample of
- * questions asked through POST /v1/search/chat. Scores: the answer contains a gold answer, a citation
+ * the held-out articles' questions (bench/lib/data.ts; the tuning aid uses the others) asked through
+ * POST /v1/search/chat. Scores: the answer contains a gold answer, a citation
  * points at the gold paragraph, every [n] marker resolves to a returned citation.
  *
  * Options: --label NAME, --env KEY=VALUE (repeatable), --questions N (default 400), --articles N
@@ -30,7 +31,11 @@ if (opts.articles) {
   const ids = new Set(paragraphs.map((p) => p.id));
   questions = questions.filter((q) => ids.has(q.paragraphId));
 }
-const asked = sample(questions, questionCount, 20240611);
+const asked = sample(
+  questions.filter((q) => q.split === 'holdout'),
+  questionCount,
+  20240611,
+);
 
 const log = (s: string) => process.stdout.write(`${s}\n`);
 log(
@@ -56,6 +61,7 @@ try {
     serviceEnv: env,
     paragraphs: paragraphs.length,
     sampleSeed: 20240611,
+    split: 'holdout',
     ingest: { seconds: ingestSeconds },
     ...summary,
     failures: samples.filter((s) => !s.containsGold || !s.citedGold).slice(0, 60),
@@ -64,7 +70,7 @@ try {
     `# SQuAD v1.1 dev answers (${label})`,
     '',
     `${result.date}; ${result.machine.cpu}, ${result.machine.cores} cores, Node ${result.machine.node}.`,
-    `${paragraphs.length} paragraphs uploaded over HTTP into \`docslurp serve\`, one document each; ${asked.length} questions (seeded sample) through \`POST /v1/search/chat\`.`,
+    `${paragraphs.length} paragraphs uploaded over HTTP into \`docslurp serve\`, one document each; ${asked.length} questions (seeded sample of the held-out articles) through \`POST /v1/search/chat\`.`,
     `Service environment: \`${JSON.stringify(env)}\`.`,
     '',
     '| answer contains gold | citation at gold paragraph | answers with unresolved markers | declined | p50 ms | p99 ms |',

@@ -1,9 +1,11 @@
 /**
  * Development aid behind the table of runs in docs/retrieval.md: builds a SciFact index once with the
  * service's own chunker and index adapter (no HTTP, no database), then scores search settings on it
- * in seconds. The benchmark of record is bench/retrieval.ts, through the running service.
+ * in seconds. It scores SciFact's train claims (809, judged in qrels/train.tsv) unless told otherwise:
+ * the benchmark of record, bench/retrieval.ts through the running service, reports the test claims,
+ * so the settings it measures were not chosen on them.
  *
- * node bench/run.mjs retrieval-tune --dir /tmp/scifact-index [--evidence 0,0.1] [--proximity 0,0.2]
+ * node bench/run.mjs retrieval-tune --dir /tmp/scifact-index [--split train|test] [--evidence 0,0.1] [--proximity 0,0.2]
  */
 import { existsSync } from 'node:fs';
 import { LanceSearchIndex } from '../packages/service/src/adapters/index/lancedb.js';
@@ -18,7 +20,8 @@ import { parseBenchArgs } from './lib/results.js';
 const { opts } = parseBenchArgs(process.argv.slice(2));
 const dir = opts.dir ?? '/tmp/scifact-index';
 const ws = 'ws_scifact';
-const { corpus, queries } = loadSciFact(dataDir());
+const split = opts.split === 'test' ? 'test' : 'train';
+const { corpus, queries } = loadSciFact(dataDir(), split);
 
 if (!existsSync(dir)) {
   const index = new LanceSearchIndex(dir);

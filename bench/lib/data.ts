@@ -74,10 +74,17 @@ export function sciFactFile(doc: SciFactDoc): { name: string; content: string; t
   return { name: `${doc.id}.md`, content: `# ${doc.title}\n\n${doc.text}\n`, type: 'text/markdown' };
 }
 
+/**
+ * Which half of a question set a figure comes from: settings are chosen on `tune` questions only, and
+ * what is reported (benchmarks of record, the quality floors in tests) is measured on `holdout`.
+ */
+export type Split = 'tune' | 'holdout';
+
 export interface SquadParagraph {
   id: string;
   article: string;
   context: string;
+  split: Split;
 }
 
 export interface SquadQuestion {
@@ -85,9 +92,20 @@ export interface SquadQuestion {
   question: string;
   answers: string[];
   paragraphId: string;
+  split: Split;
 }
 
-/** SQuAD v1.1 dev: every paragraph (id `<article index>-<paragraph index>`) and every question. */
+/**
+ * SQuAD's split is by article: every fourth article (12 of 48) is for tuning, the rest is held out.
+ * Questions of one article share its words and phrasing, so a split by question would let tuning see
+ * the held-out questions' paragraphs.
+ */
+const squadSplit = (articleIndex: number): Split => (articleIndex % 4 === 0 ? 'tune' : 'holdout');
+
+/**
+ * SQuAD v1.1 dev: every paragraph (id `<article index>-<paragraph index>`) and every question, each
+ * with its split.
+ */
 export function loadSquad(dir: string) {
   const raw = JSON.parse(readFileSync(path.join(dir, 'squad-v1.1-dev/dev-v1.1.json'), 'utf8')) as {
     data: {
@@ -98,15 +116,17 @@ export function loadSquad(dir: string) {
   const paragraphs: SquadParagraph[] = [];
   const questions: SquadQuestion[] = [];
   raw.data.forEach((article, a) => {
+    const split = squadSplit(a);
     article.paragraphs.forEach((p, i) => {
       const id = `${a}-${i}`;
-      paragraphs.push({ id, article: article.title.replaceAll('_', ' '), context: p.context });
+      paragraphs.push({ id, article: article.title.replaceAll('_', ' '), context: p.context, split });
       for (const qa of p.qas) {
         questions.push({
           id: qa.id,
           question: qa.question,
           answers: [...new Set(qa.answers.map((x) => x.text))],
           paragraphId: id,
+          split,
         });
       }
     });

@@ -106,11 +106,15 @@ const german: QuestionRules = {
     'was (?:muss|soll) (?:ich|man) (?:eingeben|tippen|ausführen|aufrufen)',
     'wie hei(?:ß|ss)t',
   ]),
-  numberWords: wordsOf(
-    'eins zwei drei vier fünf sechs sieben acht neun zehn elf zwölf zwanzig dreißig vierzig fünfzig hundert tausend million milliarde einmal zweimal halb doppelt täglich wöchentlich monatlich stündlich jährlich'.split(
-      ' ',
-    ),
-  ),
+  // German writes numbers below a million as one word ("dreiundzwanzig", "zweihundert"): the
+  // patterns take every cardinal, not a list of the ones that happened to come up.
+  numberWords: wordsOf([
+    '(?:eins|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|elf|zwölf)',
+    '(?:drei|vier|fünf|sech|sieb|acht|neun)zehn',
+    '(?:(?:ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun)und)?(?:zwanzig|dreißig|vierzig|fünfzig|sechzig|siebzig|achtzig|neunzig)',
+    '(?:ein|zwei|drei|vier|fünf|sechs|sieben|acht|neun|zehn|zwölf)?(?:hundert|tausend)\\p{L}*',
+    'millionen|million|milliarden|milliarde|einmal|zweimal|dreimal|halb|doppelt|täglich|wöchentlich|monatlich|stündlich|jährlich',
+  ]),
   namedThings:
     'befehl kommando programm paket option parameter variable werkzeug datei schlüssel modul gruppe dienst'.split(
       ' ',
@@ -150,8 +154,9 @@ const french: QuestionRules = {
     'que (?:dois-je|faut-il) (?:taper|saisir|exécuter|lancer)',
     'comment s.appelle',
   ]),
+  // Every cardinal word: compounds ("dix-sept", "quatre-vingts") are hyphenated, so their parts match.
   numberWords: wordsOf(
-    'un une deux trois quatre cinq six sept huit neuf dix onze douze quinze vingt trente quarante cinquante cent mille million milliard fois demi double quotidien quotidienne hebdomadaire mensuel mensuelle annuel annuelle horaire'.split(
+    'un une deux trois quatre cinq six sept huit neuf dix onze douze treize quatorze quinze seize vingts? trente quarante cinquante soixante septante huitante octante nonante cents? mille millions? milliards? fois demie? double quotidien quotidienne hebdomadaire mensuel mensuelle annuel annuelle horaire'.split(
       ' ',
     ),
   ),
@@ -195,11 +200,15 @@ const spanish: QuestionRules = {
     'qué (?:debo|tengo que|hay que) (?:escribir|ejecutar|teclear)',
     'cómo se llama',
   ]),
-  numberWords: wordsOf(
-    'uno una dos tres cuatro cinco seis siete ocho nueve diez once doce quince veinte treinta cuarenta cincuenta cien ciento mil millón millones vez veces medio doble diario diaria semanal mensual anual'.split(
-      ' ',
-    ),
-  ),
+  // Every cardinal word: Spanish writes 16–29 and the hundreds as one word ("dieciséis",
+  // "veintitrés", "quinientos").
+  numberWords: wordsOf([
+    'uno|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|trece|catorce|quince',
+    '(?:dieci|veinti)(?:uno|una|ún|dós|trés|cuatro|cinco|séis|seis|siete|ocho|nueve)',
+    'veinte|treinta|cuarenta|cincuenta|sesenta|setenta|ochenta|noventa',
+    'cien|ciento|(?:dos|tres|cuatro|seis|sete|ocho|nove)?cient[oa]s|quinient[oa]s',
+    'mil|millón|millones|vez|veces|medio|doble|diario|diaria|semanal|mensual|anual',
+  ]),
   namedThings:
     'comando orden programa paquete opción parámetro variable herramienta archivo fichero clave módulo grupo servicio demonio'.split(
       ' ',

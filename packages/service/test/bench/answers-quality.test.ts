@@ -10,8 +10,10 @@ import { missingBenchData, skipWithout } from '../support/tools.js';
 const noData = skipWithout(missingBenchData(), 'answer quality on SQuAD');
 
 /**
- * The SQuAD answer benchmark in small (the paragraphs of five articles, 80 of their questions), with
- * floors a little below the values measured on this subset (docs/retrieval.md).
+ * The SQuAD answer benchmark in small (the paragraphs of five held-out articles, 80 of their
+ * questions), with floors below the values measured on this subset (docs/retrieval.md). Only held-out
+ * articles: the answerer's settings were chosen on the others (bench/lib/data.ts), so a floor here says
+ * how it does on questions it was not fitted to.
  */
 const ARTICLES = 5;
 const QUESTIONS = 80;
@@ -25,8 +27,9 @@ let elsewhere: ReturnType<typeof loadSquad>['questions'];
 beforeAll(async () => {
   if (noData) return;
   const data = loadSquad(dataDir());
-  const articles = [...new Set(data.paragraphs.map((p) => p.article))].slice(0, ARTICLES);
-  const paragraphs = data.paragraphs.filter((p) => articles.includes(p.article));
+  const heldOut = data.paragraphs.filter((p) => p.split === 'holdout');
+  const articles = [...new Set(heldOut.map((p) => p.article))].slice(0, ARTICLES);
+  const paragraphs = heldOut.filter((p) => articles.includes(p.article));
   const ids = new Set(paragraphs.map((p) => p.id));
   questions = sample(
     data.questions.filter((q) => ids.has(q.paragraphId)),
@@ -35,7 +38,7 @@ beforeAll(async () => {
   );
   // Questions about articles that are not in the workspace: the answerer should decline them.
   elsewhere = sample(
-    data.questions.filter((q) => !ids.has(q.paragraphId)),
+    data.questions.filter((q) => q.split === 'holdout' && !ids.has(q.paragraphId)),
     40,
     5,
   );
@@ -56,14 +59,16 @@ describe.skipIf(noData)('SQuAD subset through the service', () => {
     );
     expect(scores.questions).toBe(QUESTIONS);
     expect(scores.unresolvedMarkers).toBe(0);
-    expect(scores.answerContainsGold).toBeGreaterThanOrEqual(0.82);
-    expect(scores.citationAtGold).toBeGreaterThanOrEqual(0.86);
+    // Measured on these held-out questions (issue 27): contains gold 67/80, cites gold 71/80. The
+    // floors leave three questions of room for a run on another machine.
+    expect(scores.answerContainsGold).toBeGreaterThanOrEqual(64 / 80);
+    expect(scores.citationAtGold).toBeGreaterThanOrEqual(68 / 80);
   }, 300_000);
 
   it('declines most questions about articles that are not in the workspace', async () => {
     const scores = await evaluateAnswers(client, workspaceId, elsewhere);
     console.info(`SQuAD questions about other articles: declined ${scores.declined} of ${scores.questions}`);
-    // 23 of 40 in the last runs, with the index complete: the floor guards the decline
+    // 25 of 40 in the last runs (23 before the split), with the index complete: the floor guards the decline
     // rule itself; raising the rate is the answerer's work, not this test's.
     expect(scores.declined / scores.questions).toBeGreaterThanOrEqual(0.5);
   }, 300_000);

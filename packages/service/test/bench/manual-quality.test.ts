@@ -19,7 +19,7 @@ import { startTestService, type TestService } from '../support/service.js';
 
 /**
  * The manual-questions benchmark (npm run bench:manual, issue 16) in small: the Debian Administrator's
- * Handbook pages that answer 30 of its questions (tune and holdout alike) plus 20 other pages as
+ * Handbook pages that answer 30 of its held-out questions (never used to choose a setting) plus 20 other pages as
  * distractors, uploaded as HTML through the real upload → sandboxed parser → worker → search path,
  * then those 30 questions and 15 it cannot answer asked through search and chat. The package comes
  * from Debian (apt-get download, through bench/lib/manuals.ts); without it this test fails, it is
@@ -61,8 +61,16 @@ async function setup() {
   // Throws, with what to do, when the package can be had neither from MANUALS_DIR nor from Debian.
   const manual = await manualDir(set.package);
   pages = manualPages(manual, set);
-  questions = sample(set.answerable, QUESTIONS, 16);
-  unanswerable = sample(set.unanswerable, UNANSWERABLE, 16);
+  questions = sample(
+    set.answerable.filter((q) => q.split === 'holdout'),
+    QUESTIONS,
+    16,
+  );
+  unanswerable = sample(
+    set.unanswerable.filter((q) => q.split === 'holdout'),
+    UNANSWERABLE,
+    16,
+  );
   const answering = new Set(questions.map((q) => q.page));
   const others = sample(
     pages.filter((p) => !answering.has(p.name)),
@@ -102,16 +110,15 @@ describe('Debian handbook questions through the service', () => {
     );
     expect(s.answerable).toBe(QUESTIONS);
     expect(s.unanswerable).toBe(UNANSWERABLE);
-    // Measured on this subset at issue 16's start: extracted 24/30, recall@5 20/30, page hit@5 28/30,
-    // chat contains 10/30, 3 false declines, 3 of 15 declined. After its levers (whole HTML pages,
-    // compounds, larger chunks, the answerer's quotes, absent names declined): extracted 30/30, recall@5
-    // 25/30, page hit@5 28/30, chat contains 15/30, 1 false decline, 7 of 15 declined. Each floor is
-    // one question below what is measured now.
-    expect(s.answerExtracted).toBeGreaterThanOrEqual(29 / 30);
-    expect(s.answerRecall5).toBeGreaterThanOrEqual(24 / 30);
-    expect(s.pageHit5).toBeGreaterThanOrEqual(27 / 30);
-    expect(s.chatContains).toBeGreaterThanOrEqual(14 / 30);
-    expect(s.falseDeclines).toBeLessThanOrEqual(2);
-    expect(s.declined).toBeGreaterThanOrEqual(6);
+    // Measured on these held-out questions (issue 27): extracted 30/30, recall@5 24/30, page hit@5
+    // 28/30, chat contains 15/30, 1 false decline, 9 of 15 declined. Each floor leaves two questions
+    // of room, so that a run on another machine (parse and commit order) does not fail on one
+    // question, while a lost lever (three questions and more) does.
+    expect(s.answerExtracted).toBeGreaterThanOrEqual(28 / 30);
+    expect(s.answerRecall5).toBeGreaterThanOrEqual(22 / 30);
+    expect(s.pageHit5).toBeGreaterThanOrEqual(26 / 30);
+    expect(s.chatContains).toBeGreaterThanOrEqual(13 / 30);
+    expect(s.falseDeclines).toBeLessThanOrEqual(3);
+    expect(s.declined).toBeGreaterThanOrEqual(7);
   }, 300_000);
 });

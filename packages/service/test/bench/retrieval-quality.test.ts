@@ -11,8 +11,10 @@ const noData = skipWithout(missingBenchData(), 'retrieval quality on BEIR SciFac
 
 /**
  * The SciFact benchmark in small (60 test claims, their abstracts and 400 others, through the real
- * upload → worker → search path), so that a drop in retrieval quality fails CI. Floors sit a little
- * below the values measured on this subset (docs/retrieval.md); timing is never asserted here.
+ * upload → worker → search path), so that a drop in retrieval quality fails CI. The search settings
+ * are chosen on the train claims (bench/retrieval-tune.ts), so these test claims are held out. Floors
+ * sit below the values measured on this subset (nDCG@10 0.861, Recall@100 0.967; about one claim of
+ * 60 moving in the top 10), and timing is never asserted here.
  */
 const QUERIES = 60;
 const DISTRACTORS = 400;

@@ -67,4 +67,27 @@ describe('answer types', () => {
       expect(satisfies(s, 'identifier', ENGLISH), s).toBe(true);
     expect(satisfies('This gives fine-grained control, e.g. per user.', 'identifier', ENGLISH)).toBe(false);
   });
+
+  it('reads every cardinal written as a word, in each language with number words', () => {
+    const values: [string, string][] = [
+      ['en', 'It keeps thirteen copies.'],
+      ['de', 'Es werden dreizehn Kopien behalten.'],
+      ['de', 'Die Sitzung endet nach siebenundvierzig Minuten.'],
+      ['de', 'Das Protokoll hält zweihundert Zeilen.'],
+      ['de', 'Es wartet sechzig Sekunden.'],
+      ['fr', 'Il garde seize copies.'],
+      ['fr', 'La session dure soixante minutes.'],
+      ['es', 'Guarda dieciséis copias.'],
+      ['es', 'Espera sesenta segundos.'],
+      ['es', 'El registro guarda quinientas líneas.'],
+      ['es', 'Quedan veintitrés días.'],
+    ];
+    for (const [code, sentence] of values)
+      expect(satisfies(sentence, 'value', languageFor(code)), sentence).toBe(true);
+    // Words that only contain a number's letters are not numbers.
+    expect(satisfies('Die Zehnerblöcke fehlen.', 'value', languageFor('de'))).toBe(false);
+    expect(satisfies('Das Ergebnis ist gleich.', 'value', languageFor('de'))).toBe(false);
+    expect(satisfies('Le fichier est lu.', 'value', languageFor('fr'))).toBe(false);
+    expect(satisfies('El archivo se lee.', 'value', languageFor('es'))).toBe(false);
+  });
 });
