@@ -67,7 +67,7 @@ export type JobName = keyof typeof JOBS;
 export type JobPayload<K extends JobName> = z.infer<(typeof JOBS)[K]['payload']>;
 
 /** What runs a job when the worker takes it: the payloads of a batch together for a batched job. */
-export type JobHandler<K extends JobName> = (typeof JOBS)[K] extends { batched?: true }
+type JobHandler<K extends JobName> = (typeof JOBS)[K] extends { batched?: true }
   ? (payloads: JobPayload<K>[]) => Promise<void>
   : (payload: JobPayload<K>) => Promise<void>;
 

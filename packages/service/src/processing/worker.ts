@@ -151,12 +151,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
 
   const handlers: JobHandlers = {
     processDocument: (payloads) => {
-      const work = () =>
-        processDocuments(
-          deps,
-          payloads.map((p) => p.documentId),
-          id,
-        );
+      const documentIds = payloads.map((p) => p.documentId);
+      const work = () => processDocuments(deps, documentIds, id);
       return deps.measureBatch ? deps.measureBatch(work) : work();
     },
     maintainWorkspace: maintenanceHandler(deps, id),
