@@ -99,7 +99,13 @@ try {
   const ids = (await sql<{ id: string }>(urls.service, 'SELECT id FROM documents ORDER BY id')).map(
     (r) => r.id,
   );
-  await queue.enqueueDocuments(ids);
+  // Versions before the typed enqueue (--src) sent documents with enqueueDocuments.
+  if (queue.enqueueMany)
+    await queue.enqueueMany(
+      'processDocument',
+      ids.map((documentId) => ({ documentId })),
+    );
+  else await queue.enqueueDocuments(ids);
   await queue.stop();
 
   for (let i = 0; i < WORKERS; i++) {
@@ -109,6 +115,11 @@ try {
     const jobs = d.jobs;
     const counting = new Proxy(jobs, {
       get(target, prop, receiver) {
+        if (prop === 'enqueueMany')
+          return async (name: string, payloads: unknown[], o?: unknown) => {
+            if (name === 'processDocument') sent += payloads.length;
+            return target.enqueueMany(name, payloads, o);
+          };
         if (prop === 'enqueueDocuments')
           return async (docs: string[], o?: unknown) => {
             sent += docs.length;

@@ -335,7 +335,7 @@ export async function createDeps(
   const metrics = new Metrics({
     documentCounts: () => ops.globalDocumentCounts(),
     runCounts: () => ops.globalRunCounts(),
-    queueDepth: () => jobs.depth(),
+    queueDepth: () => jobs.depth('processDocument'),
     searchIndexCacheBytes: () => Number(lance.session.sizeBytes()),
     parserProcessesStarted: () => parser.processesStarted,
     webhookBacklog: () => ops.webhookBacklog(),

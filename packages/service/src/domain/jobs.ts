@@ -8,7 +8,7 @@ export interface RetryPolicy {
   backoff: boolean;
 }
 
-export interface JobDefinition<P extends z.ZodType> {
+export interface JobDefinition<P extends z.ZodType, Batched extends boolean = boolean> {
   /** The queue's name in the job engine (stored in its tables: never rename one). */
   name: string;
   payload: P;
@@ -16,15 +16,25 @@ export interface JobDefinition<P extends z.ZodType> {
   /** At most one waiting job per key: enqueueing the same work twice while it waits is a no-op. */
   singletonKey: (payload: z.infer<P>) => string;
   /** Wait this long before the job may start, unless the sender says otherwise (folds a burst into one job). */
-  startAfterSeconds?: number;
+  startAfterSeconds?: number | ((payload: z.infer<P>) => number);
+  /**
+   * Taken in batches: each of the worker's consumers (WorkerOptions.concurrency) takes up to
+   * `batchSize` jobs at once, hands them to the handler together and looks for more as soon as it
+   * is done, so a backlog is worked through without a polling pause between batches. Otherwise one
+   * consumer takes one job at a time.
+   */
+  batched?: Batched;
+  /** How often an idle consumer looks for a job (the worker's polling interval by default). */
+  pollSeconds?: number;
 }
 
-const job = <P extends z.ZodType>(definition: JobDefinition<P>) => definition;
+const job = <P extends z.ZodType, B extends boolean = false>(definition: JobDefinition<P, B>) => definition;
 
 /**
- * Every background job, declared once: its name, the payload it carries (checked when it is taken)
- * and its retry policy. The queue adapter creates queues from this table; handlers are safe to run
- * twice, since the service database, not the job, is the source of truth.
+ * Every background job, declared once: its name, the payload it carries (checked when it is taken),
+ * its retry policy and how the worker takes it. The queue adapter creates queues and consumers from
+ * this table; enqueueing and the handler map are typed by it. Handlers are safe to run twice, since
+ * the service database, not the job, is the source of truth.
  */
 export const JOBS = {
   processDocument: job({
@@ -32,15 +42,17 @@ export const JOBS = {
     payload: z.object({ documentId: z.string().min(1) }),
     retry: { limit: 5, delaySeconds: 2, backoff: true },
     singletonKey: (p) => p.documentId,
+    batched: true,
   }),
   maintainWorkspace: job({
     name: 'maintain-workspace',
     // `urgent`: a run waits for this maintenance to complete it; one urgent job may wait beside one
-    // scheduled for later (the removal of replaced versions, a minute on).
+    // scheduled for later (the removal of replaced versions, a minute on), and it starts at once.
     payload: z.object({ workspaceId: z.string().min(1), urgent: z.boolean().optional() }),
     retry: { limit: 3, delaySeconds: 10, backoff: true },
     singletonKey: (p) => (p.urgent ? `${p.workspaceId}:urgent` : p.workspaceId),
-    startAfterSeconds: 5,
+    startAfterSeconds: (p) => (p.urgent ? 0 : 5),
+    pollSeconds: 2,
   }),
   syncSource: job({
     name: 'sync-source',
@@ -50,3 +62,23 @@ export const JOBS = {
     singletonKey: (p) => p.sourceId,
   }),
 };
+
+export type JobName = keyof typeof JOBS;
+export type JobPayload<K extends JobName> = z.infer<(typeof JOBS)[K]['payload']>;
+
+/** What runs a job when the worker takes it: the payloads of a batch together for a batched job. */
+type JobHandler<K extends JobName> = (typeof JOBS)[K] extends { batched?: true }
+  ? (payloads: JobPayload<K>[]) => Promise<void>
+  : (payload: JobPayload<K>) => Promise<void>;
+
+/** One handler per job of the table, each next to its feature; the worker wires them. */
+export type JobHandlers = { [K in JobName]: JobHandler<K> };
+
+/** How long a job waits before it may start, unless its sender says otherwise. */
+export function startAfterSeconds<P extends z.ZodType>(
+  definition: JobDefinition<P>,
+  payload: z.infer<P>,
+): number {
+  const wait = definition.startAfterSeconds;
+  return typeof wait === 'function' ? wait(payload) : (wait ?? 0);
+}

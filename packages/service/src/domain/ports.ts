@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { JobHandlers, JobName, JobPayload } from './jobs.js';
 
 /** Raw and derived artifacts (originals, extracted text). A folder in embedded mode, S3 in the stack. */
 export interface ObjectStore {
@@ -214,39 +215,37 @@ export interface ChatModel {
   stream(req: ChatRequest): AsyncIterable<{ delta: string } | { usage: ChatUsage }>;
 }
 
-export interface JobHandlers {
-  /** The documents of up to `batchSize` jobs taken together (see startWorkers). */
-  processDocuments(documentIds: string[]): Promise<void>;
-  maintainWorkspace(workspaceId: string): Promise<void>;
-  syncSource(sourceId: string): Promise<void>;
-}
-
 export interface WorkerOptions {
-  /** Consumers, each handling one batch at a time. */
+  /** Consumers of each batched job, each handling one batch at a time. */
   concurrency: number;
-  /** Most document jobs a consumer takes at once. */
+  /** Most jobs of a batched job a consumer takes at once. */
   batchSize: number;
 }
 
-/** Background jobs (pg-boss in its own database), as declared in jobs.ts. Enqueueing the same document twice while queued is a no-op. */
+export interface EnqueueOptions {
+  /** Wait this long before the job may start (the job's own wait, jobs.ts, by default). */
+  delaySeconds?: number;
+  /** Taken before the jobs already waiting (documents a batch had to leave). */
+  ahead?: boolean;
+}
+
+/**
+ * Background jobs (pg-boss in its own database), as declared in jobs.ts. One job waits per singleton
+ * key: enqueueing the same work twice while it waits is a no-op.
+ */
 export interface JobQueue {
-  /** `ahead`: taken before the jobs already waiting (documents a batch had to leave). */
-  enqueueDocuments(documentIds: string[], options?: { ahead?: boolean }): Promise<void>;
-  /** Optimises the workspace's index after `delaySeconds` (default 5), folding a burst of writes into one run. */
-  /**
-   * Index maintenance of a workspace, after `delaySeconds` (the job's own wait by default). `urgent`:
-   * a run waits for it, so it starts at once and is not folded into one scheduled for later.
-   */
-  enqueueWorkspaceMaintenance(
-    workspaceId: string,
-    options?: { delaySeconds?: number; urgent?: boolean },
+  enqueue<K extends JobName>(name: K, payload: JobPayload<K>, options?: EnqueueOptions): Promise<void>;
+  /** Many jobs of one kind in few round trips (documents by the thousand). */
+  enqueueMany<K extends JobName>(
+    name: K,
+    payloads: readonly JobPayload<K>[],
+    options?: EnqueueOptions,
   ): Promise<void>;
-  /** Syncs the source (its sync's run is in the service database); a no-op while one waits. */
-  enqueueSourceSync(sourceId: string): Promise<void>;
   startWorkers(handlers: JobHandlers, options: WorkerOptions): Promise<void>;
   /** Stops taking jobs and waits for the handlers still running; enqueueing keeps working. */
   stopWorkers(): Promise<void>;
-  depth(): Promise<{ queued: number; active: number }>;
+  /** Jobs of one kind waiting (queued) and being handled (active). */
+  depth(name: JobName): Promise<{ queued: number; active: number }>;
   check(): Promise<void>;
   stop(): Promise<void>;
 }

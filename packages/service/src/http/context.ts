@@ -63,7 +63,7 @@ export interface AppDeps {
   ops: Pick<OpsStore, 'schemaVersion'>;
   objects: ObjectStore;
   index: SearchIndex;
-  jobs: Pick<JobQueue, 'enqueueDocuments' | 'enqueueWorkspaceMaintenance' | 'enqueueSourceSync'>;
+  jobs: Pick<JobQueue, 'enqueue' | 'enqueueMany'>;
   rateLimiter: RateLimiter;
   /** Failed sign-in attempts, per email and (with a larger budget) per client address. */
   loginLimits: { email: RateLimiter; address: RateLimiter };

@@ -32,7 +32,7 @@ export class UploadFormError extends Error {
 
 export interface FormDeps {
   workspaces: Pick<WorkspaceStore, 'workspaceExists' | 'createUpload'>;
-  jobs: Pick<JobQueue, 'enqueueDocuments'>;
+  jobs: Pick<JobQueue, 'enqueueMany'>;
   objects: ObjectStore;
   limits: { maxFileBytes: number; maxFilesPerUpload: number };
 }

@@ -157,7 +157,7 @@ export function uploadRequestHash(req: UploadRequest): string {
 export async function createUpload(
   deps: {
     workspaces: Pick<WorkspaceStore, 'createUpload'>;
-    jobs: Pick<JobQueue, 'enqueueDocuments'>;
+    jobs: Pick<JobQueue, 'enqueueMany'>;
     objects: ObjectStore;
   },
   principal: Principal,
@@ -197,7 +197,12 @@ export async function createUpload(
       return { workspace: outcome.workspace, run: outcome.run, documents: outcome.documents, replayed: true };
     case 'created':
       // If this enqueue is lost (crash, queue down), the reconciler finds the documents and enqueues them.
-      await deps.jobs.enqueueDocuments(outcome.documents.map((d) => d.id)).catch(() => {});
+      await deps.jobs
+        .enqueueMany(
+          'processDocument',
+          outcome.documents.map((d) => ({ documentId: d.id })),
+        )
+        .catch(() => {});
       return {
         workspace: outcome.workspace,
         run: outcome.run,

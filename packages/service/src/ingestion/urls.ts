@@ -86,7 +86,7 @@ export interface UrlIngestRequest {
 export async function ingestUrls(
   deps: {
     workspaces: Pick<WorkspaceStore, 'createUpload'>;
-    jobs: Pick<JobQueue, 'enqueueDocuments'>;
+    jobs: Pick<JobQueue, 'enqueueMany'>;
     objects: ObjectStore;
     secrets: SecretBox | undefined;
   },

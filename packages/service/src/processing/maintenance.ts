@@ -1,3 +1,4 @@
+import type { JobHandlers } from '../domain/jobs.js';
 import type { Log } from '../domain/log.js';
 import type { JobQueue, SearchIndex } from '../domain/ports.js';
 import type { LeaseStore, WorkStore } from '../domain/stores.js';
@@ -7,7 +8,7 @@ export interface MaintenanceDeps {
   leases: LeaseStore;
   index: Pick<SearchIndex, 'optimize'>;
   embeddings?: Pick<EmbeddingService, 'maintain'> | undefined;
-  jobs: Pick<JobQueue, 'enqueueWorkspaceMaintenance'>;
+  jobs: Pick<JobQueue, 'enqueue'>;
   work: Pick<WorkStore, 'deletedAmong' | 'reopenDeletion' | 'runsAwaitingIndex' | 'completeIndexedRuns'>;
   log: Log;
   /** When another worker maintains the workspace, come back this much later (tests shorten it). */
@@ -21,6 +22,14 @@ const BUSY_RETRY_SECONDS = 15;
 const URGENT_RETRY_SECONDS = 2;
 /** Optimisations one job makes while runs keep finishing meanwhile; the next job does the rest. */
 const FOLD_ROUNDS = 3;
+
+/** The handler of the `maintainWorkspace` job, for the worker `workerId`. */
+export function maintenanceHandler(
+  deps: MaintenanceDeps,
+  workerId: string,
+): JobHandlers['maintainWorkspace'] {
+  return ({ workspaceId }) => maintainWorkspace(deps, workerId, workspaceId);
+}
 
 /**
  * A workspace's index maintenance (job `maintain-workspace`): re-embeds what a model change left, then
@@ -38,9 +47,8 @@ export async function maintainWorkspace(
     // A run waiting to complete must not wait for a maintenance scheduled a minute on.
     const urgent = (await deps.work.runsAwaitingIndex(workspaceId)).length > 0;
     deps.log.debug({ workspaceId, urgent }, 'index maintenance runs elsewhere; sent again for later');
-    await deps.jobs.enqueueWorkspaceMaintenance(workspaceId, {
+    await deps.jobs.enqueue('maintainWorkspace', urgent ? { workspaceId, urgent } : { workspaceId }, {
       delaySeconds: urgent ? URGENT_RETRY_SECONDS : (deps.busyRetrySeconds ?? BUSY_RETRY_SECONDS),
-      urgent,
     });
     return;
   }
@@ -69,7 +77,7 @@ export async function maintainWorkspace(
     // Recently replaced versions are kept for readers still on them; come back once they may go,
     // so that a table that stops changing does not keep them (and their files) for good.
     if (oldVersions > 0) {
-      await deps.jobs.enqueueWorkspaceMaintenance(workspaceId, { delaySeconds: keptSeconds + 5 });
+      await deps.jobs.enqueue('maintainWorkspace', { workspaceId }, { delaySeconds: keptSeconds + 5 });
     }
   } finally {
     clearInterval(renew);

@@ -36,7 +36,7 @@ export interface PipelineDeps {
   fetcher: UrlFetcher;
   /** Decrypts fetch headers of URL documents; undefined when no encryption key is configured. */
   secrets: SecretBox | undefined;
-  jobs: Pick<JobQueue, 'enqueueWorkspaceMaintenance' | 'enqueueDocuments'>;
+  jobs: Pick<JobQueue, 'enqueue' | 'enqueueMany'>;
   log: Log;
   tmpDir: string;
   leaseSeconds: number;
@@ -106,7 +106,11 @@ export async function processDocuments(
   try {
     if (claim.deferred.length > 0) {
       // Ahead of the queue: they were next in line, and another consumer may be idle.
-      await deps.jobs.enqueueDocuments(claim.deferred, { ahead: true });
+      await deps.jobs.enqueueMany(
+        'processDocument',
+        claim.deferred.map((documentId) => ({ documentId })),
+        { ahead: true },
+      );
     }
     for (const doc of claim.exhausted) {
       await deps.work.failUnleased(
@@ -480,7 +484,10 @@ class Batch {
     if (searchable) {
       const schedule = async () => {
         const waiting = (await deps.work.runsAwaitingIndex(this.workspaceId)).length > 0;
-        await deps.jobs.enqueueWorkspaceMaintenance(this.workspaceId, waiting ? { urgent: true } : {});
+        await deps.jobs.enqueue(
+          'maintainWorkspace',
+          waiting ? { workspaceId: this.workspaceId, urgent: true } : { workspaceId: this.workspaceId },
+        );
       };
       await schedule().catch((err: unknown) => {
         deps.log.warn({ err, workspaceId: this.workspaceId }, 'could not schedule index maintenance');

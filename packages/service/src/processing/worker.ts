@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import type { JobHandlers } from '../domain/jobs.js';
 import type { Log } from '../domain/log.js';
 import type { JobQueue, SearchIndex, WebhookSender } from '../domain/ports.js';
 import type { LeaseStore, WebhookOutbox, WorkspaceDeletionStore } from '../domain/stores.js';
@@ -6,10 +7,10 @@ import { randomToken } from '../ids.js';
 import type { FolderRootGrant } from '../sources/grants.js';
 import type { SourceConnectors, SourceLister } from '../sources/model.js';
 import type { SyncStore } from '../sources/store.js';
-import { enqueueDueSyncs, syncSource } from '../sources/sync.js';
+import { enqueueDueSyncs, syncHandler } from '../sources/sync.js';
 import { startWebhookDispatcher, type WebhookDeliverySettings } from '../webhooks/dispatch.js';
 import { removeDeletedStorage } from '../workspaces/workspaces.js';
-import { maintainWorkspace } from './maintenance.js';
+import { maintenanceHandler } from './maintenance.js';
 import { type PipelineDeps, processDocuments } from './pipeline.js';
 
 const RECONCILE_LEASE = 'reconcile';
@@ -33,7 +34,11 @@ export async function resendUnfinished(deps: Pick<WorkerDeps, 'work' | 'jobs'>):
   let sent = 0;
   for (;;) {
     const ids = await deps.work.requeueLostDocuments(500, 0);
-    if (ids.length > 0) await deps.jobs.enqueueDocuments(ids);
+    if (ids.length > 0)
+      await deps.jobs.enqueueMany(
+        'processDocument',
+        ids.map((documentId) => ({ documentId })),
+      );
     sent += ids.length;
     if (ids.length < 500) return sent;
   }
@@ -103,7 +108,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     // database is new): every waiting document goes back at once rather than after the bound.
     const [waiting, depth] = await Promise.all([
       deps.work.countWaitingDocuments(JUST_QUEUED_SECONDS),
-      deps.jobs.depth(),
+      deps.jobs.depth('processDocument'),
     ]);
     const jobsLost = waiting > depth.queued + depth.active;
     const waitingSeconds = jobsLost
@@ -112,7 +117,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     let enqueued = 0;
     for (;;) {
       const ids = await deps.work.requeueLostDocuments(500, waitingSeconds);
-      if (ids.length > 0) await deps.jobs.enqueueDocuments(ids);
+      if (ids.length > 0)
+        await deps.jobs.enqueueMany(
+          'processDocument',
+          ids.map((documentId) => ({ documentId })),
+        );
       enqueued += ids.length;
       if (ids.length < 500) break;
     }
@@ -122,12 +131,12 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     for (const runId of runs) await deps.work.settleRun(runId);
     // Runs waiting long for their index: the maintenance job that completes them was lost.
     for (const workspaceId of await deps.work.workspacesAwaitingIndex(LOST_FOLD_AFTER_SECONDS, 100)) {
-      await deps.jobs.enqueueWorkspaceMaintenance(workspaceId, { urgent: true });
+      await deps.jobs.enqueue('maintainWorkspace', { workspaceId, urgent: true });
     }
     // After a change of embedding model, every workspace is re-embedded in the background.
     // Not held behind a maintenance scheduled a minute on (the removal of replaced versions).
     for (const workspaceId of (await deps.embeddings?.pendingWorkspaces()) ?? []) {
-      await deps.jobs.enqueueWorkspaceMaintenance(workspaceId, { urgent: true });
+      await deps.jobs.enqueue('maintainWorkspace', { workspaceId, urgent: true });
     }
     // Deleted workspaces whose storage the deleting request could not remove, or that a worker wrote
     // to after the deletion.
@@ -140,19 +149,16 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     return { ran: true, enqueued, settled: runs.length };
   };
 
-  await deps.jobs.startWorkers(
-    {
-      processDocuments: (documentIds) => {
-        const work = () => processDocuments(deps, documentIds, id);
-        return deps.measureBatch ? deps.measureBatch(work) : work();
-      },
-      syncSource: async (sourceId) => {
-        await syncSource(deps, sourceId, id);
-      },
-      maintainWorkspace: (workspaceId) => maintainWorkspace(deps, id, workspaceId),
+  const handlers: JobHandlers = {
+    processDocument: (payloads) => {
+      const documentIds = payloads.map((p) => p.documentId);
+      const work = () => processDocuments(deps, documentIds, id);
+      return deps.measureBatch ? deps.measureBatch(work) : work();
     },
-    { concurrency: deps.concurrency, batchSize: deps.batchDocuments },
-  );
+    maintainWorkspace: maintenanceHandler(deps, id),
+    syncSource: syncHandler(deps, id),
+  };
+  await deps.jobs.startWorkers(handlers, { concurrency: deps.concurrency, batchSize: deps.batchDocuments });
 
   const dispatcher = startWebhookDispatcher({
     outbox: deps.webhooks,

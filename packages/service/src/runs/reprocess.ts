@@ -11,7 +11,7 @@ export const REPROCESSABLE = ['cancelled', 'failed'] as const satisfies readonly
 export interface ReprocessDeps {
   runs: Pick<RunStore, 'getRun' | 'listRunDocuments' | 'reprocessDocuments'>;
   documents: Pick<DocumentStore, 'getDocument'>;
-  jobs: Pick<JobQueue, 'enqueueDocuments'>;
+  jobs: Pick<JobQueue, 'enqueueMany'>;
 }
 
 export interface Reprocessed {
@@ -26,7 +26,13 @@ async function start(
   ids: string[],
 ): Promise<Reprocessed | undefined> {
   const started = await deps.runs.reprocessDocuments(principal.accountId, ids, newId('run'));
-  if (started) await deps.jobs.enqueueDocuments(started.documents.map((d) => d.id)).catch(() => {});
+  if (started)
+    await deps.jobs
+      .enqueueMany(
+        'processDocument',
+        started.documents.map((d) => ({ documentId: d.id })),
+      )
+      .catch(() => {});
   return started;
 }
 

@@ -52,7 +52,7 @@ export async function pauseRun(store: RunStore, principal: Principal, runId: str
 }
 
 export async function resumeRun(
-  deps: { runs: RunStore; jobs: Pick<JobQueue, 'enqueueDocuments'> },
+  deps: { runs: RunStore; jobs: Pick<JobQueue, 'enqueueMany'> },
   principal: Principal,
   runId: string,
 ): Promise<RunView> {
@@ -61,7 +61,11 @@ export async function resumeRun(
   if (!r.changed && r.run.status !== 'processing')
     throw errors.invalidRunState(runId, r.run.status, 'resumed');
   if (r.changed) {
-    await deps.jobs.enqueueDocuments(await deps.runs.queuedDocumentIds(runId));
+    const ids = await deps.runs.queuedDocumentIds(runId);
+    await deps.jobs.enqueueMany(
+      'processDocument',
+      ids.map((documentId) => ({ documentId })),
+    );
     // Everything may have finished while the run was paused.
     await deps.runs.settleRun(runId);
   }

@@ -26,7 +26,7 @@ export interface SourceDeps {
   /** SOURCE_FOLDER_ROOTS: which folders each account may sync. */
   folderGrants: readonly FolderRootGrant[];
   secrets: SecretBox | undefined;
-  jobs: Pick<JobQueue, 'enqueueSourceSync'>;
+  jobs: Pick<JobQueue, 'enqueue'>;
   index: Pick<SearchIndex, 'deleteDocument'>;
   objects: Pick<ObjectStore, 'delete'>;
   log: Log;
@@ -111,7 +111,7 @@ export async function createSource(
     runId: newId('run'),
     force: false,
   });
-  await deps.jobs.enqueueSourceSync(id);
+  await deps.jobs.enqueue('syncSource', { sourceId: id });
   return { ...source, syncRunId: first?.run.id ?? source.syncRunId };
 }
 
@@ -233,6 +233,6 @@ export async function syncNow(
   });
   if (!requested) throw errors.sourceNotFound(sourceId);
   // Enqueued again for a sync under way too: a no-op while its job waits, and a lost job is found.
-  await deps.jobs.enqueueSourceSync(sourceId);
+  await deps.jobs.enqueue('syncSource', { sourceId });
   return requested;
 }

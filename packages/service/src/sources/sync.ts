@@ -1,5 +1,6 @@
 import { Transform } from 'node:stream';
 import { artifactKeys } from '../domain/artifacts.js';
+import type { JobHandlers } from '../domain/jobs.js';
 import type { Log } from '../domain/log.js';
 import type { FetchedResource, JobQueue, ObjectStore, SearchIndex } from '../domain/ports.js';
 import type { SecretBox } from '../domain/secrets.js';
@@ -29,7 +30,7 @@ export interface SyncDeps {
   /** SOURCE_FOLDER_ROOTS: which folders each account may sync. */
   folderGrants: readonly FolderRootGrant[];
   secrets: SecretBox | undefined;
-  jobs: Pick<JobQueue, 'enqueueDocuments' | 'enqueueSourceSync'>;
+  jobs: Pick<JobQueue, 'enqueue' | 'enqueueMany'>;
   index: Pick<SearchIndex, 'deleteDocument'>;
   objects: Pick<ObjectStore, 'delete'>;
   log: Log;
@@ -67,6 +68,13 @@ export interface SyncOutcome {
   changed?: number;
   unchanged?: number;
   removed?: number;
+}
+
+/** The handler of the `syncSource` job, for the worker `workerId`. */
+export function syncHandler(deps: SyncDeps, workerId: string): JobHandlers['syncSource'] {
+  return async ({ sourceId }) => {
+    await syncSource(deps, sourceId, workerId);
+  };
 }
 
 /**
@@ -134,7 +142,11 @@ export async function syncSource(deps: SyncDeps, sourceId: string, workerId: str
     if (!applied) return { status: 'not_held' };
     // After the commit: a lost enqueue is found by the reconciler (the documents are queued in the
     // database), and a removed document is already out of search (marked deleted).
-    if (applied.enqueue.length > 0) await deps.jobs.enqueueDocuments(applied.enqueue);
+    if (applied.enqueue.length > 0)
+      await deps.jobs.enqueueMany(
+        'processDocument',
+        applied.enqueue.map((documentId) => ({ documentId })),
+      );
     await removeStored(deps, applied.removed);
     const outcome = {
       status: 'applied' as const,
@@ -169,7 +181,7 @@ export async function removeStored(
 /** The reconciler's part: starts due syncs and hands syncs nobody holds to the queue. */
 export async function enqueueDueSyncs(deps: Pick<SyncDeps, 'syncs' | 'jobs'>): Promise<number> {
   const ids = await deps.syncs.dueSyncs(100, () => newId('run'));
-  for (const id of ids) await deps.jobs.enqueueSourceSync(id);
+  for (const sourceId of ids) await deps.jobs.enqueue('syncSource', { sourceId });
   return ids.length;
 }
 

@@ -9,9 +9,10 @@ import { createPool, quoteIdent } from '../../src/adapters/postgres/db.js';
 import { PgLeaseRepository } from '../../src/adapters/postgres/leases.js';
 import { PgWorkRepository } from '../../src/adapters/postgres/work.js';
 import { PgBossQueue } from '../../src/adapters/queue/pgboss.js';
+import type { JobHandlers } from '../../src/domain/jobs.js';
 import { silentLog } from '../../src/domain/log.js';
-import type { IndexRow, JobHandlers } from '../../src/domain/ports.js';
-import { maintainWorkspace } from '../../src/processing/maintenance.js';
+import type { IndexRow } from '../../src/domain/ports.js';
+import { maintenanceHandler } from '../../src/processing/maintenance.js';
 
 /**
  * Index maintenance runs once at a time per workspace, however many workers take maintenance jobs,
@@ -96,20 +97,20 @@ describe('index maintenance jobs', () => {
     for (const [i, q] of workers.entries()) {
       const deps = { leases, index, jobs: q, work, log: silentLog, busyRetrySeconds: 1 };
       const handlers: JobHandlers = {
-        processDocuments: async () => {},
+        processDocument: async () => {},
         syncSource: async () => {},
-        maintainWorkspace: (workspaceId) => maintainWorkspace(deps, `wrk_${i}`, workspaceId),
+        maintainWorkspace: maintenanceHandler(deps, `wrk_${i}`),
       };
       await q.startWorkers(handlers, { concurrency: 1, batchSize: 1 });
     }
     const [a, b, c] = workers as [PgBossQueue, PgBossQueue, PgBossQueue];
 
-    await a.enqueueWorkspaceMaintenance('ws_one', { delaySeconds: 0 });
+    await a.enqueue('maintainWorkspace', { workspaceId: 'ws_one' }, { delaySeconds: 0 });
     await until('the first maintenance to start', () => gates.length === 1);
     // Writes that came after it started ask for another pass (the job engine keeps one waiting).
-    await b.enqueueWorkspaceMaintenance('ws_one', { delaySeconds: 0 });
+    await b.enqueue('maintainWorkspace', { workspaceId: 'ws_one' }, { delaySeconds: 0 });
     // Another workspace is not held up by it.
-    await c.enqueueWorkspaceMaintenance('ws_two', { delaySeconds: 0 });
+    await c.enqueue('maintainWorkspace', { workspaceId: 'ws_two' }, { delaySeconds: 0 });
     await until('the other workspace to start', () => gates.length === 2);
     // The consumers take ws_one's second job meanwhile (every 2 s) and find it busy: none runs it.
     await new Promise((r) => setTimeout(r, 6000));

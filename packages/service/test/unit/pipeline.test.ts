@@ -10,6 +10,7 @@ import { DependencyUnavailable } from '../../src/errors.js';
 import { parseBytes } from '../../src/parsing/parse.js';
 import { type PipelineDeps, processDocuments } from '../../src/processing/pipeline.js';
 import { MemorySearchIndex } from '../support/fake-index.js';
+import { MemoryJobQueue } from '../support/fake-queue.js';
 import { documentRecord, MemoryWorkStore } from '../support/fakes.js';
 
 const WORKER = 'wrk_test';
@@ -31,9 +32,7 @@ let tmp: string;
 let work: MemoryWorkStore;
 let index: MemorySearchIndex;
 let objects: ObjectStore;
-let maintenance: string[];
-let maintenanceUrgent: boolean[];
-let requeued: { ids: string[]; ahead: boolean }[];
+let jobs: MemoryJobQueue;
 
 function deps(overrides: Partial<PipelineDeps> = {}): PipelineDeps {
   return {
@@ -43,15 +42,7 @@ function deps(overrides: Partial<PipelineDeps> = {}): PipelineDeps {
     parser: inProcessParser,
     fetcher: noFetcher,
     secrets: undefined,
-    jobs: {
-      enqueueWorkspaceMaintenance: async (workspaceId, options) => {
-        maintenance.push(workspaceId);
-        maintenanceUrgent.push(options?.urgent ?? false);
-      },
-      enqueueDocuments: async (ids, options) => {
-        requeued.push({ ids, ahead: options?.ahead ?? false });
-      },
-    },
+    jobs,
     log: silentLog,
     tmpDir: tmp,
     leaseSeconds: 30,
@@ -83,9 +74,7 @@ beforeEach(async () => {
   work = new MemoryWorkStore();
   index = new MemorySearchIndex();
   objects = new FsObjectStore(path.join(tmp, 'objects'));
-  maintenance = [];
-  maintenanceUrgent = [];
-  requeued = [];
+  jobs = new MemoryJobQueue();
 });
 
 afterEach(async () => {
@@ -107,8 +96,9 @@ describe('processing a batch of documents', () => {
     expect((await objects.getBuffer(artifactKeys.text('doc_a')))?.toString()).toContain('vacation days');
     // The maintenance that folds the rows in is asked for at once, and completes the run.
     expect(work.runs.get('run_1')?.status).toBe('processing');
-    expect(maintenance).toEqual(['ws_test']);
-    expect(maintenanceUrgent).toEqual([true]);
+    expect(jobs.sent('maintainWorkspace').map((j) => j.payload)).toEqual([
+      { workspaceId: 'ws_test', urgent: true },
+    ]);
     await work.completeIndexedRuns(await work.runsAwaitingIndex('ws_test'));
     expect(work.runs.get('run_1')?.status).toBe('completed');
   });
@@ -120,7 +110,9 @@ describe('processing a batch of documents', () => {
 
     expect(work.document('doc_a').status).toBe('ready');
     expect(work.document('doc_x')).toMatchObject({ status: 'queued', attempts: 0 });
-    expect(requeued).toEqual([{ ids: ['doc_x'], ahead: true }]);
+    expect(jobs.sent('processDocument')).toEqual([
+      { name: 'processDocument', payload: { documentId: 'doc_x' }, options: { ahead: true } },
+    ]);
   });
 
   it('fails a document whose attempts are used up, with a reason, and settles its run', async () => {
@@ -204,7 +196,7 @@ describe('processing a batch of documents', () => {
       'raw/doc_a',
       'raw/doc_b',
     ]);
-    expect(maintenance).toEqual([]);
+    expect(jobs.sent('maintainWorkspace')).toEqual([]);
   });
 
   it('gives a transient failure back to the job engine: leases released, error thrown, retried later', async () => {
@@ -222,7 +214,9 @@ describe('processing a batch of documents', () => {
     await processDocuments(deps(), ['doc_a', 'doc_b'], WORKER);
     expect(work.document('doc_a')).toMatchObject({ status: 'ready', attempts: 2 });
     // A document tried before goes alone, so the other waits for the next batch.
-    expect(requeued).toEqual([{ ids: ['doc_b'], ahead: true }]);
+    expect(jobs.sent('processDocument')).toEqual([
+      { name: 'processDocument', payload: { documentId: 'doc_b' }, options: { ahead: true } },
+    ]);
     await processDocuments(deps(), ['doc_b'], WORKER);
     expect(work.document('doc_b')).toMatchObject({ status: 'ready', attempts: 2 });
   });

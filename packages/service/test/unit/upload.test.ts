@@ -9,6 +9,7 @@ import type { Principal } from '../../src/domain/types.js';
 import { AppError } from '../../src/errors.js';
 import { type FormDeps, ingestForm, UploadFormError, type UploadPart } from '../../src/ingestion/form.js';
 import { createUpload, stageFile } from '../../src/ingestion/upload.js';
+import { MemoryJobQueue } from '../support/fake-queue.js';
 import { MemoryWorkspaceStore } from '../support/fake-workspaces.js';
 
 const principal: Principal = {
@@ -22,25 +23,24 @@ const limits = { maxFileBytes: 1000, maxFilesPerUpload: 5 };
 let tmp: string;
 let objects: FsObjectStore;
 let workspaces: MemoryWorkspaceStore;
-let enqueued: string[];
+let jobs: MemoryJobQueue;
 let deps: FormDeps;
 
 beforeEach(async () => {
   tmp = await mkdtemp(path.join(os.tmpdir(), 'upload-'));
   objects = new FsObjectStore(tmp);
   workspaces = new MemoryWorkspaceStore();
-  enqueued = [];
+  jobs = new MemoryJobQueue();
   deps = {
     workspaces,
     objects,
     limits,
-    jobs: {
-      enqueueDocuments: async (ids) => {
-        enqueued.push(...ids);
-      },
-    },
+    jobs,
   };
 });
+
+/** The documents whose job was sent. */
+const enqueued = () => jobs.sent('processDocument').map((job) => job.payload.documentId);
 
 afterEach(async () => {
   await rm(tmp, { recursive: true, force: true });
@@ -103,7 +103,7 @@ describe('recording an upload (createUpload)', () => {
     expect(result.documents.map((d) => [d.id, d.sha256, d.metadata])).toEqual([
       [f.documentId, createHash('sha256').update('hello').digest('hex'), { team: 'hr' }],
     ]);
-    expect(enqueued).toEqual([f.documentId]);
+    expect(enqueued()).toEqual([f.documentId]);
     expect(await stored()).toEqual([f.documentId]);
   });
 
@@ -115,7 +115,7 @@ describe('recording an upload (createUpload)', () => {
     expect(again.run.id).toBe(first.run.id);
     expect(again.documents.map((d) => d.id)).toEqual(first.documents.map((d) => d.id));
     expect(await stored()).toEqual(first.documents.map((d) => d.id));
-    expect(enqueued).toHaveLength(1);
+    expect(enqueued()).toHaveLength(1);
   });
 
   it('refuses the same key with other content (409) and an unknown workspace (404), keeping nothing', async () => {
@@ -155,11 +155,7 @@ describe('recording an upload (createUpload)', () => {
   });
 
   it('still answers when enqueueing fails: the reconciler enqueues the documents later', async () => {
-    deps.jobs = {
-      enqueueDocuments: async () => {
-        throw new Error('job engine down');
-      },
-    };
+    jobs.failure = new Error('job engine down');
     const result = await createUpload(deps, principal, {
       workspaceId: undefined,
       idempotencyKey: undefined,
@@ -254,7 +250,7 @@ describe('an upload form (ingestForm)', () => {
     expect(refused.message).toContain('Supported formats: PDF, Word (.docx)');
     expect(await stored()).toEqual([]);
     expect(workspaces.workspaces.size).toBe(0);
-    expect(enqueued).toEqual([]);
+    expect(enqueued()).toEqual([]);
   });
 
   it('names the workspace it creates, and refuses a name beside a workspace id', async () => {

@@ -1,12 +1,19 @@
 import PgBoss from 'pg-boss';
 import type { z } from 'zod';
-import { JOBS, type JobDefinition } from '../../domain/jobs.js';
-import type { JobHandlers, JobQueue, WorkerOptions } from '../../domain/ports.js';
+import {
+  JOBS,
+  type JobDefinition,
+  type JobHandlers,
+  type JobName,
+  type JobPayload,
+  startAfterSeconds,
+} from '../../domain/jobs.js';
+import type { EnqueueOptions, JobQueue, WorkerOptions } from '../../domain/ports.js';
 import { asUnavailable } from '../postgres/db.js';
 
-const PROCESS_DOCUMENT = JOBS.processDocument.name;
-const MAINTAIN_WORKSPACE = JOBS.maintainWorkspace.name;
-const SYNC_SOURCE = JOBS.syncSource.name;
+const JOB_NAMES = Object.keys(JOBS) as JobName[];
+/** Most jobs one insert carries. */
+const INSERT_ROWS = 500;
 
 /** pg-boss's options for a job's queue, from its declaration in jobs.ts. */
 function queueOptions({ retry }: JobDefinition<z.ZodType>): Omit<PgBoss.Queue, 'name'> {
@@ -23,14 +30,15 @@ export interface PgBossQueueOptions {
 /**
  * Jobs in pg-boss, in its own database under the workflow namespace. Crash recovery does not depend
  * on job expiry: documents carry leases in the service database and a reconciler re-enqueues the
- * ones nobody holds. The `short` policy keeps at most one waiting job per document, so enqueueing
- * twice is harmless while a job is already active.
+ * ones nobody holds. The `short` policy keeps at most one waiting job per singleton key, so
+ * enqueueing twice is harmless while a job is already active. Queues, enqueueing and consumers all
+ * follow the table in jobs.ts: nothing here is particular to one job.
  */
 export class PgBossQueue implements JobQueue {
   /** Replaced after a failed start: pg-boss 10 cannot be started again once a start has failed. */
   private boss: PgBoss;
   private started: Promise<void> | undefined;
-  /** Document consumers running in this process (woken after each job; see startWorkers). */
+  /** Consumers of batched jobs running in this process (woken after each batch; see startWorkers). */
   private readonly localWorkers: string[] = [];
   /** Handlers running in this process, so that stopping the consumers can wait for them. */
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -89,75 +97,60 @@ export class PgBossQueue implements JobQueue {
     });
   }
 
-  async enqueueDocuments(documentIds: string[], options: { ahead?: boolean } = {}): Promise<void> {
-    await this.start();
-    // pg-boss takes jobs by priority first, then in the order they were created.
-    const priority = options.ahead ? 1 : 0;
-    for (let i = 0; i < documentIds.length; i += 500) {
-      const batch = documentIds.slice(i, i + 500);
-      await this.boss.insert(
-        batch.map((documentId) => ({
-          name: PROCESS_DOCUMENT,
-          data: { documentId },
-          singletonKey: JOBS.processDocument.singletonKey({ documentId }),
-          priority,
-        })),
-      );
-    }
+  enqueue<K extends JobName>(name: K, payload: JobPayload<K>, options?: EnqueueOptions): Promise<void> {
+    return this.enqueueMany(name, [payload], options);
   }
 
-  async enqueueWorkspaceMaintenance(
-    workspaceId: string,
-    options: { delaySeconds?: number; urgent?: boolean } = {},
+  async enqueueMany<K extends JobName>(
+    name: K,
+    payloads: readonly JobPayload<K>[],
+    options: EnqueueOptions = {},
   ): Promise<void> {
     await this.start();
-    // Delayed a little (jobs.ts) so that a burst of finished documents folds into one optimisation;
-    // while one waits, sending another is a no-op (one waiting job per workspace, and one urgent one).
-    const payload = options.urgent ? { workspaceId, urgent: true } : { workspaceId };
-    const job = JOBS.maintainWorkspace;
-    await this.boss.send(MAINTAIN_WORKSPACE, payload, {
-      singletonKey: job.singletonKey(payload),
-      startAfter: options.delaySeconds ?? (options.urgent ? 0 : (job.startAfterSeconds ?? 0)),
-    });
-  }
-
-  async enqueueSourceSync(sourceId: string): Promise<void> {
-    await this.start();
-    const payload = { sourceId };
-    await this.boss.send(SYNC_SOURCE, payload, { singletonKey: JOBS.syncSource.singletonKey(payload) });
+    const definition: JobDefinition<z.ZodType> = JOBS[name];
+    // pg-boss takes jobs by priority first, then in the order they were created.
+    const priority = options.ahead ? 1 : 0;
+    for (let i = 0; i < payloads.length; i += INSERT_ROWS) {
+      const rows = payloads.slice(i, i + INSERT_ROWS).map((data): PgBoss.JobInsert => {
+        const wait = options.delaySeconds ?? startAfterSeconds(definition, data);
+        const row = { name: definition.name, data, singletonKey: definition.singletonKey(data), priority };
+        // pg-boss reads a number of seconds given as text as an interval from now.
+        return wait > 0 ? { ...row, startAfter: String(wait) } : row;
+      });
+      await this.boss.insert(rows);
+    }
   }
 
   async startWorkers(handlers: JobHandlers, options: WorkerOptions): Promise<void> {
     await this.start();
-    const poll = { batchSize: options.batchSize, pollingIntervalSeconds: this.options.pollIntervalSeconds };
     // pg-boss 10 has no per-worker concurrency setting: each work() call is one sequential consumer.
-    // Its loop also sleeps a full polling interval after every job; notifying the consumer when a job
-    // is done makes it fetch the next one at once while the queue has work. The jobs a consumer takes
-    // at once complete together, or fail together when the handler throws (and are retried).
-    for (let i = 0; i < options.concurrency; i++) {
-      let id = '';
-      id = await this.boss.work(PROCESS_DOCUMENT, poll, async (jobs) => {
-        try {
-          const payloads = this.payloadsOf(JOBS.processDocument, jobs);
-          if (payloads.length) await this.track(handlers.processDocuments(payloads.map((p) => p.documentId)));
-        } finally {
-          if (id && this.localWorkers.includes(id)) this.boss.notifyWorker(id);
-        }
-      });
-      this.localWorkers.push(id);
+    // Its loop also sleeps a full polling interval after every job; notifying a batched job's
+    // consumer when a batch is done makes it fetch the next one at once while the queue has work.
+    // The jobs a consumer takes at once complete together, or fail together when the handler throws
+    // (and are retried).
+    for (const key of JOB_NAMES) {
+      const definition: JobDefinition<z.ZodType> = JOBS[key];
+      const batched = definition.batched === true;
+      // The table types each handler by its job; here every payload has been checked against it.
+      const handler = handlers[key] as (input: unknown) => Promise<void>;
+      const poll = {
+        batchSize: batched ? options.batchSize : 1,
+        pollingIntervalSeconds: definition.pollSeconds ?? this.options.pollIntervalSeconds,
+      };
+      for (let i = 0; i < (batched ? options.concurrency : 1); i++) {
+        let id = '';
+        id = await this.boss.work(definition.name, poll, async (jobs) => {
+          try {
+            const payloads = this.payloadsOf(definition, jobs);
+            // A job that is not batched is taken alone (batchSize 1).
+            if (payloads.length) await this.track(handler(batched ? payloads : payloads[0]));
+          } finally {
+            if (id && this.localWorkers.includes(id)) this.boss.notifyWorker(id);
+          }
+        });
+        if (batched) this.localWorkers.push(id);
+      }
     }
-    await this.boss.work(MAINTAIN_WORKSPACE, { batchSize: 1, pollingIntervalSeconds: 2 }, async (jobs) => {
-      const [payload] = this.payloadsOf(JOBS.maintainWorkspace, jobs);
-      if (payload) await this.track(handlers.maintainWorkspace(payload.workspaceId));
-    });
-    await this.boss.work(
-      SYNC_SOURCE,
-      { batchSize: 1, pollingIntervalSeconds: this.options.pollIntervalSeconds },
-      async (jobs) => {
-        const [payload] = this.payloadsOf(JOBS.syncSource, jobs);
-        if (payload) await this.track(handlers.syncSource(payload.sourceId));
-      },
-    );
   }
 
   /**
@@ -183,9 +176,7 @@ export class PgBossQueue implements JobQueue {
   async stopWorkers(): Promise<void> {
     this.localWorkers.length = 0;
     // offWork stops the polling loops without waiting for the job in hand; wait for those here.
-    await this.boss.offWork(PROCESS_DOCUMENT);
-    await this.boss.offWork(MAINTAIN_WORKSPACE);
-    await this.boss.offWork(SYNC_SOURCE);
+    for (const key of JOB_NAMES) await this.boss.offWork(JOBS[key].name);
     await Promise.allSettled([...this.inFlight]);
   }
 
@@ -195,10 +186,11 @@ export class PgBossQueue implements JobQueue {
     return work;
   }
 
-  async depth(): Promise<{ queued: number; active: number }> {
+  async depth(name: JobName): Promise<{ queued: number; active: number }> {
     await this.start();
-    const queued = await this.boss.getQueueSize(PROCESS_DOCUMENT, { before: 'active' });
-    const upToActive = await this.boss.getQueueSize(PROCESS_DOCUMENT, { before: 'completed' });
+    const queue = JOBS[name].name;
+    const queued = await this.boss.getQueueSize(queue, { before: 'active' });
+    const upToActive = await this.boss.getQueueSize(queue, { before: 'completed' });
     return { queued, active: upToActive - queued };
   }
 
