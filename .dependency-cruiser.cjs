@@ -66,6 +66,14 @@ module.exports = {
       to: { path: `${wiring}|${service}/(http|mcp|ops)/` },
     },
     {
+      name: 'pipeline-through-source-items',
+      severity: 'error',
+      comment:
+        "The pipeline reads a source's items through the SourceItems port (domain/ports.ts), never the sources feature's modules; only the worker, which runs syncs as jobs, calls that feature.",
+      from: { path: `${service}/processing/`, pathNot: `${service}/processing/worker\\.ts$` },
+      to: { path: `${service}/sources/` },
+    },
+    {
       name: 'mcp-not-to-adapters',
       comment:
         'The MCP tools are a face like the HTTP routes: they call domain operations with the ports they are given.',

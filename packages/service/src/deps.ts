@@ -50,8 +50,8 @@ import { packageRoot } from './paths.js';
 import { EmbeddingService, type Embeddings } from './search/embeddings.js';
 import type { RerankStage } from './search/rerank.js';
 import type { FolderRootGrant } from './sources/grants.js';
+import { SourceItemReader } from './sources/items.js';
 import type { SourceLister } from './sources/model.js';
-import { SourceItemReader } from './sources/sync.js';
 import type { WebhookDeliverySettings } from './webhooks/dispatch.js';
 
 /** What the server, the worker and the CLI are built from: the HTTP layer's deps and the worker's. */

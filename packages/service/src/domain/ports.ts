@@ -302,6 +302,27 @@ export interface UrlFetcher {
   fetch(url: string, signal: AbortSignal, headers?: Record<string, string>): Promise<FetchedResource>;
 }
 
+/**
+ * The items of synced sources, as the pipeline reads them (sources/items.ts): a source's document
+ * gets its bytes from its source when it starts.
+ */
+export interface SourceItems {
+  /**
+   * A reader for one batch of documents. It reads each source's settings and decrypts its
+   * credentials once, at its first item, and keeps them for that batch only: a change to a source
+   * reaches the next batch.
+   */
+  forBatch(): SourceItemBatch;
+}
+
+export interface SourceItemBatch {
+  /**
+   * One item's bytes, within its type's size and time limits; throws DocumentFailure when this item
+   * cannot be read (the source was deleted, its credentials cannot be decrypted, the item is gone).
+   */
+  open(sourceId: string, key: string, signal: AbortSignal): Promise<FetchedResource>;
+}
+
 /** Decides whether a webhook URL may be registered: the request-forgery guard of URL ingestion. */
 export interface WebhookTargetGuard {
   /** Why `url` (http or https, no credentials) must not receive webhooks, or undefined when it may. */

@@ -4,17 +4,20 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { Transform } from 'node:stream';
-import { pipeline as streamPipeline } from 'node:stream/promises';
+import { PassThrough, Transform } from 'node:stream';
+import { finished, pipeline as streamPipeline } from 'node:stream/promises';
 import { artifactKeys } from '../domain/artifacts.js';
 import type { Log } from '../domain/log.js';
 import type {
   DocumentParser,
+  FetchedResource,
   IndexRow,
   JobQueue,
   LanguageDetector,
   ObjectStore,
   SearchIndex,
+  SourceItemBatch,
+  SourceItems,
   UrlFetcher,
 } from '../domain/ports.js';
 import { fetchHeadersContext, type SecretBox } from '../domain/secrets.js';
@@ -24,7 +27,6 @@ import { DependencyUnavailable, DocumentFailure } from '../errors.js';
 import { sanitizeFilename } from '../ingestion/upload.js';
 import type { EmbeddingService } from '../search/embeddings.js';
 import { indexDocuments, indexRowsOf } from '../search/indexing.js';
-import type { SourceItemReader } from '../sources/sync.js';
 import { documentLanguage } from '../text/detection.js';
 import { chunkText } from './chunker.js';
 
@@ -49,7 +51,7 @@ export interface PipelineDeps {
   /** Set when an embedding model is configured: chunks get vectors as they are indexed. */
   embeddings?: EmbeddingService | undefined;
   /** Reads the items of synced sources (a document with a source gets its bytes from there). */
-  sourceItems?: Pick<SourceItemReader, 'open'> | undefined;
+  sourceItems?: SourceItems | undefined;
   /** Tells each document's language when its workspace leaves it to `auto`; without one, English. */
   languages?: LanguageDetector | undefined;
 }
@@ -146,6 +148,8 @@ class Batch {
   private readonly writes: Promise<void>[] = [];
   /** Documents this worker lost while it worked on them (deleted, cancelled, taken over). */
   private readonly lost = new Set<string>();
+  /** Reads the items of the batch's sources, each source's access looked up once (on first use). */
+  private sourceItemBatch: SourceItemBatch | undefined;
 
   constructor(
     private readonly deps: PipelineDeps,
@@ -224,7 +228,7 @@ class Batch {
 
   /**
    * Copies a document's original to the work folder (once). A document whose bytes are not stored yet
-   * (a URL) is fetched first, when it starts.
+   * (a URL, a source's item) is fetched first, when it starts, and its copy written then (see keep).
    */
   private input(doc: DocumentRecord): Promise<string> {
     let copied = this.inputs.get(doc.id);
@@ -278,7 +282,12 @@ class Batch {
     };
     try {
       if (fetchFirst) {
-        doc = await timed('fetching', () => this.fetchUrl(doc, signal));
+        const fetching = doc;
+        doc = await timed('fetching', () =>
+          fetching.sourceId !== null && fetching.sourceItem !== null
+            ? this.readSourceItem(fetching, fetching.sourceId, fetching.sourceItem, signal)
+            : this.fetchUrl(fetching, signal),
+        );
         const run = (await deps.work.setStages([doc.id], workerId, 'parsing')).get(doc.id);
         if (!run) throw new LeaseLost();
         if (run === 'cancelled') throw cancelledWhileProcessing();
@@ -342,16 +351,31 @@ class Batch {
     }
   }
 
-  /**
-   * A URL document, or an item of a synced source, gets its bytes first. Once they are stored (sha256
-   * known) a re-run skips this.
-   */
+  /** A URL document gets its bytes first; once they are stored (sha256 known) a re-run skips this. */
   private async fetchUrl(doc: DocumentRecord, signal: AbortSignal): Promise<DocumentRecord> {
+    const fetched = await this.deps.fetcher.fetch(doc.sourceUrl!, signal, await this.fetchHeaders(doc));
+    return this.keep(doc, fetched);
+  }
+
+  /** So does an item of a synced source, read from the source through the batch's reader. */
+  private async readSourceItem(
+    doc: DocumentRecord,
+    sourceId: string,
+    key: string,
+    signal: AbortSignal,
+  ): Promise<DocumentRecord> {
+    if (!this.deps.sourceItems)
+      throw new DocumentFailure('fetch_failed', 'This worker cannot read synced sources.');
+    this.sourceItemBatch ??= this.deps.sourceItems.forBatch();
+    return this.keep(doc, await this.sourceItemBatch.open(sourceId, key, signal));
+  }
+
+  /**
+   * Stores fetched bytes as the document's original and, in the same pass, hashes them and writes
+   * the parser's copy to the work folder: they are read once from their source, never read back.
+   */
+  private async keep(doc: DocumentRecord, fetched: FetchedResource): Promise<DocumentRecord> {
     const { deps } = this;
-    const fetched =
-      doc.sourceId !== null && doc.sourceItem !== null
-        ? await this.sourceItems().open(doc.sourceId, doc.sourceItem, signal)
-        : await deps.fetcher.fetch(doc.sourceUrl!, signal, await this.fetchHeaders(doc));
     const hash = createHash('sha256');
     let size = 0;
     const meter = new Transform({
@@ -361,8 +385,30 @@ class Batch {
         done(null, chunk);
       },
     });
-    fetched.body.on('error', (err) => meter.destroy(err));
-    await deps.objects.put(doc.storageKey, fetched.body.pipe(meter), fetched.contentType ?? undefined);
+    const file = path.join(this.work, doc.id);
+    const toStore = new PassThrough();
+    const toFile = createWriteStream(file);
+    // A failed read (a limit, the network) ends both writes with its own error, which is the
+    // document's; a failed write ends the read.
+    let readError: Error | undefined;
+    fetched.body.on('error', (err) => {
+      readError = err;
+      toStore.destroy(err);
+      toFile.destroy(err);
+    });
+    fetched.body.pipe(meter);
+    meter.pipe(toStore);
+    meter.pipe(toFile);
+    try {
+      await Promise.all([
+        deps.objects.put(doc.storageKey, toStore, fetched.contentType ?? undefined),
+        finished(toFile),
+      ]);
+    } catch (err) {
+      for (const stream of [fetched.body, meter, toStore, toFile]) stream.destroy();
+      await rm(file, { force: true });
+      throw readError ?? err;
+    }
     const updated = await deps.work.recordFetched(doc.id, this.workerId, {
       sizeBytes: size,
       sha256: hash.digest('hex'),
@@ -370,13 +416,8 @@ class Batch {
       filename: sanitizeFilename(fetched.filename),
     });
     if (!updated) throw new LeaseLost();
+    this.inputs.set(doc.id, Promise.resolve(file));
     return { ...updated, attempts: doc.attempts };
-  }
-
-  private sourceItems(): Pick<SourceItemReader, 'open'> {
-    if (!this.deps.sourceItems)
-      throw new DocumentFailure('fetch_failed', 'This worker cannot read synced sources.');
-    return this.deps.sourceItems;
   }
 
   /** The decrypted headers a URL document is fetched with (none for most). */

@@ -1,11 +1,9 @@
-import { Transform } from 'node:stream';
 import { artifactKeys } from '../domain/artifacts.js';
 import type { JobHandlers } from '../domain/jobs.js';
 import type { Log } from '../domain/log.js';
-import type { FetchedResource, JobQueue, ObjectStore, SearchIndex } from '../domain/ports.js';
+import type { JobQueue, ObjectStore, SearchIndex } from '../domain/ports.js';
 import type { SecretBox } from '../domain/secrets.js';
 import type { DocumentRecord } from '../domain/types.js';
-import { DocumentFailure } from '../errors.js';
 import { newId } from '../ids.js';
 import { type FolderRootGrant, rootsFor } from './grants.js';
 import {
@@ -16,7 +14,6 @@ import {
   SourceFailure,
   type SourceLister,
   type SourceRecord,
-  type SourceType,
   sourceCredentialsContext,
 } from './model.js';
 import { exceedsDeletionLimit, planSync } from './plan.js';
@@ -183,68 +180,4 @@ export async function enqueueDueSyncs(deps: Pick<SyncDeps, 'syncs' | 'jobs'>): P
   const ids = await deps.syncs.dueSyncs(100, () => newId('run'));
   for (const sourceId of ids) await deps.jobs.enqueue('syncSource', { sourceId });
   return ids.length;
-}
-
-/** What one item of a source may cost, whatever its type: its bytes and its time. */
-export interface ItemLimits {
-  /** Most bytes of an item, by type (folder: UPLOAD_MAX_FILE_BYTES; others URL_FETCH_MAX_BYTES). */
-  maxBytes: Record<SourceType, number>;
-  /** The whole read of one item, from the request to its last byte (URL_FETCH_TIMEOUT_SECONDS). */
-  timeoutMs: number;
-}
-
-/**
- * Reads one item of a source for the pipeline (the document's bytes, fetched when it starts). The
- * bytes are counted as they pass and the whole read has a time limit, for every type alike: what a
- * source declares (a Content-Length, a file's size) is checked by its connector, but an object sent
- * without a length, a file that grows, or an answer that trickles must stop at the limits too.
- */
-export class SourceItemReader {
-  constructor(
-    private readonly deps: Pick<SyncDeps, 'syncs' | 'connectors' | 'secrets' | 'folderGrants'> & {
-      limits: ItemLimits;
-    },
-  ) {}
-
-  async open(sourceId: string, key: string, signal: AbortSignal): Promise<FetchedResource> {
-    const source = await this.deps.syncs.sourceById(sourceId);
-    if (!source) throw new DocumentFailure('fetch_failed', 'The source of this document was deleted.');
-    let access: SourceAccess;
-    try {
-      access = accessOf(source, this.deps.secrets, this.deps.folderGrants);
-    } catch (err) {
-      if (err instanceof SourceFailure) throw new DocumentFailure('credentials_unavailable', err.message);
-      throw err;
-    }
-    const { timeoutMs } = this.deps.limits;
-    const max = this.deps.limits.maxBytes[source.type];
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const combined = AbortSignal.any([signal, timeout]);
-    const late = () =>
-      new DocumentFailure('fetch_timeout', `"${key}" was not read within ${Math.round(timeoutMs / 1000)} s.`);
-    let opened: FetchedResource;
-    try {
-      opened = await this.deps.connectors[source.type].open(access, key, combined);
-    } catch (err) {
-      if (timeout.aborted && !(err instanceof DocumentFailure)) throw late();
-      throw err;
-    }
-    let seen = 0;
-    const limited = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        seen += chunk.length;
-        if (seen > max) done(new DocumentFailure('file_too_large', `"${key}" is larger than ${max} bytes.`));
-        else done(null, chunk);
-      },
-      // A body cut by the time limit can end like a whole one: only the signal tells them apart.
-      flush(done) {
-        done(timeout.aborted ? late() : null);
-      },
-    });
-    const stop = () => opened.body.destroy();
-    timeout.addEventListener('abort', () => limited.destroy(late()), { once: true });
-    opened.body.on('error', (err) => limited.destroy(timeout.aborted ? late() : err));
-    limited.on('close', stop);
-    return { ...opened, body: opened.body.pipe(limited) };
-  }
 }

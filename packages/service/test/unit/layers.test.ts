@@ -65,6 +65,15 @@ const fixtures: Record<string, [string, string | undefined]> = {
     "import { types } from '../domain/types.js';\nexport const sections = types;\n",
     undefined,
   ],
+  'packages/service/src/sources/sync.ts': ['export const sync = 1;\n', undefined],
+  'packages/service/src/processing/worker.ts': [
+    "import { sync } from '../sources/sync.js';\nexport const worker = sync;\n",
+    undefined,
+  ],
+  'packages/service/src/processing/pipeline.ts': [
+    "import { sync } from '../sources/sync.js';\nexport const pipeline = sync;\n",
+    'pipeline-through-source-items',
+  ],
   'packages/console/src/api.ts': [
     "import { types } from '../../service/src/domain/types.js';\nexport const api = types;\n",
     'console-through-the-sdk',
