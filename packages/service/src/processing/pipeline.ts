@@ -7,6 +7,7 @@ import path from 'node:path';
 import { PassThrough, Transform } from 'node:stream';
 import { finished, pipeline as streamPipeline } from 'node:stream/promises';
 import { artifactKeys } from '../domain/artifacts.js';
+import type { JobHandlers } from '../domain/jobs.js';
 import type { Log } from '../domain/log.js';
 import type {
   DocumentParser,
@@ -83,6 +84,26 @@ type Prepared =
   | { kind: 'lost'; doc: DocumentRecord }
   | { kind: 'paused'; doc: DocumentRecord }
   | { kind: 'error'; doc: DocumentRecord; error: unknown };
+
+/**
+ * The handler of the batched `processDocument` job, for the worker `workerId`; `measure` wraps each
+ * batch (the worker's batch metric).
+ */
+export function processingHandler(
+  deps: PipelineDeps,
+  workerId: string,
+  measure?: <T>(work: () => Promise<T>) => Promise<T>,
+): JobHandlers['processDocument'] {
+  return (payloads) => {
+    const work = () =>
+      processDocuments(
+        deps,
+        payloads.map((p) => p.documentId),
+        workerId,
+      );
+    return measure ? measure(work) : work();
+  };
+}
 
 /**
  * Processes the documents of a batch of jobs: claims those it may take together (one workspace,

@@ -11,7 +11,7 @@ import { enqueueDueSyncs, syncHandler } from '../sources/sync.js';
 import { startWebhookDispatcher, type WebhookDeliverySettings } from '../webhooks/dispatch.js';
 import { removeDeletedStorage } from '../workspaces/workspaces.js';
 import { maintenanceHandler } from './maintenance.js';
-import { type PipelineDeps, processDocuments } from './pipeline.js';
+import { type PipelineDeps, processingHandler } from './pipeline.js';
 
 const RECONCILE_LEASE = 'reconcile';
 /**
@@ -150,11 +150,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   };
 
   const handlers: JobHandlers = {
-    processDocument: (payloads) => {
-      const documentIds = payloads.map((p) => p.documentId);
-      const work = () => processDocuments(deps, documentIds, id);
-      return deps.measureBatch ? deps.measureBatch(work) : work();
-    },
+    processDocument: processingHandler(deps, id, deps.measureBatch),
     maintainWorkspace: maintenanceHandler(deps, id),
     syncSource: syncHandler(deps, id),
   };
