@@ -1,8 +1,7 @@
-import type { Lexicon, SearchIndex } from '../domain/ports.js';
+import type { Lexicon, TermCounts } from '../domain/ports.js';
 import type { SearchHit } from '../domain/types.js';
-import { ENGLISH, type Language } from '../text/language.js';
+import { ENGLISH, type Language, languageFor } from '../text/language.js';
 import { foldAccents, withinEdits } from '../text/spelling.js';
-import { tokenize } from '../text/tokens.js';
 
 // The nouns-only rule has an English lexicon only (WordNet): its words are read as English.
 const words = (text: string, language: Language = ENGLISH) => language.tokens(text).map((t) => t.word);
@@ -47,23 +46,16 @@ export function wordsToLookUp(question: string, hits: SearchHit[], lexicon: Lexi
   return [...out];
 }
 
+/** The index term a word to look up is counted by (English, as wordsToLookUp reads the words). */
+export const lookUpTerm = (word: string): string => stem(word);
+
 /**
- * Which of `candidates` no passage of the workspace holds (one small index lookup each); none in a
- * workspace under LARGE_WORKSPACE_PASSAGES.
+ * Which of `candidates` no passage of the workspace holds, by the workspace's counts of their terms
+ * (`lookUpTerm`); none in a workspace under LARGE_WORKSPACE_PASSAGES.
  */
-export async function wordsAbsentFromWorkspace(
-  index: Pick<SearchIndex, 'search' | 'countRows'>,
-  workspaceId: string,
-  candidates: string[],
-): Promise<Set<string>> {
-  if (candidates.length === 0 || (await index.countRows(workspaceId)) < LARGE_WORKSPACE_PASSAGES)
-    return new Set();
-  const found = await Promise.all(
-    candidates.map(
-      async (w) => (await index.search(workspaceId, { text: w, terms: stem(w), limit: 1 })).length > 0,
-    ),
-  );
-  return new Set(candidates.filter((_, i) => !found[i]));
+export function wordsAbsentFromWorkspace(counted: TermCounts, candidates: string[]): Set<string> {
+  if (counted.rows < LARGE_WORKSPACE_PASSAGES) return new Set();
+  return new Set(candidates.filter((w) => (counted.counts.get(lookUpTerm(w)) ?? 0) === 0));
 }
 
 /**
@@ -146,11 +138,13 @@ export function namesSomethingAbsent(
 ): boolean {
   // An English question quoting a Greek word is no question written in Greek.
   if (language.latinScript || (question.match(OTHER_SCRIPT_LETTER)?.length ?? 0) < 3) return false;
-  const names = tokenize(question)
-    .map((t) => foldAccents(t.word))
+  const names = words(question, language)
+    .map(foldAccents)
     .filter((w) => w.length >= 3 && LATIN_WORD.test(w));
   if (names.length === 0) return false;
-  const vocabulary = new Set(hits.flatMap((h) => tokenize(h.text).map((t) => foldAccents(t.word))));
+  const vocabulary = new Set(
+    hits.flatMap((h) => words(h.text, languageFor(h.language ?? 'en')).map(foldAccents)),
+  );
   return names.some(
     (w) =>
       !vocabulary.has(w) &&

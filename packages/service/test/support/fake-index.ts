@@ -5,6 +5,7 @@ import type {
   IndexQuery,
   IndexRow,
   SearchIndex,
+  TermCounts,
   VectorRow,
   VectorSpace,
 } from '../../src/domain/ports.js';
@@ -57,11 +58,13 @@ export class MemorySearchIndex implements SearchIndex {
     return this.workspace(workspaceId).length;
   }
 
-  async termCounts(workspaceId: string, terms: string[], cap: number): Promise<Map<string, number>> {
+  async termCounts(workspaceId: string, terms: string[], cap: number): Promise<TermCounts> {
     const rows = this.workspace(workspaceId);
-    return new Map(
-      terms.map((t) => [t, Math.min(cap, rows.filter((r) => (r.terms ?? '').split(' ').includes(t)).length)]),
-    );
+    const held = rows.map((r) => new Set((r.terms ?? '').split(' ')));
+    return {
+      rows: rows.length,
+      counts: new Map(terms.map((t) => [t, Math.min(cap, held.filter((h) => h.has(t)).length)])),
+    };
   }
 
   async deleteDocument(workspaceId: string, documentId: string): Promise<void> {

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexRow, SearchIndex } from '../../src/domain/ports.js';
 import { indexRowsOf } from '../../src/search/indexing.js';
+import { ENGLISH } from '../../src/text/language.js';
 
 const WS = 'ws_contract';
 
@@ -62,6 +63,27 @@ export function searchIndexContract(
         expect(await index.countDocumentRows(WS, 'doc_a')).toBe(1);
         expect(await index.countRows(WS)).toBe(2);
         expect(await index.countRows('ws_never_written')).toBe(0);
+      }),
+    );
+
+    it(
+      'counts the rows holding each term, up to the cap, with the rows of the workspace, in one call',
+      withIndex(async (index) => {
+        expect(await index.termCounts(WS, ['zircon'], 10)).toEqual({
+          rows: 0,
+          counts: new Map([['zircon', 0]]),
+        });
+        await index.replaceDocuments(WS, [
+          { documentId: 'doc_a', rows: rows('doc_a', ['zircon crystals', 'zircon again', 'basalt']) },
+          { documentId: 'doc_b', rows: rows('doc_b', ['a zircon mine', 'granite and basalt']) },
+        ]);
+        const [zircon, basalt] = [ENGLISH.term('zircon'), ENGLISH.term('basalt')];
+        const counted = await index.termCounts(WS, [zircon, basalt, ENGLISH.term('quartz')], 10);
+        expect(counted.rows).toBe(5);
+        expect(Object.fromEntries(counted.counts)).toEqual({ [zircon]: 3, [basalt]: 2, quartz: 0 });
+        const capped = await index.termCounts(WS, [zircon, basalt], 2);
+        expect(Object.fromEntries(capped.counts)).toEqual({ [zircon]: 2, [basalt]: 2 });
+        expect((await index.termCounts(WS, [], 10)).rows).toBe(5);
       }),
     );
 

@@ -18,6 +18,7 @@ import type {
   IndexQuery,
   IndexRow,
   SearchIndex,
+  TermCounts,
   VectorQuery,
   VectorRow,
   VectorSpace,
@@ -489,23 +490,27 @@ export class LanceSearchIndex implements SearchIndex {
     return table ? table.countRows() : 0;
   }
 
-  async termCounts(workspaceId: string, terms: string[], cap: number): Promise<Map<string, number>> {
+  async termCounts(workspaceId: string, terms: string[], cap: number): Promise<TermCounts> {
     const counts = new Map(terms.map((t) => [t, 0]));
-    const table = terms.length ? await this.openTable(workspaceId) : undefined;
-    if (!table) return counts;
+    const table = await this.openTable(workspaceId);
+    if (!table) return { rows: 0, counts };
     const column = this.formatOf(table) === 'legacy' ? 'search_text' : 'terms';
-    await Promise.all(
-      [...counts.keys()].map(async (term) => {
+    // Each count is a search of one term that reads its posting list and no column of the rows (with
+    // the row ids it took half as long again on a 900-row manual); one search of every term at once
+    // would have to read each matching row's terms to tell them apart, and took three times as long.
+    const [rows] = await Promise.all([
+      table.countRows(),
+      ...[...counts.keys()].map(async (term) => {
         const found = await table
           .query()
           .fullTextSearch(term, { columns: [column] })
-          .select(['id', '_score'])
+          .select(['_score'])
           .limit(cap)
           .toArrow();
         counts.set(term, found.numRows);
       }),
-    );
-    return counts;
+    ]);
+    return { rows, counts };
   }
 
   async deleteDocument(workspaceId: string, documentId: string): Promise<void> {
