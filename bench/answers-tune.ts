@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { LanceSearchIndex } from '../packages/service/src/adapters/index/lancedb.js';
 import { loadWordNetLexicon } from '../packages/service/src/adapters/lexicon/wordnet.js';
 import {
-  lookUpTerm,
+  countedTermOf,
   wordsAbsentFromWorkspace,
   wordsToLookUp,
 } from '../packages/service/src/answers/absent.js';
@@ -74,8 +74,12 @@ for (const q of asked) {
   });
   const lookUp = lexicon ? wordsToLookUp(q.question, hits, lexicon) : [];
   // Only whether any row holds each word counts here: a cap of one.
-  const counted = await index.termCounts(ws, lookUp.map(lookUpTerm), 1);
-  cases.push({ q, hits, absentFromWorkspace: wordsAbsentFromWorkspace(counted, lookUp) });
+  const counted = await index.termCounts(ws, lookUp.map(countedTermOf), 1);
+  cases.push({
+    q,
+    hits,
+    absentFromWorkspace: wordsAbsentFromWorkspace(counted.rows, lookUp, counted.counts),
+  });
 }
 await index.close();
 const top1 = cases.filter((c) => c.hits[0]?.citation.filename === `squad-${c.q.paragraphId}.md`).length;

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { LanceSearchIndex } from '../packages/service/src/adapters/index/lancedb.js';
 import { loadWordNetLexicon } from '../packages/service/src/adapters/lexicon/wordnet.js';
 import {
-  lookUpTerm,
+  countedTermOf,
   wordsAbsentFromWorkspace,
   wordsToLookUp,
 } from '../packages/service/src/answers/absent.js';
@@ -91,8 +91,8 @@ const search = (q: string, topK: number, maxChunksPerDocument?: number) =>
 const aidsFor = async (q: string, hits: SearchHit[]) => {
   const lookUp = wordsToLookUp(q, hits, lexicon);
   // Only whether any row holds each word counts here: a cap of one.
-  const counted = await index.termCounts(ws, lookUp.map(lookUpTerm), 1);
-  return { lexicon, absentFromWorkspace: wordsAbsentFromWorkspace(counted, lookUp) };
+  const counted = await index.termCounts(ws, lookUp.map(countedTermOf), 1);
+  return { lexicon, absentFromWorkspace: wordsAbsentFromWorkspace(counted.rows, lookUp, counted.counts) };
 };
 
 // --option name=value overrides one of the answerer's options (DEFAULT_EXTRACTIVE).

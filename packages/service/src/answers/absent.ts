@@ -1,4 +1,4 @@
-import type { Lexicon, TermCounts } from '../domain/ports.js';
+import type { CountedTerm, Lexicon } from '../domain/ports.js';
 import type { SearchHit } from '../domain/types.js';
 import { ENGLISH, type Language, languageFor } from '../text/language.js';
 import { foldAccents, withinEdits } from '../text/spelling.js';
@@ -46,16 +46,20 @@ export function wordsToLookUp(question: string, hits: SearchHit[], lexicon: Lexi
   return [...out];
 }
 
-/** The index term a word to look up is counted by (English, as wordsToLookUp reads the words). */
-export const lookUpTerm = (word: string): string => stem(word);
+/**
+ * What a word to look up is counted by: its English term, and the word as typed for a table made
+ * before languages, which stems its queries itself.
+ */
+export const countedTermOf = (word: string): CountedTerm => ({ term: stem(word), text: word });
 
 /**
- * Which of `candidates` no passage of the workspace holds, by the workspace's counts of their terms
- * (`lookUpTerm`); none in a workspace under LARGE_WORKSPACE_PASSAGES.
+ * Which of `candidates` no passage of the workspace holds, from the rows holding each (`held`, in
+ * their order, counted by `countedTermOf`); none in a workspace of fewer than LARGE_WORKSPACE_PASSAGES
+ * `rows`.
  */
-export function wordsAbsentFromWorkspace(counted: TermCounts, candidates: string[]): Set<string> {
-  if (counted.rows < LARGE_WORKSPACE_PASSAGES) return new Set();
-  return new Set(candidates.filter((w) => (counted.counts.get(lookUpTerm(w)) ?? 0) === 0));
+export function wordsAbsentFromWorkspace(rows: number, candidates: string[], held: number[]): Set<string> {
+  if (rows < LARGE_WORKSPACE_PASSAGES) return new Set();
+  return new Set(candidates.filter((_, i) => held[i] === 0));
 }
 
 /**

@@ -4,7 +4,7 @@ import { errors } from '../errors.js';
 import { type SearchDeps, type SearchFilters, searchPassages } from '../search/search.js';
 import { questionLanguage } from '../text/detection.js';
 import type { Language } from '../text/language.js';
-import { lookUpTerm, wordsAbsentFromWorkspace, wordsToLookUp } from './absent.js';
+import { countedTermOf, wordsAbsentFromWorkspace, wordsToLookUp } from './absent.js';
 import {
   type Answer,
   composeExtractiveAnswer,
@@ -93,10 +93,14 @@ async function extractive(
     const candidates = lexicon && language.code === 'en' ? wordsToLookUp(req.q, hits, lexicon) : [];
     const languages = [...new Map(hits.map((h) => [h.language ?? 'en', passageLanguage(h)])).values()];
     const wanted = questionTermsIn(req.q, languages);
-    const terms = new Set([...wanted.values(), ...candidates.map(lookUpTerm)]);
-    const counted = await deps.index.termCounts(req.workspaceId, [...terms], TERM_COUNT_CAP);
-    absentFromWorkspace = wordsAbsentFromWorkspace(counted, candidates);
-    stats = termStatsOf(wanted, counted);
+    const terms = [...new Set(wanted.values())];
+    const { rows, counts } = await deps.index.termCounts(
+      req.workspaceId,
+      [...terms.map((term) => ({ term })), ...candidates.map(countedTermOf)],
+      TERM_COUNT_CAP,
+    );
+    stats = termStatsOf(wanted, rows, new Map(terms.map((t, i) => [t, counts[i]!])));
+    absentFromWorkspace = wordsAbsentFromWorkspace(rows, candidates, counts.slice(terms.length));
   }
   return composeExtractiveAnswer(req.q, hits, deps.extractive, {
     lexicon,

@@ -1,4 +1,3 @@
-import type { TermCounts } from '../domain/ports.js';
 import { type Language, languageFor } from '../text/language.js';
 
 /**
@@ -39,11 +38,11 @@ export function questionTermsIn(question: string, languages: Language[]): Map<st
   return wanted;
 }
 
-/** The question's terms (`questionTermsIn`) with the workspace's counts of them. */
-export function termStatsOf(wanted: Map<string, string>, counted: TermCounts): TermStats {
+/** The question's terms (`questionTermsIn`) with the workspace's rows and its rows holding each term. */
+export function termStatsOf(wanted: Map<string, string>, rows: number, held: Map<string, number>): TermStats {
   const byKey = new Map<string, number>();
-  for (const [k, term] of wanted) byKey.set(k, counted.counts.get(term) ?? 0);
-  return { rows: counted.rows, counts: byKey };
+  for (const [k, term] of wanted) byKey.set(k, held.get(term) ?? 0);
+  return { rows, counts: byKey };
 }
 
 /**

@@ -113,10 +113,18 @@ export interface DocumentRows<Row> {
   rows: Row[];
 }
 
-/** A workspace's rows and, of each term asked, the rows holding it (up to the cap asked). */
+/** A term to count in a workspace's rows. */
+export interface CountedTerm {
+  /** As the index holds it (`IndexRow.terms`). */
+  term: string;
+  /** As typed: what a table made before languages, which analyses its queries itself, is asked; the term by default. */
+  text?: string | undefined;
+}
+
+/** A workspace's rows and, of each term asked (in the order asked), the rows holding it, up to the cap asked. */
 export interface TermCounts {
   rows: number;
-  counts: Map<string, number>;
+  counts: number[];
 }
 
 /** Per-workspace full-text index of chunks (LanceDB). */
@@ -133,7 +141,7 @@ export interface SearchIndex {
    * `cap` (a term in more rows than that is common, however many more): everything the answerer asks
    * the index about a question's words, in one call.
    */
-  termCounts(workspaceId: string, terms: string[], cap: number): Promise<TermCounts>;
+  termCounts(workspaceId: string, terms: CountedTerm[], cap: number): Promise<TermCounts>;
   /** Rows of each of the documents (0 for one without any). */
   countRowsByDocument(workspaceId: string, documentIds: string[]): Promise<Map<string, number>>;
   deleteDocument(workspaceId: string, documentId: string): Promise<void>;

@@ -1,5 +1,6 @@
 /** An in-memory search index for unit tests (see fakes.ts for the rules the fakes keep). */
 import type {
+  CountedTerm,
   DocumentRows,
   IndexHit,
   IndexQuery,
@@ -58,12 +59,12 @@ export class MemorySearchIndex implements SearchIndex {
     return this.workspace(workspaceId).length;
   }
 
-  async termCounts(workspaceId: string, terms: string[], cap: number): Promise<TermCounts> {
+  async termCounts(workspaceId: string, terms: CountedTerm[], cap: number): Promise<TermCounts> {
     const rows = this.workspace(workspaceId);
     const held = rows.map((r) => new Set((r.terms ?? '').split(' ')));
     return {
       rows: rows.length,
-      counts: new Map(terms.map((t) => [t, Math.min(cap, held.filter((h) => h.has(t)).length)])),
+      counts: terms.map((t) => Math.min(cap, held.filter((h) => h.has(t.term)).length)),
     };
   }
 

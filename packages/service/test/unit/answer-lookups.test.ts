@@ -3,7 +3,7 @@ import { fixedLexicons } from '../../src/adapters/lexicon/word-list.js';
 import { WordListLexicon } from '../../src/adapters/lexicon/wordnet.js';
 import { LARGE_WORKSPACE_PASSAGES } from '../../src/answers/absent.js';
 import { answerQuestion } from '../../src/answers/answer.js';
-import type { IndexQuery, TermCounts } from '../../src/domain/ports.js';
+import type { CountedTerm, IndexQuery, TermCounts } from '../../src/domain/ports.js';
 import type { Principal } from '../../src/domain/types.js';
 import { chunkText } from '../../src/processing/chunker.js';
 import { indexRowsOf } from '../../src/search/indexing.js';
@@ -22,9 +22,9 @@ class NotingIndex extends MemorySearchIndex {
   reads: string[] = [];
   counted: string[][] = [];
 
-  override async termCounts(workspaceId: string, terms: string[], cap: number): Promise<TermCounts> {
+  override async termCounts(workspaceId: string, terms: CountedTerm[], cap: number): Promise<TermCounts> {
     this.reads.push('termCounts');
-    this.counted.push(terms);
+    this.counted.push(terms.map((t) => t.term));
     return super.termCounts(workspaceId, terms, cap);
   }
 
