@@ -10,7 +10,11 @@
 import { existsSync } from 'node:fs';
 import { LanceSearchIndex } from '../packages/service/src/adapters/index/lancedb.js';
 import { loadWordNetLexicon } from '../packages/service/src/adapters/lexicon/wordnet.js';
-import { wordsAbsentFromWorkspace, wordsToLookUp } from '../packages/service/src/answers/absent.js';
+import {
+  countedTermOf,
+  wordsAbsentFromWorkspace,
+  wordsToLookUp,
+} from '../packages/service/src/answers/absent.js';
 import { composeExtractiveAnswer, DEFAULT_EXTRACTIVE } from '../packages/service/src/answers/extractive.js';
 import { chunkText } from '../packages/service/src/processing/chunker.js';
 import { indexRowsOf } from '../packages/service/src/search/indexing.js';
@@ -74,7 +78,13 @@ for (const q of asked) {
     maxChunksPerDocument: 3,
   });
   const lookUp = lexicon ? wordsToLookUp(q.question, hits, lexicon) : [];
-  cases.push({ q, hits, absentFromWorkspace: await wordsAbsentFromWorkspace(index, ws, lookUp) });
+  // Only whether any row holds each word counts here: a cap of one.
+  const counted = await index.termCounts(ws, lookUp.map(countedTermOf), 1);
+  cases.push({
+    q,
+    hits,
+    absentFromWorkspace: wordsAbsentFromWorkspace(counted.rows, lookUp, counted.counts),
+  });
 }
 await index.close();
 const top1 = cases.filter((c) => c.hits[0]?.citation.filename === `squad-${c.q.paragraphId}.md`).length;

@@ -12,7 +12,11 @@ import { mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { LanceSearchIndex } from '../packages/service/src/adapters/index/lancedb.js';
 import { loadWordNetLexicon } from '../packages/service/src/adapters/lexicon/wordnet.js';
-import { wordsAbsentFromWorkspace, wordsToLookUp } from '../packages/service/src/answers/absent.js';
+import {
+  countedTermOf,
+  wordsAbsentFromWorkspace,
+  wordsToLookUp,
+} from '../packages/service/src/answers/absent.js';
 import {
   composeExtractiveAnswer,
   DEFAULT_EXTRACTIVE,
@@ -84,10 +88,12 @@ const search = (q: string, topK: number, maxChunksPerDocument?: number) =>
   });
 
 // What the service's answerer consults: the lexicon, and the index for the question's words no passage uses.
-const aidsFor = async (q: string, hits: SearchHit[]) => ({
-  lexicon,
-  absentFromWorkspace: await wordsAbsentFromWorkspace(index, ws, wordsToLookUp(q, hits, lexicon)),
-});
+const aidsFor = async (q: string, hits: SearchHit[]) => {
+  const lookUp = wordsToLookUp(q, hits, lexicon);
+  // Only whether any row holds each word counts here: a cap of one.
+  const counted = await index.termCounts(ws, lookUp.map(countedTermOf), 1);
+  return { lexicon, absentFromWorkspace: wordsAbsentFromWorkspace(counted.rows, lookUp, counted.counts) };
+};
 
 // --option name=value overrides one of the answerer's options (DEFAULT_EXTRACTIVE).
 const answerOptions = { ...DEFAULT_EXTRACTIVE };

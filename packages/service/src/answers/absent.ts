@@ -1,8 +1,7 @@
-import type { Lexicon, SearchIndex } from '../domain/ports.js';
+import type { CountedTerm, Lexicon } from '../domain/ports.js';
 import type { SearchHit } from '../domain/types.js';
-import { ENGLISH, type Language } from '../text/language.js';
+import { ENGLISH, type Language, languageFor } from '../text/language.js';
 import { foldAccents, withinEdits } from '../text/spelling.js';
-import { tokenize } from '../text/tokens.js';
 
 // The nouns-only rule has an English lexicon only (WordNet): its words are read as English.
 const words = (text: string, language: Language = ENGLISH) => language.tokens(text).map((t) => t.word);
@@ -48,22 +47,19 @@ export function wordsToLookUp(question: string, hits: SearchHit[], lexicon: Lexi
 }
 
 /**
- * Which of `candidates` no passage of the workspace holds (one small index lookup each); none in a
- * workspace under LARGE_WORKSPACE_PASSAGES.
+ * What a word to look up is counted by: its English term, and the word as typed for a table made
+ * before languages, which stems its queries itself.
  */
-export async function wordsAbsentFromWorkspace(
-  index: Pick<SearchIndex, 'search' | 'countRows'>,
-  workspaceId: string,
-  candidates: string[],
-): Promise<Set<string>> {
-  if (candidates.length === 0 || (await index.countRows(workspaceId)) < LARGE_WORKSPACE_PASSAGES)
-    return new Set();
-  const found = await Promise.all(
-    candidates.map(
-      async (w) => (await index.search(workspaceId, { text: w, terms: stem(w), limit: 1 })).length > 0,
-    ),
-  );
-  return new Set(candidates.filter((_, i) => !found[i]));
+export const countedTermOf = (word: string): CountedTerm => ({ term: stem(word), text: word });
+
+/**
+ * Which of `candidates` no passage of the workspace holds, from the rows holding each (`held`, in
+ * their order, counted by `countedTermOf`); none in a workspace of fewer than LARGE_WORKSPACE_PASSAGES
+ * `rows`.
+ */
+export function wordsAbsentFromWorkspace(rows: number, candidates: string[], held: number[]): Set<string> {
+  if (rows < LARGE_WORKSPACE_PASSAGES) return new Set();
+  return new Set(candidates.filter((_, i) => held[i] === 0));
 }
 
 /**
@@ -146,11 +142,13 @@ export function namesSomethingAbsent(
 ): boolean {
   // An English question quoting a Greek word is no question written in Greek.
   if (language.latinScript || (question.match(OTHER_SCRIPT_LETTER)?.length ?? 0) < 3) return false;
-  const names = tokenize(question)
-    .map((t) => foldAccents(t.word))
+  const names = words(question, language)
+    .map(foldAccents)
     .filter((w) => w.length >= 3 && LATIN_WORD.test(w));
   if (names.length === 0) return false;
-  const vocabulary = new Set(hits.flatMap((h) => tokenize(h.text).map((t) => foldAccents(t.word))));
+  const vocabulary = new Set(
+    hits.flatMap((h) => words(h.text, languageFor(h.language ?? 'en')).map(foldAccents)),
+  );
   return names.some(
     (w) =>
       !vocabulary.has(w) &&

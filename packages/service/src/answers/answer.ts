@@ -1,10 +1,10 @@
 import type { ChatMessage, ChatModel, ChatUsage, Lexicons } from '../domain/ports.js';
 import type { Principal, SearchHit } from '../domain/types.js';
 import { errors } from '../errors.js';
-import { type SearchDeps, type SearchFilters, searchWorkspace } from '../search/search.js';
+import { type SearchDeps, type SearchFilters, searchPassages } from '../search/search.js';
 import { questionLanguage } from '../text/detection.js';
 import type { Language } from '../text/language.js';
-import { wordsAbsentFromWorkspace, wordsToLookUp } from './absent.js';
+import { countedTermOf, wordsAbsentFromWorkspace, wordsToLookUp } from './absent.js';
 import {
   type Answer,
   composeExtractiveAnswer,
@@ -12,7 +12,13 @@ import {
   passageLanguage,
 } from './extractive.js';
 import { composeLlmAnswer, streamLlmAnswer } from './llm.js';
-import { type RelevanceThresholds, termStats } from './relevance.js';
+import {
+  questionTermsIn,
+  type RelevanceThresholds,
+  TERM_COUNT_CAP,
+  type TermStats,
+  termStatsOf,
+} from './relevance.js';
 
 export interface AnswerRequest {
   workspaceId: string;
@@ -58,7 +64,7 @@ async function retrieve(
   const workspace = await deps.workspaces.searchContext(principal.accountId, req.workspaceId);
   if (!workspace) throw errors.workspaceNotFound(req.workspaceId);
   const language = await questionLanguage(req.q, workspace, deps.languages);
-  const hits = await searchWorkspace(deps, principal, {
+  const hits = await searchPassages(deps, principal, {
     workspaceId: req.workspaceId,
     q: req.q,
     topK: req.topK,
@@ -69,7 +75,10 @@ async function retrieve(
   return { hits, language };
 }
 
-/** The extractive answer, after looking up in the workspace the question's words no passage uses. */
+/**
+ * The extractive answer, after one look-up in the workspace: its rows, how many hold each term of the
+ * question, and whether it holds the names of things the question uses and no passage does.
+ */
 async function extractive(
   deps: AnswerDeps,
   req: AnswerRequest,
@@ -77,14 +86,22 @@ async function extractive(
   language: Language,
 ): Promise<Answer> {
   const lexicon = await deps.lexicons?.forLanguage(language.code);
-  // Only WordNet tells nouns apart: the names of things are looked up in the workspace in English only.
-  const candidates =
-    lexicon && language.code === 'en' && hits.length > 0 ? wordsToLookUp(req.q, hits, lexicon) : [];
-  const languages = [...new Map(hits.map((h) => [h.language ?? 'en', passageLanguage(h)])).values()];
-  const [absentFromWorkspace, stats] = await Promise.all([
-    wordsAbsentFromWorkspace(deps.index, req.workspaceId, candidates),
-    hits.length > 0 ? termStats(deps.index, req.workspaceId, req.q, languages) : undefined,
-  ]);
+  let absentFromWorkspace = new Set<string>();
+  let stats: TermStats | undefined;
+  if (hits.length > 0) {
+    // Only WordNet tells nouns apart: the names of things are looked up in the workspace in English only.
+    const candidates = lexicon && language.code === 'en' ? wordsToLookUp(req.q, hits, lexicon) : [];
+    const languages = [...new Map(hits.map((h) => [h.language ?? 'en', passageLanguage(h)])).values()];
+    const wanted = questionTermsIn(req.q, languages);
+    const terms = [...new Set(wanted.values())];
+    const { rows, counts } = await deps.index.termCounts(
+      req.workspaceId,
+      [...terms.map((term) => ({ term })), ...candidates.map(countedTermOf)],
+      TERM_COUNT_CAP,
+    );
+    stats = termStatsOf(wanted, rows, new Map(terms.map((t, i) => [t, counts[i]!])));
+    absentFromWorkspace = wordsAbsentFromWorkspace(rows, candidates, counts.slice(terms.length));
+  }
   return composeExtractiveAnswer(req.q, hits, deps.extractive, {
     lexicon,
     absentFromWorkspace,

@@ -194,7 +194,7 @@ export function rankQuotes(
   for (const lang of languages) {
     if (byLanguage.has(lang.code)) continue;
     let terms = [...new Set(lang.questionTerms(question))];
-    if (terms.length === 0) terms = [...new Set(lang.tokens(question).map((t) => lang.term(t.word)))];
+    if (terms.length === 0) terms = [...new Set(lang.terms(question))];
     const units = unitsByHit.filter((_, k) => languages[k]!.code === lang.code).flat();
     const weight = new Map<string, number>();
     for (const t of terms) {

@@ -1,4 +1,3 @@
-import type { SearchIndex } from '../domain/ports.js';
 import { type Language, languageFor } from '../text/language.js';
 
 /**
@@ -31,23 +30,18 @@ export const TERM_COUNT_CAP = 500;
 
 const key = (language: Language, term: string) => `${language.code}:${term}`;
 
-/** The terms of the question in each language it is compared in, counted in the workspace. */
-export async function termStats(
-  index: Pick<SearchIndex, 'termCounts' | 'countRows'>,
-  workspaceId: string,
-  question: string,
-  languages: Language[],
-): Promise<TermStats> {
-  const wanted = new Map<string, { language: Language; term: string }>();
+/** The terms of the question in each language it is compared in (by `language:term`), to be counted. */
+export function questionTermsIn(question: string, languages: Language[]): Map<string, string> {
+  const wanted = new Map<string, string>();
   for (const language of languages)
-    for (const term of language.questionTerms(question)) wanted.set(key(language, term), { language, term });
-  const terms = [...new Set([...wanted.values()].map((w) => w.term))];
-  const [rows, counts] = await Promise.all([
-    index.countRows(workspaceId),
-    index.termCounts(workspaceId, terms, TERM_COUNT_CAP),
-  ]);
+    for (const term of language.questionTerms(question)) wanted.set(key(language, term), term);
+  return wanted;
+}
+
+/** The question's terms (`questionTermsIn`) with the workspace's rows and its rows holding each term. */
+export function termStatsOf(wanted: Map<string, string>, rows: number, held: Map<string, number>): TermStats {
   const byKey = new Map<string, number>();
-  for (const [k, w] of wanted) byKey.set(k, counts.get(w.term) ?? 0);
+  for (const [k, term] of wanted) byKey.set(k, held.get(term) ?? 0);
   return { rows, counts: byKey };
 }
 

@@ -114,6 +114,20 @@ export interface DocumentRows<Row> {
   rows: Row[];
 }
 
+/** A term to count in a workspace's rows. */
+export interface CountedTerm {
+  /** As the index holds it (`IndexRow.terms`). */
+  term: string;
+  /** As typed: what a table made before languages, which analyses its queries itself, is asked; the term by default. */
+  text?: string | undefined;
+}
+
+/** A workspace's rows and, of each term asked (in the order asked), the rows holding it, up to the cap asked. */
+export interface TermCounts {
+  rows: number;
+  counts: number[];
+}
+
 /** Per-workspace full-text index of chunks (LanceDB). */
 export interface SearchIndex {
   /** Atomically replaces every row of one document with `rows` (an empty array removes it). */
@@ -124,10 +138,11 @@ export interface SearchIndex {
   /** Rows of the whole workspace (0 for one without an index yet). */
   countRows(workspaceId: string): Promise<number>;
   /**
-   * How many rows of the workspace hold each index term (`IndexRow.terms`), counted up to `cap`
-   * (a term in more rows than that is common, however many more).
+   * The workspace's rows, and how many of them hold each index term (`IndexRow.terms`) counted up to
+   * `cap` (a term in more rows than that is common, however many more): everything the answerer asks
+   * the index about a question's words, in one call.
    */
-  termCounts(workspaceId: string, terms: string[], cap: number): Promise<Map<string, number>>;
+  termCounts(workspaceId: string, terms: CountedTerm[], cap: number): Promise<TermCounts>;
   /** Rows of each of the documents (0 for one without any). */
   countRowsByDocument(workspaceId: string, documentIds: string[]): Promise<Map<string, number>>;
   deleteDocument(workspaceId: string, documentId: string): Promise<void>;

@@ -18,7 +18,7 @@ import type { DocumentStore, WorkspaceStore } from '../domain/stores.js';
 import { type Citation, DOCUMENT_STATUSES, type DocumentRecord, type Principal } from '../domain/types.js';
 import type { AppError } from '../errors.js';
 import { ID_SHAPE } from '../ids.js';
-import { searchWorkspace } from '../search/search.js';
+import { searchPassages } from '../search/search.js';
 
 /**
  * The tools (and document resources) a workspace offers to MCP clients. Each tool is a thin wrapper
@@ -333,7 +333,7 @@ export function workspaceMcp(deps: McpDeps, limits: McpLimits): (caller: McpCall
       },
       guarded(async (args: z.infer<typeof SearchIn>) => {
         requireScope(principal, 'search');
-        const hits = await searchWorkspace(deps, principal, {
+        const hits = await searchPassages(deps, principal, {
           workspaceId: workspace.id,
           q: args.query,
           topK: args.topK,

@@ -17,7 +17,6 @@ import {
   DuplicateFilter,
   wordCodes,
 } from './word-codes.js';
-import { queryTerms } from './words.js';
 
 export type SearchMode = 'lexical' | 'vector' | 'hybrid';
 
@@ -270,17 +269,17 @@ const hasFilters = (f: SearchFilters | undefined) =>
   !!f && (f.filenames !== undefined || f.mediaTypes !== undefined || f.metadata !== undefined);
 
 /**
- * Ranked passages of a workspace for a query. Lexical (BM25 over text and headings) and, when the
- * workspace has vectors, vector candidates are fused; duplicates are removed and each passage gets
- * a snippet with the query's words marked. The index may briefly hold rows of a document that was
- * just deleted or is being re-processed: results are kept only for documents the database says are
- * ready, so a deletion takes effect at once.
+ * Ranked rows of a workspace for a query, with where their documents came from. Lexical (BM25 over
+ * text and headings) and, when the workspace has vectors, vector candidates are fused; duplicates are
+ * removed. The index may briefly hold rows of a document that was just deleted or is being
+ * re-processed: results are kept only for documents the database says are ready, so a deletion takes
+ * effect at once.
  */
-export async function searchWorkspace(
+async function rankedRows(
   deps: SearchDeps,
   principal: Principal,
   req: SearchRequest,
-): Promise<RankedHit[]> {
+): Promise<{ hits: IndexHit[]; live: Map<string, DocumentOrigin> }> {
   const workspace = await deps.workspaces.searchContext(principal.accountId, req.workspaceId);
   if (!workspace) throw errors.workspaceNotFound(req.workspaceId);
   const language = req.language ?? (await questionLanguage(req.q, workspace, deps.languages));
@@ -291,7 +290,7 @@ export async function searchWorkspace(
   if (hasFilters(filters)) {
     if (!deps.filters) throw errors.invalidRequest('Filters other than documentIds are not available here.');
     documentIds = await deps.filters.documentIdsMatching(req.workspaceId, filters);
-    if (documentIds.length === 0) return [];
+    if (documentIds.length === 0) return { hits: [], live: new Map() };
   }
 
   const vectors = req.mode === 'lexical' ? undefined : await deps.embeddings?.spaceForSearch(req.workspaceId);
@@ -342,12 +341,40 @@ export async function searchWorkspace(
     : withDocumentEvidence(liveHits, options.documentEvidence);
   // Second stage (off unless configured): the best candidates reordered before the page is cut.
   const reranked = await rerankCandidates(deps.rerank, req.q, ordered, deps.log);
-  const hits = firstDistinct(reranked, req.topK, req.maxChunksPerDocument);
+  return { hits: firstDistinct(reranked, req.topK, req.maxChunksPerDocument), live };
+}
+
+function passageOf(h: IndexHit, live: Map<string, DocumentOrigin>): SearchHit {
+  return {
+    text: h.row.text,
+    score: h.score,
+    citation: citationOf(h, live.get(h.row.documentId)),
+    language: rowLanguage(h.row).code,
+  };
+}
+
+/** Ranked passages of a workspace for a query, for those that read the passages whole (the answerer, MCP). */
+export async function searchPassages(
+  deps: SearchDeps,
+  principal: Principal,
+  req: SearchRequest,
+): Promise<SearchHit[]> {
+  const { hits, live } = await rankedRows(deps, principal, req);
+  return hits.map((h) => passageOf(h, live));
+}
+
+/** Ranked passages, each with a snippet that marks the query's words: what a search responds with. */
+export async function searchWorkspace(
+  deps: SearchDeps,
+  principal: Principal,
+  req: SearchRequest,
+): Promise<RankedHit[]> {
+  const { hits, live } = await rankedRows(deps, principal, req);
   const termsBy = new Map<string, Set<string>>();
   const termsIn = (l: Language) => {
     let terms = termsBy.get(l.code);
     if (!terms) {
-      terms = queryTerms(req.q, l);
+      terms = new Set(l.queryTerms(req.q));
       termsBy.set(l.code, terms);
     }
     return terms;
@@ -355,10 +382,7 @@ export async function searchWorkspace(
   return hits.map((h) => {
     const rowLang = rowLanguage(h.row);
     return {
-      text: h.row.text,
-      score: h.score,
-      citation: citationOf(h, live.get(h.row.documentId)),
-      language: rowLang.code,
+      ...passageOf(h, live),
       snippet: snippetOf(h.row.text, h.row.charStart, termsIn(rowLang), {
         codes: codesOf(h.row),
         language: rowLang,

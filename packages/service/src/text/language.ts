@@ -25,8 +25,12 @@ export interface Language {
   isStopWord(word: string): boolean;
   /** A word's term: its stem with accents folded (the form the index and the ranking compare). */
   term(word: string): string;
+  /** Every word of the text as its term, stop words included. */
+  terms(text: string): string[];
   /** The content terms of a text in order: stop words dropped, each word as its term. */
   contentTerms(text: string): string[];
+  /** The terms a query is matched on: its content terms, or all of them when it has only stop words. */
+  queryTerms(query: string): string[];
   /** A question's content terms: also without the words that only ask ("how many", "combien"). */
   questionTerms(question: string): string[];
   /**
@@ -63,7 +67,7 @@ class SpecLanguage implements Language {
   private readonly indexStopWords: ReadonlySet<string>;
   private readonly stemmer: { stem(w: string): string } | undefined;
   // Ranking and snippets ask for the same words over and over: remembered (bounded, cleared when full).
-  private readonly terms = new Map<string, string>();
+  private readonly termCache = new Map<string, string>();
   private readonly abbreviations: ReadonlySet<string>;
 
   constructor(
@@ -99,11 +103,11 @@ class SpecLanguage implements Language {
   }
 
   term(word: string): string {
-    let t = this.terms.get(word);
+    let t = this.termCache.get(word);
     if (t === undefined) {
-      if (this.terms.size > 100_000) this.terms.clear();
+      if (this.termCache.size > 100_000) this.termCache.clear();
       t = fold(this.stemOf(word));
-      this.terms.set(word, t);
+      this.termCache.set(word, t);
     }
     return t;
   }
@@ -114,8 +118,17 @@ class SpecLanguage implements Language {
       : word;
   }
 
+  terms(text: string): string[] {
+    return this.tokens(text).map((t) => this.term(t.word));
+  }
+
   contentTerms(text: string): string[] {
     return this.termsWithout(text, this.stopWords, true);
+  }
+
+  queryTerms(query: string): string[] {
+    const content = this.contentTerms(query);
+    return content.length ? content : this.terms(query);
   }
 
   questionTerms(question: string): string[] {

@@ -1,10 +1,12 @@
 /** An in-memory search index for unit tests (see fakes.ts for the rules the fakes keep). */
 import type {
+  CountedTerm,
   DocumentRows,
   IndexHit,
   IndexQuery,
   IndexRow,
   SearchIndex,
+  TermCounts,
   VectorRow,
   VectorSpace,
 } from '../../src/domain/ports.js';
@@ -57,11 +59,13 @@ export class MemorySearchIndex implements SearchIndex {
     return this.workspace(workspaceId).length;
   }
 
-  async termCounts(workspaceId: string, terms: string[], cap: number): Promise<Map<string, number>> {
+  async termCounts(workspaceId: string, terms: CountedTerm[], cap: number): Promise<TermCounts> {
     const rows = this.workspace(workspaceId);
-    return new Map(
-      terms.map((t) => [t, Math.min(cap, rows.filter((r) => (r.terms ?? '').split(' ').includes(t)).length)]),
-    );
+    const held = rows.map((r) => new Set((r.terms ?? '').split(' ')));
+    return {
+      rows: rows.length,
+      counts: terms.map((t) => Math.min(cap, held.filter((h) => h.has(t.term)).length)),
+    };
   }
 
   async deleteDocument(workspaceId: string, documentId: string): Promise<void> {

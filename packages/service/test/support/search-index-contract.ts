@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexRow, SearchIndex } from '../../src/domain/ports.js';
 import { indexRowsOf } from '../../src/search/indexing.js';
+import { ENGLISH } from '../../src/text/language.js';
 
 const WS = 'ws_contract';
 
@@ -62,6 +63,28 @@ export function searchIndexContract(
         expect(await index.countDocumentRows(WS, 'doc_a')).toBe(1);
         expect(await index.countRows(WS)).toBe(2);
         expect(await index.countRows('ws_never_written')).toBe(0);
+      }),
+    );
+
+    it(
+      'counts the rows holding each term, up to the cap, with the rows of the workspace, in one call',
+      withIndex(async (index) => {
+        expect(await index.termCounts(WS, [{ term: 'zircon' }], 10)).toEqual({ rows: 0, counts: [0] });
+        await index.replaceDocuments(WS, [
+          { documentId: 'doc_a', rows: rows('doc_a', ['zircon crystals', 'zircon again', 'basalt']) },
+          { documentId: 'doc_b', rows: rows('doc_b', ['a zircon mine', 'granite and basalt']) },
+        ]);
+        const [zircon, basalt, quartz] = ['zircon', 'basalt', 'quartz'].map((w) => ({
+          term: ENGLISH.term(w),
+          text: w,
+        }));
+        // In the order asked, a term asked twice counted twice.
+        expect(await index.termCounts(WS, [zircon!, basalt!, quartz!, zircon!], 10)).toEqual({
+          rows: 5,
+          counts: [3, 2, 0, 3],
+        });
+        expect((await index.termCounts(WS, [zircon!, basalt!], 2)).counts).toEqual([2, 2]);
+        expect(await index.termCounts(WS, [], 10)).toEqual({ rows: 5, counts: [] });
       }),
     );
 

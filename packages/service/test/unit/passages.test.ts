@@ -3,10 +3,9 @@ import type { IndexHit } from '../../src/domain/ports.js';
 import { snippetOf } from '../../src/search/passages.js';
 import { fuse, rescoreLexical, withDocumentEvidence } from '../../src/search/search.js';
 import { wordCodes } from '../../src/search/word-codes.js';
-import { queryTerms } from '../../src/search/words.js';
 import { ENGLISH } from '../../src/text/language.js';
 
-const queryStems = (q: string) => queryTerms(q, ENGLISH);
+const queryStems = (q: string) => new Set(ENGLISH.queryTerms(q));
 
 const hit = (id: string, documentId: string, score: number, text = id): IndexHit => ({
   score,

@@ -13,11 +13,13 @@ import {
   Utf8,
 } from 'apache-arrow';
 import type {
+  CountedTerm,
   DocumentRows,
   IndexHit,
   IndexQuery,
   IndexRow,
   SearchIndex,
+  TermCounts,
   VectorQuery,
   VectorRow,
   VectorSpace,
@@ -489,23 +491,30 @@ export class LanceSearchIndex implements SearchIndex {
     return table ? table.countRows() : 0;
   }
 
-  async termCounts(workspaceId: string, terms: string[], cap: number): Promise<Map<string, number>> {
-    const counts = new Map(terms.map((t) => [t, 0]));
-    const table = terms.length ? await this.openTable(workspaceId) : undefined;
-    if (!table) return counts;
-    const column = this.formatOf(table) === 'legacy' ? 'search_text' : 'terms';
-    await Promise.all(
-      [...counts.keys()].map(async (term) => {
-        const found = await table
-          .query()
-          .fullTextSearch(term, { columns: [column] })
-          .select(['id', '_score'])
-          .limit(cap)
-          .toArrow();
-        counts.set(term, found.numRows);
-      }),
-    );
-    return counts;
+  async termCounts(workspaceId: string, terms: CountedTerm[], cap: number): Promise<TermCounts> {
+    const table = await this.openTable(workspaceId);
+    if (!table) return { rows: 0, counts: terms.map(() => 0) };
+    const legacy = this.formatOf(table) === 'legacy';
+    const column = legacy ? 'search_text' : 'terms';
+    // Each count is a search of one term that reads its posting list and no column of the rows (with
+    // the row ids it took half as long again on a 900-row manual); one search of every term at once
+    // would have to read each matching row's terms to tell them apart, and took three times as long.
+    const searches = new Map<string, Promise<number>>();
+    const count = (text: string) =>
+      table
+        .query()
+        .fullTextSearch(text, { columns: [column] })
+        .select(['_score'])
+        .limit(cap)
+        .toArrow()
+        .then((found) => found.numRows);
+    const texts = terms.map((t) => (legacy ? (t.text ?? t.term) : t.term));
+    for (const text of texts) if (!searches.has(text)) searches.set(text, count(text));
+    const [rows, counts] = await Promise.all([
+      table.countRows(),
+      Promise.all(texts.map((text) => searches.get(text)!)),
+    ]);
+    return { rows, counts };
   }
 
   async deleteDocument(workspaceId: string, documentId: string): Promise<void> {
