@@ -1,7 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BuiltLexicons, loadWordList } from '../../src/adapters/lexicon/word-list.js';
-import { loadWordNetLexicon } from '../../src/adapters/lexicon/wordnet.js';
+import { loadWordNetLexicon, SUPPLEMENT } from '../../src/adapters/lexicon/wordnet.js';
 import { packageRoot } from '../../src/paths.js';
 
 // The built lexicon (`npm run build` writes dist/lexicon.txt; `npm test` builds first): an
@@ -16,6 +17,18 @@ describe('the WordNet lexicon the build writes', () => {
     for (const w of ['cockpit', 'rugby', 'headsets', 'dorms']) expect(lexicon.isNounOnly(w), w).toBe(true);
     for (const w of ['snap', 'often', 'clean', 'allowance', 'wireguard'])
       expect(lexicon.isNounOnly(w), w).toBe(false);
+  });
+});
+
+describe('the English supplement', () => {
+  it('adds only words that are no WordNet lemma', async () => {
+    const lemmas = new Set(
+      (await readFile(path.join(packageRoot(), 'dist', 'lexicon.txt'), 'utf8'))
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#'))
+        .map((l) => l.split(' ')[0]),
+    );
+    expect(SUPPLEMENT.filter((w) => lemmas.has(w))).toEqual([]);
   });
 });
 
