@@ -1,12 +1,15 @@
 /**
  * The search reference, run as its own Node process like the service: the full-text query the
- * service's LanceDB adapter runs (BM25 on `search_text`, the candidate count and the columns the
- * service asks for), straight on the workspace's table, from `clients` concurrent loops for
+ * service's LanceDB adapter runs for a question read in English (BM25 on the `terms` column, or
+ * `search_text` in a table made before languages, with the same terms, expansions, candidate count
+ * and columns), straight on the workspace's table, from `clients` concurrent loops for
  * `seconds`; the result stays an Arrow table (no JavaScript objects are made of it). Prints one JSON
  * line with every latency in ms. Usage: tsx bench/load/lance-reference.ts '<json options>'
  */
 import * as lancedb from '@lancedb/lancedb';
-import { SEARCH_COLUMNS } from '../../packages/service/src/adapters/index/lancedb.js';
+import { fullTextQuery, SEARCH_COLUMNS } from '../../packages/service/src/adapters/index/lancedb.js';
+import { expandQuery } from '../../packages/service/src/search/expansion.js';
+import { ENGLISH } from '../../packages/service/src/text/language.js';
 import { loadTexts, queryCycle } from './corpus.js';
 
 const { indexUri, table, clients, seconds, limit, warmup } = JSON.parse(process.argv[2]!) as {
@@ -22,11 +25,17 @@ const { indexUri, table, clients, seconds, limit, warmup } = JSON.parse(process.
 const db = await lancedb.connect(indexUri, { readConsistencyInterval: 0 });
 const t = await db.openTable(table);
 const next = queryCycle(loadTexts().queries);
+const legacy = !(await t.schema()).fields.some((f) => f.name === 'terms');
+const column = legacy ? 'search_text' : 'terms';
+const columns = legacy ? SEARCH_COLUMNS.filter((c) => c !== 'language') : SEARCH_COLUMNS;
 const search = (q: string) =>
   t
     .query()
-    .fullTextSearch(q, { columns: ['search_text'] })
-    .select(SEARCH_COLUMNS)
+    .fullTextSearch(
+      legacy ? q : fullTextQuery(ENGLISH.indexTerms(q).join(' '), column, expandQuery(q, ENGLISH)),
+      { columns: [column] },
+    )
+    .select(columns)
     .limit(limit)
     .toArrow();
 

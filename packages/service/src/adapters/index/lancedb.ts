@@ -208,6 +208,29 @@ function rowsOf(table: ArrowTable): { row: IndexRow; score: number }[] {
   return out;
 }
 
+/**
+ * The full-text query of a search: the query's terms, or with expansions each matched beside them
+ * with its weight. Exported for the load benchmark's reference, which must ask LanceDB the same.
+ */
+export function fullTextQuery(
+  text: string,
+  column: string,
+  expansions: readonly { text: string; weight: number }[] = [],
+): string | lancedb.FullTextQuery {
+  const used = expansions.filter((e) => e.text.trim() && e.weight > 0);
+  if (used.length === 0) return text;
+  return new lancedb.BooleanQuery([
+    [lancedb.Occur.Should, new lancedb.MatchQuery(text, column)],
+    ...used.map(
+      (e) =>
+        [lancedb.Occur.Should, new lancedb.MatchQuery(e.text, column, { boost: e.weight })] as [
+          lancedb.Occur,
+          lancedb.FullTextQuery,
+        ],
+    ),
+  ]);
+}
+
 /** Table of one workspace's vectors in one space; the dimension is part of the name. */
 function vectorTableName(workspaceId: string, space: VectorSpace): string {
   const slug = space.model.replace(/[^A-Za-z0-9]+/g, '_').slice(0, 40);
@@ -535,22 +558,9 @@ export class LanceSearchIndex implements SearchIndex {
       const column = legacy ? 'search_text' : 'terms';
       const text = legacy ? query.text : (query.terms ?? ENGLISH.indexTerms(query.text).join(' '));
       if (!text.trim()) return [];
-      const expansions = legacy ? [] : (query.expansions ?? []).filter((e) => e.text.trim() && e.weight > 0);
-      const fts: string | lancedb.FullTextQuery = expansions.length
-        ? new lancedb.BooleanQuery([
-            [lancedb.Occur.Should, new lancedb.MatchQuery(text, column)],
-            ...expansions.map(
-              (e) =>
-                [lancedb.Occur.Should, new lancedb.MatchQuery(e.text, column, { boost: e.weight })] as [
-                  lancedb.Occur,
-                  lancedb.FullTextQuery,
-                ],
-            ),
-          ])
-        : text;
       let q = table
         .query()
-        .fullTextSearch(fts, { columns: [column] })
+        .fullTextSearch(fullTextQuery(text, column, legacy ? [] : query.expansions), { columns: [column] })
         .select(legacy ? [...LEGACY_ROW_COLUMNS, '_score'] : SEARCH_COLUMNS)
         .limit(query.limit);
       const filters: string[] = [];
