@@ -243,7 +243,9 @@ describe.skipIf(skipBackup)('backup, wipe, restore (--direct)', () => {
     } finally {
       await svc.stop();
     }
-  });
+    // Three service starts, a backup, a wipe, a restore and a migration: about 40 s on an idle
+    // machine, over the suite's 60 s default when the machine is busy.
+  }, 240_000);
 
   it('refuses to put back an env file over a different one', async () => {
     const out = path.join(tmp, 'backup');
