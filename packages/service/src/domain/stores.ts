@@ -265,6 +265,13 @@ export interface WorkStore {
     fetched: { sizeBytes: number; sha256: string; declaredMediaType: string | null; filename: string },
   ): Promise<DocumentRecord | undefined>;
   /**
+   * Finishes a synced document whose bytes, just read, are those of its version still indexed (see
+   * DocumentRecord.indexedSha256): back to that version, ready, in the run it came from, its sync's run
+   * settled; nothing is processed again and no event is written. False when the document is not such
+   * a one or this worker no longer holds it.
+   */
+  keepIndexedVersion(documentId: string, workerId: string): Promise<boolean>;
+  /**
    * Documents of processing runs whose job may have been lost, marked as handed back to the job
    * engine (the caller enqueues them): those whose lease lapsed, once per lapse, and those waiting
    * for longer than `waitingSeconds` since they were queued or last handed back. Up to `limit`, by id.

@@ -127,6 +127,11 @@ export interface DocumentRecord {
   sourceItem: string | null;
   /** 1, then one more each time a sync re-processes a changed item (same document id). */
   version: number;
+  /**
+   * While a sync re-queued the document because its file's size or time moved (the listing reads no
+   * bytes): the hash of the version still indexed, which the worker compares the bytes it reads with.
+   */
+  indexedSha256?: string | null;
   createdAt: Date;
   updatedAt: Date;
   finishedAt: Date | null;

@@ -83,6 +83,8 @@ type Prepared =
   | { kind: 'failed'; doc: DocumentRecord; result: FinishDocument }
   | { kind: 'lost'; doc: DocumentRecord }
   | { kind: 'paused'; doc: DocumentRecord }
+  /** A synced item's bytes were those of the version still indexed: put back as it was, done. */
+  | { kind: 'unchanged'; doc: DocumentRecord }
   | { kind: 'error'; doc: DocumentRecord; error: unknown };
 
 /**
@@ -206,6 +208,7 @@ class Batch {
         const prepared = await this.prepare(doc, this.docs[i + 1]);
         if (prepared.kind === 'paused') unclaim.push(doc.id);
         else if (prepared.kind === 'lost') this.lose(doc.id);
+        else if (prepared.kind === 'unchanged') this.held.delete(doc.id);
         else if (prepared.kind === 'error') {
           await this.retryLater([prepared.doc], prepared.error);
         } else {
@@ -312,6 +315,12 @@ class Batch {
         const run = (await deps.work.setStages([doc.id], workerId, 'parsing')).get(doc.id);
         if (!run) throw new LeaseLost();
         if (run === 'cancelled') throw cancelledWhileProcessing();
+      }
+      // Also for a document whose bytes an earlier attempt stored before it stopped.
+      if (doc.indexedSha256 && doc.sha256 === doc.indexedSha256) {
+        await rm(path.join(this.work, doc.id), { force: true });
+        if (await deps.work.keepIndexedVersion(doc.id, workerId)) return { kind: 'unchanged', doc };
+        throw new LeaseLost();
       }
       const current = doc;
       const parsed = await timed('parsing', async () => {

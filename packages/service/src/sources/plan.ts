@@ -4,8 +4,12 @@ import type { ItemFingerprint, ListedItem, PreviousItem } from './model.js';
 /** What a sync changes in the workspace, decided from the listing and the previous sync's items. */
 export interface SyncPlan {
   added: ListedItem[];
-  /** Items whose content changed: their documents are processed again (same id, version + 1). */
-  changed: { item: ListedItem; documentId: string }[];
+  /**
+   * Items whose content changed: their documents are processed again (same id, version + 1).
+   * `unverified`: only the item's size or time says so (a folder's listing reads no bytes), and its
+   * document is ready: the worker that reads the item compares its bytes with the indexed version's.
+   */
+  changed: { item: ListedItem; documentId: string; unverified: boolean }[];
   /** Unchanged items whose recorded fingerprint moved (a touched file, a new ETag for the same bytes). */
   refreshed: { item: ListedItem; documentId: string }[];
   /** Unchanged and recorded as they are: nothing to write. */
@@ -44,8 +48,9 @@ function sameFingerprint(a: ItemFingerprint, b: ItemFingerprint): boolean {
 
 /**
  * Whether the item's content is the one the previous sync recorded. The source's own answer first
- * (304), then the strongest evidence both sides have: a content hash (website pages, files whose size
- * or time moved), else the ETag with the size (S3), else size and modification time (files).
+ * (304), then the strongest evidence both sides have: a content hash (website pages), else the ETag
+ * with the size (S3), else size and modification time (files; one whose size or time moved is read
+ * by the worker, which tells a touched file from a changed one: see SyncPlan.changed).
  */
 export function unchangedContent(previous: PreviousItem, now: ListedItem): boolean {
   if (now.notModified) return true;
@@ -73,7 +78,12 @@ export function planSync(listed: ListedItem[], previous: ReadonlyMap<string, Pre
     const before = previous.get(item.key);
     if (!before) plan.added.push(item);
     else if (!unchangedContent(before, item) || RETRY_STATUSES.has(before.documentStatus))
-      plan.changed.push({ item, documentId: before.documentId });
+      plan.changed.push({
+        item,
+        documentId: before.documentId,
+        unverified:
+          before.documentStatus === 'ready' && !item.fingerprint.contentHash && !item.fingerprint.etag,
+      });
     else if (!item.notModified && !sameFingerprint(before, item.fingerprint))
       plan.refreshed.push({ item, documentId: before.documentId });
     else plan.unchanged++;

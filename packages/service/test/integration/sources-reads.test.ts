@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readlinkSync } from 'node:fs';
+import { type FileHandle, mkdir, mkdtemp, open, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { artifactKeys } from '../../src/domain/artifacts.js';
 import { processDocuments } from '../../src/processing/pipeline.js';
-import { sourceCredentialsContext } from '../../src/sources/model.js';
+import { directLister, sourceCredentialsContext } from '../../src/sources/model.js';
 import { syncSource } from '../../src/sources/sync.js';
 import { client } from '../support/http.js';
 import { startS3Server, type TestS3 } from '../support/s3.js';
@@ -15,7 +16,8 @@ import { startTestService, type TestService } from '../support/service.js';
 /**
  * Issue 27: a source's item is read once on its way to the index. Its bytes go from the source into
  * object storage and, in the same pass, to the parser; nothing is read back from storage, and each
- * source's row and credentials are read once per batch, not once per document.
+ * source's row and credentials are read once per batch, not once per document. A folder's listing
+ * reads no file whole: the worker's one read tells a touched file from a changed one.
  */
 describe('the processing of synced items', () => {
   let root: string;
@@ -133,6 +135,139 @@ describe('the processing of synced items', () => {
     expect(opened.sort()).toEqual([...contents.keys()].sort());
     expect(readBack).toEqual([]);
     await expectStoredAsListed(ids);
+  });
+
+  /**
+   * Counts what is read of each file under `dir` through any file handle (the listing's and the
+   * worker's alike): whole reads (streams) and bytes, by the file's name.
+   */
+  async function countFileReads(dir: string) {
+    const probe = await open(root, 'r');
+    const handles = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    const streams = new Map<string, number>();
+    const bytes = new Map<string, number>();
+    const nameOf = (fd: number) => {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      return target.startsWith(dir + path.sep) ? path.relative(dir, target) : undefined;
+    };
+    const read = handles.read;
+    vi.spyOn(handles, 'read').mockImplementation(async function (this: FileHandle, ...args: unknown[]) {
+      const name = nameOf(this.fd);
+      const result = await (read as (...a: unknown[]) => Promise<{ bytesRead: number }>).apply(this, args);
+      if (name) bytes.set(name, (bytes.get(name) ?? 0) + result.bytesRead);
+      return result as never;
+    });
+    const stream = handles.createReadStream;
+    vi.spyOn(handles, 'createReadStream').mockImplementation(function (this: FileHandle, ...args) {
+      const name = nameOf(this.fd);
+      if (name) streams.set(name, (streams.get(name) ?? 0) + 1);
+      return stream.apply(this, args);
+    });
+    return { streams, bytes };
+  }
+
+  it('reads a folder file once in all, listing included, and makes a version only of changed bytes', async () => {
+    const dir = path.join(root, 'ledger');
+    await mkdir(dir);
+    // Larger than what a listing may sample, so that a whole read shows.
+    const ledger = (n: number, edition: string) =>
+      `# Ledger ${n}\n\n${`Entry of ledger ${n}, ${edition} edition. `.repeat(3000)}\n`;
+    const names = ['ledger-1.md', 'ledger-2.md', 'ledger-3.md'];
+    for (const [n, name] of names.entries()) await writeFile(path.join(dir, name), ledger(n, 'first'));
+    const created = await api.post(`/v1/workspaces/${workspaceId}/sources`, {
+      type: 'folder',
+      settings: { path: dir },
+    });
+    const sourceId = created.body.id as string;
+    const account = await svc.deps.accounts.ensureAccount('default');
+    const documentOf = async (name: string) => {
+      const docs = (await api.get(`/v1/workspaces/${workspaceId}/documents`)).body.documents as {
+        id: string;
+        source: string | null;
+        sourceItem: string | null;
+      }[];
+      const id = docs.find((d) => d.source === sourceId && d.sourceItem === name)!.id;
+      return (await svc.deps.documents.getDocument(account.id, id))!;
+    };
+    // Listed here, in this thread, so that its reads are counted with the worker's.
+    const { worker } = svc.config;
+    let requested = true;
+    const sync = async () => {
+      if (!requested)
+        expect((await api.post(`/v1/workspaces/${workspaceId}/sources/${sourceId}/sync`, {})).status).toBe(
+          202,
+        );
+      requested = false;
+      return syncSource(
+        {
+          ...svc.deps,
+          lister: directLister(svc.deps.connectors),
+          leaseSeconds: worker.leaseSeconds,
+          maxAttempts: worker.maxAttempts,
+        },
+        sourceId,
+        'wrk_lister',
+      );
+    };
+    const sizeOf = (name: string) => Buffer.byteLength(ledger(names.indexOf(name), 'first'));
+
+    const first = await countFileReads(dir);
+    expect(await sync()).toMatchObject({ status: 'applied', added: 3 });
+    const firstDocs = await Promise.all(names.map(documentOf));
+    await processAsOneBatch(firstDocs.map((d) => d.id));
+    vi.restoreAllMocks();
+    for (const name of names) {
+      expect(first.streams.get(name), name).toBe(1);
+      expect(first.bytes.get(name)!, name).toBeLessThan(sizeOf(name) * 1.5);
+    }
+    const before = new Map<string, Awaited<ReturnType<typeof documentOf>>>();
+    for (const name of names) before.set(name, await documentOf(name));
+    for (const doc of before.values()) expect(doc).toMatchObject({ status: 'ready', version: 1 });
+
+    // ledger-1 touched (same bytes, a new time), ledger-2 rewritten, ledger-3 left alone.
+    const later = new Date(Date.now() + 60_000);
+    await utimes(path.join(dir, 'ledger-1.md'), later, later);
+    await writeFile(path.join(dir, 'ledger-2.md'), ledger(1, 'second'));
+    await utimes(path.join(dir, 'ledger-2.md'), later, later);
+    const second = await countFileReads(dir);
+    expect(await sync()).toMatchObject({ status: 'applied', added: 0, removed: 0 });
+    const queued = (await Promise.all(names.map(documentOf))).filter((d) => d.status === 'queued');
+    await processAsOneBatch(queued.map((d) => d.id));
+    vi.restoreAllMocks();
+    expect(Object.fromEntries(second.streams)).toEqual({ 'ledger-1.md': 1, 'ledger-2.md': 1 });
+    expect(second.bytes.get('ledger-1.md')!).toBeLessThan(sizeOf('ledger-1.md') * 1.5);
+
+    const touched = await documentOf('ledger-1.md');
+    const touchedBefore = before.get('ledger-1.md')!;
+    expect(touched).toMatchObject({
+      status: 'ready',
+      version: 1,
+      sha256: touchedBefore.sha256,
+      runId: touchedBefore.runId,
+      chunkCount: touchedBefore.chunkCount,
+    });
+    const changed = await documentOf('ledger-2.md');
+    expect(changed).toMatchObject({ status: 'ready', version: 2 });
+    expect(changed.sha256).toBe(createHash('sha256').update(ledger(1, 'second')).digest('hex'));
+    const text = await svc.deps.objects.getBuffer(artifactKeys.text(changed.id));
+    expect(text?.toString()).toContain('second edition');
+    expect(await documentOf('ledger-3.md')).toMatchObject({
+      version: 1,
+      runId: before.get('ledger-3.md')!.runId,
+    });
+
+    // The second sync's run holds what it changed, not the file found the same.
+    const syncRun = (await svc.deps.syncs.sourceById(sourceId))!.lastRun!;
+    const view = await api.get(`/v1/runs/${syncRun.id}`);
+    expect(view.body).toMatchObject({ counts: { total: 1, ready: 1 } });
+
+    // The touch is recorded: a third sync finds nothing to do and reads nothing whole.
+    const third = await countFileReads(dir);
+    expect(await sync()).toMatchObject({ status: 'applied', added: 0, changed: 0, unchanged: 3 });
+    vi.restoreAllMocks();
+    expect(third.streams.size).toBe(0);
+    expect(third.bytes.size).toBe(0);
   });
 
   it("decrypts a bucket's credentials once for a batch of its objects", async () => {

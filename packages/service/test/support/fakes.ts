@@ -268,6 +268,16 @@ export class MemoryWorkStore implements WorkStore {
     return { ...d.record };
   }
 
+  /** Without syncs here, the run a document came from is not kept: it stays in its current one. */
+  async keepIndexedVersion(documentId: string, workerId: string): Promise<boolean> {
+    const d = this.holds(documentId, workerId);
+    const { indexedSha256, sha256, version, runId } = d?.record ?? {};
+    if (!d || !indexedSha256 || indexedSha256 !== sha256 || version! < 2) return false;
+    this.finish(d, { status: 'ready', version: version! - 1, indexedSha256: null });
+    await this.settleRun(runId!);
+    return true;
+  }
+
   async failUnleased(documentId: string, code: DocumentFailureCode, message: string): Promise<void> {
     const d = this.documents.get(documentId);
     if (!d || (d.record.status !== 'queued' && d.record.status !== 'processing')) return;

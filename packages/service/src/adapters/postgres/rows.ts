@@ -90,6 +90,7 @@ export interface DocumentRow {
   source_id: string | null;
   source_item: string | null;
   version: number;
+  indexed_sha256?: string | null;
   created_at: Date;
   updated_at: Date;
   started_at: Date | null;
@@ -224,6 +225,7 @@ export function toDocument(r: DocumentRow): DocumentRecord {
     sourceId: r.source_id,
     sourceItem: r.source_item,
     version: r.version,
+    indexedSha256: r.indexed_sha256 ?? null,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     finishedAt: r.finished_at,

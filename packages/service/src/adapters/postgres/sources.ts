@@ -436,12 +436,17 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
       // stay searchable until the new version's replace them (one index commit).
       if (plan.changed.length > 0) {
         const moved = await c.query<{ run_id: string; id: string }>(
-          `WITH old AS (SELECT id, run_id FROM documents WHERE id = ANY($1::text[]) FOR UPDATE)
+          // An item listed by its metadata alone keeps the hash and run of the version still indexed:
+          // its worker puts it back as it was when the bytes turn out the same (keepIndexedVersion).
+          `WITH old AS (SELECT id, run_id, status, sha256 FROM documents WHERE id = ANY($1::text[]) FOR UPDATE)
            UPDATE documents d SET run_id = $2, status = 'queued', stage = 'queued', version = d.version + 1,
              filename = u.filename, source_url = u.url, size_bytes = u.size, sha256 = NULL, attempts = 0,
              error_code = NULL, error_message = NULL, lease_owner = NULL, lease_expires_at = NULL,
-             started_at = NULL, finished_at = NULL, updated_at = now()
-           FROM unnest($1::text[], $3::text[], $4::text[], $5::bigint[]) AS u(id, filename, url, size), old
+             started_at = NULL, finished_at = NULL, updated_at = now(),
+             indexed_sha256 = CASE WHEN u.verify AND old.status = 'ready' THEN old.sha256 END,
+             indexed_run_id = CASE WHEN u.verify AND old.status = 'ready' THEN old.run_id END
+           FROM unnest($1::text[], $3::text[], $4::text[], $5::bigint[], $6::boolean[])
+                  AS u(id, filename, url, size, verify), old
            WHERE d.id = u.id AND old.id = u.id AND d.status <> 'deleted'
            RETURNING old.run_id, d.id`,
           [
@@ -450,6 +455,7 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
             plan.changed.map((x) => x.item.filename),
             plan.changed.map((x) => x.item.url),
             plan.changed.map((x) => x.item.fingerprint.sizeBytes ?? null),
+            plan.changed.map((x) => x.unverified),
           ],
         );
         for (const m of moved.rows) {

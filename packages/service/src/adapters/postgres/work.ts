@@ -13,6 +13,7 @@ import {
 } from '../../domain/types.js';
 import type { DocumentFailureCode } from '../../errors.js';
 import { inTransaction, type Pool, type PoolClient } from './db.js';
+import { keepIndexedVersion, recordFetched } from './fetched.js';
 import { announceDocumentsIn } from './outbox.js';
 import { type DocumentRow, toDocument } from './rows.js';
 import { CANCELLED_BEFORE_PROCESSING, settleRunIn } from './runs.js';
@@ -237,18 +238,16 @@ export class PgWorkRepository implements WorkStore {
     });
   }
 
-  async recordFetched(
+  recordFetched(
     documentId: string,
     workerId: string,
     fetched: { sizeBytes: number; sha256: string; declaredMediaType: string | null; filename: string },
   ): Promise<DocumentRecord | undefined> {
-    const r = await this.pool.query<DocumentRow>(
-      `UPDATE documents SET size_bytes = $3, sha256 = $4, declared_media_type = $5, filename = $6,
-         fetch_headers = NULL, updated_at = now()
-       WHERE id = $1 AND lease_owner = $2 AND status = 'processing' RETURNING *`,
-      [documentId, workerId, fetched.sizeBytes, fetched.sha256, fetched.declaredMediaType, fetched.filename],
-    );
-    return r.rows[0] && toDocument(r.rows[0]);
+    return recordFetched(this.pool, documentId, workerId, fetched);
+  }
+
+  keepIndexedVersion(documentId: string, workerId: string): Promise<boolean> {
+    return keepIndexedVersion(this.pool, documentId, workerId);
   }
 
   async fetchHeadersOf(documentId: string): Promise<string | null> {

@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
 import { constants, existsSync } from 'node:fs';
 import { type FileHandle, open, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform } from 'node:stream';
 import type { FetchedResource } from '../../domain/ports.js';
 import { DocumentFailure, errors } from '../../errors.js';
-import { type FileSample, Sampler } from '../../parsing/upload-check.js';
+import type { FileSample } from '../../parsing/upload-check.js';
 import { itemFilter } from '../../sources/globs.js';
 import {
   FolderSettings,
@@ -85,24 +84,35 @@ async function openFile(
   return undefined;
 }
 
-/**
- * The SHA-256 of at most `maxBytes` of an open file (null when it holds more: it grew since its
- * stat), and its first and last bytes, from which a worker's ability to read it is judged.
- */
-async function readOnce(
-  handle: FileHandle,
-  maxBytes: number,
-): Promise<{ hash: string | null; sample: FileSample }> {
-  const hash = createHash('sha256');
-  const sampler = new Sampler();
-  let seen = 0;
-  for await (const chunk of handle.createReadStream({ autoClose: false, start: 0 })) {
-    seen += (chunk as Buffer).length;
-    if (seen > maxBytes) return { hash: null, sample: sampler.sample() };
-    hash.update(chunk as Buffer);
-    sampler.add(chunk as Buffer);
+/** The first bytes of a file read at listing: enough to tell text, binary and known formats apart. */
+const SAMPLE_BYTES = 16 * 1024;
+/** A zip's end record, which says whether it is an archive or a document, lies in its last 64 KiB + 22 bytes. */
+const ZIP_TAIL_BYTES = 65_557;
+
+/** Up to `length` bytes of an open file from `position` (fewer at its end). */
+async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buffer = Buffer.alloc(length);
+  let filled = 0;
+  while (filled < length) {
+    const { bytesRead } = await handle.read(buffer, filled, length - filled, position + filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
   }
-  return { hash: hash.digest('hex'), sample: sampler.sample() };
+  return buffer.subarray(0, filled);
+}
+
+/**
+ * A bounded sample of a file whose size or time moved, from which a worker's ability to read it is
+ * judged at listing (an empty file, an archive, binary content are skipped, not made documents): its
+ * first bytes and, for a zip, its end. The whole file is read once, by the worker that processes it.
+ */
+async function sampleOf(handle: FileHandle, size: number): Promise<FileSample> {
+  const head = await readAt(handle, 0, Math.min(size, SAMPLE_BYTES));
+  // All of it (or all that is left of a file that shrank since its stat).
+  if (head.length < SAMPLE_BYTES) return { head, tail: head, size: head.length };
+  const zip = head[0] === 0x50 && head[1] === 0x4b;
+  const tailBytes = zip ? Math.min(size, ZIP_TAIL_BYTES) : 0;
+  return { head, tail: await readAt(handle, size - tailBytes, tailBytes), size };
 }
 
 /**
@@ -112,8 +122,8 @@ async function readOnce(
  * folder and file below it one name at a time from the handle of the folder above, without following
  * symbolic links (Linux), and what was opened is checked before it is read (a regular file on the
  * folder's device, within the size limit). A file is unchanged when its size and modification time
- * are; when they moved, its content hash decides (a file touched or copied back is not processed
- * again).
+ * are; when they moved, only a bounded sample is read here, and the worker that reads the whole file
+ * compares its hash with the indexed version's (a file touched or copied back is not processed again).
  */
 export class FolderConnector implements SourceConnector {
   constructor(
@@ -233,18 +243,16 @@ export class FolderConnector implements SourceConnector {
               url: null,
               fingerprint: { sizeBytes, mtimeMs },
             };
-            // Reading a file is what a sync of unchanged files must avoid: only when size or time
-            // moved (the item was read, and found readable, before), and never one over the size
-            // limit, which is skipped unread.
+            // A file's content is read by the worker that processes it, never here: only a sample,
+            // when size or time moved (the item was found readable before), and never of one over
+            // the size limit, which is skipped unread.
             const same = before && before.sizeBytes === sizeBytes && before.mtimeMs === mtimeMs;
             if (same) item.fingerprint.contentHash = before.contentHash ?? null;
             else if (sizeBytes > this.options.maxBytes) item.skipReason = tooLarge(this.options.maxBytes);
             else {
-              const read = await readOnce(file.handle, this.options.maxBytes).catch(() => undefined);
-              item.fingerprint.contentHash = read?.hash ?? null;
-              if (read && read.hash === null) item.skipReason = tooLarge(this.options.maxBytes);
-              else if (read)
-                item.skipReason = unreadableReason(read.sample, entry.name, null, {
+              const sample = await sampleOf(file.handle, sizeBytes).catch(() => undefined);
+              if (sample)
+                item.skipReason = unreadableReason(sample, entry.name, null, {
                   imagesReadable: this.options.imagesReadable ?? true,
                 });
             }

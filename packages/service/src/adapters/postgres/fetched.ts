@@ -1,0 +1,61 @@
+import type { DocumentRecord } from '../../domain/types.js';
+import { inTransaction, type Pool } from './db.js';
+import { type DocumentRow, toDocument } from './rows.js';
+import { settleRunIn } from './runs.js';
+
+/**
+ * WorkStore.recordFetched. A synced item's hash is recorded with it where its listing had none (a
+ * folder's file, whose listing reads no bytes), so that the item's record says what its document holds.
+ */
+export async function recordFetched(
+  pool: Pool,
+  documentId: string,
+  workerId: string,
+  fetched: { sizeBytes: number; sha256: string; declaredMediaType: string | null; filename: string },
+): Promise<DocumentRecord | undefined> {
+  const r = await pool.query<DocumentRow>(
+    `WITH d AS (
+       UPDATE documents SET size_bytes = $3, sha256 = $4, declared_media_type = $5, filename = $6,
+         fetch_headers = NULL, updated_at = now()
+       WHERE id = $1 AND lease_owner = $2 AND status = 'processing' RETURNING *),
+     i AS (
+       UPDATE source_items si SET content_hash = d.sha256 FROM d
+       WHERE si.document_id = d.id AND si.content_hash IS NULL)
+     SELECT * FROM d`,
+    [documentId, workerId, fetched.sizeBytes, fetched.sha256, fetched.declaredMediaType, fetched.filename],
+  );
+  return r.rows[0] && toDocument(r.rows[0]);
+}
+
+/**
+ * WorkStore.keepIndexedVersion: a synced document re-queued on its file's metadata alone whose bytes
+ * turned out the same goes back to the version still indexed, in the run it came from (unless that
+ * run is gone); the sync's run, which no longer holds it, settles.
+ */
+export function keepIndexedVersion(pool: Pool, documentId: string, workerId: string): Promise<boolean> {
+  return inTransaction(pool, async (c) => {
+    const d = await c.query<{ run_id: string }>('SELECT run_id FROM documents WHERE id = $1', [documentId]);
+    const syncRun = d.rows[0]?.run_id;
+    if (!syncRun) return false;
+    await c.query('SELECT 1 FROM runs WHERE id = $1 FOR UPDATE', [syncRun]);
+    // The run it was in before the sync moved it, unless that run is gone (runs are pruned).
+    const kept = await c.query<{ run_id: string }>(
+      `UPDATE documents d SET status = 'ready', stage = 'done', version = d.version - 1,
+           run_id = coalesce((SELECT r.id FROM runs r WHERE r.id = d.indexed_run_id), d.run_id),
+           indexed_sha256 = NULL, indexed_run_id = NULL, lease_owner = NULL, lease_expires_at = NULL,
+           updated_at = now(), finished_at = now()
+         WHERE d.id = $1 AND d.lease_owner = $2 AND d.status = 'processing' AND d.version > 1
+           AND d.indexed_sha256 = d.sha256
+         RETURNING d.run_id`,
+      [documentId, workerId],
+    );
+    const back = kept.rows[0];
+    if (!back) return false;
+    await c.query('UPDATE source_items SET version = version - 1 WHERE document_id = $1 AND version > 1', [
+      documentId,
+    ]);
+    await settleRunIn(c, syncRun);
+    if (back.run_id !== syncRun) await settleRunIn(c, back.run_id);
+    return true;
+  });
+}
