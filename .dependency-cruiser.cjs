@@ -41,7 +41,7 @@ module.exports = {
       comment:
         'An import the rules cannot resolve is checked by none of them. The SDK, imported by the console, resolves only once built.',
       from: { path: '^packages/' },
-      to: { couldNotResolve: true, pathNot: '^@service/sdk$' },
+      to: { couldNotResolve: true, pathNot: '^@service/sdk(/openapi)?$' },
     },
     {
       name: 'http-not-to-adapters',

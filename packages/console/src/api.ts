@@ -1,10 +1,5 @@
-import {
-  createDocSlurpClient,
-  DocSlurpError,
-  type FetchLike,
-  type RunKind,
-  type UploadResult,
-} from '@service/sdk';
+import { createDocSlurpClient, DocSlurpError, type FetchLike, type UploadResult } from '@service/sdk';
+import type { components } from '@service/sdk/openapi';
 import { fileFractions } from './lib/progress';
 
 /**
@@ -13,54 +8,19 @@ import { fileFractions } from './lib/progress';
  * API key: the SDK runs here without one.
  */
 
-export interface SessionUser {
-  id: string;
-  email: string;
-  accountId: string;
-}
+/**
+ * The records the console reads are the schemas the service serves in its OpenAPI document (the same
+ * generated types the SDK is built on), so a route that changes its response fails to compile here.
+ */
+type Schemas = components['schemas'];
 
-export interface Session {
-  user: SessionUser;
-  csrfToken: string;
-  expiresAt: string;
-}
-
-export const SCOPES = ['ingest', 'search', 'artifacts'] as const;
-export type Scope = (typeof SCOPES)[number];
-
-export interface ApiKey {
-  id: string;
-  name: string | null;
-  prefix: string;
-  scopes: Scope[];
-  createdAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-}
-
-export interface Overview {
-  documents: Record<string, number> & { total: number };
-  runsProcessing: number;
-  activeRuns: {
-    id: string;
-    workspaceId: string;
-    status: string;
-    kind: RunKind;
-    sourceName: string | null;
-    createdAt: string;
-    documents: number;
-    finished: number;
-  }[];
-  recentFailures: {
-    documentId: string;
-    filename: string;
-    code: string;
-    message: string;
-    workspaceId: string;
-    runId: string;
-    failedAt: string;
-  }[];
-}
+export type Session = Schemas['Session'];
+export type SessionUser = Session['user'];
+export type ApiKey = Schemas['ApiKey'];
+export type Scope = ApiKey['scopes'][number];
+/** In the order the key form offers them. */
+export const SCOPES: readonly Scope[] = ['ingest', 'search', 'artifacts'];
+export type Overview = Schemas['Overview'];
 
 let csrfToken: string | undefined;
 const signedOutListeners = new Set<() => void>();

@@ -106,6 +106,8 @@ describe('the packed tarball', () => {
       'dist/esm/index.d.ts',
       'dist/cjs/index.js',
       'dist/cjs/index.d.ts',
+      'dist/cjs/generated/openapi.d.ts',
+      'dist/esm/generated/openapi.d.ts',
       'dist/cjs/package.json',
     ]) {
       expect(files).toContain(f);
@@ -192,7 +194,7 @@ ${session(`createDocSlurpClient({ apiUrl: ${JSON.stringify(server.url)}, apiKey:
     expectFirstSession((await vm.evaluate('globalThis.result')) as Record<string, unknown>);
   });
 
-  it('gives TypeScript users types from both entry points', async () => {
+  it('gives TypeScript users types from both entry points, and the OpenAPI schemas', async () => {
     const consumer = (importLine: string) => `${importLine}
 const client = createDocSlurpClient({ apiUrl: 'http://127.0.0.1:1', apiKey: 'dsk_x', maxRetries: 1 });
 export async function first(): Promise<RunProgress> {
@@ -206,8 +208,15 @@ export async function first(): Promise<RunProgress> {
   return client.waitForRun(run.id, { timeoutMs: 600_000 });
 }
 export const isRetryable = (e: unknown) => e instanceof RateLimitError && (e.retryAfterMs ?? 0) < 1000;
+// The OpenAPI document's schemas, for the records the client has no method for (the console's).
+export const scopes: components['schemas']['ApiKey']['scopes'] = ['search'];
+// @ts-expect-error a scope the document does not list
+export const unknownScope: components['schemas']['ApiKey']['scopes'] = ['admin'];
 `;
-    const imports = "import { createDocSlurpClient, RateLimitError, type RunProgress } from '@service/sdk';";
+    const imports = [
+      "import { createDocSlurpClient, RateLimitError, type RunProgress } from '@service/sdk';",
+      "import type { components } from '@service/sdk/openapi';",
+    ].join('\n');
     await writeFile(path.join(app, 'consumer.mts'), consumer(imports));
     await writeFile(path.join(app, 'consumer.cts'), consumer(imports));
     const tsconfig = {
