@@ -62,13 +62,19 @@ export function nextAfter(
   outcome: AttemptOutcome & { retryAfterSeconds?: number | undefined },
   elapsedSeconds: number,
   settings: Pick<WebhookDeliverySettings, 'retryBaseSeconds' | 'retryHours'>,
+  random: () => number = Math.random,
 ): DeliveryNext {
   if (outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300)
     return { status: 'succeeded' };
   if (delivery.retryingForSeconds + elapsedSeconds >= settings.retryHours * 3600) return { status: 'failed' };
   return {
     status: 'pending',
-    retryInSeconds: retryDelaySeconds(delivery.attempt, settings.retryBaseSeconds, outcome.retryAfterSeconds),
+    retryInSeconds: retryDelaySeconds(
+      delivery.attempt,
+      settings.retryBaseSeconds,
+      outcome.retryAfterSeconds,
+      random,
+    ),
   };
 }
 
