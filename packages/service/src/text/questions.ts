@@ -52,21 +52,19 @@ const ENGLISH_NUMBERS = [
 const english: QuestionRules = {
   value: wordsOf([
     'how (?:many|much|long|big|large|old|often|far|fast|quickly|soon|high|low|small|wide|deep|frequently)',
-    '(?:what|which) (?:size|percentage|share|number|amount|port|version|year|time|date|level|limit|value|speed|length)',
+    '(?:what|which) (?:size|percentage|share|number|amount|year|time|date|level|limit|value|speed|length)',
     'maximum|minimum|max|min|limit|default|number of|at most|at least|up to|by default',
   ]),
   identifier: wordsOf([
-    '(?:which|what) (?:commands?|files?|directory|folder|path|options?|flag|settings?|parameter|variable|package|program|tool|utility|function|method|module|key|group|daemon|service|character|code ?name|name|syntax)',
+    '(?:which|what) (?:commands?|files?|directory|folder|path|options?|flag|settings?|parameter|variable|package|program|tool|utility|function|method|module|name|syntax)',
     '(?:what|which) (?:do|should|can|must) (?:i|you|we) (?:type|run|use|write|put|set|add|call)',
     'where (?:do|can|should|is|are|does|must)',
     'how (?:do|can|should|would|could) (?:i|you|we|one|someone)',
-    'name of|what do i type',
+    'name of',
   ]),
   numberWords: wordsOf(ENGLISH_NUMBERS.split(' ')),
   namedThings:
-    'command program package option directive parameter variable tool utility daemon file key bit module group keyword'.split(
-      ' ',
-    ),
+    'command program package option parameter variable tool utility file module function setting'.split(' '),
   namedThingOrder: 'name-first',
   refersBack: wordsOf(
     [
@@ -95,11 +93,11 @@ const german: QuestionRules = {
   value: wordsOf([
     'wie (?:viele?|lange|groß|gross|oft|weit|schnell|alt|hoch|klein|breit|tief)',
     'wieviele?',
-    'welche[rsnm]? (?:größe|grösse|anzahl|zahl|port|portnummer|version|zeit|dauer|stufe|grenze|wert|länge|priorität)',
+    'welche[rsnm]? (?:größe|grösse|anzahl|zahl|zeit|dauer|stufe|grenze|wert|länge|priorität)',
     'maximal|minimal|höchstens|mindestens|standardmäßig|standardwert|voreingestellt|vorgabe|grenze|limit|anzahl',
   ]),
   identifier: wordsOf([
-    'welche[rsnm]? (?:befehle?|kommandos?|dateien|datei|verzeichnis|ordner|pfad|optionen|option|schalter|einstellung|parameter|variable|paket|programm|werkzeug|dienst|taste|gruppe|name|syntax)',
+    'welche[rsnm]? (?:befehle?|kommandos?|dateien|datei|verzeichnis|ordner|pfad|optionen|option|schalter|einstellung|parameter|variable|paket|programm|werkzeug|name|syntax)',
     'wo (?:finde|liegt|liegen|steht|stehen|ist|sind|kann|muss|speichert|legt)',
     'wie (?:kann|muss|soll|könnte) (?:ich|man)',
     'wie (?:richte|stelle|installiere|starte|ändere|aktiviere|deaktiviere|finde|prüfe|lösche|erstelle) ich',
@@ -116,7 +114,7 @@ const german: QuestionRules = {
     'millionen|million|milliarden|milliarde|einmal|zweimal|dreimal|halb|doppelt|täglich|wöchentlich|monatlich|stündlich|jährlich',
   ]),
   namedThings:
-    'befehl kommando programm paket option parameter variable werkzeug datei schlüssel modul gruppe dienst'.split(
+    'befehl kommando programm paket option parameter variable werkzeug datei modul funktion einstellung'.split(
       ' ',
     ),
   namedThingOrder: 'either',
@@ -144,11 +142,11 @@ const german: QuestionRules = {
 const french: QuestionRules = {
   value: wordsOf([
     'combien',
-    'quel(?:le)?s? (?:taille|valeur|version|limite|durée|port|nombre|délai|niveau|longueur|priorité)',
+    'quel(?:le)?s? (?:taille|valeur|limite|durée|nombre|délai|niveau|longueur|priorité)',
     'par défaut|au maximum|au minimum|maximum|minimum|maximale?|minimale?|limite|nombre de',
   ]),
   identifier: wordsOf([
-    'quel(?:le)?s? (?:commandes?|fichiers?|répertoires?|dossiers?|chemins?|options?|paramètres?|variables?|paquets?|programmes?|outils?|services?|touches?|groupes?|noms?|syntaxe)',
+    'quel(?:le)?s? (?:commandes?|fichiers?|répertoires?|dossiers?|chemins?|options?|paramètres?|variables?|paquets?|programmes?|outils?|noms?|syntaxe)',
     'où',
     'comment (?:puis-je|peut-on|dois-je|doit-on|faire|on|est-ce|je)',
     'que (?:dois-je|faut-il) (?:taper|saisir|exécuter|lancer)',
@@ -161,9 +159,7 @@ const french: QuestionRules = {
     ),
   ),
   namedThings:
-    'commande programme paquet option paramètre variable outil fichier clé module groupe service démon'.split(
-      ' ',
-    ),
+    'commande programme paquet option paramètre variable outil fichier module fonction réglage'.split(' '),
   namedThingOrder: 'either',
   refersBack: wordsOf(
     [
@@ -190,11 +186,11 @@ const french: QuestionRules = {
 const spanish: QuestionRules = {
   value: wordsOf([
     'cuánt[oa]s?|cuant[oa]s?',
-    'qué (?:tamaño|valor|versión|límite|puerto|número|nivel|longitud|prioridad|duración)',
+    'qué (?:tamaño|valor|límite|número|nivel|longitud|prioridad|duración)',
     'por defecto|predeterminad[oa]s?|máximo|mínimo|máxima|mínima|límite|número de|como máximo|como mínimo',
   ]),
   identifier: wordsOf([
-    '(?:qué|cuál(?:es)? (?:es|son) (?:el|la|los|las)) (?:comandos?|archivos?|ficheros?|directorios?|carpetas?|rutas?|opciones?|opción|parámetros?|variables?|paquetes?|programas?|herramientas?|servicios?|teclas?|grupos?|nombres?|sintaxis)',
+    '(?:qué|cuál(?:es)? (?:es|son) (?:el|la|los|las)) (?:comandos?|archivos?|ficheros?|directorios?|carpetas?|rutas?|opciones?|opción|parámetros?|variables?|paquetes?|programas?|herramientas?|nombres?|sintaxis)',
     'dónde|donde',
     'cómo (?:puedo|se|hago|debo|podemos|configuro|instalo|activo|desactivo|cambio|compruebo|creo|borro|elimino)',
     'qué (?:debo|tengo que|hay que) (?:escribir|ejecutar|teclear)',
@@ -210,7 +206,7 @@ const spanish: QuestionRules = {
     'mil|millón|millones|vez|veces|medio|doble|diario|diaria|semanal|mensual|anual',
   ]),
   namedThings:
-    'comando orden programa paquete opción parámetro variable herramienta archivo fichero clave módulo grupo servicio demonio'.split(
+    'comando orden programa paquete opción parámetro variable herramienta archivo fichero módulo función ajuste'.split(
       ' ',
     ),
   namedThingOrder: 'either',

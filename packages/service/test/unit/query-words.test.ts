@@ -52,6 +52,17 @@ describe('answer types', () => {
     expect(expectedAnswer('Why are new files not writable by the group?', ENGLISH)).toBe('none');
   });
 
+  it('knows the general words for things to type, not the nouns the development manuals ask about', () => {
+    // Issue 27: "which key", "which character", "what port" matched tuning questions only, and
+    // removing them lost nothing on the held-out questions, git's manual or SQuAD.
+    expect(expectedAnswer('Which function returns the length?', ENGLISH)).toBe('identifier');
+    expect(expectedAnswer('Which key ends the session?', ENGLISH)).toBe('none');
+    expect(expectedAnswer('What port does the cache listen on?', ENGLISH)).toBe('none');
+    expect(satisfies('Call the measure function first.', 'identifier', ENGLISH)).toBe(true);
+    expect(satisfies('Press the escape key.', 'identifier', ENGLISH)).toBe(false);
+    expect(satisfies('Rufen Sie die Funktion measure auf.', 'identifier', languageFor('de'))).toBe(true);
+  });
+
   it('recognises values and things to type, and not English compounds', () => {
     expect(satisfies('The default value is four megabytes.', 'value', ENGLISH)).toBe(true);
     expect(satisfies('It is kept for 15 days.', 'value', ENGLISH)).toBe(true);
