@@ -286,7 +286,7 @@ if (settings.parts.includes('search') || settings.parts.includes('soak')) {
             topK: settings.topK,
             rounds,
             medianP50Ratio: round((p50Ratios[Math.floor(middle)]! + p50Ratios[Math.ceil(middle)]!) / 2),
-            target: 1.5,
+            target: 1.2,
           };
         }
         if (settings.parts.includes('soak')) {
