@@ -54,12 +54,9 @@ const runs: Record<string, (q: string) => Promise<unknown>> = {
   'lance query (Arrow)': (q) =>
     table
       .query()
-      .fullTextSearch(
-        fullTextQuery(ENGLISH.indexTerms(q).join(' ') || 'x', 'terms', expandQuery(q, ENGLISH)),
-        {
-          columns: ['terms'],
-        },
-      )
+      .fullTextSearch(fullTextQuery(ENGLISH.indexTerms(q).join(' ') || 'x', expandQuery(q, ENGLISH)), {
+        columns: ['terms'],
+      })
       .select(SEARCH_COLUMNS)
       .limit(limit)
       .toArrow(),

@@ -31,10 +31,9 @@ const columns = legacy ? SEARCH_COLUMNS.filter((c) => c !== 'language') : SEARCH
 const search = (q: string) =>
   t
     .query()
-    .fullTextSearch(
-      legacy ? q : fullTextQuery(ENGLISH.indexTerms(q).join(' '), column, expandQuery(q, ENGLISH)),
-      { columns: [column] },
-    )
+    .fullTextSearch(legacy ? q : fullTextQuery(ENGLISH.indexTerms(q).join(' '), expandQuery(q, ENGLISH)), {
+      columns: [column],
+    })
     .select(columns)
     .limit(limit)
     .toArrow();

@@ -53,10 +53,10 @@ export interface IndexQuery {
   /** Only rows indexed in this language (ISO 639-1); every row when absent. */
   language?: string | undefined;
   /**
-   * Further words that count for a passage with less weight than the query's own (expansions of the
-   * query: the words people use next to the words documents use).
+   * Further terms that count as the query's own: the words documents use for the words people use
+   * ("timezone" for "time zone").
    */
-  expansions?: { text: string; weight: number }[] | undefined;
+  expansions?: string[] | undefined;
 }
 
 /** A guess at the language of a text: an ISO 639-1 code, and whether the guess is sure enough to act on. */

@@ -1,17 +1,12 @@
 import type { Language } from '../text/language.js';
 
-export interface Expansion {
-  /** Terms (as the index stores them), separated by spaces. */
-  text: string;
-  weight: number;
-}
-
 /** Particles of English phrasal verbs: "log in", "set up", "shut down" are written "login", "setup", "shutdown". */
 const PARTICLES = new Set(['in', 'up', 'out', 'down', 'off', 'on', 'over', 'back']);
 
 /**
- * Words a passage may use for what the query says in other words, each with the weight its matches
- * count for beside the query's own words.
+ * Terms (as the index stores them) a passage may use for what the query says in other words; they
+ * count as the query's own. (A smaller weight for them would need a boosted clause, and LanceDB 0.37
+ * ignores the boost of a match query in a boolean one: search-index.test.ts.)
  *
  * Compounds: people write "time zone", "file name", "user name", "set up", "logging in" where
  * documentation writes "timezone", "filename", "username", "setup", "login", and German readers ask
@@ -21,7 +16,7 @@ const PARTICLES = new Set(['in', 'up', 'out', 'down', 'off', 'on', 'over', 'back
  * English particle, also asks for the two written as one word. Measured against WordNet synonyms and
  * pseudo-relevance feedback, which lost (docs/decisions/0009).
  */
-export function expandQuery(q: string, language: Language): Expansion[] {
+export function expandQuery(q: string, language: Language): string[] {
   if (!language.joinsCompounds) return [];
   const words = language
     .tokens(q)
@@ -34,5 +29,5 @@ export function expandQuery(q: string, language: Language): Expansion[] {
     if (language.code === 'en' && PARTICLES.has(b)) compounds.add(language.term(language.term(a) + b));
     else if (!language.isStopWord(b)) compounds.add(language.term(a + b));
   }
-  return compounds.size ? [{ text: [...compounds].join(' '), weight: 1 }] : [];
+  return [...compounds];
 }

@@ -6,6 +6,7 @@ import { Field, Int32, Schema, Utf8 } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LanceSearchIndex, LEGACY_FTS_OPTIONS } from '../../src/adapters/index/lancedb.js';
 import type { IndexRow } from '../../src/domain/ports.js';
+import { expandQuery } from '../../src/search/expansion.js';
 import { indexRowsOf, searchText } from '../../src/search/indexing.js';
 import { rescoreLexical } from '../../src/search/search.js';
 import { wordCodes } from '../../src/search/word-codes.js';
@@ -88,6 +89,71 @@ describe('the LanceDB search index', () => {
         expect(h.row).toEqual(asRead(rows.find((r) => r.id === h.row.id)!));
         expect(h.row.wordCodes).toBeInstanceOf(Uint32Array);
       }
+    } finally {
+      await index.close();
+    }
+  });
+
+  it("finds passages by the query's expansions, scored as a boolean query of them would score", async () => {
+    const folder = path.join(dir, 'expansions');
+    const index = new LanceSearchIndex(folder);
+    try {
+      const texts = [
+        'Set the timezone of the machine with timedatectl.',
+        'The time of day is kept by the clock; each zone has its own offset.',
+        'The committee approved the new library budget after a long debate.',
+      ];
+      const rows = indexRowsOf(
+        { id: 'doc_tz', filename: 'clock.md', sourceUrl: null },
+        { mediaType: 'text/markdown', title: 'Clock' },
+        texts.map((text, ordinal) => ({
+          id: `doc_tz_${ordinal}`,
+          documentId: 'doc_tz',
+          ordinal,
+          text,
+          headingPath: [],
+          pageStart: null,
+          pageEnd: null,
+          charStart: ordinal * 100,
+          charEnd: ordinal * 100 + text.length,
+        })),
+      );
+      await index.replaceDocument('ws_tz', 'doc_tz', rows);
+      const q = 'How do I change the time zone?';
+      const terms = ENGLISH.indexTerms(q).join(' ');
+      const expansions = expandQuery(q, ENGLISH);
+      expect(expansions).toEqual([ENGLISH.term('timezone')]);
+      const scores = async (withExpansions: boolean) => {
+        const hits = await index.search('ws_tz', {
+          text: q,
+          terms,
+          limit: 10,
+          expansions: withExpansions ? expansions : [],
+        });
+        return new Map(hits.map((h) => [h.row.id, h.score]));
+      };
+      expect([...(await scores(false)).keys()]).toEqual(['doc_tz_1']);
+      const joined = await scores(true);
+      expect([...joined.keys()].sort()).toEqual(['doc_tz_0', 'doc_tz_1']);
+      // What the adapter asked before issue 25, a should-clause each, gives the same scores.
+      const db = await lancedb.connect(folder);
+      const table = await db.openTable('ws_tz');
+      const clauses = [terms, ...expansions].map(
+        (t) =>
+          [lancedb.Occur.Should, new lancedb.MatchQuery(t, 'terms')] as [
+            lancedb.Occur,
+            lancedb.FullTextQuery,
+          ],
+      );
+      const boolean = (await table
+        .query()
+        .fullTextSearch(new lancedb.BooleanQuery(clauses), { columns: ['terms'] })
+        .select(['id', '_score'])
+        .toArray()) as { id: string; _score: number }[];
+      expect(boolean.map((r) => r.id).sort()).toEqual([...joined.keys()].sort());
+      for (const r of boolean) expect(joined.get(r.id)! / r._score).toBeCloseTo(1, 5);
+      table.close();
+      db.close();
     } finally {
       await index.close();
     }
