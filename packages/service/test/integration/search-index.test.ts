@@ -159,6 +159,20 @@ describe('the LanceDB search index', () => {
     }
   });
 
+  it('returns equal scores in the order of their row ids, whatever order the rows were written in', async () => {
+    const index = new LanceSearchIndex(path.join(dir, 'ties'));
+    try {
+      // The same passages in documents written in an order their ids do not sort in.
+      for (const d of ['doc_m', 'doc_c', 'doc_x', 'doc_a', 'doc_q'])
+        await index.replaceDocument('ws_ties', d, rowsOf(d));
+      const hits = await index.search('ws_ties', { text: 'library budget', limit: 20 });
+      expect(hits.map((h) => h.row.id)).toEqual(['doc_a_2', 'doc_c_2', 'doc_m_2', 'doc_q_2', 'doc_x_2']);
+      expect(new Set(hits.map((h) => h.score)).size).toBe(1);
+    } finally {
+      await index.close();
+    }
+  });
+
   it('searches a table made before languages as it was made, its rows ranking as the same rows with codes', async () => {
     // Two tables as the service wrote them before languages (the index analysing English text): one
     // from before word codes, one with them. Both are searched the way they were built, read back

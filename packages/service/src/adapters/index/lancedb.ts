@@ -219,6 +219,15 @@ export function fullTextQuery(terms: string, expansions: readonly string[] = [])
   return [terms, ...expansions].join(' ');
 }
 
+/**
+ * Hits by score, equal scores by row id. LanceDB returns equal scores in the order it met the rows,
+ * which changes when maintenance rewrites the table's fragments; every ranking after this keeps the
+ * order of equal scores, so the same question gets the same answer before and after (settled.test).
+ */
+function inStableOrder<H extends { row: { id: string }; score: number }>(hits: H[]): H[] {
+  return hits.sort((a, b) => b.score - a.score || (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
+}
+
 /** Table of one workspace's vectors in one space; the dimension is part of the name. */
 function vectorTableName(workspaceId: string, space: VectorSpace): string {
   const slug = space.model.replace(/[^A-Za-z0-9]+/g, '_').slice(0, 40);
@@ -560,7 +569,7 @@ export class LanceSearchIndex implements SearchIndex {
       if (query.language && legacy && query.language !== 'en') return [];
       if (query.language && !legacy) filters.push(`language = ${sqlString(query.language)}`);
       if (filters.length) q = q.where(filters.join(' AND '));
-      return rowsOf(await q.toArrow());
+      return inStableOrder(rowsOf(await q.toArrow()));
     } catch (err) {
       // A handle kept open here while another process dropped the table (a deleted workspace).
       if (isMissingTable(err)) {
