@@ -223,6 +223,7 @@ export function fullTextQuery(terms: string, expansions: readonly string[] = [])
  * Hits by score, equal scores by row id. LanceDB returns equal scores in the order it met the rows,
  * which changes when maintenance rewrites the table's fragments; every ranking after this keeps the
  * order of equal scores, so the same question gets the same answer before and after (settled.test).
+ * Which of several rows tied at the candidate limit LanceDB keeps is still its choice.
  */
 function inStableOrder<H extends { row: { id: string }; score: number }>(hits: H[]): H[] {
   return hits.sort((a, b) => b.score - a.score || (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0));
