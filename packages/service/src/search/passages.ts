@@ -22,16 +22,18 @@ function queryWordsIn(
   language: Language,
 ): [number, number, number][] {
   const hits: [number, number, number][] = [];
-  const tokens = language.tokens(passage);
-  if (codes && codes.length === tokens.length) {
-    const wanted = new Set([...queryTermSet].map(stemCode));
-    tokens.forEach((t, k) => {
-      if (wanted.has(codes[k]!)) hits.push([t.start, t.end, codes[k]!]);
-    });
-    return hits;
+  if (codes) {
+    const bounds = language.tokenBounds(passage);
+    if (codes.length * 2 === bounds.length) {
+      const wanted = new Set([...queryTermSet].map(stemCode));
+      for (let k = 0; k < codes.length; k++) {
+        if (wanted.has(codes[k]!)) hits.push([bounds[2 * k]!, bounds[2 * k + 1]!, codes[k]!]);
+      }
+      return hits;
+    }
   }
   // Codes of another text or tokenizer (rows indexed before this one): the words themselves.
-  for (const t of tokens) {
+  for (const t of language.tokens(passage)) {
     if (language.isStopWord(t.word)) continue;
     const term = language.term(t.word);
     if (queryTermSet.has(term)) hits.push([t.start, t.end, stemCode(term)]);

@@ -6,7 +6,7 @@ import { chunkText } from '../../src/processing/chunker.js';
 import { indexRowsOf } from '../../src/search/indexing.js';
 import { documentLanguage, questionLanguage } from '../../src/text/detection.js';
 import { ENGLISH, languageFor } from '../../src/text/language.js';
-import { tokenize } from '../../src/text/tokens.js';
+import { tokenBounds, tokenize } from '../../src/text/tokens.js';
 import { MemorySearchIndex } from '../support/fake-index.js';
 
 /** Languages (issue 24): reading each language's words and sentences, and answering in it. */
@@ -77,6 +77,73 @@ describe('reading words', () => {
     expect(languageFor('es').term('paquetes')).toBe(languageFor('es').term('paquete'));
     // Full-width letters read as the same word.
     expect(tokenize('ｓｕｄｏ').map((t) => t.word)).toEqual(['sudo']);
+  });
+
+  it("finds each word where tokenize does without making the words (tokenBounds), in every language's options", () => {
+    // Texts drawn from pieces that meet at every kind of boundary: apostrophes before, inside and
+    // after words, digits after an elision, accents, Chinese and Japanese runs against Latin letters,
+    // full-width letters, a letter outside the BMP, punctuation that is and is not ASCII.
+    const pieces = [
+      "don't",
+      "l'heure",
+      "rock'n'roll",
+      "'quoted'",
+      "abc'de5",
+      'it’s',
+      'café',
+      'Größe',
+      'x86_64',
+      '1.5',
+      'naïve',
+      '–',
+      '—',
+      ' ',
+      '  ',
+      '\n',
+      ',',
+      '.',
+      '(',
+      ')',
+      '/',
+      "'",
+      '’',
+      'libtasn1は',
+      '何ですか',
+      'パッケージを',
+      '安装软件包',
+      'ｓｕｄｏ',
+      '𝐀bc',
+      'e\u0301t\u00e9',
+      'über-',
+      "o'",
+      'ß',
+      'ǅ',
+      '٣',
+    ];
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const options = [
+      {},
+      { apostrophes: 'split' as const },
+      { cjk: 'words' as const },
+      { cjk: 'bigrams' as const, cjkLocale: 'ja' as const },
+    ];
+    let compared = 0;
+    for (let n = 0; n < 2000; n++) {
+      const text = Array.from(
+        { length: 1 + Math.floor(random() * 12) },
+        () => pieces[Math.floor(random() * pieces.length)],
+      ).join('');
+      for (const o of options) {
+        expect(tokenBounds(text, o), text).toEqual(tokenize(text, o).flatMap((t) => [t.start, t.end]));
+        compared++;
+      }
+    }
+    expect(compared).toBe(8000);
+    expect(tokenBounds("don't stop", { apostrophes: 'split' })).toEqual([0, 3, 4, 5, 6, 10]);
   });
 
   it('ends sentences at Chinese and Japanese full stops, and not after German abbreviations', () => {

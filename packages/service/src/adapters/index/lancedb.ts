@@ -147,7 +147,12 @@ function codesToBytes(codes: Uint32Array): Uint8Array {
   return bytes;
 }
 
+const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
+
 function codesFromBytes(bytes: Uint8Array): Uint32Array {
+  // Stored little-endian, as this machine reads them: one copy (the Arrow buffer's offset need not
+  // be a multiple of 4) instead of a read per code.
+  if (LITTLE_ENDIAN) return new Uint32Array(bytes.slice(0, bytes.length & ~3).buffer);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const codes = new Uint32Array(bytes.length >> 2);
   for (let i = 0; i < codes.length; i++) codes[i] = view.getUint32(i * 4, true);
