@@ -69,6 +69,19 @@ const FLUSH_TEXT_BYTES = 32 * 2 ** 20;
 /** Lost the document to someone else (deleted, cancelled, lease taken over): stop quietly. */
 class LeaseLost extends Error {}
 
+/** A fetched document's bytes: stored as its original, copied to the work folder, not yet recorded. */
+interface Fetched {
+  file: string;
+  sizeBytes: number;
+  sha256: string;
+  contentType: string | null;
+  filename: string;
+}
+
+/** A URL or a source's item whose bytes are not stored yet: fetched before it is parsed. */
+const fetchesFirst = (doc: DocumentRecord) =>
+  (doc.sourceUrl !== null || doc.sourceId !== null) && doc.sha256 === null;
+
 /** What became of one document of a batch before the index. */
 type Prepared =
   | {
@@ -167,6 +180,14 @@ class Batch {
    * current one is parsed, so that storage and the parser work at the same time.
    */
   private readonly inputs = new Map<string, Promise<string>>();
+  /**
+   * Bytes of documents that are fetched first (a URL, a source's item), by document: the next one's
+   * are read while the current one is parsed, as an upload's original is copied (`inputs`). Recorded
+   * on the document only when it starts.
+   */
+  private readonly fetches = new Map<string, Promise<Fetched>>();
+  /** Documents whose processing began (`prepare`). */
+  private readonly started = new Set<string>();
   /** Extracted texts being written to object storage (see discardDeleted). */
   private readonly writes: Promise<void>[] = [];
   /** Documents this worker lost while it worked on them (deleted, cancelled, taken over). */
@@ -240,6 +261,9 @@ class Batch {
       }
     } finally {
       renewal.stop();
+      // Bytes read ahead for documents the batch did not start (it stopped early): not wanted now.
+      for (const id of this.fetches.keys()) if (!this.started.has(id)) this.aborts.get(id)?.abort();
+      await Promise.allSettled(this.fetches.values());
       await rm(this.work, { recursive: true, force: true });
       await this.discardDeleted().catch((err: unknown) =>
         this.deps.log.warn({ err, workspaceId: this.workspaceId }, 'could not check for deleted documents'),
@@ -275,10 +299,9 @@ class Batch {
   /** Everything up to the index for one document: start, fetch (URLs), parse, store the text, chunk. */
   private async prepare(claimed: DocumentRecord, next: DocumentRecord | undefined): Promise<Prepared> {
     const { deps, workerId } = this;
-    const abort = new AbortController();
-    this.aborts.set(claimed.id, abort);
-    const signal = abort.signal;
-    const fetchFirst = (claimed.sourceUrl !== null || claimed.sourceId !== null) && claimed.sha256 === null;
+    this.started.add(claimed.id);
+    const signal = this.abortOf(claimed.id).signal;
+    const fetchFirst = fetchesFirst(claimed);
     const started = await deps.work
       .startDocument(claimed.id, workerId, fetchFirst ? 'fetching' : 'parsing')
       .catch((error: unknown) => ({ error }));
@@ -307,11 +330,11 @@ class Batch {
     try {
       if (fetchFirst) {
         const fetching = doc;
-        doc = await timed('fetching', () =>
-          fetching.sourceId !== null && fetching.sourceItem !== null
-            ? this.readSourceItem(fetching, fetching.sourceId, fetching.sourceItem, signal)
-            : this.fetchUrl(fetching, signal),
-        );
+        doc = await timed('fetching', async () => {
+          const bytes = this.fetch(fetching);
+          if (next && fetchesFirst(next)) this.fetch(next);
+          return this.recordFetched(fetching, await bytes);
+        });
         const run = (await deps.work.setStages([doc.id], workerId, 'parsing')).get(doc.id);
         if (!run) throw new LeaseLost();
         if (run === 'cancelled') throw cancelledWhileProcessing();
@@ -327,7 +350,8 @@ class Batch {
         const input = this.input(current);
         try {
           const inputPath = await input;
-          if (next && next.sha256 !== null) this.input(next);
+          if (next && fetchesFirst(next)) this.fetch(next);
+          else if (next && next.sha256 !== null) this.input(next);
           return await deps.parser.parse(
             {
               path: inputPath,
@@ -381,30 +405,59 @@ class Batch {
     }
   }
 
-  /** A URL document gets its bytes first; once they are stored (sha256 known) a re-run skips this. */
-  private async fetchUrl(doc: DocumentRecord, signal: AbortSignal): Promise<DocumentRecord> {
-    const fetched = await this.deps.fetcher.fetch(doc.sourceUrl!, signal, await this.fetchHeaders(doc));
-    return this.keep(doc, fetched);
+  /** The document's abort controller, made by whichever asks first: its read-ahead or its start. */
+  private abortOf(documentId: string): AbortController {
+    let abort = this.aborts.get(documentId);
+    if (!abort) {
+      abort = new AbortController();
+      this.aborts.set(documentId, abort);
+    }
+    return abort;
   }
 
-  /** So does an item of a synced source, read from the source through the batch's reader. */
-  private async readSourceItem(
-    doc: DocumentRecord,
-    sourceId: string,
-    key: string,
-    signal: AbortSignal,
-  ): Promise<DocumentRecord> {
+  /**
+   * The bytes of a document fetched first, read once: ahead of its start while the document before
+   * it is parsed, or when it starts. Nothing is recorded on the document here, so a document that
+   * turns out paused, cancelled or lost only leaves its original in storage, where a re-run writes it
+   * again (and a deletion's clean-up finds it: the batch's writes are awaited first).
+   */
+  private fetch(doc: DocumentRecord): Promise<Fetched> {
+    let fetched = this.fetches.get(doc.id);
+    if (!fetched) {
+      const signal = this.abortOf(doc.id).signal;
+      fetched = (async () =>
+        this.download(
+          doc,
+          doc.sourceId !== null && doc.sourceItem !== null
+            ? await this.openSourceItem(doc.sourceId, doc.sourceItem, signal)
+            : await this.deps.fetcher.fetch(doc.sourceUrl!, signal, await this.fetchHeaders(doc)),
+        ))();
+      // Awaited when the document starts; until then a failure must not count as unhandled.
+      fetched.catch(() => {});
+      this.writes.push(
+        fetched.then(
+          () => {},
+          () => {},
+        ),
+      );
+      this.fetches.set(doc.id, fetched);
+    }
+    return fetched;
+  }
+
+  /** An item of a synced source, read through the batch's reader (each source's access looked up once). */
+  private openSourceItem(sourceId: string, key: string, signal: AbortSignal): Promise<FetchedResource> {
     if (!this.deps.sourceItems)
       throw new DocumentFailure('fetch_failed', 'This worker cannot read synced sources.');
     this.sourceItemBatch ??= this.deps.sourceItems.forBatch();
-    return this.keep(doc, await this.sourceItemBatch.open(sourceId, key, signal));
+    return this.sourceItemBatch.open(sourceId, key, signal);
   }
 
   /**
    * Stores fetched bytes as the document's original and, in the same pass, hashes them and writes
    * the parser's copy to the work folder: they are read once from their source, never read back.
    */
-  private async keep(doc: DocumentRecord, fetched: FetchedResource): Promise<DocumentRecord> {
+  private async download(doc: DocumentRecord, fetched: FetchedResource): Promise<Fetched> {
     const { deps } = this;
     const hash = createHash('sha256');
     let size = 0;
@@ -439,14 +492,25 @@ class Batch {
       await rm(file, { force: true });
       throw readError ?? err;
     }
-    const updated = await deps.work.recordFetched(doc.id, this.workerId, {
+    return {
+      file,
       sizeBytes: size,
       sha256: hash.digest('hex'),
+      contentType: fetched.contentType,
+      filename: fetched.filename,
+    };
+  }
+
+  /** Records fetched bytes on the started document; once they are (sha256 known) a re-run skips the fetch. */
+  private async recordFetched(doc: DocumentRecord, fetched: Fetched): Promise<DocumentRecord> {
+    const updated = await this.deps.work.recordFetched(doc.id, this.workerId, {
+      sizeBytes: fetched.sizeBytes,
+      sha256: fetched.sha256,
       declaredMediaType: fetched.contentType,
       filename: sanitizeFilename(fetched.filename),
     });
     if (!updated) throw new LeaseLost();
-    this.inputs.set(doc.id, Promise.resolve(file));
+    this.inputs.set(doc.id, Promise.resolve(fetched.file));
     return { ...updated, attempts: doc.attempts };
   }
 

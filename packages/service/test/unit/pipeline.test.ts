@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsObjectStore } from '../../src/adapters/objects/fs.js';
 import { artifactKeys } from '../../src/domain/artifacts.js';
@@ -258,6 +259,74 @@ describe('processing a batch of documents', () => {
     expect(doc).toMatchObject({ status: 'failed', errorCode: 'storage_unavailable', attempts: MAX_ATTEMPTS });
     expect(doc.errorMessage).toContain('ECONNREFUSED');
     expect(work.runs.get('run_1')?.status).toBe('failed');
+  });
+
+  it('reads the next fetched document while the current one is parsed, each once', async () => {
+    const ids = ['doc_a', 'doc_b', 'doc_c'];
+    const fetched: string[] = [];
+    const fetchedDuringParse = new Map<string, string[]>();
+    const fetcher: UrlFetcher = {
+      fetch: async (url) => {
+        fetched.push(url);
+        return {
+          body: Readable.from([Buffer.from(TEXT)]),
+          contentType: 'text/markdown',
+          finalUrl: url,
+          filename: `${url.split('/').pop()}.md`,
+        };
+      },
+    };
+    const parser: DocumentParser = {
+      parse: async (input, signal) => {
+        // Time for a read-ahead to begin; without one nothing else is fetched while this parses.
+        await new Promise((r) => setTimeout(r, 50));
+        fetchedDuringParse.set(path.basename(input.path), [...fetched]);
+        return inProcessParser.parse(input, signal);
+      },
+    };
+    for (const id of ids) {
+      work.addDocument(
+        documentRecord({ id, runId: 'run_1', sourceUrl: `https://example.com/${id}`, sha256: null }),
+      );
+    }
+    await processDocuments(deps({ fetcher, parser }), ids, WORKER);
+
+    for (const id of ids) expect(work.document(id)).toMatchObject({ status: 'ready', attempts: 1 });
+    expect(fetched).toEqual(ids.map((id) => `https://example.com/${id}`));
+    expect(fetchedDuringParse.get('doc_a')).toContain('https://example.com/doc_b');
+    expect(fetchedDuringParse.get('doc_b')).toContain('https://example.com/doc_c');
+    for (const id of ids) expect(await objects.get(artifactKeys.original(id))).toBeDefined();
+  });
+
+  it('records nothing of bytes read ahead for a document the batch did not start, and stops reading them', async () => {
+    const aborted: string[] = [];
+    const fetcher: UrlFetcher = {
+      fetch: async (url, signal) => {
+        signal?.addEventListener('abort', () => aborted.push(url));
+        // The next document's bytes never end: only an abort ends the read.
+        const body = url.endsWith('doc_b') ? new Readable({ read() {} }) : Readable.from([Buffer.from(TEXT)]);
+        signal?.addEventListener('abort', () => body.destroy(new Error('aborted')));
+        return { body, contentType: 'text/markdown', finalUrl: url, filename: 'page.md' };
+      },
+    };
+    const parser: DocumentParser = {
+      parse: async () => {
+        throw new DependencyUnavailable(
+          'objectStorage',
+          'object storage is unavailable: connect ECONNREFUSED',
+        );
+      },
+    };
+    for (const id of ['doc_a', 'doc_b']) {
+      work.addDocument(
+        documentRecord({ id, runId: 'run_1', sourceUrl: `https://example.com/${id}`, sha256: null }),
+      );
+    }
+    await expect(processDocuments(deps({ fetcher, parser }), ['doc_a', 'doc_b'], WORKER)).rejects.toThrow(
+      'ECONNREFUSED',
+    );
+    expect(aborted).toEqual(['https://example.com/doc_b']);
+    expect(work.document('doc_b')).toMatchObject({ status: 'queued', attempts: 0, sha256: null });
   });
 
   it('leaves a document of a paused run queued, and cancels one of a cancelled run', async () => {
