@@ -258,12 +258,16 @@ export interface WorkStore {
   ): Promise<Set<string>>;
   /** The encrypted fetch headers of a URL document, if any. */
   fetchHeadersOf(documentId: string): Promise<string | null>;
-  /** Records what fetching a URL document produced (and erases its fetch headers); undefined when this worker no longer holds it. */
+  /**
+   * Records what fetching a document produced (and erases its fetch headers) and moves it on to
+   * `parsing`, in one write: the document and its run's status, or undefined when this worker no
+   * longer holds it.
+   */
   recordFetched(
     documentId: string,
     workerId: string,
     fetched: { sizeBytes: number; sha256: string; declaredMediaType: string | null; filename: string },
-  ): Promise<DocumentRecord | undefined>;
+  ): Promise<{ document: DocumentRecord; runStatus: RunStatus } | undefined>;
   /**
    * Finishes a synced document whose bytes, just read, are those of its version still indexed (see
    * DocumentRecord.indexedSha256): back to that version, ready, in the run it came from, its sync's run

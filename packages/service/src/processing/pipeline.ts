@@ -335,9 +335,6 @@ class Batch {
           if (next && fetchesFirst(next)) this.fetch(next);
           return this.recordFetched(fetching, await bytes);
         });
-        const run = (await deps.work.setStages([doc.id], workerId, 'parsing')).get(doc.id);
-        if (!run) throw new LeaseLost();
-        if (run === 'cancelled') throw cancelledWhileProcessing();
       }
       // Also for a document whose bytes an earlier attempt stored before it stopped.
       if (doc.indexedSha256 && doc.sha256 === doc.indexedSha256) {
@@ -501,7 +498,10 @@ class Batch {
     };
   }
 
-  /** Records fetched bytes on the started document; once they are (sha256 known) a re-run skips the fetch. */
+  /**
+   * Records fetched bytes on the started document, which moves on to parsing (once they are recorded,
+   * sha256 known, a re-run skips the fetch).
+   */
   private async recordFetched(doc: DocumentRecord, fetched: Fetched): Promise<DocumentRecord> {
     const updated = await this.deps.work.recordFetched(doc.id, this.workerId, {
       sizeBytes: fetched.sizeBytes,
@@ -511,7 +511,8 @@ class Batch {
     });
     if (!updated) throw new LeaseLost();
     this.inputs.set(doc.id, Promise.resolve(fetched.file));
-    return { ...updated, attempts: doc.attempts };
+    if (updated.runStatus === 'cancelled') throw cancelledWhileProcessing();
+    return { ...updated.document, attempts: doc.attempts };
   }
 
   /** The decrypted headers a URL document is fetched with (none for most). */

@@ -260,12 +260,12 @@ export class MemoryWorkStore implements WorkStore {
     documentId: string,
     workerId: string,
     fetched: { sizeBytes: number; sha256: string; declaredMediaType: string | null; filename: string },
-  ): Promise<DocumentRecord | undefined> {
+  ): Promise<{ document: DocumentRecord; runStatus: RunStatus } | undefined> {
     const d = this.holds(documentId, workerId);
     if (!d) return undefined;
-    this.update(d, fetched);
+    this.update(d, { ...fetched, stage: 'parsing' });
     d.fetchHeaders = null;
-    return { ...d.record };
+    return { document: { ...d.record }, runStatus: this.runs.get(d.record.runId)!.status };
   }
 
   /** Without syncs here, the run a document came from is not kept: it stays in its current one. */

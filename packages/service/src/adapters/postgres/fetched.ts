@@ -1,4 +1,4 @@
-import type { DocumentRecord } from '../../domain/types.js';
+import type { DocumentRecord, RunStatus } from '../../domain/types.js';
 import { inTransaction, type Pool } from './db.js';
 import { type DocumentRow, toDocument } from './rows.js';
 import { settleRunIn } from './runs.js';
@@ -12,19 +12,20 @@ export async function recordFetched(
   documentId: string,
   workerId: string,
   fetched: { sizeBytes: number; sha256: string; declaredMediaType: string | null; filename: string },
-): Promise<DocumentRecord | undefined> {
-  const r = await pool.query<DocumentRow>(
+): Promise<{ document: DocumentRecord; runStatus: RunStatus } | undefined> {
+  const r = await pool.query<DocumentRow & { run_status: RunStatus }>(
     `WITH d AS (
        UPDATE documents SET size_bytes = $3, sha256 = $4, declared_media_type = $5, filename = $6,
-         fetch_headers = NULL, updated_at = now()
+         fetch_headers = NULL, stage = 'parsing', updated_at = now()
        WHERE id = $1 AND lease_owner = $2 AND status = 'processing' RETURNING *),
      i AS (
        UPDATE source_items si SET content_hash = d.sha256 FROM d
        WHERE si.document_id = d.id AND si.content_hash IS NULL)
-     SELECT * FROM d`,
+     SELECT d.*, r.status AS run_status FROM d JOIN runs r ON r.id = d.run_id`,
     [documentId, workerId, fetched.sizeBytes, fetched.sha256, fetched.declaredMediaType, fetched.filename],
   );
-  return r.rows[0] && toDocument(r.rows[0]);
+  const row = r.rows[0];
+  return row && { document: toDocument(row), runStatus: row.run_status };
 }
 
 /**

@@ -242,7 +242,7 @@ export class PgWorkRepository implements WorkStore {
     documentId: string,
     workerId: string,
     fetched: { sizeBytes: number; sha256: string; declaredMediaType: string | null; filename: string },
-  ): Promise<DocumentRecord | undefined> {
+  ): Promise<{ document: DocumentRecord; runStatus: RunStatus } | undefined> {
     return recordFetched(this.pool, documentId, workerId, fetched);
   }
 
