@@ -276,7 +276,7 @@ class Batch {
 
   /**
    * Copies a document's original to the work folder (once). A document whose bytes are not stored yet
-   * (a URL, a source's item) is fetched first, when it starts, and its copy written then (see keep).
+   * (a URL, a source's item) is fetched first, and its copy written then (see fetch).
    */
   private input(doc: DocumentRecord): Promise<string> {
     let copied = this.inputs.get(doc.id);

@@ -19,10 +19,11 @@ interface OpenedSource {
 }
 
 /**
- * Reads the items of sources for the pipeline (the document's bytes, fetched when it starts). The
- * bytes are counted as they pass and the whole read has a time limit, for every type alike: what a
- * source declares (a Content-Length, a file's size) is checked by its connector, but an object sent
- * without a length, a file that grows, or an answer that trickles must stop at the limits too.
+ * Reads the items of sources for the pipeline (the document's bytes, fetched when it starts or while
+ * the document before it is parsed). The bytes are counted as they pass and the whole read has a
+ * time limit, for every type alike: what a source declares (a Content-Length, a file's size) is
+ * checked by its connector, but an object sent without a length, a file that grows, or an answer that
+ * trickles must stop at the limits too.
  */
 export class SourceItemReader implements SourceItems {
   constructor(
