@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { DocumentFailure } from '../errors.js';
 import type { JobHandlers, JobName, JobPayload } from './jobs.js';
 
 /** Raw and derived artifacts (originals, extracted text). A folder in embedded mode, S3 in the stack. */
@@ -294,9 +295,28 @@ export interface ParseInput {
   group?: string | undefined;
 }
 
+/** A small document's bytes, parsed with others of its group in one go (see DocumentParser.parseGroup). */
+export interface SmallDocument {
+  bytes: Buffer;
+  filename: string;
+  declaredMediaType: string | null;
+}
+
+/**
+ * One document's outcome in a group: its text, its own failure, or `undefined` when it was not
+ * parsed (the group ran out of time, or broke a limit that cannot be pinned on one document): it is
+ * then parsed alone.
+ */
+export type GroupParse = ParsedDocument | DocumentFailure | undefined;
+
 export interface DocumentParser {
   /** Throws DocumentFailure for input that cannot be parsed. */
   parse(input: ParseInput, signal: AbortSignal): Promise<ParsedDocument>;
+  /**
+   * Parses several small documents of one group in one request, where a parser can (most of the cost
+   * of a small document is the request around it). Each outcome is in the order of `documents`.
+   */
+  parseGroup?(documents: SmallDocument[], group: string, signal: AbortSignal): Promise<GroupParse[]>;
 }
 
 export interface FetchedResource {

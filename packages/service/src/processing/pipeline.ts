@@ -12,6 +12,7 @@ import type { Log } from '../domain/log.js';
 import type {
   DocumentParser,
   FetchedResource,
+  GroupParse,
   IndexRow,
   JobQueue,
   LanguageDetector,
@@ -65,6 +66,15 @@ export interface PipelineDeps {
 const FLUSH_AFTER_MS = 1000;
 /** ... or once their text reaches this size, which bounds what a batch holds in memory. */
 const FLUSH_TEXT_BYTES = 32 * 2 ** 20;
+
+/**
+ * Uploaded documents up to this size are parsed in groups (DocumentParser.parseGroup): for a small
+ * file the request around its parse costs more than the parse. A group holds up to GROUP_DOCUMENTS
+ * documents and GROUP_BYTES of originals, which it keeps in memory until it is sent.
+ */
+const GROUP_DOCUMENT_BYTES = 128 * 1024;
+const GROUP_DOCUMENTS = 64;
+const GROUP_BYTES = 1024 * 1024;
 
 /** Lost the document to someone else (deleted, cancelled, lease taken over): stop quietly. */
 class LeaseLost extends Error {}
@@ -186,6 +196,14 @@ class Batch {
    * on the document only when it starts.
    */
   private readonly fetches = new Map<string, Promise<Fetched>>();
+  /**
+   * Parses of small uploaded documents, by document: made a group at a time when the group's first
+   * document reaches its parse, ahead of the others' starts (as a read-ahead: nothing is recorded on
+   * a document before it starts). `undefined` when the document is to be parsed alone.
+   */
+  private readonly grouped = new Map<string, Promise<GroupParse>>();
+  /** Stops the batch's group parses when it ends early. */
+  private readonly ending = new AbortController();
   /** Documents whose processing began (`prepare`). */
   private readonly started = new Set<string>();
   /** Extracted texts being written to object storage (see discardDeleted). */
@@ -263,7 +281,8 @@ class Batch {
       renewal.stop();
       // Bytes read ahead for documents the batch did not start (it stopped early): not wanted now.
       for (const id of this.fetches.keys()) if (!this.started.has(id)) this.aborts.get(id)?.abort();
-      await Promise.allSettled(this.fetches.values());
+      this.ending.abort();
+      await Promise.allSettled([...this.fetches.values(), ...this.grouped.values()]);
       await rm(this.work, { recursive: true, force: true });
       await this.discardDeleted().catch((err: unknown) =>
         this.deps.log.warn({ err, workspaceId: this.workspaceId }, 'could not check for deleted documents'),
@@ -344,11 +363,14 @@ class Batch {
       }
       const current = doc;
       const parsed = await timed('parsing', async () => {
+        const inGroup = await this.parsedInGroup(current);
+        if (inGroup instanceof DocumentFailure) throw inGroup;
+        if (inGroup) return inGroup;
         const input = this.input(current);
         try {
           const inputPath = await input;
           if (next && fetchesFirst(next)) this.fetch(next);
-          else if (next && next.sha256 !== null) this.input(next);
+          else if (next && next.sha256 !== null && !this.groupable(next)) this.input(next);
           return await deps.parser.parse(
             {
               path: inputPath,
@@ -400,6 +422,65 @@ class Batch {
       if (err instanceof LeaseLost || signal.aborted) return { kind: 'lost', doc };
       return { kind: 'error', doc, error: err };
     }
+  }
+
+  /**
+   * A small document whose original is stored. (One on a later attempt is never grouped: it comes in a
+   * batch of its own, see claimDocuments, and is parsed alone, where a fault is pinned on it.)
+   */
+  private groupable(doc: DocumentRecord): boolean {
+    return (
+      this.deps.parser.parseGroup !== undefined &&
+      !fetchesFirst(doc) &&
+      doc.sizeBytes !== null &&
+      doc.sizeBytes <= GROUP_DOCUMENT_BYTES
+    );
+  }
+
+  /**
+   * The document's parse in a group: the one it is in, or a new one of it and the groupable documents
+   * that follow it in the batch. `undefined` when it is to be parsed alone (not groupable, alone in
+   * its group, or the group could not parse it).
+   */
+  private parsedInGroup(current: DocumentRecord): Promise<GroupParse> {
+    const known = this.grouped.get(current.id);
+    if (known) return known;
+    const at = this.docs.findIndex((d) => d.id === current.id);
+    const members: DocumentRecord[] = [];
+    let bytes = 0;
+    for (const doc of this.docs.slice(at)) {
+      if (!this.groupable(doc) || this.grouped.has(doc.id) || members.length === GROUP_DOCUMENTS) break;
+      if (bytes + doc.sizeBytes! > GROUP_BYTES) break;
+      if (members.length > 0 && this.started.has(doc.id)) break;
+      members.push(doc);
+      bytes += doc.sizeBytes!;
+    }
+    if (members.length < 2) return Promise.resolve(undefined);
+    const parsing = (async () => {
+      const originals = await Promise.all(members.map((d) => this.deps.objects.getBuffer(d.storageKey)));
+      // A missing original is reported by the document's own parse, alone.
+      if (originals.some((o) => o === undefined)) return members.map(() => undefined);
+      return this.deps.parser.parseGroup!(
+        members.map((d, i) => ({
+          bytes: originals[i]!,
+          filename: d.filename,
+          declaredMediaType: d.declaredMediaType,
+        })),
+        this.workspaceId,
+        this.ending.signal,
+      );
+    })();
+    for (const [i, doc] of members.entries()) {
+      // Whatever failed (storage, the parser process) is met again, by each document alone.
+      this.grouped.set(
+        doc.id,
+        parsing.then(
+          (results) => results[i],
+          () => undefined,
+        ),
+      );
+    }
+    return this.grouped.get(current.id)!;
   }
 
   /** The document's abort controller, made by whichever asks first: its read-ahead or its start. */

@@ -1,3 +1,5 @@
+// Over 400 lines: the sandbox, its reused processes and its groups are tested with the same two parsers
+// (the real one and a misbehaving stand-in) and the same work folder, set up here.
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -7,6 +9,8 @@ import { sandboxLayout } from '../../src/adapters/sandbox/bwrap.js';
 import { ParserIsolationUnavailable, SandboxedParser } from '../../src/adapters/sandbox/parser.js';
 import { loadConfig, type ParserConfig } from '../../src/config.js';
 import type { Log } from '../../src/domain/log.js';
+import type { GroupParse } from '../../src/domain/ports.js';
+import { DocumentFailure } from '../../src/errors.js';
 import { packageRoot } from '../../src/paths.js';
 import { makeDocx } from '../support/fixtures.js';
 
@@ -238,6 +242,98 @@ describe('parser processes that take several documents', () => {
     const started = parser.processesStarted;
     expect(await texts('ws_a')).toEqual(fresh);
     expect(parser.processesStarted - started).toBe(1);
+  });
+});
+
+describe('parsing small documents in groups', () => {
+  const open: SandboxedParser[] = [];
+  afterEach(async () => {
+    for (const p of open.splice(0)) await p.close();
+  });
+  const realParser = (options: { groupBudgetMs?: number } = {}) => {
+    const parser = new SandboxedParser({
+      config: parserConfig({ PARSER_DOCUMENTS_PER_PROCESS: '10' }),
+      layout: sandboxLayout(packageRoot()),
+      tmpDir: work,
+      log: recordingLog().log,
+      ...options,
+    });
+    open.push(parser);
+    return parser;
+  };
+  const small = (filename: string, bytes: Buffer | string) => ({
+    filename,
+    bytes: Buffer.from(bytes),
+    declaredMediaType: null,
+  });
+  const documents = [
+    small('a.docx', makeDocx(['# Policy', 'Badges are worn at all times.'])),
+    small('b.md', '# Notes\n\nSecond *document*, [a link](https://example.com).'),
+    small('broken.docx', 'PK\u0003\u0004 not really a zip'),
+    small('c.docx', makeDocx(['# Travel', 'Book trains for trips under four hours.'])),
+  ];
+
+  it('gives each document of a group what parsing it alone gives, in one request (the real parser)', async () => {
+    const parser = realParser();
+    const alone = [];
+    for (const d of documents) {
+      const file = path.join(work, d.filename);
+      await writeFile(file, d.bytes);
+      alone.push(
+        await parser
+          .parse({ path: file, filename: d.filename, declaredMediaType: null }, never)
+          .then((doc) => doc.text)
+          .catch((err: DocumentFailure) => err.code),
+      );
+    }
+    expect(alone[2]).toBe('unsupported_media_type');
+    const started = parser.processesStarted;
+    const grouped = await parser.parseGroup(documents, 'ws_a', never);
+    expect(grouped.map((r) => (r instanceof DocumentFailure ? r.code : r?.text))).toEqual(alone);
+    expect(parser.processesStarted - started).toBe(1);
+    // A process that failed a document takes no more of them.
+    expect(parser.idleProcesses).toBe(0);
+  });
+
+  it('leaves the documents after the budget unparsed, for requests of their own', async () => {
+    const parser = realParser({ groupBudgetMs: 0 });
+    const grouped = await parser.parseGroup([documents[1]!, documents[0]!, documents[3]!], 'ws_a', never);
+    expect(grouped.map((r) => (r instanceof DocumentFailure ? r.code : r?.text))).toEqual([
+      '# Notes\n\nSecond *document*, a link.',
+      undefined,
+      undefined,
+    ]);
+    expect(parser.idleProcesses).toBe(1);
+  });
+
+  it('leaves every document of a group that killed its process to be parsed alone', async () => {
+    const { parser } = misbehavingParser({ PARSER_DOCUMENTS_PER_PROCESS: '10' });
+    open.push(parser);
+    const ok = await parser.parseGroup([small('whoami', 'one'), small('whoami', 'two')], 'ws_a', never);
+    expect(ok.map((r) => JSON.parse((r as { text: string }).text).bytes)).toEqual(['one', 'two']);
+    const broken = await parser.parseGroup([small('whoami', 'one'), small('crash', 'two')], 'ws_a', never);
+    expect(broken).toEqual([undefined, undefined]);
+    expect(await inGroup(parser, 'ws_a', 'whoami')).toMatchObject({ answered: 0, reused: false });
+  });
+
+  it('counts every document of a group against the documents a process may parse', async () => {
+    const { parser } = misbehavingParser({ PARSER_DOCUMENTS_PER_PROCESS: '3' });
+    open.push(parser);
+    const ids = (results: GroupParse[]) =>
+      results.map((r) =>
+        r === undefined ? r : (JSON.parse((r as { text: string }).text).processId as string),
+      );
+    const two = () => [small('whoami', 'one'), small('whoami', 'two')];
+    const [a1, a2] = ids(await parser.parseGroup(two(), 'ws_a', never));
+    // One more would fit in that process, two do not: a new one takes them.
+    const [b1, b2] = ids(await parser.parseGroup(two(), 'ws_a', never));
+    expect(a2).toBe(a1);
+    expect(b2).toBe(b1);
+    expect(b1).not.toBe(a1);
+    // More than a process may take: the rest are left to be parsed alone.
+    const four = ids(await parser.parseGroup([...two(), ...two()], 'ws_b', never));
+    expect(four.slice(0, 3).every((id) => id !== undefined && id === four[0])).toBe(true);
+    expect(four[3]).toBeUndefined();
   });
 });
 

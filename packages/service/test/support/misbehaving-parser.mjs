@@ -138,7 +138,28 @@ async function handle(request) {
   }
 }
 
+/** A group of documents (their bytes inline): 'crash' among them kills the process, as it would alone. */
+async function handleGroup(request) {
+  if (request.group.some((d) => d.filename === 'crash')) process.abort();
+  const results = request.group.map((d) => ({
+    ok: true,
+    document: {
+      mediaType: 'text/plain',
+      text: JSON.stringify({
+        processId,
+        answered: answered++,
+        bytes: Buffer.from(d.bytes, 'base64').toString(),
+      }),
+      pageCount: null,
+      title: null,
+    },
+  }));
+  await new Promise((resolve) => process.stdout.write(`${JSON.stringify({ results })}\n`, resolve));
+}
+
 for await (const line of createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY })) {
-  if (line.trim()) await handle(JSON.parse(line));
+  if (!line.trim()) continue;
+  const request = JSON.parse(line);
+  await (request.group ? handleGroup(request) : handle(request));
 }
 process.exit(0);

@@ -1,3 +1,5 @@
+// Over 400 lines: every behaviour of a batch (claims, failures, deletions, read-ahead, groups) runs on the
+// same in-memory fakes set up here; split, each file would set them up again.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,7 +9,7 @@ import { FsObjectStore } from '../../src/adapters/objects/fs.js';
 import { artifactKeys } from '../../src/domain/artifacts.js';
 import { silentLog } from '../../src/domain/log.js';
 import type { DocumentParser, ObjectStore, UrlFetcher } from '../../src/domain/ports.js';
-import { DependencyUnavailable } from '../../src/errors.js';
+import { DependencyUnavailable, DocumentFailure } from '../../src/errors.js';
 import { parseBytes } from '../../src/parsing/parse.js';
 import { type PipelineDeps, processDocuments } from '../../src/processing/pipeline.js';
 import { MemorySearchIndex } from '../support/fake-index.js';
@@ -21,6 +23,15 @@ const TEXT = '# Leave\n\nEmployees get twenty-five vacation days a year.\n\n# Tr
 /** The parsers themselves, in this process (the sandbox around them has its own integration tests). */
 const inProcessParser: DocumentParser = {
   parse: async (input) => parseBytes(await readFile(input.path), input.filename, input.declaredMediaType),
+  parseGroup: async (documents) =>
+    Promise.all(
+      documents.map((d) =>
+        parseBytes(d.bytes, d.filename, d.declaredMediaType).catch((err: unknown) => {
+          if (err instanceof DocumentFailure) return err;
+          throw err;
+        }),
+      ),
+    ),
 };
 
 const noFetcher: UrlFetcher = {
@@ -339,5 +350,79 @@ describe('processing a batch of documents', () => {
     expect(work.document('doc_a')).toMatchObject({ status: 'queued', attempts: 0 });
     expect(work.document('doc_b')).toMatchObject({ status: 'cancelled', errorCode: 'cancelled' });
     expect(index.rows.size).toBe(0);
+  });
+});
+
+describe('parsing small uploads in groups', () => {
+  /** The in-process parser, recording what it was asked: each group's file names, each lone parse's. */
+  function recordingParser(answer?: (filename: string) => DocumentFailure | 'not parsed' | undefined) {
+    const groups: string[][] = [];
+    const alone: string[] = [];
+    const parser: DocumentParser = {
+      parse: async (input, signal) => {
+        alone.push(input.filename);
+        return inProcessParser.parse(input, signal);
+      },
+      parseGroup: async (documents, group, signal) => {
+        groups.push(documents.map((d) => d.filename));
+        const parsed = await inProcessParser.parseGroup!(documents, group, signal);
+        return parsed.map((p, i) => {
+          const told = answer?.(documents[i]!.filename);
+          return told === 'not parsed' ? undefined : (told ?? p);
+        });
+      },
+    };
+    return { parser, groups, alone };
+  }
+
+  it('parses the small uploads of a batch in one request, each with its own outcome', async () => {
+    const ids = ['doc_a', 'doc_b', 'doc_c'];
+    for (const id of ids) await upload(id, `# ${id}\n\nThe ${id} policy covers parking.\n`);
+    await upload('doc_big', `# Big\n\n${'A long policy on parking. '.repeat(8000)}\n`);
+    const { parser, groups, alone } = recordingParser();
+    await processDocuments(deps({ parser }), [...ids, 'doc_big'], WORKER);
+
+    expect(groups).toEqual([['doc_a.md', 'doc_b.md', 'doc_c.md']]);
+    expect(alone).toEqual(['doc_big.md']);
+    for (const id of [...ids, 'doc_big']) {
+      expect(work.document(id)).toMatchObject({ status: 'ready', attempts: 1 });
+    }
+    expect((await objects.getBuffer(artifactKeys.text('doc_b')))?.toString()).toContain('doc_b policy');
+  });
+
+  it('fails the one document the group failed, and parses alone those the group did not parse', async () => {
+    for (const id of ['doc_a', 'doc_b', 'doc_c']) await upload(id, TEXT);
+    const { parser, groups, alone } = recordingParser((filename) =>
+      filename === 'doc_b.md'
+        ? new DocumentFailure('corrupt_document', 'The file could not be parsed: bad bytes')
+        : filename === 'doc_c.md'
+          ? 'not parsed'
+          : undefined,
+    );
+    await processDocuments(deps({ parser }), ['doc_a', 'doc_b', 'doc_c'], WORKER);
+
+    expect(groups).toHaveLength(1);
+    expect(alone).toEqual(['doc_c.md']);
+    expect(work.document('doc_a').status).toBe('ready');
+    expect(work.document('doc_b')).toMatchObject({ status: 'failed', errorCode: 'corrupt_document' });
+    expect(work.document('doc_c').status).toBe('ready');
+  });
+
+  it('parses alone every document of a group the parser broke on', async () => {
+    for (const id of ['doc_a', 'doc_b']) await upload(id, TEXT);
+    const alone: string[] = [];
+    const parser: DocumentParser = {
+      parse: async (input, signal) => {
+        alone.push(input.filename);
+        return inProcessParser.parse(input, signal);
+      },
+      parseGroup: async () => {
+        throw new Error('the parser process could not start');
+      },
+    };
+    await processDocuments(deps({ parser }), ['doc_a', 'doc_b'], WORKER);
+
+    expect(alone).toEqual(['doc_a.md', 'doc_b.md']);
+    for (const id of ['doc_a', 'doc_b']) expect(work.document(id).status).toBe('ready');
   });
 });

@@ -11,10 +11,18 @@ import { createInterface } from 'node:readline';
 import { DocumentFailure } from '../../errors.js';
 import { FULL_PROFILE_TOOLS, toolVersion } from '../../parsing/formats/tools.js';
 import { parseBytes } from '../../parsing/parse.js';
-import { type ParseRequest, type ParseResponse, SANDBOX_FAILURES } from './protocol.js';
+import {
+  type ParseGroupRequest,
+  type ParseGroupResponse,
+  type ParseRequest,
+  type ParseResponse,
+  SANDBOX_FAILURES,
+} from './protocol.js';
+
+type Limits = Pick<ParseRequest, 'profile' | 'maxOutputBytes' | 'maxUnpackedBytes'>;
 
 /** One line: JSON escapes every newline inside strings. */
-function answer(response: ParseResponse): Promise<void> {
+function answer(response: ParseResponse | ParseGroupResponse): Promise<void> {
   return new Promise((resolve) => process.stdout.write(`${JSON.stringify(response)}\n`, () => resolve()));
 }
 
@@ -26,18 +34,22 @@ async function clearTmp(): Promise<void> {
   }
 }
 
-async function parseOne(request: ParseRequest): Promise<ParseResponse> {
+async function parseOne(
+  read: () => Promise<Buffer>,
+  filename: string,
+  declaredMediaType: string | null,
+  limits: Limits,
+): Promise<ParseResponse> {
   try {
-    const buf = await readFile(request.inputPath);
-    const document = await parseBytes(buf, request.filename, request.declaredMediaType, {
-      profile: request.profile,
-      maxUnpackedBytes: request.maxUnpackedBytes,
-      maxOutputBytes: request.maxOutputBytes,
+    const document = await parseBytes(await read(), filename, declaredMediaType, {
+      profile: limits.profile,
+      maxUnpackedBytes: limits.maxUnpackedBytes,
+      maxOutputBytes: limits.maxOutputBytes,
     });
-    if (Buffer.byteLength(document.text, 'utf8') > request.maxOutputBytes) {
+    if (Buffer.byteLength(document.text, 'utf8') > limits.maxOutputBytes) {
       throw new DocumentFailure(
         SANDBOX_FAILURES.output,
-        `The extracted text is larger than the output limit of ${Math.round(request.maxOutputBytes / 1048576)} MiB.`,
+        `The extracted text is larger than the output limit of ${Math.round(limits.maxOutputBytes / 1048576)} MiB.`,
       );
     }
     return { ok: true, document };
@@ -50,6 +62,36 @@ async function parseOne(request: ParseRequest): Promise<ParseResponse> {
       message: `The file could not be parsed: ${message.slice(0, 500)}`,
     };
   }
+}
+
+async function parseGroup(request: ParseGroupRequest): Promise<ParseGroupResponse> {
+  const started = performance.now();
+  const results: (ParseResponse | null)[] = [];
+  for (const doc of request.group) {
+    // Past the budget the rest wait for requests of their own: a slow file must not spend the others' time.
+    if (results.length > 0 && performance.now() - started > request.budgetMs) {
+      results.push(null);
+      continue;
+    }
+    await clearTmp();
+    results.push(
+      await parseOne(
+        async () => Buffer.from(doc.bytes, 'base64'),
+        doc.filename,
+        doc.declaredMediaType,
+        request,
+      ),
+    );
+  }
+  return { results };
+}
+
+async function handle(
+  request: ParseRequest | ParseGroupRequest,
+): Promise<ParseResponse | ParseGroupResponse> {
+  if ('group' in request) return parseGroup(request);
+  await clearTmp();
+  return parseOne(() => readFile(request.inputPath), request.filename, request.declaredMediaType, request);
 }
 
 // Standard output carries the answers and nothing else: whatever a library logs goes to standard error.
@@ -70,8 +112,7 @@ async function main(): Promise<void> {
   }
   for await (const line of createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY })) {
     if (!line.trim()) continue;
-    await clearTmp();
-    await answer(await parseOne(JSON.parse(line) as ParseRequest));
+    await answer(await handle(JSON.parse(line) as ParseRequest | ParseGroupRequest));
   }
   process.exit(0);
 }

@@ -3,10 +3,17 @@ import { copyFile, link, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ParserConfig } from '../../config.js';
 import type { Log } from '../../domain/log.js';
-import type { DocumentParser, ParsedDocument, ParseInput } from '../../domain/ports.js';
-import { DocumentFailure, isDocumentFailureCode } from '../../errors.js';
+import type {
+  DocumentParser,
+  GroupParse,
+  ParsedDocument,
+  ParseInput,
+  SmallDocument,
+} from '../../domain/ports.js';
+import { DocumentFailure } from '../../errors.js';
+import { interpret, readGroupAnswer } from './answers.js';
 import { bwrapArgs, explainBwrapFailure, SANDBOX_ENV, SANDBOX_INPUT, type SandboxLayout } from './bwrap.js';
-import { type ParseRequest, type ParseResponse, SANDBOX_FAILURES } from './protocol.js';
+import type { ParseGroupRequest, ParseRequest, ParseResponse } from './protocol.js';
 import { type Command, type Outcome, type ProcessLimits, SupervisedProcess, supervise } from './supervise.js';
 
 export type Isolation = 'bwrap' | 'process';
@@ -26,6 +33,8 @@ export interface SandboxedParserOptions {
   log: Log;
   /** Idle processes kept for the next document (the worker's document slots). */
   maxIdleProcesses?: number;
+  /** How long a group's parsing may go on before its other documents are left to requests of their own. */
+  groupBudgetMs?: number;
 }
 
 /** A parse that reached a verdict, with what it cost (for benchmarks and logs). */
@@ -44,11 +53,15 @@ export interface SandboxedParse {
 interface ParserSlot {
   process: SupervisedProcess;
   group: string | undefined;
+  /** Documents it was given (a group's all count). */
+  documents: number;
   folder: string;
   idleTimer?: NodeJS.Timeout;
 }
 
 const PROBE_TIMEOUT_MS = 20_000;
+/** A group's default budget: a small share of the per-request time limit, which the group has as a whole. */
+const GROUP_BUDGET_MS = 2000;
 /** A process that holds this share of the memory limit after a document is not given another. */
 const REUSE_MEMORY_SHARE = 0.5;
 
@@ -101,8 +114,9 @@ export class SandboxedParser implements DocumentParser {
 
   async parseMeasured(input: ParseInput, signal: AbortSignal): Promise<SandboxedParse> {
     const isolation = await this.start();
-    const reusable = this.takeIdle(input.group);
+    const reusable = this.takeIdle(input.group, 1);
     const slot = reusable ?? (await this.startSlot(isolation, input.group));
+    slot.documents++;
     let placed: string | undefined;
     let outcome: Outcome;
     try {
@@ -126,6 +140,54 @@ export class SandboxedParser implements DocumentParser {
     return { result, peakRssBytes: outcome.peakRssBytes, wallMs: outcome.wallMs, reused: !!reusable };
   }
 
+  /**
+   * Parses small documents of one group in one request, their bytes inline: no files, one round trip
+   * and one look at the process's usage for them all. The request has one document's limits; a
+   * process that breaks them is killed and, since the document at fault cannot be told, every
+   * document of the group is left to be parsed alone (`undefined`), where the fault finds its owner.
+   */
+  async parseGroup(all: SmallDocument[], group: string, signal: AbortSignal): Promise<GroupParse[]> {
+    // No process takes more than its documents (PARSER_DOCUMENTS_PER_PROCESS=1 keeps each one alone).
+    const documents = all.slice(0, this.options.config.documentsPerProcess);
+    const unparsed = all.slice(documents.length).map(() => undefined);
+    const isolation = await this.start();
+    const slot = this.takeIdle(group, documents.length) ?? (await this.startSlot(isolation, group));
+    slot.documents += documents.length;
+    const { config } = this.options;
+    const request: ParseGroupRequest = {
+      group: documents.map((d) => ({
+        bytes: d.bytes.toString('base64'),
+        filename: d.filename,
+        declaredMediaType: d.declaredMediaType,
+      })),
+      budgetMs: this.options.groupBudgetMs ?? GROUP_BUDGET_MS,
+      profile: config.profile,
+      maxOutputBytes: config.limits.outputBytes,
+      maxUnpackedBytes: config.limits.unpackedBytes,
+    };
+    let outcome: Outcome;
+    try {
+      outcome = await slot.process.run(JSON.stringify(request), signal);
+    } catch (err) {
+      await this.retire(slot);
+      throw err;
+    }
+    const results = outcome.kind === 'exited' ? readGroupAnswer(outcome.stdout, documents.length) : undefined;
+    if (!results) {
+      await this.retire(slot);
+      return all.map(() => undefined);
+    }
+    // A document that failed in there may have left the process in any state: it takes no more.
+    if (results.every((r) => r === null || r.ok)) this.release(slot);
+    else await this.retire(slot);
+    return [
+      ...results.map((r) =>
+        r === null ? undefined : r.ok ? r.document : new DocumentFailure(r.code, r.message),
+      ),
+      ...unparsed,
+    ];
+  }
+
   /** Ends the idle processes; parses still running finish, and their processes end after them. */
   async close(): Promise<void> {
     this.closed = true;
@@ -144,9 +206,15 @@ export class SandboxedParser implements DocumentParser {
     };
   }
 
-  private takeIdle(group: string | undefined): ParserSlot | undefined {
+  /** An idle process of the group that may still take `documents` more. */
+  private takeIdle(group: string | undefined, documents: number): ParserSlot | undefined {
     if (group === undefined) return undefined;
-    const i = this.idle.findIndex((s) => s.group === group && s.process.usable);
+    const i = this.idle.findIndex(
+      (s) =>
+        s.group === group &&
+        s.process.usable &&
+        s.documents + documents <= this.options.config.documentsPerProcess,
+    );
     if (i < 0) return undefined;
     const [slot] = this.idle.splice(i, 1);
     clearTimeout(slot!.idleTimer);
@@ -157,7 +225,7 @@ export class SandboxedParser implements DocumentParser {
     const folder = await mkdtemp(path.join(this.options.tmpDir, isolation === 'bwrap' ? 'inbox-' : 'parse-'));
     const command = isolation === 'bwrap' ? this.bwrapCommand(folder, []) : this.processCommand(folder, []);
     this.processesStarted++;
-    return { process: new SupervisedProcess(command, this.limits()), group, folder };
+    return { process: new SupervisedProcess(command, this.limits()), group, folder, documents: 0 };
   }
 
   /** Keeps a process that parsed a document well for the group's next one, if it may take more. */
@@ -168,7 +236,7 @@ export class SandboxedParser implements DocumentParser {
       !this.closed &&
       slot.group !== undefined &&
       slot.process.usable &&
-      slot.process.answered < config.documentsPerProcess &&
+      slot.documents < config.documentsPerProcess &&
       usage !== undefined &&
       usage.rssBytes < config.limits.memoryBytes * REUSE_MEMORY_SHARE &&
       // The kernel's lifetime CPU limit must leave a whole document's budget.
@@ -298,24 +366,4 @@ export class SandboxedParser implements DocumentParser {
       outcome.stderr.trim() || (outcome.kind === 'failed' ? outcome.message : 'the parser did not answer')
     );
   }
-}
-
-function interpret(outcome: Outcome): ParseResponse {
-  if (outcome.kind === 'failed') return { ok: false, code: outcome.code, message: outcome.message };
-  try {
-    const response = JSON.parse(outcome.stdout.toString('utf8')) as ParseResponse;
-    if (
-      typeof response === 'object' &&
-      response !== null &&
-      (response.ok || isDocumentFailureCode(response.code))
-    )
-      return response;
-  } catch {
-    // Reported below like any other broken answer.
-  }
-  return {
-    ok: false,
-    code: SANDBOX_FAILURES.crash,
-    message: 'The parser ended without a readable result.',
-  };
 }

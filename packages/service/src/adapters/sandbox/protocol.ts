@@ -12,10 +12,28 @@ export interface ParseRequest {
   maxUnpackedBytes: number;
 }
 
-/** The one JSON line the parser process writes on its standard output. */
+/**
+ * Several small documents in one request, their bytes inline (base64): one round trip, one look at the
+ * process's usage and no files for the lot. They are parsed in order until the group has taken
+ * `budgetMs`; the rest are left unparsed for requests of their own.
+ */
+export interface ParseGroupRequest {
+  group: { bytes: string; filename: string; declaredMediaType: string | null }[];
+  budgetMs: number;
+  profile: 'default' | 'full';
+  maxOutputBytes: number;
+  maxUnpackedBytes: number;
+}
+
+/** The one JSON line the parser process writes on its standard output for a ParseRequest. */
 export type ParseResponse =
   | { ok: true; document: ParsedDocument }
   | { ok: false; code: DocumentFailureCode; message: string };
+
+/** The answer to a ParseGroupRequest: one per document in order, null for one left unparsed. */
+export interface ParseGroupResponse {
+  results: (ParseResponse | null)[];
+}
 
 /** Why a sandboxed parser process died; each becomes the failure code of that one document. */
 export const SANDBOX_FAILURES = {
