@@ -242,15 +242,27 @@ export type StartOutcome =
 
 export interface WorkStore {
   claimDocuments(documentIds: string[], workerId: string, options: ClaimOptions): Promise<BatchClaim>;
-  startDocument(documentId: string, workerId: string, stage: DocumentStage): Promise<StartOutcome>;
+  /** Starts held documents in one write; answers each one asked for (`held: false` for those not held). */
+  startDocuments(
+    documentIds: string[],
+    workerId: string,
+    stage: DocumentStage,
+  ): Promise<Map<string, StartOutcome>>;
   /** Moves held documents to a stage; answers, for each one still held, its run's status. */
   setStages(documentIds: string[], workerId: string, stage: DocumentStage): Promise<Map<string, RunStatus>>;
   /** Extends the leases; answers the documents this worker still holds (not deleted, cancelled, taken over). */
   renewLeases(documentIds: string[], workerId: string, leaseSeconds: number): Promise<Set<string>>;
   /** Lets started documents' leases lapse now, so that they are retried. */
   releaseLeases(documentIds: string[], workerId: string): Promise<void>;
-  /** Returns claimed documents that were never started to the queue. */
-  unclaimDocuments(documentIds: string[], workerId: string): Promise<void>;
+  /**
+   * Returns claimed documents whose work never began to the queue; those in `takeBackAttempt` were
+   * started ahead of their turn (their attempt counted) and get the attempt back.
+   */
+  unclaimDocuments(
+    documentIds: string[],
+    workerId: string,
+    takeBackAttempt?: ReadonlySet<string>,
+  ): Promise<void>;
   /** Finishes documents this worker holds and settles their runs in one transaction; answers those finished. */
   finishDocuments(
     workerId: string,

@@ -23,7 +23,7 @@ import type {
   UrlFetcher,
 } from '../domain/ports.js';
 import { fetchHeadersContext, type SecretBox } from '../domain/secrets.js';
-import type { FinishDocument, WorkStore } from '../domain/stores.js';
+import type { FinishDocument, StartOutcome, WorkStore } from '../domain/stores.js';
 import type { DocumentRecord, DocumentStage } from '../domain/types.js';
 import { DependencyUnavailable, DocumentFailure } from '../errors.js';
 import { sanitizeFilename } from '../ingestion/upload.js';
@@ -197,11 +197,13 @@ class Batch {
    */
   private readonly fetches = new Map<string, Promise<Fetched>>();
   /**
-   * Parses of small uploaded documents, by document: made a group at a time when the group's first
-   * document reaches its parse, ahead of the others' starts (as a read-ahead: nothing is recorded on
-   * a document before it starts). `undefined` when the document is to be parsed alone.
+   * Small uploaded documents are started and parsed a group at a time (see startGroup): their starts
+   * and parses by document, made when the group's first document starts.
    */
+  private readonly groupStarts = new Map<string, Promise<StartOutcome>>();
   private readonly grouped = new Map<string, Promise<GroupParse>>();
+  /** Documents started with a group whose own turn has not come: their attempt is taken back if it never does. */
+  private readonly startedAhead = new Set<string>();
   /** Stops the batch's group parses when it ends early. */
   private readonly ending = new AbortController();
   /** Documents whose processing began (`prepare`). */
@@ -274,7 +276,7 @@ class Batch {
       await flushing;
       if (pending.length > 0) await this.flush(pending);
       if (unclaim.length > 0) {
-        await this.deps.work.unclaimDocuments(unclaim, this.workerId);
+        await this.deps.work.unclaimDocuments(unclaim, this.workerId, this.startedAhead);
         for (const id of unclaim) this.held.delete(id);
       }
     } finally {
@@ -319,11 +321,16 @@ class Batch {
   private async prepare(claimed: DocumentRecord, next: DocumentRecord | undefined): Promise<Prepared> {
     const { deps, workerId } = this;
     this.started.add(claimed.id);
+    this.startedAhead.delete(claimed.id);
     const signal = this.abortOf(claimed.id).signal;
     const fetchFirst = fetchesFirst(claimed);
-    const started = await deps.work
-      .startDocument(claimed.id, workerId, fetchFirst ? 'fetching' : 'parsing')
-      .catch((error: unknown) => ({ error }));
+    const started = await (
+      this.groupStarts.get(claimed.id) ??
+      this.startGroup(claimed) ??
+      deps.work
+        .startDocuments([claimed.id], workerId, fetchFirst ? 'fetching' : 'parsing')
+        .then((s) => s.get(claimed.id)!)
+    ).catch((error: unknown) => ({ error }));
     if ('error' in started) return { kind: 'error', doc: claimed, error: started.error };
     if (!started.held) return { kind: 'lost', doc: claimed };
     if (started.runStatus === 'paused') return { kind: 'paused', doc: claimed };
@@ -363,7 +370,7 @@ class Batch {
       }
       const current = doc;
       const parsed = await timed('parsing', async () => {
-        const inGroup = await this.parsedInGroup(current);
+        const inGroup = await this.grouped.get(current.id);
         if (inGroup instanceof DocumentFailure) throw inGroup;
         if (inGroup) return inGroup;
         const input = this.input(current);
@@ -438,49 +445,66 @@ class Batch {
   }
 
   /**
-   * The document's parse in a group: the one it is in, or a new one of it and the groupable documents
-   * that follow it in the batch. `undefined` when it is to be parsed alone (not groupable, alone in
-   * its group, or the group could not parse it).
+   * Starts a group: the document and the groupable ones after it in the batch, in one write, and
+   * then parses those started in one request (DocumentParser.parseGroup) while the first is finished.
+   * Undefined when the document begins no group (not groupable, or nothing to group it with).
    */
-  private parsedInGroup(current: DocumentRecord): Promise<GroupParse> {
-    const known = this.grouped.get(current.id);
-    if (known) return known;
-    const at = this.docs.findIndex((d) => d.id === current.id);
+  private startGroup(first: DocumentRecord): Promise<StartOutcome> | undefined {
     const members: DocumentRecord[] = [];
     let bytes = 0;
-    for (const doc of this.docs.slice(at)) {
-      if (!this.groupable(doc) || this.grouped.has(doc.id) || members.length === GROUP_DOCUMENTS) break;
+    for (const doc of this.docs.slice(this.docs.findIndex((d) => d.id === first.id))) {
+      if (!this.groupable(doc) || members.length === GROUP_DOCUMENTS) break;
       if (bytes + doc.sizeBytes! > GROUP_BYTES) break;
-      if (members.length > 0 && this.started.has(doc.id)) break;
       members.push(doc);
       bytes += doc.sizeBytes!;
     }
-    if (members.length < 2) return Promise.resolve(undefined);
-    const parsing = (async () => {
-      const originals = await Promise.all(members.map((d) => this.deps.objects.getBuffer(d.storageKey)));
-      // A missing original is reported by the document's own parse, alone.
-      if (originals.some((o) => o === undefined)) return members.map(() => undefined);
-      return this.deps.parser.parseGroup!(
-        members.map((d, i) => ({
-          bytes: originals[i]!,
-          filename: d.filename,
-          declaredMediaType: d.declaredMediaType,
-        })),
-        this.workspaceId,
-        this.ending.signal,
-      );
-    })();
-    for (const [i, doc] of members.entries()) {
+    if (members.length < 2) return undefined;
+    const starting = this.deps.work.startDocuments(
+      members.map((d) => d.id),
+      this.workerId,
+      'parsing',
+    );
+    const parsing = starting.then(async (starts) => {
+      const parsed = members.filter((d) => {
+        const s = starts.get(d.id);
+        return s?.held === true && s.runStatus === 'processing';
+      });
+      for (const d of parsed) if (d.id !== first.id) this.startedAhead.add(d.id);
+      const results = await this.parseGroup(parsed);
+      return new Map(parsed.map((d, i) => [d.id, results[i]]));
+    });
+    for (const doc of members) {
+      const start = starting.then((s) => s.get(doc.id)!);
+      // Awaited when the document's turn comes; until then a failure must not count as unhandled.
+      start.catch(() => {});
+      this.groupStarts.set(doc.id, start);
       // Whatever failed (storage, the parser process) is met again, by each document alone.
       this.grouped.set(
         doc.id,
         parsing.then(
-          (results) => results[i],
+          (results) => results.get(doc.id),
           () => undefined,
         ),
       );
     }
-    return this.grouped.get(current.id)!;
+    return this.groupStarts.get(first.id);
+  }
+
+  /** One request for the group's documents, their originals read from storage first. */
+  private async parseGroup(docs: DocumentRecord[]): Promise<GroupParse[]> {
+    if (docs.length === 0) return [];
+    const originals = await Promise.all(docs.map((d) => this.deps.objects.getBuffer(d.storageKey)));
+    // A missing original is reported by the document's own parse, alone.
+    if (originals.some((o) => o === undefined)) return docs.map(() => undefined);
+    return this.deps.parser.parseGroup!(
+      docs.map((d, i) => ({
+        bytes: originals[i]!,
+        filename: d.filename,
+        declaredMediaType: d.declaredMediaType,
+      })),
+      this.workspaceId,
+      this.ending.signal,
+    );
   }
 
   /** The document's abort controller, made by whichever asks first: its read-ahead or its start. */

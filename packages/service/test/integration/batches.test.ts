@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { client } from '../support/http.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { startDocument } from '../support/start.js';
 
 /**
  * Documents in batches (issue 17): a worker takes the waiting documents of a workspace together,
@@ -132,7 +133,7 @@ describe('claiming a batch', () => {
     expect(second.deferred).toEqual([b0]);
 
     // a0 is started and its attempt fails (lease released): next time it goes alone.
-    expect(await store.startDocument(a0!, 'wrk_1', 'parsing')).toEqual({
+    expect(await startDocument(store, a0!, 'wrk_1', 'parsing')).toEqual({
       held: true,
       runStatus: 'processing',
       attempts: 1,
@@ -157,7 +158,7 @@ describe('claiming a batch', () => {
       maxBytes: 10_000,
     });
     expect(claim.claimed).toHaveLength(2);
-    expect(await store.startDocument(d0!, 'wrk_1', 'parsing')).toMatchObject({ runStatus: 'processing' });
+    expect(await startDocument(store, d0!, 'wrk_1', 'parsing')).toMatchObject({ runStatus: 'processing' });
     // The run's pace comes from what workers finished: nothing yet, then one document.
     const runUrl = `/v1/runs/${up.body.run.id}`;
     expect((await api.get(runUrl)).body).toMatchObject({ documentsPerSecond: null, etaSeconds: null });
@@ -171,7 +172,7 @@ describe('claiming a batch', () => {
     // One document left at that pace (the API rounds the pace to two decimals).
     expect(Math.abs(pace.etaSeconds - 1 / pace.documentsPerSecond)).toBeLessThan(1.01);
     expect((await api.post(`/v1/runs/${up.body.run.id}/pause`)).body.status).toBe('paused');
-    expect(await store.startDocument(d1!, 'wrk_1', 'parsing')).toEqual({
+    expect(await startDocument(store, d1!, 'wrk_1', 'parsing')).toEqual({
       held: true,
       runStatus: 'paused',
       attempts: 0,

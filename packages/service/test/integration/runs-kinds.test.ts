@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { client } from '../support/http.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { startDocument } from '../support/start.js';
 
 /**
  * Runs as people see them (issue 28): each says what started it and the workspace lists them; the
@@ -156,7 +157,7 @@ describe('the pace of a run after Resume', () => {
         maxBytes: 1e6,
       });
       expect(claim.claimed.map((d) => d.id)).toEqual([id]);
-      await store.startDocument(id, 'wrk_1', 'parsing');
+      await startDocument(store, id, 'wrk_1', 'parsing');
       await store.finishDocuments('wrk_1', [{ documentId: id, result: { status: 'ready', chunkCount: 1 } }]);
     };
     await claimAndFinish(d0!);

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { client } from '../support/http.js';
 import { capturingLog, WARN } from '../support/log.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { startDocument } from '../support/start.js';
 import { holdsFor, waitFor } from '../support/wait.js';
 
 let svc: TestService | undefined;
@@ -159,7 +160,7 @@ describe('recovery by the reconciler', () => {
     const options = { leaseSeconds: 2, maxAttempts: 3, maxBytes: 1024 * 1024 };
     const claim = await svc.deps.work.claimDocuments([docId], 'wrk_dead', options);
     expect(claim.claimed.map((d) => d.id)).toEqual([docId]);
-    expect(await svc.deps.work.startDocument(docId, 'wrk_dead', 'parsing')).toEqual({
+    expect(await startDocument(svc.deps.work, docId, 'wrk_dead', 'parsing')).toEqual({
       held: true,
       runStatus: 'processing',
       attempts: 1,
@@ -193,7 +194,7 @@ describe('recovery by the reconciler', () => {
         maxBytes: 1024 * 1024,
       });
       expect(claim.claimed.map((d) => d.id)).toEqual([docId]);
-      expect(await work.startDocument(docId, w, 'parsing')).toMatchObject({ held: true });
+      expect(await startDocument(work, docId, w, 'parsing')).toMatchObject({ held: true });
       await waitFor(`${w}'s lease to expire`, async () =>
         (await work.requeueLostDocuments(10, 3600)).includes(docId),
       );

@@ -1,3 +1,5 @@
+// Over 400 lines: one in-memory work store, kept to the contract suite's rules, whose every method
+// reads and writes the same documents and runs; split, they would pass that state around.
 /**
  * In-memory stand-ins for the work store (here), the search index (fake-index.ts) and the workspace
  * store (fake-workspaces.ts), for unit tests of the pipeline and of uploads. They keep the rules the
@@ -176,13 +178,27 @@ export class MemoryWorkStore implements WorkStore {
     return out;
   }
 
-  async startDocument(documentId: string, workerId: string, stage: DocumentStage): Promise<StartOutcome> {
-    const d = this.holds(documentId, workerId);
-    if (!d) return { held: false };
-    const runStatus = this.runs.get(d.record.runId)!.status;
-    if (runStatus !== 'processing') return { held: true, runStatus, attempts: 0 };
-    this.update(d, { stage, attempts: d.record.attempts + 1 });
-    return { held: true, runStatus, attempts: d.record.attempts };
+  async startDocuments(
+    documentIds: string[],
+    workerId: string,
+    stage: DocumentStage,
+  ): Promise<Map<string, StartOutcome>> {
+    const out = new Map<string, StartOutcome>();
+    for (const id of documentIds) {
+      const d = this.holds(id, workerId);
+      if (!d) {
+        out.set(id, { held: false });
+        continue;
+      }
+      const runStatus = this.runs.get(d.record.runId)!.status;
+      if (runStatus !== 'processing') {
+        out.set(id, { held: true, runStatus, attempts: 0 });
+        continue;
+      }
+      this.update(d, { stage, attempts: d.record.attempts + 1 });
+      out.set(id, { held: true, runStatus, attempts: d.record.attempts });
+    }
+    return out;
   }
 
   async setStages(
@@ -218,11 +234,16 @@ export class MemoryWorkStore implements WorkStore {
     }
   }
 
-  async unclaimDocuments(documentIds: string[], workerId: string): Promise<void> {
+  async unclaimDocuments(
+    documentIds: string[],
+    workerId: string,
+    takeBackAttempt: ReadonlySet<string> = new Set(),
+  ): Promise<void> {
     for (const id of documentIds) {
       const d = this.holds(id, workerId);
       if (!d) continue;
-      this.update(d, { status: 'queued', stage: 'queued' });
+      const attempts = takeBackAttempt.has(id) ? Math.max(0, d.record.attempts - 1) : d.record.attempts;
+      this.update(d, { status: 'queued', stage: 'queued', attempts });
       d.leaseOwner = null;
       d.leaseExpiresAt = 0;
     }

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ClaimOptions, WorkStore } from '../../src/domain/stores.js';
 import type { DocumentRecord, RunStatus } from '../../src/domain/types.js';
+import { startDocument } from './start.js';
 
 export interface WorkStoreFixture {
   work: WorkStore;
@@ -46,7 +47,7 @@ export function workStoreContract(name: string, make: () => Promise<WorkStoreFix
         const id = documentIds[0]!;
         const first = await f.work.claimDocuments([id], 'wrk_a', options({ leaseSeconds: 1 }));
         expect(first.claimed.map((d) => d.id)).toEqual([id]);
-        expect(await f.work.startDocument(id, 'wrk_a', 'parsing')).toEqual({
+        expect(await startDocument(f.work, id, 'wrk_a', 'parsing')).toEqual({
           held: true,
           runStatus: 'processing',
           attempts: 1,
@@ -65,10 +66,38 @@ export function workStoreContract(name: string, make: () => Promise<WorkStoreFix
         expect((await f.work.claimDocuments([id], 'wrk_b', options())).claimed.map((d) => d.id)).toEqual([
           id,
         ]);
-        expect(await f.work.startDocument(id, 'wrk_b', 'parsing')).toMatchObject({ attempts: 2 });
+        expect(await startDocument(f.work, id, 'wrk_b', 'parsing')).toMatchObject({ attempts: 2 });
         expect(await f.work.setStages([id], 'wrk_a', 'chunking')).toEqual(new Map());
         expect(await f.work.setStages([id], 'wrk_b', 'chunking')).toEqual(new Map([[id, 'processing']]));
         expect(await f.work.renewLeases([id], 'wrk_b', 30)).toEqual(new Set([id]));
+      }),
+    );
+
+    it(
+      'starts several documents in one write, answering each, and takes back the attempt of one unclaimed unstarted',
+      withFixture(async (f) => {
+        const { runId, documentIds } = await f.seed('processing', [0, 0, 0]);
+        const [a, b, c] = documentIds as [string, string, string];
+        await f.work.claimDocuments([a, b], 'wrk_a', options());
+        await f.work.claimDocuments([c], 'wrk_b', options());
+        expect(await f.work.startDocuments([a, b, c], 'wrk_a', 'parsing')).toEqual(
+          new Map([
+            [a, { held: true, runStatus: 'processing', attempts: 1 }],
+            [b, { held: true, runStatus: 'processing', attempts: 1 }],
+            [c, { held: false }],
+          ]),
+        );
+        expect(await f.document(b)).toMatchObject({ stage: 'parsing', attempts: 1 });
+        // b was started ahead of its turn, and the batch stopped before it: back uncharged.
+        await f.work.unclaimDocuments([b], 'wrk_a', new Set([b]));
+        expect(await f.document(b)).toMatchObject({ status: 'queued', attempts: 0 });
+        expect(await f.document(a)).toMatchObject({ status: 'processing', attempts: 1 });
+        // A paused run's documents are held but not started: no attempt counted.
+        await f.setRunStatus(runId, 'paused');
+        expect(await f.work.startDocuments([a], 'wrk_a', 'parsing')).toEqual(
+          new Map([[a, { held: true, runStatus: 'paused', attempts: 0 }]]),
+        );
+        expect((await f.document(a)).attempts).toBe(1);
       }),
     );
 
@@ -81,8 +110,8 @@ export function workStoreContract(name: string, make: () => Promise<WorkStoreFix
           a,
           b,
         ]);
-        await f.work.startDocument(a, 'wrk_a', 'parsing');
-        await f.work.startDocument(b, 'wrk_a', 'parsing');
+        await startDocument(f.work, a, 'wrk_a', 'parsing');
+        await startDocument(f.work, b, 'wrk_a', 'parsing');
         const ready = { documentId: a, result: { status: 'ready' as const, chunkCount: 3 } };
         expect(await f.work.finishDocuments('wrk_other', [ready])).toEqual(new Set());
         expect(await f.work.finishDocuments('wrk_a', [ready])).toEqual(new Set([a]));
@@ -167,13 +196,13 @@ export function workStoreContract(name: string, make: () => Promise<WorkStoreFix
         const id = documentIds[0]!;
         await f.work.claimDocuments([id], 'wrk_a', options());
         await f.setRunStatus(runId, 'paused');
-        expect(await f.work.startDocument(id, 'wrk_a', 'parsing')).toEqual({
+        expect(await startDocument(f.work, id, 'wrk_a', 'parsing')).toEqual({
           held: true,
           runStatus: 'paused',
           attempts: 0,
         });
         expect(await f.document(id)).toMatchObject({ attempts: 0, stage: 'queued' });
-        expect(await f.work.startDocument(id, 'wrk_b', 'parsing')).toEqual({ held: false });
+        expect(await startDocument(f.work, id, 'wrk_b', 'parsing')).toEqual({ held: false });
       }),
     );
 
@@ -201,14 +230,14 @@ export function workStoreContract(name: string, make: () => Promise<WorkStoreFix
         const { documentIds } = await f.seed('processing', [0]);
         const id = documentIds[0]!;
         await f.work.claimDocuments([id], 'wrk_a', options({ leaseSeconds: 1 }));
-        await f.work.startDocument(id, 'wrk_a', 'parsing');
+        await startDocument(f.work, id, 'wrk_a', 'parsing');
         expect(await f.work.requeueLostDocuments(10, 3600)).toEqual([]);
         await f.expireLeases(1);
         expect(await f.work.requeueLostDocuments(10, 3600)).toEqual([id]);
         expect(await f.work.requeueLostDocuments(10, 3600)).toEqual([]);
         // Another worker takes it, and its lease lapses too: a new lapse, handed back again.
         await f.work.claimDocuments([id], 'wrk_b', options({ leaseSeconds: 1 }));
-        await f.work.startDocument(id, 'wrk_b', 'parsing');
+        await startDocument(f.work, id, 'wrk_b', 'parsing');
         await f.expireLeases(1);
         expect(await f.work.requeueLostDocuments(10, 3600)).toEqual([id]);
       }),
@@ -220,7 +249,7 @@ export function workStoreContract(name: string, make: () => Promise<WorkStoreFix
         const { documentIds } = await f.seed('processing', [0]);
         const id = documentIds[0]!;
         await f.work.claimDocuments([id], 'wrk_a', options());
-        await f.work.startDocument(id, 'wrk_a', 'parsing');
+        await startDocument(f.work, id, 'wrk_a', 'parsing');
         await f.work.releaseLeases([id], 'wrk_a');
         await f.expireLeases(0);
         expect(await f.work.requeueLostDocuments(10, 3600)).toEqual([id]);

@@ -375,13 +375,21 @@ describe('parsing small uploads in groups', () => {
     return { parser, groups, alone };
   }
 
-  it('parses the small uploads of a batch in one request, each with its own outcome', async () => {
+  it('starts the small uploads of a batch in one write and parses them in one request, each with its own outcome', async () => {
     const ids = ['doc_a', 'doc_b', 'doc_c'];
     for (const id of ids) await upload(id, `# ${id}\n\nThe ${id} policy covers parking.\n`);
     await upload('doc_big', `# Big\n\n${'A long policy on parking. '.repeat(8000)}\n`);
     const { parser, groups, alone } = recordingParser();
+    const starts: string[][] = [];
+    const start = work.startDocuments.bind(work);
+    work.startDocuments = async (documentIds, workerId, stage) => {
+      starts.push(documentIds);
+      return start(documentIds, workerId, stage);
+    };
     await processDocuments(deps({ parser }), [...ids, 'doc_big'], WORKER);
 
+    // One write starts the group, one request parses it.
+    expect(starts).toEqual([ids, ['doc_big']]);
     expect(groups).toEqual([['doc_a.md', 'doc_b.md', 'doc_c.md']]);
     expect(alone).toEqual(['doc_big.md']);
     for (const id of [...ids, 'doc_big']) {

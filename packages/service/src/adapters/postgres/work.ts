@@ -17,6 +17,7 @@ import { keepIndexedVersion, recordFetched } from './fetched.js';
 import { announceDocumentsIn } from './outbox.js';
 import { type DocumentRow, toDocument } from './rows.js';
 import { CANCELLED_BEFORE_PROCESSING, settleRunIn } from './runs.js';
+import { startDocuments } from './starts.js';
 
 /**
  * The worker's side of documents: claiming with a lease, recording stages and results, and what the
@@ -122,22 +123,12 @@ export class PgWorkRepository implements WorkStore {
    * Starts a claimed document: counts the attempt and enters its first stage, unless its run is no
    * longer processing (the run's status says what to do instead).
    */
-  async startDocument(documentId: string, workerId: string, stage: DocumentStage): Promise<StartOutcome> {
-    const r = await this.pool.query<{ run_status: RunStatus; attempts: number | null }>(
-      `WITH cur AS (
-         SELECT d.id, r.status AS run_status FROM documents d JOIN runs r ON r.id = d.run_id
-         WHERE d.id = $1 AND d.lease_owner = $2 AND d.status = 'processing' FOR UPDATE OF d
-       ), started AS (
-         UPDATE documents d SET stage = $3, attempts = d.attempts + 1, started_at = coalesce(d.started_at, now()),
-           updated_at = now()
-         FROM cur WHERE d.id = cur.id AND cur.run_status = 'processing' RETURNING d.attempts
-       )
-       SELECT cur.run_status, (SELECT attempts FROM started) AS attempts FROM cur`,
-      [documentId, workerId, stage],
-    );
-    const row = r.rows[0];
-    if (!row) return { held: false };
-    return { held: true, runStatus: row.run_status, attempts: row.attempts ?? 0 };
+  startDocuments(
+    documentIds: string[],
+    workerId: string,
+    stage: DocumentStage,
+  ): Promise<Map<string, StartOutcome>> {
+    return startDocuments(this.pool, documentIds, workerId, stage);
   }
 
   async setStages(
@@ -173,12 +164,17 @@ export class PgWorkRepository implements WorkStore {
   }
 
   /** Gives claimed documents that were never started back to the queue, as if never claimed. */
-  async unclaimDocuments(documentIds: string[], workerId: string): Promise<void> {
+  async unclaimDocuments(
+    documentIds: string[],
+    workerId: string,
+    takeBackAttempt: ReadonlySet<string> = new Set(),
+  ): Promise<void> {
     await this.pool.query(
       `UPDATE documents SET status = 'queued', stage = 'queued', lease_owner = NULL, lease_expires_at = NULL,
+         attempts = CASE WHEN id = ANY($3::text[]) THEN greatest(attempts - 1, 0) ELSE attempts END,
          updated_at = now()
        WHERE id = ANY($1::text[]) AND lease_owner = $2 AND status = 'processing'`,
-      [documentIds, workerId],
+      [documentIds, workerId, [...takeBackAttempt]],
     );
   }
 
