@@ -74,6 +74,8 @@ const FLUSH_TEXT_BYTES = 32 * 2 ** 20;
  */
 const GROUP_DOCUMENT_BYTES = 128 * 1024;
 const GROUP_DOCUMENTS = 64;
+/** A batch's first group is smaller: its first documents are searchable sooner, the next group parsed meanwhile. */
+const FIRST_GROUP_DOCUMENTS = 8;
 const GROUP_BYTES = 1024 * 1024;
 
 /** Lost the document to someone else (deleted, cancelled, lease taken over): stop quietly. */
@@ -276,6 +278,8 @@ class Batch {
       await flushing;
       if (pending.length > 0) await this.flush(pending);
       if (unclaim.length > 0) {
+        // A group started ahead may still be on its way: its documents' attempts are taken back too.
+        await Promise.allSettled(this.groupStarts.values());
         await this.deps.work.unclaimDocuments(unclaim, this.workerId, this.startedAhead);
         for (const id of unclaim) this.held.delete(id);
       }
@@ -446,14 +450,16 @@ class Batch {
 
   /**
    * Starts a group: the document and the groupable ones after it in the batch, in one write, and
-   * then parses those started in one request (DocumentParser.parseGroup) while the first is finished.
-   * Undefined when the document begins no group (not groupable, or nothing to group it with).
+   * then parses those started in one request (DocumentParser.parseGroup). Called when the document's
+   * turn comes, or ahead of it when the group before it is parsed. Undefined when the document begins
+   * no group (not groupable, or nothing to group it with).
    */
   private startGroup(first: DocumentRecord): Promise<StartOutcome> | undefined {
     const members: DocumentRecord[] = [];
+    const most = this.groupStarts.size === 0 ? FIRST_GROUP_DOCUMENTS : GROUP_DOCUMENTS;
     let bytes = 0;
     for (const doc of this.docs.slice(this.docs.findIndex((d) => d.id === first.id))) {
-      if (!this.groupable(doc) || members.length === GROUP_DOCUMENTS) break;
+      if (!this.groupable(doc) || members.length === most) break;
       if (bytes + doc.sizeBytes! > GROUP_BYTES) break;
       members.push(doc);
       bytes += doc.sizeBytes!;
@@ -469,10 +475,15 @@ class Batch {
         const s = starts.get(d.id);
         return s?.held === true && s.runStatus === 'processing';
       });
-      for (const d of parsed) if (d.id !== first.id) this.startedAhead.add(d.id);
+      for (const d of parsed) if (!this.started.has(d.id)) this.startedAhead.add(d.id);
       const results = await this.parseGroup(parsed);
       return new Map(parsed.map((d, i) => [d.id, results[i]]));
     });
+    // The next group is started and parsed while this one's documents are chunked and indexed.
+    parsing.then(
+      () => this.startGroupAfter(members.at(-1)!),
+      () => {},
+    );
     for (const doc of members) {
       const start = starting.then((s) => s.get(doc.id)!);
       // Awaited when the document's turn comes; until then a failure must not count as unhandled.
@@ -488,6 +499,14 @@ class Batch {
       );
     }
     return this.groupStarts.get(first.id);
+  }
+
+  /** Starts the group that follows `last` in the batch, unless it has begun or the batch is stopping. */
+  private startGroupAfter(last: DocumentRecord): void {
+    const next = this.docs[this.docs.indexOf(last) + 1];
+    if (!next || this.groupStarts.has(next.id) || this.failure !== undefined || this.ending.signal.aborted)
+      return;
+    this.startGroup(next);
   }
 
   /** One request for the group's documents, their originals read from storage first. */

@@ -398,6 +398,32 @@ describe('parsing small uploads in groups', () => {
     expect((await objects.getBuffer(artifactKeys.text('doc_b')))?.toString()).toContain('doc_b policy');
   });
 
+  it('starts and parses the next group while the documents of the one before are chunked', async () => {
+    const ids = Array.from({ length: 70 }, (_, i) => `doc_${String(i).padStart(2, '0')}`);
+    for (const id of ids) await upload(id, `# ${id}\n\nThe ${id} policy covers parking.\n`);
+    const { parser, groups } = recordingParser();
+    let detected = 0;
+    const detectedAtStart: number[] = [];
+    const start = work.startDocuments.bind(work);
+    work.startDocuments = async (documentIds, workerId, stage) => {
+      detectedAtStart.push(detected);
+      return start(documentIds, workerId, stage);
+    };
+    const languages = {
+      detect: async () => {
+        detected++;
+        return { language: 'en', reliable: true };
+      },
+    };
+    await processDocuments(deps({ parser, languages }), ids, WORKER);
+
+    // The first group is small, so that its documents are searchable soon.
+    expect(groups.map((g) => g.length)).toEqual([8, 62]);
+    // The second group was started before the first group's first document was read for its language.
+    expect(detectedAtStart).toEqual([0, 0]);
+    for (const id of ids) expect(work.document(id)).toMatchObject({ status: 'ready', attempts: 1 });
+  });
+
   it('fails the one document the group failed, and parses alone those the group did not parse', async () => {
     for (const id of ['doc_a', 'doc_b', 'doc_c']) await upload(id, TEXT);
     const { parser, groups, alone } = recordingParser((filename) =>
