@@ -2,7 +2,7 @@
 // index, the first retryable failure) that its steps share; split, they would pass it all around.
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { PassThrough, Transform } from 'node:stream';
 import { finished, pipeline as streamPipeline } from 'node:stream/promises';
@@ -18,6 +18,7 @@ import type {
   LanguageDetector,
   ObjectStore,
   SearchIndex,
+  SmallDocument,
   SourceItemBatch,
   SourceItems,
   UrlFetcher,
@@ -375,6 +376,7 @@ class Batch {
       const current = doc;
       const parsed = await timed('parsing', async () => {
         const inGroup = await this.grouped.get(current.id);
+        if (inGroup && fetchFirst) await rm(path.join(this.work, current.id), { force: true });
         if (inGroup instanceof DocumentFailure) throw inGroup;
         if (inGroup) return inGroup;
         const input = this.input(current);
@@ -436,13 +438,14 @@ class Batch {
   }
 
   /**
-   * A small document whose original is stored. (One on a later attempt is never grouped: it comes in a
-   * batch of its own, see claimDocuments, and is parsed alone, where a fault is pinned on it.)
+   * A small document whose original is stored, or a synced source's small item (its size as listed).
+   * One on a later attempt is never grouped: it comes in a batch of its own (claimDocuments) and is
+   * parsed alone, where a fault is pinned on it.
    */
   private groupable(doc: DocumentRecord): boolean {
     return (
       this.deps.parser.parseGroup !== undefined &&
-      !fetchesFirst(doc) &&
+      (!fetchesFirst(doc) || (doc.sourceId !== null && doc.sourceItem !== null)) &&
       doc.sizeBytes !== null &&
       doc.sizeBytes <= GROUP_DOCUMENT_BYTES
     );
@@ -457,9 +460,11 @@ class Batch {
   private startGroup(first: DocumentRecord): Promise<StartOutcome> | undefined {
     const members: DocumentRecord[] = [];
     const most = this.groupStarts.size === 0 ? FIRST_GROUP_DOCUMENTS : GROUP_DOCUMENTS;
+    // Items fetched first and stored originals are not mixed: they start at different stages.
+    const fetched = fetchesFirst(first);
     let bytes = 0;
     for (const doc of this.docs.slice(this.docs.findIndex((d) => d.id === first.id))) {
-      if (!this.groupable(doc) || members.length === most) break;
+      if (!this.groupable(doc) || fetchesFirst(doc) !== fetched || members.length === most) break;
       if (bytes + doc.sizeBytes! > GROUP_BYTES) break;
       members.push(doc);
       bytes += doc.sizeBytes!;
@@ -468,7 +473,7 @@ class Batch {
     const starting = this.deps.work.startDocuments(
       members.map((d) => d.id),
       this.workerId,
-      'parsing',
+      fetched ? 'fetching' : 'parsing',
     );
     const parsing = starting.then(async (starts) => {
       const parsed = members.filter((d) => {
@@ -509,21 +514,34 @@ class Batch {
     this.startGroup(next);
   }
 
-  /** One request for the group's documents, their originals read from storage first. */
+  /**
+   * One request for the group's documents: stored originals read from storage, synced items fetched
+   * (each read once, as alone: stored as its original and copied to the work folder, recorded on the
+   * document only at its turn). A document whose bytes could not be had, or grew past a small
+   * document's size, is parsed alone.
+   */
   private async parseGroup(docs: DocumentRecord[]): Promise<GroupParse[]> {
-    if (docs.length === 0) return [];
-    const originals = await Promise.all(docs.map((d) => this.deps.objects.getBuffer(d.storageKey)));
-    // A missing original is reported by the document's own parse, alone.
-    if (originals.some((o) => o === undefined)) return docs.map(() => undefined);
-    return this.deps.parser.parseGroup!(
-      docs.map((d, i) => ({
-        bytes: originals[i]!,
-        filename: d.filename,
-        declaredMediaType: d.declaredMediaType,
-      })),
-      this.workspaceId,
-      this.ending.signal,
-    );
+    const inputs = await Promise.all(docs.map((d) => this.smallDocument(d).catch(() => undefined)));
+    const sent = inputs.filter((i) => i !== undefined);
+    if (sent.length === 0) return docs.map(() => undefined);
+    const results = await this.deps.parser.parseGroup!(sent, this.workspaceId, this.ending.signal);
+    let next = 0;
+    return inputs.map((i) => (i === undefined ? undefined : results[next++]));
+  }
+
+  private async smallDocument(doc: DocumentRecord): Promise<SmallDocument | undefined> {
+    if (!fetchesFirst(doc)) {
+      const bytes = await this.deps.objects.getBuffer(doc.storageKey);
+      return bytes && { bytes, filename: doc.filename, declaredMediaType: doc.declaredMediaType };
+    }
+    const fetched = await this.fetch(doc);
+    if (fetched.sizeBytes > GROUP_DOCUMENT_BYTES) return undefined;
+    // As recordFetched will record them, so that the document is parsed as it is then described.
+    return {
+      bytes: await readFile(fetched.file),
+      filename: sanitizeFilename(fetched.filename),
+      declaredMediaType: fetched.contentType,
+    };
   }
 
   /** The document's abort controller, made by whichever asks first: its read-ahead or its start. */

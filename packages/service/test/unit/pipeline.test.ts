@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsObjectStore } from '../../src/adapters/objects/fs.js';
 import { artifactKeys } from '../../src/domain/artifacts.js';
 import { silentLog } from '../../src/domain/log.js';
-import type { DocumentParser, ObjectStore, UrlFetcher } from '../../src/domain/ports.js';
+import type { DocumentParser, ObjectStore, SourceItems, UrlFetcher } from '../../src/domain/ports.js';
 import { DependencyUnavailable, DocumentFailure } from '../../src/errors.js';
 import { parseBytes } from '../../src/parsing/parse.js';
 import { type PipelineDeps, processDocuments } from '../../src/processing/pipeline.js';
@@ -422,6 +422,57 @@ describe('parsing small uploads in groups', () => {
     // The second group was started before the first group's first document was read for its language.
     expect(detectedAtStart).toEqual([0, 0]);
     for (const id of ids) expect(work.document(id)).toMatchObject({ status: 'ready', attempts: 1 });
+  });
+
+  it("fetches a group of a synced source's items together, parses them in one request and records each at its turn", async () => {
+    const items: Record<string, string> = {
+      'a.md': '# A\n\nThe a policy covers parking.\n',
+      'b.md': '# B\n\nThe b policy covers travel.\n',
+      'gone.md': '',
+      'c.md': '# C\n\nThe c policy covers meals.\n',
+    };
+    const opened: string[] = [];
+    const sourceItems: SourceItems = {
+      forBatch: () => ({
+        open: async (_sourceId, key) => {
+          opened.push(key);
+          if (key === 'gone.md')
+            throw new DocumentFailure('fetch_failed', 'The item is gone from its folder.');
+          return {
+            body: Readable.from([Buffer.from(items[key]!)]),
+            contentType: 'text/markdown',
+            finalUrl: key,
+            filename: key,
+          };
+        },
+      }),
+    };
+    const ids = ['doc_a', 'doc_b', 'doc_gone', 'doc_c'];
+    for (const [i, key] of Object.keys(items).entries()) {
+      work.addDocument(
+        documentRecord({
+          id: ids[i]!,
+          runId: 'run_1',
+          sourceId: 'src_1',
+          sourceItem: key,
+          sha256: null,
+          sizeBytes: Buffer.byteLength(items[key]!),
+        }),
+      );
+    }
+    const { parser, groups, alone } = recordingParser();
+    await processDocuments(deps({ parser, sourceItems }), ids, WORKER);
+
+    expect(groups).toEqual([['a.md', 'b.md', 'c.md']]);
+    expect(alone).toEqual([]);
+    expect(opened.sort()).toEqual(['a.md', 'b.md', 'c.md', 'gone.md']);
+    for (const id of ['doc_a', 'doc_b', 'doc_c']) {
+      expect(work.document(id)).toMatchObject({ status: 'ready', attempts: 1, mediaType: 'text/markdown' });
+      expect(work.document(id).sha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(await objects.getBuffer(artifactKeys.original(id))).toBeDefined();
+    }
+    expect(work.document('doc_gone')).toMatchObject({ status: 'failed', errorCode: 'fetch_failed' });
+    expect((await objects.getBuffer(artifactKeys.text('doc_c')))?.toString()).toContain('meals');
   });
 
   it('fails the one document the group failed, and parses alone those the group did not parse', async () => {
