@@ -69,9 +69,9 @@ const FLUSH_AFTER_MS = 1000;
 const FLUSH_TEXT_BYTES = 32 * 2 ** 20;
 
 /**
- * Uploaded documents up to this size are parsed in groups (DocumentParser.parseGroup): for a small
- * file the request around its parse costs more than the parse. A group holds up to GROUP_DOCUMENTS
- * documents and GROUP_BYTES of originals, which it keeps in memory until it is sent.
+ * Uploads and synced items up to this size are started and parsed in groups (decision 0016): for a
+ * small file the write and the request around its parse cost more than the parse. A group holds up to
+ * GROUP_DOCUMENTS documents and GROUP_BYTES of originals, which it keeps in memory until it is sent.
  */
 const GROUP_DOCUMENT_BYTES = 128 * 1024;
 const GROUP_DOCUMENTS = 64;
@@ -200,8 +200,8 @@ class Batch {
    */
   private readonly fetches = new Map<string, Promise<Fetched>>();
   /**
-   * Small uploaded documents are started and parsed a group at a time (see startGroup): their starts
-   * and parses by document, made when the group's first document starts.
+   * Small documents are started and parsed a group at a time (see startGroup): their starts and
+   * parses by document, made when the group's first document starts or the group before is parsed.
    */
   private readonly groupStarts = new Map<string, Promise<StartOutcome>>();
   private readonly grouped = new Map<string, Promise<GroupParse>>();

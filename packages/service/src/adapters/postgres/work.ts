@@ -120,8 +120,8 @@ export class PgWorkRepository implements WorkStore {
   }
 
   /**
-   * Starts a claimed document: counts the attempt and enters its first stage, unless its run is no
-   * longer processing (the run's status says what to do instead).
+   * Starts claimed documents: counts each one's attempt and enters its first stage, unless its run is
+   * no longer processing (the run's status says what to do instead).
    */
   startDocuments(
     documentIds: string[],
@@ -163,7 +163,10 @@ export class PgWorkRepository implements WorkStore {
     );
   }
 
-  /** Gives claimed documents that were never started back to the queue, as if never claimed. */
+  /**
+   * Gives claimed documents whose work never began back to the queue, as if never claimed: those
+   * started ahead with a group get their attempt back.
+   */
   async unclaimDocuments(
     documentIds: string[],
     workerId: string,

@@ -14,12 +14,11 @@ import { parseBytes } from '../../parsing/parse.js';
 import {
   type ParseGroupRequest,
   type ParseGroupResponse,
+  type ParseLimits,
   type ParseRequest,
   type ParseResponse,
   SANDBOX_FAILURES,
 } from './protocol.js';
-
-type Limits = Pick<ParseRequest, 'profile' | 'maxOutputBytes' | 'maxUnpackedBytes'>;
 
 /** One line: JSON escapes every newline inside strings. */
 function answer(response: ParseResponse | ParseGroupResponse): Promise<void> {
@@ -38,7 +37,7 @@ async function parseOne(
   read: () => Promise<Buffer>,
   filename: string,
   declaredMediaType: string | null,
-  limits: Limits,
+  limits: ParseLimits,
 ): Promise<ParseResponse> {
   try {
     const document = await parseBytes(await read(), filename, declaredMediaType, {

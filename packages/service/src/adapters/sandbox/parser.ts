@@ -13,7 +13,7 @@ import type {
 import { DocumentFailure } from '../../errors.js';
 import { interpret, readGroupAnswer } from './answers.js';
 import { bwrapArgs, explainBwrapFailure, SANDBOX_ENV, SANDBOX_INPUT, type SandboxLayout } from './bwrap.js';
-import type { ParseGroupRequest, ParseRequest, ParseResponse } from './protocol.js';
+import type { ParseGroupRequest, ParseLimits, ParseRequest, ParseResponse } from './protocol.js';
 import { type Command, type Outcome, type ProcessLimits, SupervisedProcess, supervise } from './supervise.js';
 
 export type Isolation = 'bwrap' | 'process';
@@ -153,7 +153,6 @@ export class SandboxedParser implements DocumentParser {
     const isolation = await this.start();
     const slot = this.takeIdle(group, documents.length) ?? (await this.startSlot(isolation, group));
     slot.documents += documents.length;
-    const { config } = this.options;
     const request: ParseGroupRequest = {
       group: documents.map((d) => ({
         bytes: d.bytes.toString('base64'),
@@ -161,9 +160,7 @@ export class SandboxedParser implements DocumentParser {
         declaredMediaType: d.declaredMediaType,
       })),
       budgetMs: this.options.groupBudgetMs ?? GROUP_BUDGET_MS,
-      profile: config.profile,
-      maxOutputBytes: config.limits.outputBytes,
-      maxUnpackedBytes: config.limits.unpackedBytes,
+      ...this.parseLimits(),
     };
     let outcome: Outcome;
     try {
@@ -195,11 +192,17 @@ export class SandboxedParser implements DocumentParser {
   }
 
   private request(inputPath: string, input: ParseInput): ParseRequest {
-    const { config } = this.options;
     return {
       inputPath,
       filename: input.filename,
       declaredMediaType: input.declaredMediaType,
+      ...this.parseLimits(),
+    };
+  }
+
+  private parseLimits(): ParseLimits {
+    const { config } = this.options;
+    return {
       profile: config.profile,
       maxOutputBytes: config.limits.outputBytes,
       maxUnpackedBytes: config.limits.unpackedBytes,

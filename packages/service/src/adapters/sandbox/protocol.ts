@@ -1,15 +1,19 @@
 import type { ParsedDocument } from '../../domain/ports.js';
 import type { DocumentFailureCode } from '../../errors.js';
 
+/** The parser's settings and limits, sent with every request. */
+export interface ParseLimits {
+  profile: 'default' | 'full';
+  maxOutputBytes: number;
+  maxUnpackedBytes: number;
+}
+
 /** What the worker asks of the sandboxed parser process (sent as JSON on its standard input). */
-export interface ParseRequest {
+export interface ParseRequest extends ParseLimits {
   /** Where the input is inside the sandbox. */
   inputPath: string;
   filename: string;
   declaredMediaType: string | null;
-  profile: 'default' | 'full';
-  maxOutputBytes: number;
-  maxUnpackedBytes: number;
 }
 
 /**
@@ -17,12 +21,9 @@ export interface ParseRequest {
  * process's usage and no files for the lot. They are parsed in order until the group has taken
  * `budgetMs`; the rest are left unparsed for requests of their own.
  */
-export interface ParseGroupRequest {
+export interface ParseGroupRequest extends ParseLimits {
   group: { bytes: string; filename: string; declaredMediaType: string | null }[];
   budgetMs: number;
-  profile: 'default' | 'full';
-  maxOutputBytes: number;
-  maxUnpackedBytes: number;
 }
 
 /** The one JSON line the parser process writes on its standard output for a ParseRequest. */
