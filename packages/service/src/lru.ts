@@ -23,6 +23,11 @@ export class LruMap<K, V> {
     return value;
   }
 
+  /** The value without counting it as a use. */
+  peek(key: K): V | undefined {
+    return this.entries.get(key);
+  }
+
   set(key: K, value: V): void {
     this.entries.delete(key);
     this.entries.set(key, value);

@@ -1,3 +1,4 @@
+// Over 400 lines: one adapter's rows, formats, concurrency and maintenance, against real LanceDB tables.
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -271,6 +272,39 @@ describe('the LanceDB search index', () => {
       await index.replaceDocument('ws_1', 'doc_more', rowsOf('doc_more'));
       expect(await index.countDocumentRows('ws_1', 'doc_more')).toBe(PASSAGES.length);
       expect(index.openTables).toBe(2);
+    } finally {
+      await index.close();
+    }
+  });
+  it('lets searches of a table being created find nothing, and the write that creates it succeed', async () => {
+    const index = new LanceSearchIndex(path.join(dir, 'created-while-searched'));
+    const errors: string[] = [];
+    let failedWrites = 0;
+    try {
+      for (let i = 0; i < 20; i++) {
+        const ws = `ws_new_${i}`;
+        let writing = true;
+        // Clients polling a new workspace for their first results, as the first upload's batch is written.
+        const searchers = Promise.all(
+          Array.from({ length: 4 }, async () => {
+            while (writing) {
+              await index.search(ws, { text: 'vitamin', limit: 5 }).catch((e) => errors.push(String(e)));
+              await index.termCounts(ws, [{ term: 'vitamin' }], 100).catch((e) => errors.push(String(e)));
+              await new Promise((r) => setTimeout(r, Math.random() * 5));
+            }
+          }),
+        );
+        await new Promise((r) => setTimeout(r, Math.random() * 20));
+        const documents = Array.from({ length: 50 }, (_, j) => ({
+          documentId: `d${j}`,
+          rows: rowsOf(`d${j}`),
+        }));
+        await index.replaceDocuments(ws, documents).catch(() => failedWrites++);
+        writing = false;
+        await searchers;
+      }
+      expect({ failedWrites, errors: errors.slice(0, 3) }).toEqual({ failedWrites: 0, errors: [] });
+      expect(await index.search('ws_new_0', { text: 'vitamin', limit: 500 })).toHaveLength(150);
     } finally {
       await index.close();
     }

@@ -370,19 +370,31 @@ export class LanceSearchIndex implements SearchIndex {
     return this.tables.size;
   }
 
+  /**
+   * This process's handle of a table, opened once and shared by every caller; undefined when the table
+   * does not exist. A failed open is not kept, and whoever shares it reads a missing table as missing:
+   * a search that began opening a table just before a batch created it handed the batch its failure
+   * ("Table … was not found"), and the batch's documents were then retried one by one.
+   */
   private async open(name: string): Promise<lancedb.Table | undefined> {
-    const cached = this.tables.get(name);
-    if (cached) return cached;
-    const db = await this.connection();
+    let opening = this.tables.get(name);
+    if (!opening) {
+      const mine = this.connection().then((db) => db.openTable(name));
+      this.tables.set(name, mine);
+      mine.catch(() => this.forgetIf(name, mine));
+      opening = mine;
+    }
     try {
-      const opening = db.openTable(name);
-      this.tables.set(name, opening);
       return await opening;
     } catch (err) {
-      this.tables.delete(name);
       if (isMissingTable(err)) return undefined;
       throw err;
     }
+  }
+
+  /** Forgets a handle unless another has taken its place (a table created meanwhile). */
+  private forgetIf(name: string, handle: Promise<lancedb.Table>): void {
+    if (this.tables.peek(name) === handle) this.tables.delete(name);
   }
 
   private async openTable(workspaceId: string): Promise<lancedb.Table | undefined> {
@@ -439,7 +451,7 @@ export class LanceSearchIndex implements SearchIndex {
     try {
       return await creating;
     } catch (err) {
-      this.tables.delete(name);
+      this.forgetIf(name, creating);
       throw err;
     }
   }
@@ -579,7 +591,7 @@ export class LanceSearchIndex implements SearchIndex {
     } catch (err) {
       // A handle kept open here while another process dropped the table (a deleted workspace).
       if (isMissingTable(err)) {
-        await this.forget(tableName(workspaceId));
+        this.forget(tableName(workspaceId));
         return [];
       }
       throw asUnavailable(err);
@@ -684,10 +696,13 @@ export class LanceSearchIndex implements SearchIndex {
     return (await db.tableNames()).filter((n) => n.startsWith(prefix));
   }
 
-  /** Closes and forgets this process's handle of a table (dropped, or found missing). */
-  private async forget(name: string): Promise<void> {
-    const t = await this.tables.get(name)?.catch(() => undefined);
-    t?.close();
+  /**
+   * Forgets this process's handle of a table (dropped, or found missing), without closing it: a
+   * write may be using it still. A search of a table being created finds it missing; closing the
+   * handle there failed the batch writing the table's first rows ("Table … is closed"), and every
+   * document of that batch was then retried alone. The handle is freed when nothing holds it.
+   */
+  private forget(name: string): void {
     this.tables.delete(name);
   }
 
@@ -696,7 +711,7 @@ export class LanceSearchIndex implements SearchIndex {
     const kept = keep ? vectorTableName(workspaceId, keep) : undefined;
     for (const name of await this.vectorTables(workspaceId)) {
       if (name === kept) continue;
-      await this.forget(name);
+      this.forget(name);
       await db.dropTable(name);
     }
   }
@@ -704,7 +719,7 @@ export class LanceSearchIndex implements SearchIndex {
   async dropWorkspace(workspaceId: string): Promise<void> {
     const db = await this.connection();
     for (const name of [tableName(workspaceId), ...(await this.vectorTables(workspaceId))]) {
-      await this.forget(name);
+      this.forget(name);
       await db.dropTable(name).catch((err: unknown) => {
         if (!isMissingTable(err)) throw asUnavailable(err);
       });
