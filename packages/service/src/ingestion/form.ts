@@ -6,7 +6,7 @@ import type { Principal } from '../domain/types.js';
 import { type AppError, errors, type RefusedFile } from '../errors.js';
 import { checkUpload, SUPPORTED_FORMATS, supportedFormatsText } from '../parsing/upload-check.js';
 import { workspaceName } from '../workspaces/workspaces.js';
-import { createUpload, type Staged, stageFile, type UploadResult } from './upload.js';
+import { createUpload, type Staged, Stager, type UploadResult } from './upload.js';
 
 /** One part of a multipart upload, in the order the client sent them. */
 export type UploadPart =
@@ -66,7 +66,7 @@ function refusals(staged: Staged[]): RefusedFile[] {
 
 /**
  * An upload form: each file streams into object storage as it arrives (through a hash and a byte
- * counter), then the upload is recorded. Whatever goes wrong, nothing staged for this request stays.
+ * counter; small files are stored while the next is read), then the upload is recorded. Whatever goes wrong, nothing staged for this request stays.
  */
 export async function ingestForm(
   deps: FormDeps,
@@ -74,7 +74,12 @@ export async function ingestForm(
   parts: AsyncIterable<UploadPart>,
 ): Promise<UploadResult> {
   const staged: Staged[] = [];
-  const discardStaged = () => deps.objects.delete(staged.map((f) => f.storageKey)).catch(() => {});
+  const stager = new Stager(deps.objects);
+  // After the writes under way: one finishing later would leave its object behind.
+  const discardStaged = async () => {
+    await stager.settled().catch(() => {});
+    await deps.objects.delete(staged.map((f) => f.storageKey)).catch(() => {});
+  };
   const fields: Record<string, string> = {};
   let checkedWorkspace = false;
   let currentFile = '';
@@ -102,8 +107,9 @@ export async function ingestForm(
         }
       }
       currentFile = part.filename;
-      staged.push(await stageFile(deps.objects, part));
+      staged.push(await stager.stage(part));
     }
+    await stager.settled();
   } catch (err) {
     await discardStaged();
     throw err instanceof UploadFormError ? formError(err, currentFile, deps.limits) : err;

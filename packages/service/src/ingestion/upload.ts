@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import { artifactKeys } from '../domain/artifacts.js';
 import type { JobQueue, ObjectStore } from '../domain/ports.js';
 import type { StagedFile, WorkspaceStore } from '../domain/stores.js';
@@ -60,61 +60,112 @@ export interface Staged extends StagedFile {
 }
 
 /**
- * Streams one file into object storage while hashing and counting it; nothing is held whole in memory
- * (only its first and last MiB, to check its format).
+ * Files up to this size are read whole before they are stored, and stored while the form's next file
+ * is read: a form of many small files no longer waits for each file's write (the store's round trips,
+ * each behind the worker's work on the same event loop) before it reads the next one.
+ */
+const SMALL_FILE_BYTES = 256 * 1024;
+/** Small files being stored at once for one form (at most this many of them held in memory). */
+const WRITES_IN_FLIGHT = 16;
+
+/**
+ * Streams a form's files into object storage one after another while hashing and counting them; no
+ * file is held whole in memory except small ones, until they are stored (and each file's first and
+ * last MiB, to check its format). Call `settled` before recording the upload: it waits for the
+ * writes still under way and throws the first that failed.
+ *
  * The incoming stream may already have failed before it reaches here (a body that ended inside the
  * part, a client that went away): that failure must end the write, never leave it waiting for bytes
  * that will not come, and it is the caller's fault (`upload_incomplete`), not the storage's.
  */
-export async function stageFile(objects: ObjectStore, file: IncomingFile): Promise<Staged> {
-  const documentId = newId('doc');
-  const hash = createHash('sha256');
-  let size = 0;
-  const sampler = new Sampler();
-  const meter = new Transform({
-    transform(chunk: Buffer, _enc, done) {
+export class Stager {
+  private readonly writing = new Set<Promise<void>>();
+  private failure: { error: unknown } | undefined;
+
+  constructor(private readonly objects: ObjectStore) {}
+
+  async stage(file: IncomingFile): Promise<Staged> {
+    if (this.failure) throw this.failure.error;
+    const documentId = newId('doc');
+    const storageKey = artifactKeys.original(documentId);
+    const filename = sanitizeFilename(file.filename);
+    const declaredMediaType = mediaTypeOrNull(file.mediaType);
+    const contentType = declaredMediaType ?? 'application/octet-stream';
+    const hash = createHash('sha256');
+    const sampler = new Sampler();
+    let size = 0;
+    const take = (chunk: Buffer) => {
       hash.update(chunk);
       sampler.add(chunk);
       size += chunk.length;
-      done(null, chunk);
-    },
-  });
-  const storageKey = artifactKeys.original(documentId);
-  // The source is watched by hand rather than piped with pipeline(): a storage failure must not be
-  // mistaken for a broken upload, and a source that failed before it got here must still end the write.
-  let incomplete = false;
-  const source = file.stream;
-  const fail = (err: Error) => {
-    incomplete = true;
-    meter.destroy(err);
-  };
-  // Until the store attaches its own listeners, an error on the meter must not go unhandled.
-  meter.on('error', () => {});
-  if (source.errored || (source.destroyed && !source.readableEnded)) {
-    fail(source.errored ?? new Error('the file stream closed early'));
-  } else {
-    source.once('error', fail);
-    source.once('close', () => {
-      if (!source.readableEnded) fail(new Error('the file stream closed early'));
-    });
-    source.pipe(meter);
+    };
+    const chunks = file.stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    let incomplete = false;
+    const next = async () => {
+      try {
+        return await chunks.next();
+      } catch (err) {
+        incomplete = true;
+        throw err;
+      }
+    };
+    const head: Buffer[] = [];
+    try {
+      for (;;) {
+        const r = await next();
+        if (r.done) {
+          while (this.writing.size >= WRITES_IN_FLIGHT) await Promise.race(this.writing);
+          this.write(storageKey, Buffer.concat(head), contentType);
+          break;
+        }
+        take(r.value);
+        head.push(r.value);
+        if (size > SMALL_FILE_BYTES) {
+          // A large file: what was read goes first, then the rest as it arrives.
+          const body = async function* () {
+            yield* head;
+            for (let r = await next(); !r.done; r = await next()) {
+              take(r.value);
+              yield r.value;
+            }
+          };
+          await this.objects.put(storageKey, Readable.from(body(), { objectMode: false }), contentType);
+          break;
+        }
+      }
+    } catch (err) {
+      if (incomplete) throw errors.uploadIncomplete(filename);
+      throw err;
+    }
+    return {
+      documentId,
+      storageKey,
+      filename,
+      declaredMediaType,
+      sizeBytes: size,
+      sha256: hash.digest('hex'),
+      sample: sampler.sample(),
+    };
   }
-  const declaredMediaType = mediaTypeOrNull(file.mediaType);
-  try {
-    await objects.put(storageKey, meter, declaredMediaType ?? 'application/octet-stream');
-  } catch (err) {
-    if (incomplete) throw errors.uploadIncomplete(sanitizeFilename(file.filename));
-    throw err;
+
+  private write(key: string, body: Buffer, contentType: string): void {
+    const done: Promise<void> = this.objects.put(key, body, contentType).then(
+      () => {
+        this.writing.delete(done);
+      },
+      (error: unknown) => {
+        this.writing.delete(done);
+        this.failure ??= { error };
+      },
+    );
+    this.writing.add(done);
   }
-  return {
-    documentId,
-    storageKey,
-    filename: sanitizeFilename(file.filename),
-    declaredMediaType,
-    sizeBytes: size,
-    sha256: hash.digest('hex'),
-    sample: sampler.sample(),
-  };
+
+  /** Waits for the writes under way; throws the first failure of any. */
+  async settled(): Promise<void> {
+    while (this.writing.size > 0) await Promise.all(this.writing);
+    if (this.failure) throw this.failure.error;
+  }
 }
 
 export interface UploadRequest {

@@ -3,12 +3,12 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FsObjectStore } from '../../src/adapters/objects/fs.js';
 import type { Principal } from '../../src/domain/types.js';
 import { AppError } from '../../src/errors.js';
 import { type FormDeps, ingestForm, UploadFormError, type UploadPart } from '../../src/ingestion/form.js';
-import { createUpload, stageFile } from '../../src/ingestion/upload.js';
+import { createUpload, Stager } from '../../src/ingestion/upload.js';
 import { MemoryJobQueue } from '../support/fake-queue.js';
 import { MemoryWorkspaceStore } from '../support/fake-workspaces.js';
 
@@ -83,12 +83,16 @@ async function* parts(...list: (UploadPart | Error)[]): AsyncGenerator<UploadPar
 }
 
 describe('recording an upload (createUpload)', () => {
-  const staged = async (name = 'a.txt', body = 'hello') =>
-    stageFile(objects, {
+  const staged = async (name = 'a.txt', body = 'hello') => {
+    const stager = new Stager(objects);
+    const f = await stager.stage({
       filename: name,
       mediaType: 'text/plain',
       stream: Readable.from([Buffer.from(body)]),
     });
+    await stager.settled();
+    return f;
+  };
 
   it('creates the workspace, the run and its documents, and enqueues the documents', async () => {
     const f = await staged();
@@ -282,5 +286,105 @@ describe('an upload form (ingestForm)', () => {
       );
       expect(await stored(), expected).toEqual([]);
     }
+  });
+});
+
+describe('storing a form’s files (Stager)', () => {
+  /** A store whose writes wait until released, counting how many are under way at once. */
+  class HeldStore extends FsObjectStore {
+    underWay = 0;
+    most = 0;
+    private releases: (() => void)[] = [];
+    failFirst = false;
+    override async put(key: string, body: Readable | Buffer | string) {
+      this.underWay++;
+      this.most = Math.max(this.most, this.underWay);
+      await new Promise<void>((resolve) => this.releases.push(resolve));
+      this.underWay--;
+      if (this.failFirst) {
+        this.failFirst = false;
+        throw new Error('disk full');
+      }
+      return super.put(key, body);
+    }
+    release() {
+      for (const r of this.releases.splice(0)) r();
+    }
+  }
+  const sha = (body: string | Buffer) => createHash('sha256').update(body).digest('hex');
+
+  it('reads the next small file while earlier ones are written, at most 16 at once', async () => {
+    const store = new HeldStore(tmp);
+    const stager = new Stager(store);
+    const files = Array.from({ length: 20 }, (_, i) => `file ${i}`);
+    const staging = (async () => {
+      const out = [];
+      for (const [i, body] of files.entries()) {
+        out.push(
+          await stager.stage({
+            filename: `${i}.txt`,
+            mediaType: null,
+            stream: Readable.from([Buffer.from(body)]),
+          }),
+        );
+      }
+      return out;
+    })();
+    // Sixteen files read and none written yet: the seventeenth waits for a write to end.
+    await vi.waitFor(() => expect(store.underWay).toBe(16));
+    store.release();
+    await vi.waitFor(() => expect(store.underWay).toBe(4));
+    store.release();
+    const staged = await staging;
+    await stager.settled();
+    expect(store.most).toBe(16);
+    expect(staged.map((f) => f.sha256)).toEqual(files.map(sha));
+    expect((await stored()).sort()).toEqual(staged.map((f) => f.documentId).sort());
+  });
+
+  it('streams a large file as it arrives, the bytes read first included', async () => {
+    const big = Buffer.alloc(700 * 1024, 'abcdefghij');
+    const stager = new Stager(objects);
+    const f = await stager.stage({
+      filename: 'big.txt',
+      mediaType: 'text/plain',
+      stream: Readable.from([
+        big.subarray(0, 100_000),
+        big.subarray(100_000, 400_000),
+        big.subarray(400_000),
+      ]),
+    });
+    await stager.settled();
+    expect([f.sizeBytes, f.sha256]).toEqual([big.length, sha(big)]);
+    expect((await objects.getBuffer(f.storageKey))?.equals(big)).toBe(true);
+  });
+
+  it('answers upload_incomplete for a file whose stream breaks, small or large', async () => {
+    for (const size of [10, 400 * 1024]) {
+      const broken = new Readable({ read() {} });
+      broken.push(Buffer.alloc(size, 'a'));
+      setImmediate(() => broken.destroy(new Error('client went away')));
+      const stager = new Stager(objects);
+      expect(
+        await codeOf(stager.stage({ filename: 'cut.txt', mediaType: null, stream: broken })),
+        `${size}`,
+      ).toBe('400 upload_incomplete');
+    }
+  });
+
+  it('fails the form on a write that fails after its file was read, and keeps none of its files', async () => {
+    const store = new HeldStore(tmp);
+    store.failFirst = true;
+    const upload = ingestForm(
+      { ...deps, objects: store },
+      principal,
+      parts(file('b.txt', 'two'), file('c.txt', 'three')),
+    );
+    // Both files are read before either is written.
+    await vi.waitFor(() => expect(store.underWay).toBe(2));
+    store.release();
+    await expect(upload).rejects.toThrow('disk full');
+    expect(await stored()).toEqual([]);
+    expect(workspaces.workspaces.size).toBe(0);
   });
 });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { type FileHandle, mkdir, open, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -19,16 +19,35 @@ export class FsObjectStore implements ObjectStore {
 
   async put(key: string, body: Readable | Buffer | string): Promise<void> {
     const target = this.pathOf(key);
-    await mkdir(path.dirname(target), { recursive: true });
     // Write beside the target and rename, so a reader never sees a half-written object.
     const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+    // A stream that fails while the file is being created fails the pipeline below, not the process.
+    if (body instanceof Readable) body.on('error', () => {});
     try {
-      if (body instanceof Readable) await pipeline(body, createWriteStream(tmp));
-      else await writeFile(tmp, body);
+      const file = await this.create(tmp);
+      if (body instanceof Readable) await pipeline(body, file.createWriteStream());
+      else {
+        try {
+          await file.writeFile(body);
+        } finally {
+          await file.close();
+        }
+      }
       await rename(tmp, target);
     } catch (err) {
       await rm(tmp, { force: true });
       throw err;
+    }
+  }
+
+  /** Creates a file, and its folder when missing (only then: a small upload's write is a few calls less). */
+  private async create(file: string): Promise<FileHandle> {
+    try {
+      return await open(file, 'wx');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      await mkdir(path.dirname(file), { recursive: true });
+      return await open(file, 'wx');
     }
   }
 

@@ -1,0 +1,45 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FsObjectStore } from '../../src/adapters/objects/fs.js';
+
+let root: string;
+let store: FsObjectStore;
+beforeEach(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'objects-'));
+  store = new FsObjectStore(path.join(root, 'data'));
+});
+afterEach(() => rm(root, { recursive: true, force: true }));
+
+const text = async (key: string) => (await store.getBuffer(key))?.toString();
+
+describe('objects as files (FsObjectStore)', () => {
+  it('writes buffers, strings and streams, creating folders as needed and replacing what was there', async () => {
+    await store.put('raw/doc_1', Buffer.from('one'));
+    await store.put('derived/doc_1/text.md', 'text');
+    await store.put('raw/doc_2', Readable.from([Buffer.from('str'), Buffer.from('eam')]));
+    await store.put('raw/doc_1', 'again');
+    expect([await text('raw/doc_1'), await text('derived/doc_1/text.md'), await text('raw/doc_2')]).toEqual([
+      'again',
+      'text',
+      'stream',
+    ]);
+    // A folder removed behind the store's back is made again.
+    await rm(path.join(root, 'data', 'raw'), { recursive: true });
+    await store.put('raw/doc_3', 'three');
+    expect(await text('raw/doc_3')).toBe('three');
+    expect((await readdir(path.join(root, 'data', 'raw'))).sort()).toEqual(['doc_3']);
+  });
+
+  it('leaves nothing behind, and the old object whole, when a stream breaks', async () => {
+    await store.put('raw/doc_1', 'kept');
+    const broken = new Readable({ read() {} });
+    broken.push(Buffer.from('half'));
+    setImmediate(() => broken.destroy(new Error('gone')));
+    await expect(store.put('raw/doc_1', broken)).rejects.toThrow('gone');
+    expect(await text('raw/doc_1')).toBe('kept');
+    expect(await readdir(path.join(root, 'data', 'raw'))).toEqual(['doc_1']);
+  });
+});
