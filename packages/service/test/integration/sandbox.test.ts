@@ -154,7 +154,10 @@ describe('parser processes that take several documents', () => {
   it("parse a workspace's documents one after another, up to the limit, and never another workspace's", async () => {
     const parser = reusing();
     const a = [];
-    for (let i = 0; i < 4; i++) a.push(await inGroup(parser, 'ws_a', 'whoami'));
+    for (let i = 0; i < 3; i++) a.push(await inGroup(parser, 'ws_a', 'whoami'));
+    // The process at its limit is replaced at once: a spare waits for the workspace's next document.
+    expect([parser.processesStarted, parser.idleProcesses]).toEqual([2, 1]);
+    a.push(await inGroup(parser, 'ws_a', 'whoami'));
     const b = await inGroup(parser, 'ws_b', 'whoami');
     expect(a.map((x) => [x.answered, x.reused])).toEqual([
       [0, false],

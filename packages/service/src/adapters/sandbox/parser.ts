@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { copyFile, link, mkdtemp, rm } from 'node:fs/promises';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { copyFile, link, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ParserConfig } from '../../config.js';
 import type { Log } from '../../domain/log.js';
@@ -88,6 +88,8 @@ function findBwrap(searchPath: string): string | undefined {
  */
 export class SandboxedParser implements DocumentParser {
   private isolation: Promise<Isolation> | undefined;
+  /** The isolation once chosen. */
+  private chosen: Isolation | undefined;
   private readonly idle: ParserSlot[] = [];
   private closed = false;
   /** Processes started for documents (not probes), for the metrics. */
@@ -102,7 +104,10 @@ export class SandboxedParser implements DocumentParser {
 
   /** Checks once how parsers will run; throws ParserIsolationUnavailable when isolation is required and impossible. */
   start(): Promise<Isolation> {
-    this.isolation ??= this.chooseIsolation();
+    this.isolation ??= this.chooseIsolation().then((chosen) => {
+      this.chosen = chosen;
+      return chosen;
+    });
     return this.isolation;
   }
 
@@ -114,8 +119,8 @@ export class SandboxedParser implements DocumentParser {
 
   async parseMeasured(input: ParseInput, signal: AbortSignal): Promise<SandboxedParse> {
     const isolation = await this.start();
-    const reusable = this.takeIdle(input.group, 1);
-    const slot = reusable ?? (await this.startSlot(isolation, input.group));
+    const slot = this.takeIdle(input.group, 1) ?? this.startSlot(isolation, input.group);
+    const reused = slot.documents > 0;
     slot.documents++;
     let placed: string | undefined;
     let outcome: Outcome;
@@ -137,7 +142,7 @@ export class SandboxedParser implements DocumentParser {
     const result = interpret(outcome);
     if (result.ok) this.release(slot);
     else await this.retire(slot);
-    return { result, peakRssBytes: outcome.peakRssBytes, wallMs: outcome.wallMs, reused: !!reusable };
+    return { result, peakRssBytes: outcome.peakRssBytes, wallMs: outcome.wallMs, reused };
   }
 
   /**
@@ -151,7 +156,7 @@ export class SandboxedParser implements DocumentParser {
     const documents = all.slice(0, this.options.config.documentsPerProcess);
     const unparsed = all.slice(documents.length).map(() => undefined);
     const isolation = await this.start();
-    const slot = this.takeIdle(group, documents.length) ?? (await this.startSlot(isolation, group));
+    const slot = this.takeIdle(group, documents.length) ?? this.startSlot(isolation, group);
     slot.documents += documents.length;
     const request: ParseGroupRequest = {
       group: documents.map((d) => ({
@@ -224,8 +229,9 @@ export class SandboxedParser implements DocumentParser {
     return slot;
   }
 
-  private async startSlot(isolation: Isolation, group: string | undefined): Promise<ParserSlot> {
-    const folder = await mkdtemp(path.join(this.options.tmpDir, isolation === 'bwrap' ? 'inbox-' : 'parse-'));
+  private startSlot(isolation: Isolation, group: string | undefined): ParserSlot {
+    // Made at once (a few microseconds), so that a spare is idle before the group's next parse looks.
+    const folder = mkdtempSync(path.join(this.options.tmpDir, isolation === 'bwrap' ? 'inbox-' : 'parse-'));
     const command = isolation === 'bwrap' ? this.bwrapCommand(folder, []) : this.processCommand(folder, []);
     this.processesStarted++;
     return { process: new SupervisedProcess(command, this.limits()), group, folder, documents: 0 };
@@ -244,15 +250,32 @@ export class SandboxedParser implements DocumentParser {
       usage.rssBytes < config.limits.memoryBytes * REUSE_MEMORY_SHARE &&
       // The kernel's lifetime CPU limit must leave a whole document's budget.
       usage.cpuSeconds + config.limits.cpuSeconds < this.limits().lifetimeCpuSeconds;
-    if (!keep) {
-      void this.retire(slot);
+    if (keep) {
+      this.keepIdle(slot);
       return;
     }
+    void this.retire(slot);
+    // A process that parsed well but may take no more (its documents, memory or CPU used up) is
+    // replaced at once, while its group's next documents are on their way: a batch of small files
+    // no longer waits for a process to start (about a tenth of a second) every few hundred documents.
+    if (!this.closed && slot.group !== undefined && slot.process.usable) this.startSpare(slot.group);
+  }
+
+  private startSpare(group: string): void {
+    if (this.chosen === undefined) return;
+    try {
+      this.keepIdle(this.startSlot(this.chosen, group));
+    } catch {
+      // A process that cannot start now is started, and its failure met, by the next parse.
+    }
+  }
+
+  private keepIdle(slot: ParserSlot): void {
     slot.idleTimer = setTimeout(() => {
       const i = this.idle.indexOf(slot);
       if (i >= 0) this.idle.splice(i, 1);
       void this.retire(slot);
-    }, config.idleSeconds * 1000);
+    }, this.options.config.idleSeconds * 1000);
     slot.idleTimer.unref();
     this.idle.push(slot);
     // The oldest idle process makes room: idle processes only hold memory.
