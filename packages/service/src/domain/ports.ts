@@ -243,6 +243,8 @@ export interface EnqueueOptions {
   delaySeconds?: number;
   /** Taken before the jobs already waiting (documents a batch had to leave). */
   ahead?: boolean;
+  /** Wake this process's consumers at once for a job of a paced queue (jobs.ts) that may start now. */
+  wake?: boolean;
 }
 
 /**

@@ -41,7 +41,7 @@ export interface PipelineDeps {
   fetcher: UrlFetcher;
   /** Decrypts fetch headers of URL documents; undefined when no encryption key is configured. */
   secrets: SecretBox | undefined;
-  jobs: Pick<JobQueue, 'enqueue' | 'enqueueMany'>;
+  jobs: Pick<JobQueue, 'enqueue' | 'enqueueMany' | 'depth'>;
   log: Log;
   tmpDir: string;
   leaseSeconds: number;
@@ -270,14 +270,14 @@ class Batch {
           // once). A group of one is a document that took the whole second itself: writing it beside
           // the next large parse only made both compete for the CPU (measured: R manuals 10 % slower).
           await flushing;
-          flushing = this.flush(pending);
+          flushing = this.flush(pending, last);
           if (pending.length === 1) await flushing;
           pending = [];
           pendingText = 0;
         }
       }
       await flushing;
-      if (pending.length > 0) await this.flush(pending);
+      if (pending.length > 0) await this.flush(pending, true);
       if (unclaim.length > 0) {
         // A group started ahead may still be on its way: its documents' attempts are taken back too.
         await Promise.allSettled(this.groupStarts.values());
@@ -675,7 +675,7 @@ class Batch {
    * group's failures (one transaction). A document cancelled, deleted or taken over meanwhile is left
    * out; an error that retrying may cure sends the whole group back for another attempt.
    */
-  private async flush(group: Prepared[]): Promise<void> {
+  private async flush(group: Prepared[], last: boolean): Promise<void> {
     const { deps, workerId } = this;
     const results: { documentId: string; result: FinishDocument }[] = [];
     const written: Extract<Prepared, { kind: 'parsed' }>[] = [];
@@ -758,13 +758,17 @@ class Batch {
     }
     // Only for rows that stay: a deleted workspace's are removed with it. A run this group finished
     // completes once its rows are folded in: then the maintenance runs now, not after the usual wait
-    // that lets a burst of groups fold in one optimisation.
+    // that lets a burst of groups fold in one optimisation. The worker's maintenance consumer takes it
+    // when it next looks (within 2 s), or at once after a batch's last group when no other batch is
+    // queued: the end of a burst, whose runs are then complete as soon as their rows are folded in.
     if (searchable) {
       const schedule = async () => {
         const waiting = (await deps.work.runsAwaitingIndex(this.workspaceId)).length > 0;
+        const wake = waiting && last && (await deps.jobs.depth('processDocument')).queued === 0;
         await deps.jobs.enqueue(
           'maintainWorkspace',
           waiting ? { workspaceId: this.workspaceId, urgent: true } : { workspaceId: this.workspaceId },
+          { wake },
         );
       };
       await schedule().catch((err: unknown) => {

@@ -30,11 +30,11 @@ async function sql<T extends pg.QueryResultRow>(connectionString: string, text: 
   }
 }
 
-function queue(): PgBossQueue {
+function queue(pollIntervalSeconds = 0.5): PgBossQueue {
   const q = new PgBossQueue({
     url: url(),
     namespace: 'service',
-    pollIntervalSeconds: 0.5,
+    pollIntervalSeconds,
     onError: () => {},
   });
   queues.push(q);
@@ -150,5 +150,25 @@ describe('the pg-boss queue', () => {
       { sourceId: 'src_2' },
     ]);
     expect(maintenance).toEqual([{ workspaceId: 'ws_1', urgent: true }]);
+  });
+
+  it('wakes its own consumers for a job that may start now, instead of waiting for their next poll', async () => {
+    const q = queue(60);
+    const syncs: number[] = [];
+    const handlers: JobHandlers = {
+      processDocument: async () => {},
+      syncSource: async () => {
+        syncs.push(Date.now());
+      },
+      maintainWorkspace: async () => {},
+    };
+    await q.startWorkers(handlers, { concurrency: 1, batchSize: 3 });
+    // The consumers have looked once, found nothing, and sleep for a minute.
+    await new Promise((r) => setTimeout(r, 1000));
+    const sent = Date.now();
+    await q.enqueue('syncSource', { sourceId: 'src_now' });
+    await until('the job to be handled', () => syncs.length === 1, 10_000);
+    await q.stopWorkers();
+    expect(syncs[0]! - sent).toBeLessThan(10_000);
   });
 });

@@ -11,10 +11,16 @@ export interface SentJob<K extends JobName = JobName> {
  * The sending side of the job queue in memory, for unit tests of code that enqueues: every job sent,
  * in order, each payload checked against its job's schema as the worker that takes it would.
  */
-export class MemoryJobQueue implements Pick<JobQueue, 'enqueue' | 'enqueueMany'> {
+export class MemoryJobQueue implements Pick<JobQueue, 'enqueue' | 'enqueueMany' | 'depth'> {
   private readonly jobs: SentJob[] = [];
   /** When set, enqueueing fails with it (a job engine that is down). */
   failure: Error | undefined;
+  /** Jobs waiting in the engine by kind, as depth() reports them (the test says how many). */
+  queued: Partial<Record<JobName, number>> = {};
+
+  async depth(name: JobName): Promise<{ queued: number; active: number }> {
+    return { queued: this.queued[name] ?? 0, active: 0 };
+  }
 
   async enqueue<K extends JobName>(name: K, payload: JobPayload<K>, options?: EnqueueOptions): Promise<void> {
     await this.enqueueMany(name, [payload], options);

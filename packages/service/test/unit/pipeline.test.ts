@@ -115,6 +115,16 @@ describe('processing a batch of documents', () => {
     expect(work.runs.get('run_1')?.status).toBe('completed');
   });
 
+  it('wakes the maintenance at once only at the end of a burst: the batch done and no other queued', async () => {
+    await upload('doc_a', TEXT, { runId: 'run_1' });
+    await upload('doc_b', TEXT, { runId: 'run_2' });
+    jobs.queued.processDocument = 3;
+    await processDocuments(deps(), ['doc_a'], WORKER);
+    jobs.queued.processDocument = 0;
+    await processDocuments(deps(), ['doc_b'], WORKER);
+    expect(jobs.sent('maintainWorkspace').map((j) => j.options.wake)).toEqual([false, true]);
+  });
+
   it('takes one workspace per batch and sends the others back ahead of the queue', async () => {
     await upload('doc_a', TEXT);
     await upload('doc_x', TEXT, { runId: 'run_2', workspaceId: 'ws_other' });

@@ -38,8 +38,12 @@ export class PgBossQueue implements JobQueue {
   /** Replaced after a failed start: pg-boss 10 cannot be started again once a start has failed. */
   private boss: PgBoss;
   private started: Promise<void> | undefined;
-  /** Consumers of batched jobs running in this process (woken after each batch; see startWorkers). */
-  private readonly localWorkers: string[] = [];
+  /**
+   * Consumers running in this process, by queue: woken when a job is sent here that may start now
+   * (a run waiting for its index maintenance no longer waits for the consumer's next poll, up to 2 s),
+   * and a batched job's consumer after each batch (see startWorkers).
+   */
+  private readonly localWorkers = new Map<string, string[]>();
   /** Handlers running in this process, so that stopping the consumers can wait for them. */
   private readonly inFlight = new Set<Promise<unknown>>();
 
@@ -110,15 +114,19 @@ export class PgBossQueue implements JobQueue {
     const definition: JobDefinition<z.ZodType> = JOBS[name];
     // pg-boss takes jobs by priority first, then in the order they were created.
     const priority = options.ahead ? 1 : 0;
+    let startsNow = false;
     for (let i = 0; i < payloads.length; i += INSERT_ROWS) {
       const rows = payloads.slice(i, i + INSERT_ROWS).map((data): PgBoss.JobInsert => {
         const wait = options.delaySeconds ?? startAfterSeconds(definition, data);
+        if (!(wait > 0)) startsNow = true;
         const row = { name: definition.name, data, singletonKey: definition.singletonKey(data), priority };
         // pg-boss reads a number of seconds given as text as an interval from now.
         return wait > 0 ? { ...row, startAfter: String(wait) } : row;
       });
       await this.boss.insert(rows);
     }
+    if (startsNow && (!definition.paced || options.wake))
+      for (const id of this.localWorkers.get(definition.name) ?? []) this.boss.notifyWorker(id);
   }
 
   async startWorkers(handlers: JobHandlers, options: WorkerOptions): Promise<void> {
@@ -145,10 +153,11 @@ export class PgBossQueue implements JobQueue {
             // A job that is not batched is taken alone (batchSize 1).
             if (payloads.length) await this.track(handler(batched ? payloads : payloads[0]));
           } finally {
-            if (id && this.localWorkers.includes(id)) this.boss.notifyWorker(id);
+            if (batched && id && this.localWorkers.get(definition.name)?.includes(id))
+              this.boss.notifyWorker(id);
           }
         });
-        if (batched) this.localWorkers.push(id);
+        this.localWorkers.set(definition.name, [...(this.localWorkers.get(definition.name) ?? []), id]);
       }
     }
   }
@@ -174,7 +183,7 @@ export class PgBossQueue implements JobQueue {
   }
 
   async stopWorkers(): Promise<void> {
-    this.localWorkers.length = 0;
+    this.localWorkers.clear();
     // offWork stops the polling loops without waiting for the job in hand; wait for those here.
     for (const key of JOB_NAMES) await this.boss.offWork(JOBS[key].name);
     await Promise.allSettled([...this.inFlight]);
