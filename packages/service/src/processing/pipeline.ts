@@ -79,6 +79,13 @@ const GROUP_DOCUMENTS = 64;
 const FIRST_GROUP_DOCUMENTS = 8;
 const GROUP_BYTES = 1024 * 1024;
 
+/**
+ * A document whose parse is already at hand is prepared without a turn of the event loop (its awaits
+ * resolve at once): a group of them would hold back, for its whole length, the reads and the parse of
+ * the next group and the server's requests. The batch lets them run at least this often.
+ */
+const YIELD_AFTER_MS = 5;
+
 /** Lost the document to someone else (deleted, cancelled, lease taken over): stop quietly. */
 class LeaseLost extends Error {}
 
@@ -240,6 +247,7 @@ class Batch {
     let pendingSince = 0;
     let pendingText = 0;
     const unclaim: string[] = [];
+    let yielded = performance.now();
     try {
       await mkdir(this.work, { recursive: true });
       for (const [i, doc] of this.docs.entries()) {
@@ -249,6 +257,10 @@ class Batch {
           break;
         }
         const startedAt = performance.now();
+        if (startedAt - yielded >= YIELD_AFTER_MS) {
+          await new Promise((resolve) => setImmediate(resolve));
+          yielded = performance.now();
+        }
         const prepared = await this.prepare(doc, this.docs[i + 1]);
         if (prepared.kind === 'paused') unclaim.push(doc.id);
         else if (prepared.kind === 'lost') this.lose(doc.id);
@@ -453,11 +465,12 @@ class Batch {
 
   /**
    * Starts a group: the document and the groupable ones after it in the batch, in one write, and
-   * then parses those started in one request (DocumentParser.parseGroup). Called when the document's
-   * turn comes, or ahead of it when the group before it is parsed. Undefined when the document begins
-   * no group (not groupable, or nothing to group it with).
+   * then parses those started in one request (DocumentParser.parseGroup), once the group before it
+   * (`before`) is parsed. Called when the document's turn comes, or ahead of it when the group before
+   * it begins its parse. Undefined when the document begins no group (not groupable, or nothing to
+   * group it with).
    */
-  private startGroup(first: DocumentRecord): Promise<StartOutcome> | undefined {
+  private startGroup(first: DocumentRecord, before?: Promise<unknown>): Promise<StartOutcome> | undefined {
     const members: DocumentRecord[] = [];
     const most = this.groupStarts.size === 0 ? FIRST_GROUP_DOCUMENTS : GROUP_DOCUMENTS;
     // Items fetched first and stored originals are not mixed: they start at different stages.
@@ -475,20 +488,20 @@ class Batch {
       this.workerId,
       fetched ? 'fetching' : 'parsing',
     );
-    const parsing = starting.then(async (starts) => {
+    // One parse at a time: the parser's process takes one request after another.
+    const ready = Promise.all([starting, before?.catch(() => {})]);
+    const parsing: Promise<Map<string, GroupParse>> = ready.then(async ([starts]) => {
       const parsed = members.filter((d) => {
         const s = starts.get(d.id);
         return s?.held === true && s.runStatus === 'processing';
       });
       for (const d of parsed) if (!this.started.has(d.id)) this.startedAhead.add(d.id);
+      // The next group's start (a database write) is made while this one is parsed, and its parse
+      // follows this one's: the parser then never waits for a start, nor the chunker for the parser.
+      this.startGroupAfter(members.at(-1)!, parsing);
       const results = await this.parseGroup(parsed);
       return new Map(parsed.map((d, i) => [d.id, results[i]]));
     });
-    // The next group is started and parsed while this one's documents are chunked and indexed.
-    parsing.then(
-      () => this.startGroupAfter(members.at(-1)!),
-      () => {},
-    );
     for (const doc of members) {
       const start = starting.then((s) => s.get(doc.id)!);
       // Awaited when the document's turn comes; until then a failure must not count as unhandled.
@@ -507,11 +520,11 @@ class Batch {
   }
 
   /** Starts the group that follows `last` in the batch, unless it has begun or the batch is stopping. */
-  private startGroupAfter(last: DocumentRecord): void {
+  private startGroupAfter(last: DocumentRecord, before: Promise<unknown>): void {
     const next = this.docs[this.docs.indexOf(last) + 1];
     if (!next || this.groupStarts.has(next.id) || this.failure !== undefined || this.ending.signal.aborted)
       return;
-    this.startGroup(next);
+    this.startGroup(next, before);
   }
 
   /**

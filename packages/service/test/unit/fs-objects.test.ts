@@ -31,6 +31,11 @@ describe('objects as files (FsObjectStore)', () => {
     await store.put('raw/doc_3', 'three');
     expect(await text('raw/doc_3')).toBe('three');
     expect((await readdir(path.join(root, 'data', 'raw'))).sort()).toEqual(['doc_3']);
+    // A document's own folder goes with its last object, and comes back with its next.
+    await store.delete(['derived/doc_1/text.md']);
+    expect(await readdir(path.join(root, 'data', 'derived'))).toEqual([]);
+    await store.put('derived/doc_1/text.md', 'again');
+    expect(await text('derived/doc_1/text.md')).toBe('again');
   });
 
   it('leaves nothing behind, and the old object whole, when a stream breaks', async () => {

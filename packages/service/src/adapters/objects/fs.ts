@@ -6,8 +6,13 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ObjectStore } from '../../domain/ports.js';
 
+const KNOWN_FOLDERS = 1000;
+
 /** Objects as files under one folder (embedded mode). Keys are `/`-separated relative paths. */
 export class FsObjectStore implements ObjectStore {
+  /** Folders made or used lately (see create). */
+  private readonly folders = new Set<string>();
+
   constructor(private readonly root: string) {}
 
   private pathOf(key: string): string {
@@ -40,15 +45,27 @@ export class FsObjectStore implements ObjectStore {
     }
   }
 
-  /** Creates a file, and its folder when missing (only then: a small upload's write is a few calls less). */
+  /**
+   * Creates a file, its folder first unless this store made or used it lately: an upload's folder
+   * (`raw/`) is then not made again for every file, a document's own (`derived/<id>/`) is made once.
+   * A folder removed since is made again when the create fails for want of it.
+   */
   private async create(file: string): Promise<FileHandle> {
+    const folder = path.dirname(file);
+    if (!this.folders.has(folder)) await this.makeFolder(folder);
     try {
       return await open(file, 'wx');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      await mkdir(path.dirname(file), { recursive: true });
+      await this.makeFolder(folder);
       return await open(file, 'wx');
     }
+  }
+
+  private async makeFolder(folder: string): Promise<void> {
+    await mkdir(folder, { recursive: true });
+    if (this.folders.size >= KNOWN_FOLDERS) this.folders.clear();
+    this.folders.add(folder);
   }
 
   async get(key: string): Promise<Readable | undefined> {
@@ -79,11 +96,13 @@ export class FsObjectStore implements ObjectStore {
         // empty. The top-level folders are shared, and a write may be creating a file in one.
         const parts = k.split('/');
         for (let depth = parts.length - 1; depth >= 2; depth--) {
-          const removed = await rmdir(path.join(this.root, ...parts.slice(0, depth))).then(
+          const folder = path.join(this.root, ...parts.slice(0, depth));
+          const removed = await rmdir(folder).then(
             () => true,
             () => false, // not empty, or gone already
           );
           if (!removed) break;
+          this.folders.delete(folder);
         }
       }),
     );
