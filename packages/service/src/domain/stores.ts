@@ -235,6 +235,20 @@ export interface BatchClaim {
   workspaceLanguage?: string | undefined;
 }
 
+/** What fetching a document produced, as WorkStore.recordFetched records it. */
+export interface FetchedBytes {
+  documentId: string;
+  sizeBytes: number;
+  sha256: string;
+  declaredMediaType: string | null;
+  filename: string;
+}
+
+export interface RecordedFetch {
+  document: DocumentRecord;
+  runStatus: RunStatus;
+}
+
 export type StartOutcome =
   | { held: false }
   /** Started (attempt counted) when `runStatus` is `processing`; otherwise left as claimed. */
@@ -271,15 +285,11 @@ export interface WorkStore {
   /** The encrypted fetch headers of a URL document, if any. */
   fetchHeadersOf(documentId: string): Promise<string | null>;
   /**
-   * Records what fetching a document produced (and erases its fetch headers) and moves it on to
-   * `parsing`, in one write: the document and its run's status, or undefined when this worker no
+   * Records what fetching documents produced (and erases their fetch headers) and moves them on to
+   * `parsing`, in one write: each document and its run's status, by id; absent when this worker no
    * longer holds it.
    */
-  recordFetched(
-    documentId: string,
-    workerId: string,
-    fetched: { sizeBytes: number; sha256: string; declaredMediaType: string | null; filename: string },
-  ): Promise<{ document: DocumentRecord; runStatus: RunStatus } | undefined>;
+  recordFetched(workerId: string, documents: FetchedBytes[]): Promise<Map<string, RecordedFetch>>;
   /**
    * Finishes a synced document whose bytes, just read, are those of its version still indexed (see
    * DocumentRecord.indexedSha256): back to that version, ready, in the run it came from, its sync's run

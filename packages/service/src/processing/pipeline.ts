@@ -24,7 +24,13 @@ import type {
   UrlFetcher,
 } from '../domain/ports.js';
 import { fetchHeadersContext, type SecretBox } from '../domain/secrets.js';
-import type { FinishDocument, StartOutcome, WorkStore } from '../domain/stores.js';
+import type {
+  FetchedBytes,
+  FinishDocument,
+  RecordedFetch,
+  StartOutcome,
+  WorkStore,
+} from '../domain/stores.js';
 import type { DocumentRecord, DocumentStage } from '../domain/types.js';
 import { DependencyUnavailable, DocumentFailure } from '../errors.js';
 import { sanitizeFilename } from '../ingestion/upload.js';
@@ -97,6 +103,15 @@ interface Fetched {
   contentType: string | null;
   filename: string;
 }
+
+/** A fetched document as WorkStore.recordFetched records it: the file name and type it is parsed under. */
+const fetchedBytes = (doc: DocumentRecord, fetched: Fetched): FetchedBytes => ({
+  documentId: doc.id,
+  sizeBytes: fetched.sizeBytes,
+  sha256: fetched.sha256,
+  declaredMediaType: fetched.contentType,
+  filename: sanitizeFilename(fetched.filename),
+});
 
 /** A URL or a source's item whose bytes are not stored yet: fetched before it is parsed. */
 const fetchesFirst = (doc: DocumentRecord) =>
@@ -212,6 +227,8 @@ class Batch {
    */
   private readonly groupStarts = new Map<string, Promise<StartOutcome>>();
   private readonly grouped = new Map<string, Promise<GroupParse>>();
+  /** Synced items of a group whose fetched bytes are being recorded together (see recordTogether). */
+  private readonly recorded = new Map<string, Promise<RecordedFetch | undefined>>();
   /** Documents started with a group whose own turn has not come: their attempt is taken back if it never does. */
   private readonly startedAhead = new Set<string>();
   /** Stops the batch's group parses when it ends early. */
@@ -374,6 +391,8 @@ class Batch {
       if (fetchFirst) {
         const fetching = doc;
         doc = await timed('fetching', async () => {
+          // An item of a group is fetched, recorded (recordTogether) and parsed with it.
+          await this.grouped.get(fetching.id);
           const bytes = this.fetch(fetching);
           if (next && fetchesFirst(next)) this.fetch(next);
           return this.recordFetched(fetching, await bytes);
@@ -529,17 +548,39 @@ class Batch {
 
   /**
    * One request for the group's documents: stored originals read from storage, synced items fetched
-   * (each read once, as alone: stored as its original and copied to the work folder, recorded on the
-   * document only at its turn). A document whose bytes could not be had, or grew past a small
-   * document's size, is parsed alone.
+   * (each read once, as alone: stored as its original and copied to the work folder, and recorded
+   * together). A document whose bytes could not be had, or grew past a small document's size, is
+   * parsed alone.
    */
   private async parseGroup(docs: DocumentRecord[]): Promise<GroupParse[]> {
     const inputs = await Promise.all(docs.map((d) => this.smallDocument(d).catch(() => undefined)));
+    this.recordTogether(docs.filter((d, i) => inputs[i] !== undefined && fetchesFirst(d)));
     const sent = inputs.filter((i) => i !== undefined);
     if (sent.length === 0) return docs.map(() => undefined);
     const results = await this.deps.parser.parseGroup!(sent, this.workspaceId, this.ending.signal);
     let next = 0;
     return inputs.map((i) => (i === undefined ? undefined : results[next++]));
+  }
+
+  /**
+   * Records the fetched bytes of a group's synced items in one write, while the group is parsed;
+   * each item takes its outcome at its turn (recordFetched). One write per item was the largest
+   * part of what a folder's first sync cost beyond an upload of the same files.
+   */
+  private recordTogether(docs: DocumentRecord[]): void {
+    if (docs.length === 0) return;
+    const writing = Promise.all(docs.map((d) => this.fetch(d))).then((fetched) =>
+      this.deps.work.recordFetched(
+        this.workerId,
+        docs.map((d, i) => fetchedBytes(d, fetched[i]!)),
+      ),
+    );
+    for (const doc of docs) {
+      const recorded = writing.then((all) => all.get(doc.id));
+      // Taken at the document's turn; until then a failure must not count as unhandled.
+      recorded.catch(() => {});
+      this.recorded.set(doc.id, recorded);
+    }
   }
 
   private async smallDocument(doc: DocumentRecord): Promise<SmallDocument | undefined> {
@@ -549,7 +590,7 @@ class Batch {
     }
     const fetched = await this.fetch(doc);
     if (fetched.sizeBytes > GROUP_DOCUMENT_BYTES) return undefined;
-    // As recordFetched will record them, so that the document is parsed as it is then described.
+    // As they are recorded (fetchedBytes), so that the document is parsed as it is then described.
     return {
       bytes: await readFile(fetched.file),
       filename: sanitizeFilename(fetched.filename),
@@ -658,12 +699,10 @@ class Batch {
    * sha256 known, a re-run skips the fetch).
    */
   private async recordFetched(doc: DocumentRecord, fetched: Fetched): Promise<DocumentRecord> {
-    const updated = await this.deps.work.recordFetched(doc.id, this.workerId, {
-      sizeBytes: fetched.sizeBytes,
-      sha256: fetched.sha256,
-      declaredMediaType: fetched.contentType,
-      filename: sanitizeFilename(fetched.filename),
-    });
+    const updated = await (this.recorded.get(doc.id) ??
+      this.deps.work
+        .recordFetched(this.workerId, [fetchedBytes(doc, fetched)])
+        .then((recorded) => recorded.get(doc.id)));
     if (!updated) throw new LeaseLost();
     this.inputs.set(doc.id, Promise.resolve(fetched.file));
     if (updated.runStatus === 'cancelled') throw cancelledWhileProcessing();

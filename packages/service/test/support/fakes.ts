@@ -11,7 +11,9 @@
 import type {
   BatchClaim,
   ClaimOptions,
+  FetchedBytes,
   FinishDocument,
+  RecordedFetch,
   StartOutcome,
   WorkStore,
 } from '../../src/domain/stores.js';
@@ -277,16 +279,16 @@ export class MemoryWorkStore implements WorkStore {
     return this.documents.get(documentId)?.fetchHeaders ?? null;
   }
 
-  async recordFetched(
-    documentId: string,
-    workerId: string,
-    fetched: { sizeBytes: number; sha256: string; declaredMediaType: string | null; filename: string },
-  ): Promise<{ document: DocumentRecord; runStatus: RunStatus } | undefined> {
-    const d = this.holds(documentId, workerId);
-    if (!d) return undefined;
-    this.update(d, { ...fetched, stage: 'parsing' });
-    d.fetchHeaders = null;
-    return { document: { ...d.record }, runStatus: this.runs.get(d.record.runId)!.status };
+  async recordFetched(workerId: string, documents: FetchedBytes[]): Promise<Map<string, RecordedFetch>> {
+    const out = new Map<string, RecordedFetch>();
+    for (const { documentId, ...fetched } of documents) {
+      const d = this.holds(documentId, workerId);
+      if (!d) continue;
+      this.update(d, { ...fetched, stage: 'parsing' });
+      d.fetchHeaders = null;
+      out.set(documentId, { document: { ...d.record }, runStatus: this.runs.get(d.record.runId)!.status });
+    }
+    return out;
   }
 
   /** Without syncs here, the run a document came from is not kept: it stays in its current one. */

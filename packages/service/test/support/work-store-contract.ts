@@ -102,6 +102,43 @@ export function workStoreContract(name: string, make: () => Promise<WorkStoreFix
     );
 
     it(
+      'records what several documents fetched in one write, for the documents this worker holds',
+      withFixture(async (f) => {
+        const { runId, documentIds } = await f.seed('processing', [0, 0, 0]);
+        const [a, b, c] = documentIds as [string, string, string];
+        await f.work.claimDocuments([a, b], 'wrk_a', options());
+        await f.work.claimDocuments([c], 'wrk_b', options());
+        const bytes = (documentId: string, n: number) => ({
+          documentId,
+          sizeBytes: n,
+          sha256: String(n).repeat(64).slice(0, 64),
+          declaredMediaType: 'text/markdown',
+          filename: `${n}.md`,
+        });
+        const recorded = await f.work.recordFetched('wrk_a', [bytes(a, 1), bytes(b, 2), bytes(c, 3)]);
+        expect([...recorded.keys()].sort()).toEqual([a, b].sort());
+        expect(recorded.get(b)).toMatchObject({
+          runStatus: 'processing',
+          document: {
+            id: b,
+            sizeBytes: 2,
+            filename: '2.md',
+            declaredMediaType: 'text/markdown',
+            stage: 'parsing',
+          },
+        });
+        expect(await f.document(a)).toMatchObject({ sizeBytes: 1, sha256: '1'.repeat(64), stage: 'parsing' });
+        // Held by another worker: left as it was.
+        expect(await f.document(c)).toMatchObject({
+          sizeBytes: 1,
+          filename: expect.not.stringMatching('3.md'),
+        });
+        expect(await f.work.recordFetched('wrk_a', [])).toEqual(new Map());
+        expect(await f.runStatus(runId)).toBe('processing');
+      }),
+    );
+
+    it(
       'finishes only for the lease holder, and settles the run with its last document once its index is folded',
       withFixture(async (f) => {
         const { runId, documentIds } = await f.seed('processing', [0, 0]);

@@ -434,7 +434,7 @@ describe('parsing small uploads in groups', () => {
     for (const id of ids) expect(work.document(id)).toMatchObject({ status: 'ready', attempts: 1 });
   });
 
-  it("fetches a group of a synced source's items together, parses them in one request and records each at its turn", async () => {
+  it("fetches a group of a synced source's items together, parses them in one request and records them in one write", async () => {
     const items: Record<string, string> = {
       'a.md': '# A\n\nThe a policy covers parking.\n',
       'b.md': '# B\n\nThe b policy covers travel.\n',
@@ -471,9 +471,16 @@ describe('parsing small uploads in groups', () => {
       );
     }
     const { parser, groups, alone } = recordingParser();
+    const writes: string[][] = [];
+    const record = work.recordFetched.bind(work);
+    work.recordFetched = (workerId, fetched) => {
+      writes.push(fetched.map((f) => f.documentId));
+      return record(workerId, fetched);
+    };
     await processDocuments(deps({ parser, sourceItems }), ids, WORKER);
 
     expect(groups).toEqual([['a.md', 'b.md', 'c.md']]);
+    expect(writes).toEqual([['doc_a', 'doc_b', 'doc_c']]);
     expect(alone).toEqual([]);
     expect(opened.sort()).toEqual(['a.md', 'b.md', 'c.md', 'gone.md']);
     for (const id of ['doc_a', 'doc_b', 'doc_c']) {

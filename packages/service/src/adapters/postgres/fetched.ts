@@ -1,31 +1,46 @@
-import type { DocumentRecord, RunStatus } from '../../domain/types.js';
+import type { FetchedBytes, RecordedFetch } from '../../domain/stores.js';
+import type { RunStatus } from '../../domain/types.js';
 import { inTransaction, type Pool } from './db.js';
 import { type DocumentRow, toDocument } from './rows.js';
 import { settleRunIn } from './runs.js';
 
 /**
- * WorkStore.recordFetched. A synced item's hash is recorded with it where its listing had none (a
- * folder's file, whose listing reads no bytes), so that the item's record says what its document holds.
+ * WorkStore.recordFetched: one statement for a group of documents, their rows locked in id order (as
+ * startDocuments does). A synced item's hash is recorded with it where its listing had none (a folder's
+ * file, whose listing reads no bytes), so that the item's record says what its document holds.
  */
 export async function recordFetched(
   pool: Pool,
-  documentId: string,
   workerId: string,
-  fetched: { sizeBytes: number; sha256: string; declaredMediaType: string | null; filename: string },
-): Promise<{ document: DocumentRecord; runStatus: RunStatus } | undefined> {
+  documents: FetchedBytes[],
+): Promise<Map<string, RecordedFetch>> {
+  if (documents.length === 0) return new Map();
   const r = await pool.query<DocumentRow & { run_status: RunStatus }>(
-    `WITH d AS (
-       UPDATE documents SET size_bytes = $3, sha256 = $4, declared_media_type = $5, filename = $6,
-         fetch_headers = NULL, stage = 'parsing', updated_at = now()
-       WHERE id = $1 AND lease_owner = $2 AND status = 'processing' RETURNING *),
-     i AS (
+    `WITH v AS (
+       SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[])
+         AS v(id, size_bytes, sha256, media_type, filename)
+     ), cur AS (
+       SELECT d.id FROM documents d
+       WHERE d.id IN (SELECT id FROM v) AND d.lease_owner = $1 AND d.status = 'processing'
+       ORDER BY d.id FOR UPDATE
+     ), d AS (
+       UPDATE documents d SET size_bytes = v.size_bytes, sha256 = v.sha256, declared_media_type = v.media_type,
+         filename = v.filename, fetch_headers = NULL, stage = 'parsing', updated_at = now()
+       FROM v, cur WHERE d.id = v.id AND d.id = cur.id RETURNING d.*
+     ), i AS (
        UPDATE source_items si SET content_hash = d.sha256 FROM d
        WHERE si.document_id = d.id AND si.content_hash IS NULL)
      SELECT d.*, r.status AS run_status FROM d JOIN runs r ON r.id = d.run_id`,
-    [documentId, workerId, fetched.sizeBytes, fetched.sha256, fetched.declaredMediaType, fetched.filename],
+    [
+      workerId,
+      documents.map((f) => f.documentId),
+      documents.map((f) => f.sizeBytes),
+      documents.map((f) => f.sha256),
+      documents.map((f) => f.declaredMediaType),
+      documents.map((f) => f.filename),
+    ],
   );
-  const row = r.rows[0];
-  return row && { document: toDocument(row), runStatus: row.run_status };
+  return new Map(r.rows.map((row) => [row.id, { document: toDocument(row), runStatus: row.run_status }]));
 }
 
 /**

@@ -1,7 +1,9 @@
 import type {
   BatchClaim,
   ClaimOptions,
+  FetchedBytes,
   FinishDocument,
+  RecordedFetch,
   StartOutcome,
   WorkStore,
 } from '../../domain/stores.js';
@@ -237,12 +239,8 @@ export class PgWorkRepository implements WorkStore {
     });
   }
 
-  recordFetched(
-    documentId: string,
-    workerId: string,
-    fetched: { sizeBytes: number; sha256: string; declaredMediaType: string | null; filename: string },
-  ): Promise<{ document: DocumentRecord; runStatus: RunStatus } | undefined> {
-    return recordFetched(this.pool, documentId, workerId, fetched);
+  recordFetched(workerId: string, documents: FetchedBytes[]): Promise<Map<string, RecordedFetch>> {
+    return recordFetched(this.pool, workerId, documents);
   }
 
   keepIndexedVersion(documentId: string, workerId: string): Promise<boolean> {
