@@ -7,12 +7,7 @@ import type {
   StartOutcome,
   WorkStore,
 } from '../../domain/stores.js';
-import {
-  type DocumentRecord,
-  type DocumentStage,
-  type RunStatus,
-  TERMINAL_DOCUMENT_STATUSES,
-} from '../../domain/types.js';
+import { type DocumentStage, type RunStatus, TERMINAL_DOCUMENT_STATUSES } from '../../domain/types.js';
 import type { DocumentFailureCode } from '../../errors.js';
 import { inTransaction, type Pool, type PoolClient } from './db.js';
 import { keepIndexedVersion, recordFetched } from './fetched.js';
