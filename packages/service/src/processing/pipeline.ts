@@ -308,8 +308,9 @@ class Batch {
       await flushing;
       if (pending.length > 0) await this.flush(pending, true);
       if (unclaim.length > 0) {
-        // A group started ahead may still be on its way: its documents' attempts are taken back too.
-        await Promise.allSettled(this.groupStarts.values());
+        // A group started ahead may still be on its way (its start, its items' records): its documents'
+        // attempts are taken back too.
+        await Promise.allSettled([...this.groupStarts.values(), ...this.recorded.values()]);
         await this.deps.work.unclaimDocuments(unclaim, this.workerId, this.startedAhead);
         for (const id of unclaim) this.held.delete(id);
       }
@@ -318,7 +319,11 @@ class Batch {
       // Bytes read ahead for documents the batch did not start (it stopped early): not wanted now.
       for (const id of this.fetches.keys()) if (!this.started.has(id)) this.aborts.get(id)?.abort();
       this.ending.abort();
-      await Promise.allSettled([...this.fetches.values(), ...this.grouped.values()]);
+      await Promise.allSettled([
+        ...this.fetches.values(),
+        ...this.grouped.values(),
+        ...this.recorded.values(),
+      ]);
       await rm(this.work, { recursive: true, force: true });
       await this.discardDeleted().catch((err: unknown) =>
         this.deps.log.warn({ err, workspaceId: this.workspaceId }, 'could not check for deleted documents'),

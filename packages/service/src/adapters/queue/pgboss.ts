@@ -40,8 +40,8 @@ export class PgBossQueue implements JobQueue {
   private started: Promise<void> | undefined;
   /**
    * Consumers running in this process, by queue: woken when a job is sent here that may start now
-   * (a run waiting for its index maintenance no longer waits for the consumer's next poll, up to 2 s),
-   * and a batched job's consumer after each batch (see startWorkers).
+   * (unless its queue is paced and the sender does not ask), rather than at their next poll; and a
+   * batched job's consumer after each batch (see startWorkers).
    */
   private readonly localWorkers = new Map<string, string[]>();
   /** Handlers running in this process, so that stopping the consumers can wait for them. */
