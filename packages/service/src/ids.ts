@@ -18,15 +18,31 @@ function base32(bytes: Uint8Array): string {
   return out;
 }
 
+/** The last id's timestamp and random part: ids made in one millisecond count up from it. */
+let last = { ms: -1, random: new Uint8Array(10) };
+
 /**
  * Prefixed, time-sortable identifiers (`ws_…`, `run_…`, `doc_…`): a 48-bit millisecond timestamp then
- * 80 random bits, so ids sort by creation and say what they name in logs and support tickets.
+ * 80 random bits, so ids sort by creation and say what they name in logs and support tickets. Ids made
+ * by one process within one millisecond take the previous one's random part plus one, so that they
+ * sort in the order they were made too (an upload's small files are staged many to a millisecond, and
+ * its documents are listed in the order they were sent).
  */
 export function newId(prefix: string): string {
   const bytes = new Uint8Array(16);
   const now = Date.now();
   for (let i = 5; i >= 0; i--) bytes[5 - i] = Math.floor(now / 2 ** (8 * i)) & 0xff;
-  bytes.set(randomBytes(10), 6);
+  if (now === last.ms) {
+    const random = last.random.slice();
+    for (let i = random.length - 1; i >= 0; i--) {
+      random[i] = (random[i]! + 1) & 0xff;
+      if (random[i] !== 0) break;
+    }
+    last = { ms: now, random };
+  } else {
+    last = { ms: now, random: randomBytes(10) };
+  }
+  bytes.set(last.random, 6);
   return `${prefix}_${base32(bytes)}`;
 }
 

@@ -304,8 +304,9 @@ describe('waitForRun outcomes on real runs', () => {
   });
 
   it('rejects with RunPausedError on a paused run, and completes once resumed', async () => {
-    // Thirty documents take the single worker far longer than the pause request takes to arrive.
-    const result = await client.upload({ files: manyFiles('pause', 30) });
+    // Three hundred documents take the worker a second or more (it starts on them at once, 64 at a
+    // time); the pause request arrives within milliseconds.
+    const result = await client.upload({ files: manyFiles('pause', 300) });
     expect((await client.pauseRun(result.run.id)).status).toBe('paused');
     const error = await client.waitForRun(result.run.id, { timeoutMs: 60_000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RunPausedError);
@@ -313,11 +314,12 @@ describe('waitForRun outcomes on real runs', () => {
     expect((await client.resumeRun(result.run.id)).status).toBe('processing');
     const done = await client.waitForRun(result.run.id, { timeoutMs: 120_000 });
     expect(done).toMatchObject({ status: 'completed', progress: 1 });
-    expect(done.counts.ready).toBe(30);
+    expect(done.counts.ready).toBe(300);
   });
 
   it('rejects with RunCancelledError on a cancelled run', async () => {
-    const result = await client.upload({ files: manyFiles('cancel', 30) });
+    // As above: most of them are still waiting when the cancel request arrives.
+    const result = await client.upload({ files: manyFiles('cancel', 300) });
     expect((await client.cancelRun(result.run.id)).status).toBe('cancelled');
     const error = await client.waitForRun(result.run.id, { timeoutMs: 60_000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RunCancelledError);

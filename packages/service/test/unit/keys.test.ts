@@ -81,6 +81,8 @@ describe('newId', () => {
     const ids = Array.from({ length: 1000 }, () => newId('doc'));
     expect(new Set(ids).size).toBe(1000);
     expect(ids.every((id) => /^doc_[0-9a-hjkmnp-tv-z]{26}$/.test(id))).toBe(true);
+    // Many in one millisecond: still in the order they were made.
+    expect(ids.every((id, i) => i === 0 || ids[i - 1]! < id)).toBe(true);
     const early = newId('x');
     const later = (() => {
       const t = Date.now();
