@@ -359,6 +359,18 @@ describe('storing a form’s files (Stager)', () => {
     expect((await objects.getBuffer(f.storageKey))?.equals(big)).toBe(true);
   });
 
+  it('answers upload_incomplete for a file whose stream broke before it arrived', async () => {
+    const closed = new Readable({ read() {} });
+    closed.push(Buffer.from('half'));
+    closed.destroy();
+    const stager = new Stager(objects);
+    expect(await codeOf(stager.stage({ filename: 'cut.txt', mediaType: null, stream: closed }))).toBe(
+      '400 upload_incomplete',
+    );
+    await stager.settled();
+    expect(await stored()).toEqual([]);
+  });
+
   it('answers upload_incomplete for a file whose stream breaks, small or large', async () => {
     for (const size of [10, 400 * 1024]) {
       const broken = new Readable({ read() {} });
