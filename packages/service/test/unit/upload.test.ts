@@ -1,3 +1,4 @@
+// Over 400 lines: an upload end to end (staging, the form, recording) against one folder store and the fake stores.
 import { createHash } from 'node:crypto';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
