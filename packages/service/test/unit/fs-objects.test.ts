@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -46,5 +46,25 @@ describe('objects as files (FsObjectStore)', () => {
     await expect(store.put('raw/doc_1', broken)).rejects.toThrow('gone');
     expect(await text('raw/doc_1')).toBe('kept');
     expect(await readdir(path.join(root, 'data', 'raw'))).toEqual(['doc_1']);
+  });
+
+  it('reads and writes small objects directly and large ones through the pool, alike', async () => {
+    // 256 KiB is where the store stops calling the file system directly (DIRECT_BYTES).
+    for (const size of [0, 1500, 256 * 1024, 256 * 1024 + 1, 3 * 2 ** 20]) {
+      const bytes = Buffer.alloc(size, size % 251);
+      await store.put(`raw/size_${size}`, bytes);
+      expect((await store.getBuffer(`raw/size_${size}`))?.equals(bytes)).toBe(true);
+    }
+    expect(await store.getBuffer('raw/missing')).toBeUndefined();
+    expect(await store.getBuffer('derived/missing/text.md')).toBeUndefined();
+  });
+
+  it('rejects a write it cannot finish, small or large, and leaves no partial file', async () => {
+    // The target is a folder: the write itself succeeds, the rename into place does not.
+    await mkdir(path.join(root, 'data', 'derived', 'doc_1', 'text.md'), { recursive: true });
+    for (const body of ['small', Buffer.alloc(300 * 1024, 1)]) {
+      await expect(store.put('derived/doc_1/text.md', body)).rejects.toThrow();
+      expect(await readdir(path.join(root, 'data', 'derived', 'doc_1'))).toEqual(['text.md']);
+    }
   });
 });

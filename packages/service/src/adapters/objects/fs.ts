@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { type FileHandle, mkdir, open, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -7,6 +17,16 @@ import { pipeline } from 'node:stream/promises';
 import type { ObjectStore } from '../../domain/ports.js';
 
 const KNOWN_FOLDERS = 1000;
+
+/**
+ * Objects up to this size are written and read with direct calls on the calling thread instead of
+ * libuv's file pool. A small file's open, write, close and rename take microseconds in the page
+ * cache, while each pool call costs two thread hand-offs and a callback: on 2 cores, bulk ingestion of
+ * small files spent a fifth of its CPU in the pool's threads and their wake-ups (issue 25's profile),
+ * and 5,000 writes of 1.5 KB took 3 times the CPU through the pool. The event loop is held for one
+ * small file at a time, which is the same order as a request's own work.
+ */
+const DIRECT_BYTES = 256 * 1024;
 
 /** Objects as files under one folder (embedded mode). Keys are `/`-separated relative paths. */
 export class FsObjectStore implements ObjectStore {
@@ -26,6 +46,10 @@ export class FsObjectStore implements ObjectStore {
     const target = this.pathOf(key);
     // Write beside the target and rename, so a reader never sees a half-written object.
     const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+    if (!(body instanceof Readable)) {
+      const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+      if (bytes.length <= DIRECT_BYTES) return this.putDirect(tmp, target, bytes);
+    }
     // A stream that fails while the file is being created fails the pipeline below, not the process.
     if (body instanceof Readable) body.on('error', () => {});
     try {
@@ -43,6 +67,39 @@ export class FsObjectStore implements ObjectStore {
       await rm(tmp, { force: true });
       throw err;
     }
+  }
+
+  private putDirect(tmp: string, target: string, bytes: Buffer): void {
+    try {
+      const fd = this.createDirect(tmp);
+      try {
+        for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(tmp, target);
+    } catch (err) {
+      rmSync(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  /** As create, with direct calls. */
+  private createDirect(file: string): number {
+    const folder = path.dirname(file);
+    if (!this.folders.has(folder)) this.makeFolderDirect(folder);
+    try {
+      return openSync(file, 'wx');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      this.makeFolderDirect(folder);
+      return openSync(file, 'wx');
+    }
+  }
+
+  private makeFolderDirect(folder: string): void {
+    mkdirSync(folder, { recursive: true });
+    this.remember(folder);
   }
 
   /**
@@ -64,6 +121,10 @@ export class FsObjectStore implements ObjectStore {
 
   private async makeFolder(folder: string): Promise<void> {
     await mkdir(folder, { recursive: true });
+    this.remember(folder);
+  }
+
+  private remember(folder: string): void {
     if (this.folders.size >= KNOWN_FOLDERS) this.folders.clear();
     this.folders.add(folder);
   }
@@ -79,11 +140,33 @@ export class FsObjectStore implements ObjectStore {
   }
 
   async getBuffer(key: string): Promise<Buffer | undefined> {
+    const file = this.pathOf(key);
     try {
-      return await readFile(this.pathOf(key));
+      const small = this.readDirect(file);
+      // A larger object is read through the pool (see DIRECT_BYTES).
+      return small ?? (await readFile(file));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
+    }
+  }
+
+  /** The file's bytes when it is small enough to read directly, else undefined. */
+  private readDirect(file: string): Buffer | undefined {
+    const fd = openSync(file, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      if (size > DIRECT_BYTES) return undefined;
+      const bytes = Buffer.allocUnsafe(size);
+      let at = 0;
+      while (at < size) {
+        const read = readSync(fd, bytes, at, size - at, at);
+        if (read === 0) break; // shortened meanwhile: what is there
+        at += read;
+      }
+      return at === size ? bytes : bytes.subarray(0, at);
+    } finally {
+      closeSync(fd);
     }
   }
 
