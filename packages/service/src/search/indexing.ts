@@ -2,7 +2,7 @@ import type { DocumentRows, IndexRow, SearchIndex } from '../domain/ports.js';
 import type { Chunk, DocumentRecord } from '../domain/types.js';
 import { ENGLISH, type Language } from '../text/language.js';
 import type { EmbeddingService } from './embeddings.js';
-import { wordCodes } from './word-codes.js';
+import { wordCode } from './word-codes.js';
 
 export interface IndexingDeps {
   index: SearchIndex;
@@ -25,10 +25,18 @@ export function headingField(title: string | null, headingPath: string[]): strin
  * passage deep in a long section then still matches words of its title, without doubling them elsewhere.
  */
 export function searchText(row: Pick<IndexRow, 'heading' | 'text'>): string {
-  const missing = row.heading
+  const missing = missingHeadings(row);
+  return missing ? `${missing}\n\n${row.text}` : row.text;
+}
+
+/** The title and headings that the passage does not contain, one a line ('' when none). */
+function missingHeadings(row: Pick<IndexRow, 'heading' | 'text'>): string {
+  if (!row.heading) return '';
+  const text = row.text.toLowerCase();
+  return row.heading
     .split(' / ')
-    .filter((h) => h && !row.text.toLowerCase().includes(h.toLowerCase()));
-  return missing.length ? `${missing.join('\n')}\n\n${row.text}` : row.text;
+    .filter((h) => h && !text.includes(h.toLowerCase()))
+    .join('\n');
 }
 
 /**
@@ -46,33 +54,39 @@ export function indexRowsOf(
   chunks: Chunk[],
   language: Language = ENGLISH,
 ): IndexRow[] {
-  return chunks.map((c) =>
-    withTerms(
-      {
-        id: c.id,
-        documentId: doc.id,
-        ordinal: c.ordinal,
-        text: c.text,
-        headingPath: c.headingPath,
-        heading: headingField(parsed.title, c.headingPath),
-        filename: doc.filename,
-        sourceUrl: doc.sourceUrl,
-        mediaType: parsed.mediaType,
-        pageStart: c.pageStart,
-        pageEnd: c.pageEnd,
-        charStart: c.charStart,
-        charEnd: c.charEnd,
-        language: language.code,
-        wordCodes: wordCodes(c.text, language),
-      },
-      language,
-    ),
-  );
-}
-
-function withTerms(row: IndexRow, language: Language): IndexRow {
-  row.terms = searchTerms(row, language);
-  return row;
+  return chunks.map((c) => {
+    const heading = headingField(parsed.title, c.headingPath);
+    // The passage is read once for its word codes and its index terms (as wordCodes and searchTerms
+    // read it: the headings it lacks come first in its search text, on lines of their own).
+    const tokens = language.tokens(c.text);
+    const wordCodes = new Uint32Array(tokens.length);
+    const missing = missingHeadings({ heading, text: c.text });
+    const terms = missing ? language.indexTerms(missing) : [];
+    for (let i = 0; i < tokens.length; i++) {
+      const word = tokens[i]!.word;
+      wordCodes[i] = wordCode(word, language);
+      const term = language.indexTerm(word);
+      if (term !== undefined) terms.push(term);
+    }
+    return {
+      id: c.id,
+      documentId: doc.id,
+      ordinal: c.ordinal,
+      text: c.text,
+      headingPath: c.headingPath,
+      heading,
+      filename: doc.filename,
+      sourceUrl: doc.sourceUrl,
+      mediaType: parsed.mediaType,
+      pageStart: c.pageStart,
+      pageEnd: c.pageEnd,
+      charStart: c.charStart,
+      charEnd: c.charEnd,
+      language: language.code,
+      wordCodes,
+      terms: terms.join(' '),
+    };
+  });
 }
 
 /**

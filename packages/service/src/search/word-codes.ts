@@ -12,11 +12,27 @@ import { ENGLISH, type Language } from '../text/language.js';
 export function wordCodes(text: string, language: Language = ENGLISH): Uint32Array {
   const tokens = language.tokens(text);
   const codes = new Uint32Array(tokens.length);
-  for (let i = 0; i < tokens.length; i++) {
-    const w = tokens[i]!.word;
-    codes[i] = language.isStopWord(w) ? (hash(w) | 1) >>> 0 : stemCode(language.term(w));
-  }
+  for (let i = 0; i < tokens.length; i++) codes[i] = wordCode(tokens[i]!.word, language);
   return codes;
+}
+
+/** Codes by word, per language: a passage's words are mostly words seen before (bounded, cleared when full). */
+const codeCaches = new WeakMap<Language, Map<string, number>>();
+
+/** One word's code (see wordCodes). */
+export function wordCode(word: string, language: Language): number {
+  let cache = codeCaches.get(language);
+  if (!cache) {
+    cache = new Map();
+    codeCaches.set(language, cache);
+  }
+  let code = cache.get(word);
+  if (code === undefined) {
+    if (cache.size > 100_000) cache.clear();
+    code = language.isStopWord(word) ? (hash(word) | 1) >>> 0 : stemCode(language.term(word));
+    cache.set(word, code);
+  }
+  return code;
 }
 
 /** FNV-1a over UTF-16 code units. */

@@ -40,6 +40,8 @@ export interface Language {
    * but English drops only its shortest list of stop words there (below).
    */
   indexTerms(text: string): string[];
+  /** One word as `indexTerms` reads it: its term, or undefined when the index leaves it out. */
+  indexTerm(word: string): string | undefined;
   sentenceSpans(text: string, start?: number, end?: number): Span[];
   readonly questions: QuestionRules;
   /** Whether adjacent words may be written as one ("file name" / "filename"; German compounds). */
@@ -152,13 +154,18 @@ class SpecLanguage implements Language {
   }
 
   indexTerms(text: string): string[] {
-    if (!this.spec.indexStopsStems) return this.termsWithout(text, this.indexStopWords, false);
     const out: string[] = [];
     for (const { word } of this.tokens(text)) {
-      const stem = this.stemOf(word);
-      if (!this.indexStopWords.has(stem)) out.push(fold(stem));
+      const term = this.indexTerm(word);
+      if (term !== undefined) out.push(term);
     }
     return out;
+  }
+
+  indexTerm(word: string): string | undefined {
+    // English leaves out its short list of stop words by stem ("is", "was" → "be"), the others by word.
+    const stop = this.spec.indexStopsStems ? this.stemOf(word) : word;
+    return this.indexStopWords.has(stop) ? undefined : this.term(word);
   }
 
   /** Terms of the words that are not stop words (nor, for matching sentences, single Latin letters). */
