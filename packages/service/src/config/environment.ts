@@ -107,7 +107,7 @@ export const envSchema = z.object({
   PARSER_TMP_MB: int(1024, 16),
   PARSER_MAX_UNPACKED_MB: int(1024, 1),
   PARSER_BWRAP_PATH: optionalString,
-  PARSER_DOCUMENTS_PER_PROCESS: int(200, 1),
+  PARSER_DOCUMENTS_PER_PROCESS: int(1000, 1),
   PARSER_PROCESS_IDLE_SECONDS: int(10, 1),
   PATH: optionalString,
   EMBEDDINGS_PROVIDER: z.enum(['none', 'openai', 'local']).default('none'),
