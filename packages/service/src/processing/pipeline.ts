@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { PassThrough, Transform } from 'node:stream';
+import { PassThrough, Readable, Transform } from 'node:stream';
 import { finished, pipeline as streamPipeline } from 'node:stream/promises';
 import { artifactKeys } from '../domain/artifacts.js';
 import type { JobHandlers } from '../domain/jobs.js';
@@ -95,14 +95,16 @@ const YIELD_AFTER_MS = 5;
 /** Lost the document to someone else (deleted, cancelled, lease taken over): stop quietly. */
 class LeaseLost extends Error {}
 
-/** A fetched document's bytes: stored as its original, copied to the work folder, not yet recorded. */
-interface Fetched {
-  file: string;
+/**
+ * A fetched document's bytes, stored as its original, not yet recorded: a small item's kept in memory
+ * for its group's parse, a larger one's copied to the work folder.
+ */
+type Fetched = {
   sizeBytes: number;
   sha256: string;
   contentType: string | null;
   filename: string;
-}
+} & ({ file: string; bytes?: undefined } | { file?: undefined; bytes: Buffer });
 
 /** A fetched document as WorkStore.recordFetched records it: the file name and type it is parsed under. */
 const fetchedBytes = (doc: DocumentRecord, fetched: Fetched): FetchedBytes => ({
@@ -597,7 +599,7 @@ class Batch {
     if (fetched.sizeBytes > GROUP_DOCUMENT_BYTES) return undefined;
     // As they are recorded (fetchedBytes), so that the document is parsed as it is then described.
     return {
-      bytes: await readFile(fetched.file),
+      bytes: fetched.bytes ?? (await readFile(fetched.file)),
       filename: sanitizeFilename(fetched.filename),
       declaredMediaType: fetched.contentType,
     };
@@ -652,10 +654,41 @@ class Batch {
   }
 
   /**
-   * Stores fetched bytes as the document's original and, in the same pass, hashes them and writes
-   * the parser's copy to the work folder: they are read once from their source, never read back.
+   * Stores fetched bytes as the document's original, hashed on the way; they are read once from their
+   * source, never read back. A small item (as listed) is read into memory, stored from there and
+   * parsed with its group: a folder's first sync spent more on streams, the work folder's copy and
+   * reading it back than on the item. One that turns out larger than a small document goes on as a
+   * stream with what was read so far.
    */
   private async download(doc: DocumentRecord, fetched: FetchedResource): Promise<Fetched> {
+    if (!this.groupable(doc)) return this.downloadToFile(doc, fetched);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const reading = fetched.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    for (let next = await reading.next(); !next.done; next = await reading.next()) {
+      chunks.push(next.value);
+      size += next.value.length;
+      if (size > GROUP_DOCUMENT_BYTES) {
+        const rest = async function* () {
+          yield* chunks;
+          for (let more = await reading.next(); !more.done; more = await reading.next()) yield more.value;
+        };
+        return this.downloadToFile(doc, { ...fetched, body: Readable.from(rest(), { objectMode: false }) });
+      }
+    }
+    const bytes = Buffer.concat(chunks, size);
+    await this.deps.objects.put(doc.storageKey, bytes, fetched.contentType ?? undefined);
+    return {
+      bytes,
+      sizeBytes: size,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      contentType: fetched.contentType,
+      filename: fetched.filename,
+    };
+  }
+
+  /** Stores the bytes and, in the same pass, writes the parser's copy to the work folder. */
+  private async downloadToFile(doc: DocumentRecord, fetched: FetchedResource): Promise<Fetched> {
     const { deps } = this;
     const hash = createHash('sha256');
     let size = 0;
@@ -709,7 +742,8 @@ class Batch {
         .recordFetched(this.workerId, [fetchedBytes(doc, fetched)])
         .then((recorded) => recorded.get(doc.id)));
     if (!updated) throw new LeaseLost();
-    this.inputs.set(doc.id, Promise.resolve(fetched.file));
+    // Bytes kept in memory are parsed with their group; parsed alone, they are read from storage (input).
+    if (fetched.file) this.inputs.set(doc.id, Promise.resolve(fetched.file));
     if (updated.runStatus === 'cancelled') throw cancelledWhileProcessing();
     return { ...updated.document, attempts: doc.attempts };
   }

@@ -1,5 +1,6 @@
 // Over 400 lines: every behaviour of a batch (claims, failures, deletions, read-ahead, groups) runs on the
 // same in-memory fakes set up here; split, each file would set them up again.
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -490,6 +491,81 @@ describe('parsing small uploads in groups', () => {
     }
     expect(work.document('doc_gone')).toMatchObject({ status: 'failed', errorCode: 'fetch_failed' });
     expect((await objects.getBuffer(artifactKeys.text('doc_c')))?.toString()).toContain('meals');
+  });
+
+  it('keeps a small synced item in memory for its group, and streams one that grew past a small size', async () => {
+    const grown = Buffer.from(`# Grown\n\n${'The grown policy covers parking. '.repeat(6000)}\n`);
+    const bodies: Record<string, () => Readable> = {
+      'a.md': () => Readable.from([Buffer.from('# A\n\nThe a policy covers travel.\n')]),
+      'b.md': () => Readable.from([Buffer.from('# B\n\nThe b policy '), Buffer.from('covers meals.\n')]),
+      // Listed small, larger when read (about 200 KB), in pieces of 4 KiB.
+      'grown.md': () =>
+        Readable.from(
+          Array.from({ length: Math.ceil(grown.length / 4096) }, (_, i) =>
+            grown.subarray(i * 4096, (i + 1) * 4096),
+          ),
+        ),
+      'broken.md': () =>
+        Readable.from(
+          (async function* () {
+            yield Buffer.from('# Broken\n\n');
+            throw new DocumentFailure('fetch_failed', 'The item could not be read to its end.');
+          })(),
+        ),
+    };
+    const sourceItems: SourceItems = {
+      forBatch: () => ({
+        open: async (_sourceId, key) => ({
+          body: bodies[key]!(),
+          contentType: 'text/markdown',
+          finalUrl: key,
+          filename: key,
+        }),
+      }),
+    };
+    const ids = ['doc_a', 'doc_grown', 'doc_b', 'doc_broken'];
+    for (const [i, key] of ['a.md', 'grown.md', 'b.md', 'broken.md'].entries()) {
+      work.addDocument(
+        documentRecord({
+          id: ids[i]!,
+          runId: 'run_1',
+          sourceId: 'src_1',
+          sourceItem: key,
+          sha256: null,
+          sizeBytes: 100,
+        }),
+      );
+    }
+    const { parser, groups, alone } = recordingParser();
+    await processDocuments(deps({ parser, sourceItems }), ids, WORKER);
+
+    // The grown item is not sent with the group: it is parsed alone, from its whole stored original.
+    expect(groups).toEqual([['a.md', 'b.md']]);
+    expect(alone).toEqual(['grown.md']);
+    expect((await objects.getBuffer(artifactKeys.original('doc_grown')))?.equals(grown)).toBe(true);
+    expect(work.document('doc_grown')).toMatchObject({ status: 'ready', sizeBytes: grown.length });
+    expect(work.document('doc_grown').sha256).toBe(createHash('sha256').update(grown).digest('hex'));
+    for (const id of ['doc_a', 'doc_b']) expect(work.document(id)).toMatchObject({ status: 'ready' });
+    expect((await objects.getBuffer(artifactKeys.text('doc_b')))?.toString()).toContain('covers meals');
+    expect(work.document('doc_broken')).toMatchObject({ status: 'failed', errorCode: 'fetch_failed' });
+    expect(await objects.getBuffer(artifactKeys.original('doc_broken'))).toBeUndefined();
+
+    // A small item with no group to join is parsed alone, from its stored original.
+    bodies['solo.md'] = () => Readable.from([Buffer.from('# Solo\n\nThe solo policy covers gifts.\n')]);
+    work.addDocument(
+      documentRecord({
+        id: 'doc_solo',
+        runId: 'run_1',
+        sourceId: 'src_1',
+        sourceItem: 'solo.md',
+        sha256: null,
+        sizeBytes: 40,
+      }),
+    );
+    await processDocuments(deps({ parser, sourceItems }), ['doc_solo'], WORKER);
+    expect(alone).toEqual(['grown.md', 'solo.md']);
+    expect(work.document('doc_solo')).toMatchObject({ status: 'ready', chunkCount: 1 });
+    expect((await objects.getBuffer(artifactKeys.text('doc_solo')))?.toString()).toContain('covers gifts');
   });
 
   it('fails the one document the group failed, and parses alone those the group did not parse', async () => {
