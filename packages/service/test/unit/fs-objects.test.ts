@@ -55,6 +55,11 @@ describe('objects as files (FsObjectStore)', () => {
       await store.put(`raw/size_${size}`, bytes);
       expect((await store.getBuffer(`raw/size_${size}`))?.equals(bytes)).toBe(true);
     }
+    // Strings by their bytes: 'é' is two, so 200,000 of them are over the limit in fewer characters.
+    for (const [i, body] of ['x'.repeat(300 * 1024), 'é'.repeat(100_000), 'é'.repeat(200_000)].entries()) {
+      await store.put(`derived/doc_${i}/text.md`, body);
+      expect(await text(`derived/doc_${i}/text.md`)).toBe(body);
+    }
     expect(await store.getBuffer('raw/missing')).toBeUndefined();
     expect(await store.getBuffer('derived/missing/text.md')).toBeUndefined();
   });

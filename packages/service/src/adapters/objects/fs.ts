@@ -46,10 +46,16 @@ export class FsObjectStore implements ObjectStore {
     const target = this.pathOf(key);
     // Write beside the target and rename, so a reader never sees a half-written object.
     const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
-    if (!(body instanceof Readable)) {
-      const bytes = typeof body === 'string' ? Buffer.from(body) : body;
-      if (bytes.length <= DIRECT_BYTES) return this.putDirect(tmp, target, bytes);
-    }
+    // A string has at least as many bytes as characters: a long one is not encoded here only to be let go.
+    const whole =
+      typeof body === 'string'
+        ? body.length <= DIRECT_BYTES
+          ? Buffer.from(body)
+          : undefined
+        : body instanceof Readable
+          ? undefined
+          : body;
+    if (whole && whole.length <= DIRECT_BYTES) return this.putDirect(tmp, target, whole);
     // A stream that fails while the file is being created fails the pipeline below, not the process.
     if (body instanceof Readable) body.on('error', () => {});
     try {
