@@ -358,6 +358,8 @@ export interface SourceItemBatch {
    * cannot be read (the source was deleted, its credentials cannot be decrypted, the item is gone).
    */
   open(sourceId: string, key: string, signal: AbortSignal): Promise<FetchedResource>;
+  /** Lets go of what the batch's reads held (a source's folder kept open); called once, at its end. */
+  close(): Promise<void>;
 }
 
 /** Decides whether a webhook URL may be registered: the request-forgery guard of URL ingestion. */

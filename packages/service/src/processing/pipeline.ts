@@ -326,6 +326,9 @@ class Batch {
         ...this.grouped.values(),
         ...this.recorded.values(),
       ]);
+      await this.sourceItemBatch
+        ?.close()
+        .catch((err: unknown) => this.deps.log.warn({ err }, 'could not close what the sources held'));
       await rm(this.work, { recursive: true, force: true });
       await this.discardDeleted().catch((err: unknown) =>
         this.deps.log.warn({ err, workspaceId: this.workspaceId }, 'could not check for deleted documents'),

@@ -1,7 +1,7 @@
 import { Transform } from 'node:stream';
 import type { FetchedResource, SourceItemBatch, SourceItems } from '../domain/ports.js';
 import { DocumentFailure } from '../errors.js';
-import { type SourceAccess, SourceFailure, type SourceType } from './model.js';
+import { type SourceAccess, SourceFailure, type SourceReader, type SourceType } from './model.js';
 import { accessOf, type SyncDeps } from './sync.js';
 
 /** What one item of a source may cost, whatever its type: its bytes and its time. */
@@ -16,6 +16,8 @@ export interface ItemLimits {
 interface OpenedSource {
   type: SourceType;
   access: SourceAccess;
+  /** The connector's reader for the batch, when it has one (see SourceConnector.reader). */
+  reader: SourceReader | undefined;
 }
 
 /**
@@ -47,6 +49,10 @@ export class SourceItemReader implements SourceItems {
         }
         return source.then((s) => this.read(s, key, signal));
       },
+      close: async () => {
+        const opened = await Promise.all([...sources.values()].map((s) => s.catch(() => undefined)));
+        await Promise.all(opened.map((s) => s?.reader?.close()));
+      },
     };
   }
 
@@ -54,7 +60,8 @@ export class SourceItemReader implements SourceItems {
     const source = await this.deps.syncs.sourceById(sourceId);
     if (!source) throw new DocumentFailure('fetch_failed', 'The source of this document was deleted.');
     try {
-      return { type: source.type, access: accessOf(source, this.deps.secrets, this.deps.folderGrants) };
+      const access = accessOf(source, this.deps.secrets, this.deps.folderGrants);
+      return { type: source.type, access, reader: this.deps.connectors[source.type].reader?.(access) };
     } catch (err) {
       if (err instanceof SourceFailure) throw new DocumentFailure('credentials_unavailable', err.message);
       throw err;
@@ -70,7 +77,9 @@ export class SourceItemReader implements SourceItems {
       new DocumentFailure('fetch_timeout', `"${key}" was not read within ${Math.round(timeoutMs / 1000)} s.`);
     let opened: FetchedResource;
     try {
-      opened = await this.deps.connectors[source.type].open(source.access, key, combined);
+      opened = await (source.reader
+        ? source.reader.open(key, combined)
+        : this.deps.connectors[source.type].open(source.access, key, combined));
     } catch (err) {
       if (timeout.aborted && !(err instanceof DocumentFailure)) throw late();
       throw err;

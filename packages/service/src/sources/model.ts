@@ -149,6 +149,12 @@ export interface SourceAccess {
   roots: string[];
 }
 
+/** Reads items of one source until closed; `open` throws DocumentFailure for one item. */
+export interface SourceReader {
+  open(key: string, signal: AbortSignal): Promise<FetchedResource>;
+  close(): Promise<void>;
+}
+
 /**
  * Lists and reads one type of source. `list` throws SourceFailure when the source as a whole cannot be
  * read (the sync fails and nothing changes); `open` throws DocumentFailure for one item.
@@ -160,6 +166,11 @@ export interface SourceConnector {
     signal: AbortSignal,
   ): Promise<ListedItem[]>;
   open(source: SourceAccess, key: string, signal: AbortSignal): Promise<FetchedResource>;
+  /**
+   * A reader of many items of one source (a batch's), holding what they share until it is closed (a
+   * folder opened once). Without one, each item is opened with `open`.
+   */
+  reader?(source: SourceAccess): SourceReader;
   /**
    * Checks settings beyond their form (a folder under one of `roots`, those granted to the caller's
    * account); an AppError when refused.

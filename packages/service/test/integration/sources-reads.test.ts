@@ -7,7 +7,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { artifactKeys } from '../../src/domain/artifacts.js';
 import { processDocuments } from '../../src/processing/pipeline.js';
-import { directLister, sourceCredentialsContext } from '../../src/sources/model.js';
+import { directLister, type SourceConnector, sourceCredentialsContext } from '../../src/sources/model.js';
 import { syncSource } from '../../src/sources/sync.js';
 import { client } from '../support/http.js';
 import { startS3Server, type TestS3 } from '../support/s3.js';
@@ -119,27 +119,46 @@ describe('the processing of synced items', () => {
     expect(ids).toHaveLength(8);
 
     const sourceReads = vi.spyOn(svc.deps.syncs, 'sourceById');
-    const opens = vi.spyOn(svc.deps.connectors.folder, 'open');
+    // The batch reads each source's items through one reader (the folder opened once), closed at its end.
+    const opened: string[] = [];
+    let closed = 0;
+    const folder = svc.deps.connectors.folder as Required<SourceConnector>;
+    const reader = folder.reader.bind(folder);
+    const readers = vi.spyOn(folder, 'reader').mockImplementation((access) => {
+      const made = reader(access);
+      return {
+        open: (key, signal) => {
+          opened.push(key);
+          return made.open(key, signal);
+        },
+        close: () => {
+          closed++;
+          return made.close();
+        },
+      };
+    });
     const gets = vi.spyOn(svc.deps.objects, 'get');
     const buffers = vi.spyOn(svc.deps.objects, 'getBuffer');
     await processAsOneBatch(ids);
     const sourcesRead = sourceReads.mock.calls.map(([id]) => id);
-    const opened = opens.mock.calls.map(([, key]) => key);
+    const readersMade = readers.mock.calls.length;
     const originals = new Set(ids.map((id) => artifactKeys.original(id)));
     const readBack = [...gets.mock.calls, ...buffers.mock.calls].filter(([key]) => originals.has(key));
     vi.restoreAllMocks();
 
     // One batch, two sources: each source's row read once, not once for each of its items.
     expect(sourcesRead.sort()).toEqual([minutes.id, notes.id].sort());
-    // Each file opened once, and no original read back from storage for the parser.
+    // Each file opened once, through one reader per source, and no original read back for the parser.
     expect(opened.sort()).toEqual([...contents.keys()].sort());
+    expect([readersMade, closed]).toEqual([2, 2]);
     expect(readBack).toEqual([]);
     await expectStoredAsListed(ids);
   });
 
   /**
    * Counts what is read of each file under `dir` through any file handle (the listing's and the
-   * worker's alike): whole reads (streams) and bytes, by the file's name.
+   * worker's alike): whole reads (a stream, or one read from the start for more than a listing's
+   * 16 KiB sample) and bytes, by the file's name.
    */
   async function countFileReads(dir: string) {
     const probe = await open(root, 'r');
@@ -156,6 +175,8 @@ describe('the processing of synced items', () => {
       const name = nameOf(this.fd);
       const result = await (read as (...a: unknown[]) => Promise<{ bytesRead: number }>).apply(this, args);
       if (name) bytes.set(name, (bytes.get(name) ?? 0) + result.bytesRead);
+      const [, , length, position] = args as [unknown, number, number, number];
+      if (name && position === 0 && length > 16 * 1024) streams.set(name, (streams.get(name) ?? 0) + 1);
       return result as never;
     });
     const stream = handles.createReadStream;

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { appendFile, mkdir, mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { appendFile, mkdir, mkdtemp, rename, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -94,10 +95,42 @@ describe('a folder source', () => {
   it('counts bytes while reading: a file that grows past the limit after its stat is cut', async () => {
     const dir = path.join(root, 'grows');
     await mkdir(dir);
-    await writeFile(path.join(dir, 'log.md'), 'small at first\n');
+    // Over 128 KiB, so streamed (a smaller one is read whole when opened: see below).
+    await writeFile(path.join(dir, 'log.md'), Buffer.alloc(200 * 1024, 'y'));
     const opened = await connector.open(access(dir), 'log.md');
     await appendFile(path.join(dir, 'log.md'), Buffer.alloc(3 * MAX, 'x'));
     await expect(read(opened.body)).rejects.toMatchObject({ code: 'file_too_large' });
+    // A small file is read whole when opened: what is appended later is not part of it.
+    await writeFile(path.join(dir, 'small.md'), 'small\n');
+    const small = await connector.open(access(dir), 'small.md');
+    await appendFile(path.join(dir, 'small.md'), Buffer.alloc(3 * MAX, 'x'));
+    expect(await read(small.body)).toBe('small\n');
+  });
+
+  it("reads a batch's items with the folder opened once, holds it against a swap, and lets it go", async () => {
+    const dir = path.join(root, 'batch');
+    await mkdir(path.join(dir, 'sub'), { recursive: true });
+    await writeFile(path.join(dir, 'a.md'), 'first');
+    await writeFile(path.join(dir, 'b.md'), 'second');
+    await writeFile(path.join(dir, 'sub', 'c.md'), 'third');
+    const elsewhere = path.join(tmp, 'elsewhere');
+    await mkdir(path.join(elsewhere, 'sub'), { recursive: true });
+    for (const key of ['a.md', 'b.md', 'sub/c.md']) await writeFile(path.join(elsewhere, key), 'SECRET');
+    const descriptors = () => readdirSync('/proc/self/fd').length;
+    const before = descriptors();
+
+    const reader = connector.reader(access(dir));
+    expect(await read((await reader.open('a.md')).body)).toBe('first');
+    // The folder is moved away and a link to a folder outside the roots put in its place.
+    await rename(dir, `${dir}-moved`);
+    await symlink(elsewhere, dir);
+    expect(await read((await reader.open('b.md')).body)).toBe('second');
+    expect(await read((await reader.open('sub/c.md')).body)).toBe('third');
+    await expect(reader.open('../a.md')).rejects.toMatchObject({ code: 'original_missing' });
+    // A read that opens the folder now finds the link, and refuses it.
+    await expect(connector.open(access(dir), 'b.md')).rejects.toMatchObject({ code: 'original_missing' });
+    await reader.close();
+    expect(descriptors()).toBe(before);
   });
 
   it('does not read a file over the size limit while listing', async () => {

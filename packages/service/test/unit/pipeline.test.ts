@@ -445,6 +445,7 @@ describe('parsing small uploads in groups', () => {
     const opened: string[] = [];
     const sourceItems: SourceItems = {
       forBatch: () => ({
+        close: async () => {},
         open: async (_sourceId, key) => {
           opened.push(key);
           if (key === 'gone.md')
@@ -515,6 +516,7 @@ describe('parsing small uploads in groups', () => {
     };
     const sourceItems: SourceItems = {
       forBatch: () => ({
+        close: async () => {},
         open: async (_sourceId, key) => ({
           body: bodies[key]!(),
           contentType: 'text/markdown',

@@ -1,7 +1,7 @@
 import { constants, existsSync } from 'node:fs';
 import { type FileHandle, open, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { Transform } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import type { FetchedResource } from '../../domain/ports.js';
 import { DocumentFailure, errors } from '../../errors.js';
 import type { FileSample } from '../../parsing/upload-check.js';
@@ -13,6 +13,7 @@ import {
   type SourceAccess,
   type SourceConnector,
   SourceFailure,
+  type SourceReader,
 } from '../../sources/model.js';
 import { tooLarge, unreadableReason } from '../../sources/readable.js';
 
@@ -88,6 +89,8 @@ async function openFile(
 const SAMPLE_BYTES = 16 * 1024;
 /** A zip's end record, which says whether it is an archive or a document, lies in its last 64 KiB + 22 bytes. */
 const ZIP_TAIL_BYTES = 65_557;
+/** Files up to this size are read whole into memory when opened, not streamed: most of a folder's items. */
+const WHOLE_BYTES = 128 * 1024;
 
 /** Up to `length` bytes of an open file from `position` (fewer at its end). */
 async function readAt(handle: FileHandle, position: number, length: number): Promise<Buffer> {
@@ -272,22 +275,63 @@ export class FolderConnector implements SourceConnector {
   }
 
   async open(source: SourceAccess, key: string): Promise<FetchedResource> {
-    const missing = () => new DocumentFailure('original_missing', `"${key}" is no longer in the folder.`);
-    const names = key.split('/');
-    if (!names.every(plainName)) throw missing();
-    let dir: HeldDir;
+    const reader = this.reader(source);
     try {
-      dir = await this.openFolder(source);
-    } catch (err) {
-      if (err instanceof SourceFailure) throw new DocumentFailure('original_missing', err.message);
-      throw err;
+      return await reader.open(key);
+    } finally {
+      await reader.close();
     }
+  }
+
+  /**
+   * Reads a batch's items of one source with its folder opened once, at the first item, and held until
+   * `close`: a folder swapped or renamed meanwhile changes nothing for the batch, as for one item
+   * between its folder's open and its own. Resolving and opening the folder again for each item was
+   * most of what reading a small item cost (0.7 ms of CPU against 0.15 ms for the file itself).
+   */
+  // A folder's reads do not wait on anything a signal could stop: its reader takes none.
+  reader(source: SourceAccess): SourceReader & { open(key: string): Promise<FetchedResource> } {
+    let folder: Promise<HeldDir> | undefined;
+    return {
+      open: async (key) => {
+        const missing = () => new DocumentFailure('original_missing', `"${key}" is no longer in the folder.`);
+        const names = key.split('/');
+        if (!names.every(plainName)) throw missing();
+        if (!folder) {
+          folder = this.openFolder(source);
+          folder.catch(() => {});
+        }
+        let top: HeldDir;
+        try {
+          top = await folder;
+        } catch (err) {
+          if (err instanceof SourceFailure) throw new DocumentFailure('original_missing', err.message);
+          throw err;
+        }
+        return this.openItem(top, names, key, missing);
+      },
+      close: async () => {
+        const held = await folder?.catch(() => undefined);
+        await held?.handle.close();
+      },
+    };
+  }
+
+  /** An item below the held folder `top`, by the names of its path; the folders opened on the way are closed. */
+  private async openItem(
+    top: HeldDir,
+    names: string[],
+    key: string,
+    missing: () => DocumentFailure,
+    whole = true,
+  ): Promise<FetchedResource> {
+    let dir = top;
     let file: Awaited<ReturnType<typeof openFile>>;
     try {
       for (const name of names.slice(0, -1)) {
         const next = await openDir(dir, name);
         const sameDevice = next.dev === dir.dev;
-        await dir.handle.close();
+        if (dir !== top) await dir.handle.close();
         dir = next;
         if (!sameDevice) throw missing();
       }
@@ -297,13 +341,30 @@ export class FolderConnector implements SourceConnector {
       // A link where a folder or the file was (ELOOP, ENOTDIR), or nothing there any more.
       throw missing();
     } finally {
-      await dir.handle.close();
+      if (dir !== top) await dir.handle.close();
     }
     if (!file) throw missing();
     const max = this.options.maxBytes;
     if (file.size > max) {
       await file.handle.close();
       throw new DocumentFailure('file_too_large', `"${key}" is ${file.size} bytes; the limit is ${max}.`);
+    }
+    const finalUrl = `file://${path.join(dir.path, names[names.length - 1]!)}`;
+    const filename = names[names.length - 1]!;
+    if (whole && file.size <= WHOLE_BYTES) {
+      // Read whole, to its end even if it grew since its stat (up to one byte past the bound).
+      let bytes: Buffer;
+      try {
+        bytes = await readAt(file.handle, 0, Math.min(WHOLE_BYTES, max) + 1);
+      } finally {
+        await file.handle.close();
+      }
+      if (bytes.length <= Math.min(WHOLE_BYTES, max))
+        return { body: Readable.from([bytes]), contentType: null, finalUrl, filename };
+      if (bytes.length > max)
+        throw new DocumentFailure('file_too_large', `"${key}" grew beyond the limit of ${max} bytes.`);
+      // Grew past a small file: read as a large one, from a fresh open.
+      return this.openItem(top, names, key, missing, false);
     }
     // The file may grow after its stat: the bytes are counted as they are read.
     let seen = 0;
@@ -319,11 +380,6 @@ export class FolderConnector implements SourceConnector {
     stream.on('error', (err) => limit.destroy(err));
     // Stopped at the limit or by the reader: the file's descriptor goes with it.
     limit.on('close', () => stream.destroy());
-    return {
-      body: stream.pipe(limit),
-      contentType: null,
-      finalUrl: `file://${path.join(dir.path, names[names.length - 1]!)}`,
-      filename: names[names.length - 1]!,
-    };
+    return { body: stream.pipe(limit), contentType: null, finalUrl, filename };
   }
 }
