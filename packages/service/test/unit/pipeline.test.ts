@@ -366,6 +366,14 @@ describe('processing a batch of documents', () => {
 
 describe('parsing small uploads in groups', () => {
   /** The in-process parser, recording what it was asked: each group's file names, each lone parse's. */
+  /** Queued documents of the synced source src_1's items (id, key, listed size), their bytes not fetched yet. */
+  function addSyncedItems(items: [id: string, key: string, sizeBytes: number][]): void {
+    for (const [id, sourceItem, sizeBytes] of items)
+      work.addDocument(
+        documentRecord({ id, runId: 'run_1', sourceId: 'src_1', sourceItem, sha256: null, sizeBytes }),
+      );
+  }
+
   function recordingParser(answer?: (filename: string) => DocumentFailure | 'not parsed' | undefined) {
     const groups: string[][] = [];
     const alone: string[] = [];
@@ -460,18 +468,7 @@ describe('parsing small uploads in groups', () => {
       }),
     };
     const ids = ['doc_a', 'doc_b', 'doc_gone', 'doc_c'];
-    for (const [i, key] of Object.keys(items).entries()) {
-      work.addDocument(
-        documentRecord({
-          id: ids[i]!,
-          runId: 'run_1',
-          sourceId: 'src_1',
-          sourceItem: key,
-          sha256: null,
-          sizeBytes: Buffer.byteLength(items[key]!),
-        }),
-      );
-    }
+    addSyncedItems(Object.keys(items).map((key, i) => [ids[i]!, key, Buffer.byteLength(items[key]!)]));
     const { parser, groups, alone } = recordingParser();
     const writes: string[][] = [];
     const record = work.recordFetched.bind(work);
@@ -526,18 +523,7 @@ describe('parsing small uploads in groups', () => {
       }),
     };
     const ids = ['doc_a', 'doc_grown', 'doc_b', 'doc_broken'];
-    for (const [i, key] of ['a.md', 'grown.md', 'b.md', 'broken.md'].entries()) {
-      work.addDocument(
-        documentRecord({
-          id: ids[i]!,
-          runId: 'run_1',
-          sourceId: 'src_1',
-          sourceItem: key,
-          sha256: null,
-          sizeBytes: 100,
-        }),
-      );
-    }
+    addSyncedItems(['a.md', 'grown.md', 'b.md', 'broken.md'].map((key, i) => [ids[i]!, key, 100]));
     const { parser, groups, alone } = recordingParser();
     await processDocuments(deps({ parser, sourceItems }), ids, WORKER);
 
@@ -554,16 +540,7 @@ describe('parsing small uploads in groups', () => {
 
     // A small item with no group to join is parsed alone, from its stored original.
     bodies['solo.md'] = () => Readable.from([Buffer.from('# Solo\n\nThe solo policy covers gifts.\n')]);
-    work.addDocument(
-      documentRecord({
-        id: 'doc_solo',
-        runId: 'run_1',
-        sourceId: 'src_1',
-        sourceItem: 'solo.md',
-        sha256: null,
-        sizeBytes: 40,
-      }),
-    );
+    addSyncedItems([['doc_solo', 'solo.md', 40]]);
     await processDocuments(deps({ parser, sourceItems }), ['doc_solo'], WORKER);
     expect(alone).toEqual(['grown.md', 'solo.md']);
     expect(work.document('doc_solo')).toMatchObject({ status: 'ready', chunkCount: 1 });
