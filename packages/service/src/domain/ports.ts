@@ -262,8 +262,15 @@ export interface JobQueue {
   startWorkers(handlers: JobHandlers, options: WorkerOptions): Promise<void>;
   /** Stops taking jobs and waits for the handlers still running; enqueueing keeps working. */
   stopWorkers(): Promise<void>;
-  /** Jobs of one kind waiting (queued) and being handled (active). */
-  depth(name: JobName): Promise<{ queued: number; active: number }>;
+  /**
+   * Jobs of one kind waiting (queued) and being handled (active). With `takenWithinSeconds`, only
+   * jobs taken that recently count as active: a handler that could not record its end (its database
+   * was gone) leaves its job active until the job expires, hours later.
+   */
+  depth(
+    name: JobName,
+    options?: { takenWithinSeconds?: number },
+  ): Promise<{ queued: number; active: number }>;
   check(): Promise<void>;
   stop(): Promise<void>;
 }

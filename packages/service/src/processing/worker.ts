@@ -24,6 +24,12 @@ export const LOST_JOB_AFTER_SECONDS = 300;
 const LOST_FOLD_AFTER_SECONDS = 60;
 /** Documents queued more recently may still be waiting for the job their request is sending. */
 const JUST_QUEUED_SECONDS = 10;
+/**
+ * A job is active while its batch runs, but its document waits only between the job's taking and
+ * the batch's claim (moments). An active job taken longer ago than this stands for a document being
+ * processed, or for nothing: its handler could not record its end (the database was gone).
+ */
+const TAKEN_UNCLAIMED_SECONDS = 60;
 
 /**
  * Sends every unfinished document of a running run to the job engine once. For a process that owns
@@ -105,10 +111,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     // Only documents whose job may have been lost (their lease lapsed, or waiting past the bound),
     // each handed back once: a pass costs what was lost, not the length of the queue. When fewer
     // jobs wait in the engine than documents in the queue, jobs were lost (a restore, whose job
-    // database is new): every waiting document goes back at once rather than after the bound.
+    // database is new; a database outage): every waiting document goes back at once rather than
+    // after the bound. Jobs left active by a handler cut off from its database count for nothing.
     const [waiting, depth] = await Promise.all([
       deps.work.countWaitingDocuments(JUST_QUEUED_SECONDS),
-      deps.jobs.depth('processDocument'),
+      deps.jobs.depth('processDocument', { takenWithinSeconds: TAKEN_UNCLAIMED_SECONDS }),
     ]);
     const jobsLost = waiting > depth.queued + depth.active;
     const waitingSeconds = jobsLost

@@ -138,6 +138,33 @@ describe('recovery by the reconciler', () => {
     expect(done).toMatchObject({ status: 'completed', counts: { ready: 4 } });
   });
 
+  it('is not misled by a job left active by a handler cut off from its database', async () => {
+    svc = await startTestService({ worker: false });
+    const api = client(svc.url, await svc.key());
+    const up = await api.upload(files(1));
+    const c = new pg.Client({ connectionString: svc.dbs.urls.workflow });
+    await c.connect();
+    // The upload's job is lost in an outage; a handler that ran during it could not record its
+    // end, so the engine counts its job as active until it expires (hours later).
+    await c.query(`DELETE FROM service.job WHERE name = 'process-document'`);
+    await c.query(
+      `INSERT INTO service.job (name, data, state, started_on, expire_in)
+       VALUES ('process-document', '{"documentId": "doc_gone"}', 'active', now() - interval '10 minutes',
+               interval '6 hours')`,
+    );
+    await c.end();
+    const s = new pg.Client({ connectionString: svc.dbs.urls.service });
+    await s.connect();
+    await s.query(`UPDATE documents SET updated_at = now() - interval '1 minute'`);
+    await s.end();
+
+    // One waiting document, no waiting job, one active job: the active one is too old to be the
+    // waiting document's, so the document is sent again now rather than after LOST_JOB_AFTER_SECONDS.
+    await svc.startWorker();
+    const done = await api.waitForRun(up.body.run.id, 30_000);
+    expect(done).toMatchObject({ status: 'completed', counts: { ready: 1 } });
+  });
+
   it('reconciles on one worker at a time; another takes over when it stops', async () => {
     svc = await startTestService({ worker: false });
     const workers = [await svc.startWorker(), await svc.startWorker()];

@@ -195,12 +195,21 @@ export class PgBossQueue implements JobQueue {
     return work;
   }
 
-  async depth(name: JobName): Promise<{ queued: number; active: number }> {
+  async depth(
+    name: JobName,
+    options: { takenWithinSeconds?: number } = {},
+  ): Promise<{ queued: number; active: number }> {
     await this.start();
-    const queue = JOBS[name].name;
-    const queued = await this.boss.getQueueSize(queue, { before: 'active' });
-    const upToActive = await this.boss.getQueueSize(queue, { before: 'completed' });
-    return { queued, active: upToActive - queued };
+    // pg-boss's states are an ordered enum: created and retry come before active.
+    const r = await this.boss.getDb().executeSql(
+      `SELECT count(*) FILTER (WHERE state < 'active')::int AS queued,
+              count(*) FILTER (WHERE state = 'active'
+                AND ($2::float8 IS NULL OR started_on > now() - make_interval(secs => $2::float8)))::int AS active
+       FROM ${this.options.namespace}.job WHERE name = $1`,
+      [JOBS[name].name, options.takenWithinSeconds ?? null],
+    );
+    const row = r.rows[0] as { queued: number; active: number } | undefined;
+    return { queued: row?.queued ?? 0, active: row?.active ?? 0 };
   }
 
   async check(): Promise<void> {
