@@ -480,12 +480,14 @@ class Batch {
 
   /**
    * A small document whose original is stored, or a synced source's small item (its size as listed).
-   * One on a later attempt is never grouped: it comes in a batch of its own (claimDocuments) and is
-   * parsed alone, where a fault is pinned on it.
+   * One on a later attempt is never grouped: it comes in a small batch of such documents or alone
+   * (claimDocuments, batchPlace) and is started and parsed by itself, so that a fault that ends the
+   * worker again is pinned on it and raises no other document's attempts.
    */
   private groupable(doc: DocumentRecord): boolean {
     return (
       this.deps.parser.parseGroup !== undefined &&
+      doc.attempts === 0 &&
       (!fetchesFirst(doc) || (doc.sourceId !== null && doc.sourceItem !== null)) &&
       doc.sizeBytes !== null &&
       doc.sizeBytes <= GROUP_DOCUMENT_BYTES

@@ -8,6 +8,7 @@
  * same answers it would in production; test/support/work-store-contract.ts holds the work store's
  * fake and repository to the same suite.
  */
+import { type BatchPlace, batchPlace, joinsBatch } from '../../src/domain/batches.js';
 import type {
   BatchClaim,
   ClaimOptions,
@@ -132,7 +133,7 @@ export class MemoryWorkStore implements WorkStore {
     const out: BatchClaim = { claimed: [], deferred: [], exhausted: [], skipped: [] };
     const take: HeldDocument[] = [];
     let workspaceId: string | undefined;
-    let bytes = 0;
+    let batch: { kind: BatchPlace['kind']; bytes: number } | undefined;
     for (const id of new Set(documentIds)) {
       const d = this.documents.get(id);
       if (!d || d.record.status === 'deleted') {
@@ -155,16 +156,13 @@ export class MemoryWorkStore implements WorkStore {
       } else if (d.record.attempts >= options.maxAttempts) {
         out.exhausted.push({ ...d.record });
       } else {
-        const weight =
-          d.record.attempts > 0 || d.record.sizeBytes === null
-            ? Number.POSITIVE_INFINITY
-            : d.record.sizeBytes;
-        if (take.length === 0) {
+        const place = batchPlace(d.record, options);
+        if (!batch) {
           workspaceId = d.record.workspaceId;
-          bytes = weight;
+          batch = { kind: place.kind, bytes: place.weight };
           take.push(d);
-        } else if (d.record.workspaceId === workspaceId && bytes + weight <= options.maxBytes) {
-          bytes += weight;
+        } else if (d.record.workspaceId === workspaceId && joinsBatch(place, batch, options.maxBytes)) {
+          batch.bytes += place.weight;
           take.push(d);
         } else {
           out.deferred.push(id);

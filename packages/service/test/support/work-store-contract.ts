@@ -4,6 +4,7 @@
  * production gives.
  */
 import { describe, expect, it } from 'vitest';
+import { RETRY_BATCH_DOCUMENTS } from '../../src/domain/batches.js';
 import type { ClaimOptions, WorkStore } from '../../src/domain/stores.js';
 import type { DocumentRecord, RunStatus } from '../../src/domain/types.js';
 import { startDocument } from './start.js';
@@ -70,6 +71,38 @@ export function workStoreContract(name: string, make: () => Promise<WorkStoreFix
         expect(await f.work.setStages([id], 'wrk_a', 'chunking')).toEqual(new Map());
         expect(await f.work.setStages([id], 'wrk_b', 'chunking')).toEqual(new Map([[id, 'processing']]));
         expect(await f.work.renewLeases([id], 'wrk_b', 30)).toEqual(new Set([id]));
+      }),
+    );
+
+    it(
+      'takes documents on a later attempt a few at a time, apart from first attempts, and alone on their last',
+      withFixture(async (f) => {
+        // Eleven documents a dead worker had started (attempts 1 of 3), two never started, and one
+        // on its last attempt, in the order their jobs come.
+        const { documentIds } = await f.seed('processing', [0, ...Array(11).fill(1), 0, 2]);
+        const [fresh, ...rest] = documentIds as string[];
+        const retried = rest.slice(0, 11);
+        const [freshToo, last] = rest.slice(11) as [string, string];
+        const ids = [...retried, fresh!, freshToo, last];
+
+        const first = await f.work.claimDocuments(ids, 'wrk_a', options());
+        expect(first.claimed.map((d) => d.id)).toEqual(retried.slice(0, RETRY_BATCH_DOCUMENTS));
+        expect(first.deferred).toEqual([...retried.slice(RETRY_BATCH_DOCUMENTS), fresh, freshToo, last]);
+
+        const second = await f.work.claimDocuments(first.deferred, 'wrk_b', options());
+        expect(second.claimed.map((d) => d.id)).toEqual(retried.slice(RETRY_BATCH_DOCUMENTS));
+        expect(second.deferred).toEqual([fresh, freshToo, last]);
+
+        // First attempts go together again; the last attempt goes alone, whatever comes first.
+        const third = await f.work.claimDocuments([last, fresh!, freshToo], 'wrk_c', options());
+        expect([third.claimed.map((d) => d.id), third.deferred]).toEqual([[last], [fresh, freshToo]]);
+        const fourth = await f.work.claimDocuments([fresh!, freshToo], 'wrk_c', options());
+        expect(fourth.claimed.map((d) => d.id)).toEqual([fresh, freshToo]);
+
+        // With two attempts in all, a document's second attempt is its last: alone.
+        const { documentIds: twice } = await f.seed('processing', [1, 1]);
+        const alone = await f.work.claimDocuments(twice, 'wrk_d', options({ maxAttempts: 2 }));
+        expect([alone.claimed.map((d) => d.id), alone.deferred]).toEqual([[twice[0]], [twice[1]]]);
       }),
     );
 

@@ -235,13 +235,21 @@ describe('processing a batch of documents', () => {
 
     index.failWith = undefined;
     await processDocuments(deps(), ['doc_a', 'doc_b'], WORKER);
-    expect(work.document('doc_a')).toMatchObject({ status: 'ready', attempts: 2 });
-    // A document tried before goes alone, so the other waits for the next batch.
+    // Documents tried before go a few at a time (and never with first attempts): both in this batch.
+    for (const id of ['doc_a', 'doc_b'])
+      expect(work.document(id)).toMatchObject({ status: 'ready', attempts: 2 });
+    expect(jobs.sent('processDocument')).toEqual([]);
+  });
+
+  it('takes a document on its last attempt alone: the others wait for the next batch', async () => {
+    await upload('doc_a', TEXT, { attempts: MAX_ATTEMPTS - 1 });
+    await upload('doc_b', TEXT, { attempts: 1 });
+    await processDocuments(deps(), ['doc_a', 'doc_b'], WORKER);
+    expect(work.document('doc_a')).toMatchObject({ status: 'ready', attempts: MAX_ATTEMPTS });
+    expect(work.document('doc_b')).toMatchObject({ status: 'queued', attempts: 1 });
     expect(jobs.sent('processDocument')).toEqual([
       { name: 'processDocument', payload: { documentId: 'doc_b' }, options: { ahead: true } },
     ]);
-    await processDocuments(deps(), ['doc_b'], WORKER);
-    expect(work.document('doc_b')).toMatchObject({ status: 'ready', attempts: 2 });
   });
 
   it('stops the batch at a transient failure: the documents not started go back uncharged', async () => {
@@ -415,6 +423,33 @@ describe('parsing small uploads in groups', () => {
       expect(work.document(id)).toMatchObject({ status: 'ready', attempts: 1 });
     }
     expect((await objects.getBuffer(artifactKeys.text('doc_b')))?.toString()).toContain('doc_b policy');
+  });
+
+  it('takes small documents a dead worker had started in one batch, but starts and parses each alone', async () => {
+    const ids = ['doc_a', 'doc_b', 'doc_c'];
+    for (const id of ids) await upload(id, `# ${id}\n\nThe ${id} policy covers parking.\n`, { attempts: 1 });
+    const { parser, groups, alone } = recordingParser();
+    const starts: string[][] = [];
+    const start = work.startDocuments.bind(work);
+    work.startDocuments = async (documentIds, workerId, stage) => {
+      starts.push(documentIds);
+      return start(documentIds, workerId, stage);
+    };
+    const claims: string[][] = [];
+    const claim = work.claimDocuments.bind(work);
+    work.claimDocuments = async (documentIds, workerId, options) => {
+      const c = await claim(documentIds, workerId, options);
+      claims.push(c.claimed.map((d) => d.id));
+      return c;
+    };
+    await processDocuments(deps({ parser }), ids, WORKER);
+
+    expect(claims).toEqual([ids]);
+    // A fault that ends the worker again raises the attempts of the document it met only.
+    expect(starts).toEqual(ids.map((id) => [id]));
+    expect(groups).toEqual([]);
+    expect(alone).toEqual(['doc_a.md', 'doc_b.md', 'doc_c.md']);
+    for (const id of ids) expect(work.document(id)).toMatchObject({ status: 'ready', attempts: 2 });
   });
 
   it('starts and parses the next group while the documents of the one before are chunked', async () => {

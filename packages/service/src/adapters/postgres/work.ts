@@ -1,3 +1,4 @@
+import { type BatchPlace, batchPlace, joinsBatch } from '../../domain/batches.js';
 import type {
   BatchClaim,
   ClaimOptions,
@@ -25,11 +26,13 @@ export class PgWorkRepository implements WorkStore {
 
   /**
    * Claims documents for one batch, in the order given: those of the first claimable document's
-   * workspace while their sizes add up to at most `maxBytes` (the first one always). A document of
-   * unknown size (a URL not fetched yet) or whose last attempt started and did not finish weighs a
-   * whole batch, so it is claimed alone: a document that crashed its worker cannot take a batch of
-   * others down with it again. The others are `deferred`, left for another batch. A claimed document
-   * is `processing` at stage `queued` until the worker starts it; its attempt counts from then.
+   * workspace and kind while their sizes add up to at most `maxBytes` (the first one always). A
+   * document of unknown size (a URL not fetched yet) weighs a whole batch, so it is claimed alone.
+   * One whose last attempt started and did not finish shares a batch only with a few such others,
+   * and goes alone on its last attempt (batchPlace): a document that crashed its worker cannot take
+   * a batch of others down with it again. The others are `deferred`, left for another batch. A
+   * claimed document is `processing` at stage `queued` until the worker starts it; its attempt
+   * counts from then.
    */
   async claimDocuments(documentIds: string[], workerId: string, options: ClaimOptions): Promise<BatchClaim> {
     return inTransaction(this.pool, async (c) => {
@@ -50,7 +53,7 @@ export class PgWorkRepository implements WorkStore {
       const paused: string[] = [];
       const cancelled: string[] = [];
       let workspaceId: string | undefined;
-      let bytes = 0;
+      let batch: { kind: BatchPlace['kind']; bytes: number } | undefined;
       for (const id of new Set(documentIds)) {
         const row = rows.get(id);
         if (!row || row.status === 'deleted') {
@@ -71,15 +74,14 @@ export class PgWorkRepository implements WorkStore {
         } else if (doc.attempts >= options.maxAttempts) {
           out.exhausted.push(doc);
         } else {
-          const weight =
-            doc.attempts > 0 || doc.sizeBytes === null ? Number.POSITIVE_INFINITY : doc.sizeBytes;
-          if (take.length === 0) {
+          const place = batchPlace(doc, options);
+          if (!batch) {
             workspaceId = doc.workspaceId;
             out.workspaceLanguage = row.workspace_language;
-            bytes = weight;
+            batch = { kind: place.kind, bytes: place.weight };
             take.push(id);
-          } else if (doc.workspaceId === workspaceId && bytes + weight <= options.maxBytes) {
-            bytes += weight;
+          } else if (doc.workspaceId === workspaceId && joinsBatch(place, batch, options.maxBytes)) {
+            batch.bytes += place.weight;
             take.push(id);
           } else {
             out.deferred.push(id);

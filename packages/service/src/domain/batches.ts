@@ -1,0 +1,43 @@
+import type { ClaimOptions } from './stores.js';
+
+/**
+ * Documents on a later attempt (not their last) that one batch takes together. A worker that died
+ * (killed, out of memory, its node lost) leaves every document it had started on a later attempt:
+ * up to two groups of small documents. Taken one batch each, 136 documents cost 136 batches and as
+ * many index versions (the scale-out benchmark's killed runs). Taken eight at a time, and parsed one
+ * after another, a document that kills its worker again takes at most seven others with it, and on
+ * its last attempt it is taken alone, where the failure is pinned on it.
+ */
+export const RETRY_BATCH_DOCUMENTS = 8;
+
+/** Which documents a claimable one may share a batch with, and how much of the batch's budget it uses. */
+export interface BatchPlace {
+  /** Documents share a batch only with documents of the same kind. */
+  kind: 'first' | 'retry';
+  /** Bytes counted against the batch's budget; infinite for a document that goes alone. */
+  weight: number;
+}
+
+/**
+ * A document's place in a batch. On its first attempt: its size (of unknown size, a URL not fetched
+ * yet: alone). On a later attempt: among at most RETRY_BATCH_DOCUMENTS others on a later attempt,
+ * and alone when that attempt is its last or its size is unknown.
+ */
+export function batchPlace(
+  doc: { attempts: number; sizeBytes: number | null },
+  options: Pick<ClaimOptions, 'maxAttempts' | 'maxBytes'>,
+): BatchPlace {
+  if (doc.attempts === 0) return { kind: 'first', weight: doc.sizeBytes ?? Number.POSITIVE_INFINITY };
+  const last = doc.attempts >= options.maxAttempts - 1;
+  if (last || doc.sizeBytes === null) return { kind: 'retry', weight: Number.POSITIVE_INFINITY };
+  return { kind: 'retry', weight: Math.max(doc.sizeBytes, options.maxBytes / RETRY_BATCH_DOCUMENTS) };
+}
+
+/** Whether a document with this place joins a batch that has `kind` and `bytes` so far. */
+export function joinsBatch(
+  place: BatchPlace,
+  batch: { kind: BatchPlace['kind']; bytes: number },
+  maxBytes: number,
+): boolean {
+  return place.kind === batch.kind && batch.bytes + place.weight <= maxBytes;
+}
