@@ -11,12 +11,17 @@ export interface MaintenanceDeps {
   jobs: Pick<JobQueue, 'enqueue'>;
   work: Pick<WorkStore, 'deletedAmong' | 'reopenDeletion' | 'runsAwaitingIndex' | 'completeIndexedRuns'>;
   log: Log;
+  /**
+   * How long a worker holds a workspace's maintenance without renewing it (DOCUMENT_LEASE_SECONDS, as
+   * its documents and syncs): renewed every third of it, so a dead holder frees it this soon. Runs
+   * waiting for their rows to be folded in wait that long after a worker that maintained their
+   * workspace is killed.
+   */
+  leaseSeconds: number;
   /** When another worker maintains the workspace, come back this much later (tests shorten it). */
   busyRetrySeconds?: number;
 }
 
-/** Held while a workspace is maintained, renewed every third of it: a dead holder frees it this soon. */
-const LEASE_SECONDS = 60;
 const BUSY_RETRY_SECONDS = 15;
 /** ...or this much later when a run waits for it. */
 const URGENT_RETRY_SECONDS = 2;
@@ -43,7 +48,7 @@ export async function maintainWorkspace(
   workspaceId: string,
 ): Promise<void> {
   const lease = `maintain:${workspaceId}`;
-  if (!(await deps.leases.acquire(lease, workerId, LEASE_SECONDS))) {
+  if (!(await deps.leases.acquire(lease, workerId, deps.leaseSeconds))) {
     // A run waiting to complete must not wait for a maintenance scheduled a minute on.
     const urgent = (await deps.work.runsAwaitingIndex(workspaceId)).length > 0;
     deps.log.debug({ workspaceId, urgent }, 'index maintenance runs elsewhere; sent again for later');
@@ -54,9 +59,9 @@ export async function maintainWorkspace(
   }
   const renew = setInterval(
     () => {
-      deps.leases.acquire(lease, workerId, LEASE_SECONDS).catch(() => {});
+      deps.leases.acquire(lease, workerId, deps.leaseSeconds).catch(() => {});
     },
-    (LEASE_SECONDS * 1000) / 3,
+    (deps.leaseSeconds * 1000) / 3,
   );
   renew.unref();
   try {

@@ -95,7 +95,7 @@ describe('index maintenance jobs', () => {
     // Three workers, each with its maintenance consumer.
     const workers = [queue(), queue(), queue()];
     for (const [i, q] of workers.entries()) {
-      const deps = { leases, index, jobs: q, work, log: silentLog, busyRetrySeconds: 1 };
+      const deps = { leases, index, jobs: q, work, log: silentLog, leaseSeconds: 60, busyRetrySeconds: 1 };
       const handlers: JobHandlers = {
         processDocument: async () => {},
         syncSource: async () => {},
@@ -125,6 +125,57 @@ describe('index maintenance jobs', () => {
     expect(done.sort()).toEqual(['ws_one', 'ws_one', 'ws_two']);
     expect(most).toBe(1);
     for (const q of workers) await q.stopWorkers();
+    await pool.end();
+  });
+});
+
+describe('a worker that dies while it maintains a workspace', () => {
+  it('holds the workspace only for its lease (DOCUMENT_LEASE_SECONDS)', async () => {
+    const pool = createPool(serviceUrl(), 2, 'maintenance-test');
+    const leases = new PgLeaseRepository(pool);
+    const work = new PgWorkRepository(pool);
+    const optimized: string[] = [];
+    const sent: unknown[] = [];
+    const deps = (
+      optimize: () => Promise<void>,
+      leaseStore: Pick<PgLeaseRepository, 'acquire' | 'release'>,
+    ) => ({
+      leases: leaseStore,
+      index: {
+        optimize: async (workspaceId: string) => {
+          await optimize();
+          optimized.push(workspaceId);
+          return { oldVersions: 0, keptSeconds: 60 };
+        },
+      },
+      jobs: { enqueue: async (...job: unknown[]) => void sent.push(job) },
+      work,
+      log: silentLog,
+      leaseSeconds: 2,
+    });
+    // A worker takes the workspace's maintenance and dies in it: its lease is never renewed (the
+    // store forgets every acquire after the first) nor released (its optimisation never ends).
+    let taken = false;
+    const dying = {
+      acquire: async (name: string, holder: string, seconds: number) =>
+        taken || ((taken = true) && leases.acquire(name, holder, seconds)),
+      release: async () => {},
+    };
+    void maintenanceHandler(
+      deps(() => new Promise(() => {}), dying),
+      'wrk_killed',
+    )({ workspaceId: 'ws_dead' });
+    const alive = maintenanceHandler(
+      deps(async () => {}, leases),
+      'wrk_alive',
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    await alive({ workspaceId: 'ws_dead' });
+    expect(optimized).toEqual([]);
+    expect(sent).toHaveLength(1);
+    await new Promise((r) => setTimeout(r, 2200));
+    await alive({ workspaceId: 'ws_dead' });
+    expect(optimized).toEqual(['ws_dead']);
     await pool.end();
   });
 });
