@@ -157,8 +157,11 @@ describe('a worker that dies while it maintains a workspace', () => {
     // store forgets every acquire after the first) nor released (its optimisation never ends).
     let taken = false;
     const dying = {
-      acquire: async (name: string, holder: string, seconds: number) =>
-        taken || ((taken = true) && leases.acquire(name, holder, seconds)),
+      acquire: async (name: string, holder: string, seconds: number) => {
+        if (taken) return true;
+        taken = true;
+        return leases.acquire(name, holder, seconds);
+      },
       release: async () => {},
     };
     void maintenanceHandler(
