@@ -3,10 +3,11 @@ import type { ClaimOptions } from './stores.js';
 /**
  * Documents on a later attempt (not their last) that one batch takes together. A worker that died
  * (killed, out of memory, its node lost) leaves every document it had started on a later attempt:
- * up to two groups of small documents. Taken one batch each, 136 documents cost 136 batches and as
- * many index versions (the scale-out benchmark's killed runs). Taken eight at a time, and parsed one
- * after another, a document that kills its worker again takes at most seven others with it, and on
- * its last attempt it is taken alone, where the failure is pinned on it.
+ * up to two groups of small documents. Taken one batch each, they cost a batch and an index commit
+ * each (the scale-out benchmark: a killed worker's 200 documents, 214 commits). Taken eight at a
+ * time and started one after another, a document that kills its worker again raises no other's
+ * attempts (the rest of its batch waits for its leases to lapse), and on its last attempt it is
+ * taken alone, where the failure is pinned on it.
  */
 export const RETRY_BATCH_DOCUMENTS = 8;
 
