@@ -373,7 +373,6 @@ describe('processing a batch of documents', () => {
 });
 
 describe('parsing small uploads in groups', () => {
-  /** The in-process parser, recording what it was asked: each group's file names, each lone parse's. */
   /** Queued documents of the synced source src_1's items (id, key, listed size), their bytes not fetched yet. */
   function addSyncedItems(items: [id: string, key: string, sizeBytes: number][]): void {
     for (const [id, sourceItem, sizeBytes] of items)
@@ -382,6 +381,18 @@ describe('parsing small uploads in groups', () => {
       );
   }
 
+  /** The documents of every start write the batch makes, in order. */
+  function recordStarts(): string[][] {
+    const starts: string[][] = [];
+    const start = work.startDocuments.bind(work);
+    work.startDocuments = async (documentIds, workerId, stage) => {
+      starts.push(documentIds);
+      return start(documentIds, workerId, stage);
+    };
+    return starts;
+  }
+
+  /** The in-process parser, recording what it was asked: each group's file names, each lone parse's. */
   function recordingParser(answer?: (filename: string) => DocumentFailure | 'not parsed' | undefined) {
     const groups: string[][] = [];
     const alone: string[] = [];
@@ -407,12 +418,7 @@ describe('parsing small uploads in groups', () => {
     for (const id of ids) await upload(id, `# ${id}\n\nThe ${id} policy covers parking.\n`);
     await upload('doc_big', `# Big\n\n${'A long policy on parking. '.repeat(8000)}\n`);
     const { parser, groups, alone } = recordingParser();
-    const starts: string[][] = [];
-    const start = work.startDocuments.bind(work);
-    work.startDocuments = async (documentIds, workerId, stage) => {
-      starts.push(documentIds);
-      return start(documentIds, workerId, stage);
-    };
+    const starts = recordStarts();
     await processDocuments(deps({ parser }), [...ids, 'doc_big'], WORKER);
 
     // One write starts the group, one request parses it.
@@ -429,12 +435,7 @@ describe('parsing small uploads in groups', () => {
     const ids = ['doc_a', 'doc_b', 'doc_c'];
     for (const id of ids) await upload(id, `# ${id}\n\nThe ${id} policy covers parking.\n`, { attempts: 1 });
     const { parser, groups, alone } = recordingParser();
-    const starts: string[][] = [];
-    const start = work.startDocuments.bind(work);
-    work.startDocuments = async (documentIds, workerId, stage) => {
-      starts.push(documentIds);
-      return start(documentIds, workerId, stage);
-    };
+    const starts = recordStarts();
     const claims: string[][] = [];
     const claim = work.claimDocuments.bind(work);
     work.claimDocuments = async (documentIds, workerId, options) => {
