@@ -605,9 +605,11 @@ describe.skipIf(noChromium)('the web console in Chromium', () => {
       .poll(
         async () => {
           const p = await api();
+          // Being parsed, not only claimed: a claimed document of a cancelled run is cancelled when
+          // its turn comes, while one being parsed is worked on to the end (seconds for these).
           const bigBusy = p.documents.some(
-            (d: { filename: string; status: string }) =>
-              d.filename.startsWith('big-') && d.status === 'processing',
+            (d: { filename: string; status: string; stage: string }) =>
+              d.filename.startsWith('big-') && d.status === 'processing' && d.stage === 'parsing',
           );
           return bigBusy && p.counts.queued > 0 && p.counts.ready > 0;
         },
@@ -615,11 +617,20 @@ describe.skipIf(noChromium)('the web console in Chromium', () => {
       )
       .toBe(true);
     await confirm.click();
-    await page.locator('h1 .status', { hasText: 'cancelled' }).waitFor();
-    // The run is terminal while that document is still being processed.
-    const atCancel = await api();
-    expect(atCancel.status).toBe('cancelled');
+    // The run is terminal while that document is still being processed. Read as soon as the cancel
+    // lands: the page's own refresh can take longer than the rest of that document's work.
+    let atCancel = await api();
+    await expect
+      .poll(
+        async () => {
+          atCancel = await api();
+          return atCancel.status;
+        },
+        { timeout: 10_000, interval: 20 },
+      )
+      .toBe('cancelled');
     expect(atCancel.counts.processing).toBe(1);
+    await page.locator('h1 .status', { hasText: 'cancelled' }).waitFor();
 
     // Once it has finished, the page shows the API's final counts, not the ones it had at the cancel.
     await expect.poll(async () => (await api()).counts.processing, { timeout: 60_000 }).toBe(0);
