@@ -17,6 +17,7 @@
  * - every worker took a share (processed_by).
  *
  * A failed check fails the program. Options: --documents N, --workers 1,2,4, --kill true|false,
+ * --layouts 1,8 (workspaces),
  * --label NAME (results file, default scaleout). Needs PostgreSQL at DATABASE_URL (default the
  * machine's) and `npm run build` (npm run bench:scaleout does it).
  */
@@ -41,6 +42,7 @@ const { opts } = parseBenchArgs(process.argv.slice(2));
 const DOCUMENTS = Number(opts.documents ?? 2000);
 const WORKER_COUNTS = (opts.workers ?? '1,2,4').split(',').map(Number);
 const KILL = (opts.kill ?? 'true') === 'true';
+const LAYOUTS = (opts.layouts ?? '1,8').split(',').map(Number);
 const LABEL = opts.label ?? 'scaleout';
 const ADMIN = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const KEY = `dsk_${randomBytes(20).toString('hex')}`;
@@ -158,6 +160,7 @@ async function runCase(c: Case): Promise<Outcome> {
     }
 
     let killedBatch: string[] = [];
+    let killedAt: Date | undefined;
     if (c.kill) {
       // Once a third are ready, kill -9 a worker that holds documents at that moment.
       let victim = -1;
@@ -174,6 +177,7 @@ async function runCase(c: Case): Promise<Outcome> {
         if (ready >= DOCUMENTS) throw new Error('every document was ready before a worker could be killed');
         await new Promise((r) => setTimeout(r, 50));
       }
+      killedAt = new Date();
       workers[victim]!.child.kill('SIGKILL');
       await workers[victim]!.exited;
       killedBatch = (
@@ -187,6 +191,18 @@ async function runCase(c: Case): Promise<Outcome> {
     }
     for (const run of runs) await api.waitForRun(run, 30 * 60_000);
     const seconds = (performance.now() - t0) / 1000;
+    if (killedAt) {
+      // What a kill costs: the documents' recovery (leases) apart from the runs' (their index fold).
+      const [t] = await sql<{ documents: number; runs: number }>(
+        url.toString(),
+        `SELECT extract(epoch FROM (SELECT max(finished_at) FROM documents) - $1::timestamptz)::float8 AS documents,
+                extract(epoch FROM (SELECT max(finished_at) FROM runs) - $1::timestamptz)::float8 AS runs`,
+        [killedAt],
+      );
+      log(
+        `  after the kill: last document finished at ${fixed(t!.documents, 1)} s, last run at ${fixed(t!.runs, 1)} s`,
+      );
+    }
 
     // Figures from the workers still running.
     let commitRetries = 0;
@@ -329,7 +345,7 @@ async function runCase(c: Case): Promise<Outcome> {
 }
 
 const cases: Case[] = [];
-for (const workspaces of [1, 8]) {
+for (const workspaces of LAYOUTS) {
   for (const workers of WORKER_COUNTS) cases.push({ workers, workspaces, kill: false });
   if (KILL)
     for (const workers of WORKER_COUNTS.filter((n) => n >= 2))

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz'; // Crockford base32, lower case
 
@@ -18,8 +18,22 @@ function base32(bytes: Uint8Array): string {
   return out;
 }
 
+/**
+ * Random bytes drawn a few thousand at a time: a draw per id was a fiftieth of bulk ingestion's main
+ * thread, and ids need unpredictable bits, not a fresh call for each.
+ */
+const pool = { bytes: new Uint8Array(0), at: 0 };
+function randomPart(n: number): Uint8Array {
+  if (pool.at + n > pool.bytes.length) {
+    pool.bytes = randomFillSync(new Uint8Array(4096));
+    pool.at = 0;
+  }
+  pool.at += n;
+  return pool.bytes.slice(pool.at - n, pool.at);
+}
+
 /** The last id's timestamp and random part: ids made in one millisecond count up from it. */
-let last = { ms: -1, random: new Uint8Array(10) };
+let last: { ms: number; random: Uint8Array } = { ms: -1, random: new Uint8Array(10) };
 
 /**
  * Prefixed, time-sortable identifiers (`ws_…`, `run_…`, `doc_…`): a 48-bit millisecond timestamp then
@@ -40,7 +54,7 @@ export function newId(prefix: string): string {
     }
     last = { ms: now, random };
   } else {
-    last = { ms: now, random: randomBytes(10) };
+    last = { ms: now, random: randomPart(10) };
   }
   bytes.set(last.random, 6);
   return `${prefix}_${base32(bytes)}`;

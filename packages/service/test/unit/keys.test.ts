@@ -91,6 +91,16 @@ describe('newId', () => {
     })();
     expect(early < later).toBe(true);
   });
+
+  it('draws a new random part in each millisecond, past the end of its pool of random bytes', () => {
+    const parts = new Set<string>();
+    for (let i = 0; i < 450; i++) {
+      const t = Date.now();
+      while (Date.now() === t);
+      parts.add(newId('x').slice(-16));
+    }
+    expect(parts.size).toBe(450);
+  });
 });
 
 describe('MemoryRateLimiter', () => {

@@ -25,12 +25,18 @@ export class EldDetector implements LanguageDetector {
     const result = eld.detect(text);
     if (!result.language) return undefined;
     const code = (l: string) => CODES[l] ?? l;
+    let scores: DetectedLanguage['scores'];
     return {
       language: code(result.language),
       reliable: result.isReliable(),
-      scores: Object.entries(result.getScores())
-        .map(([language, score]) => ({ language: code(language), score }))
-        .sort((a, b) => b.score - a.score),
+      // Built when read: questions weigh close languages, documents need only the best one (and
+      // listing every language's score was a tenth of a document's detection).
+      get scores() {
+        scores ??= Object.entries(result.getScores())
+          .map(([language, score]) => ({ language: code(language), score }))
+          .sort((a, b) => b.score - a.score);
+        return scores;
+      },
     };
   }
 }

@@ -28,6 +28,13 @@ const KNOWN_FOLDERS = 1000;
  */
 const DIRECT_BYTES = 256 * 1024;
 
+/**
+ * Temporary names: this process's random tag and a count, unique among the processes that share the
+ * folder without a random draw per object (one was a fiftieth of bulk ingestion's main thread).
+ */
+const WRITER = randomBytes(6).toString('hex');
+let written = 0;
+
 /** Objects as files under one folder (embedded mode). Keys are `/`-separated relative paths. */
 export class FsObjectStore implements ObjectStore {
   /** Folders made or used lately (see create). */
@@ -45,7 +52,7 @@ export class FsObjectStore implements ObjectStore {
   async put(key: string, body: Readable | Buffer | string): Promise<void> {
     const target = this.pathOf(key);
     // Write beside the target and rename, so a reader never sees a half-written object.
-    const tmp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
+    const tmp = `${target}.${WRITER}.${(written++).toString(36)}.tmp`;
     // A string has at least as many bytes as characters: a long one is not encoded here only to be let go.
     const whole =
       typeof body === 'string'
