@@ -241,6 +241,8 @@ class Batch {
   private readonly writes: Promise<void>[] = [];
   /** Documents this worker lost while it worked on them (deleted, cancelled, taken over). */
   private readonly lost = new Set<string>();
+  /** Documents with a copy in the work folder (most small ones have none: their bytes stay in memory). */
+  private readonly workFiles = new Set<string>();
   /** Reads the items of the batch's sources, each source's access looked up once (on first use). */
   private sourceItemBatch: SourceItemBatch | undefined;
 
@@ -339,6 +341,11 @@ class Batch {
     if (this.failure !== undefined) throw this.failure;
   }
 
+  /** Removes a document's copy in the work folder, if it has one, as soon as it is parsed. */
+  private async dropWorkFile(documentId: string): Promise<void> {
+    if (this.workFiles.delete(documentId)) await rm(path.join(this.work, documentId), { force: true });
+  }
+
   /**
    * Copies a document's original to the work folder (once). A document whose bytes are not stored yet
    * (a URL, a source's item) is fetched first, and its copy written then (see fetch).
@@ -351,6 +358,7 @@ class Batch {
         if (!original)
           throw new DocumentFailure('original_missing', 'The uploaded file is missing from storage.');
         const file = path.join(this.work, doc.id);
+        this.workFiles.add(doc.id);
         await streamPipeline(original, createWriteStream(file));
         return file;
       })();
@@ -410,14 +418,14 @@ class Batch {
       }
       // Also for a document whose bytes an earlier attempt stored before it stopped.
       if (doc.indexedSha256 && doc.sha256 === doc.indexedSha256) {
-        await rm(path.join(this.work, doc.id), { force: true });
+        await this.dropWorkFile(doc.id);
         if (await deps.work.keepIndexedVersion(doc.id, workerId)) return { kind: 'unchanged', doc };
         throw new LeaseLost();
       }
       const current = doc;
       const parsed = await timed('parsing', async () => {
         const inGroup = await this.grouped.get(current.id);
-        if (inGroup && fetchFirst) await rm(path.join(this.work, current.id), { force: true });
+        if (inGroup && fetchFirst) await this.dropWorkFile(current.id);
         if (inGroup instanceof DocumentFailure) throw inGroup;
         if (inGroup) return inGroup;
         const input = this.input(current);
@@ -435,7 +443,7 @@ class Batch {
             signal,
           );
         } finally {
-          await rm(path.join(this.work, current.id), { force: true });
+          await this.dropWorkFile(current.id);
         }
       });
       const stored = deps.objects.put(
@@ -705,6 +713,7 @@ class Batch {
       },
     });
     const file = path.join(this.work, doc.id);
+    this.workFiles.add(doc.id);
     const toStore = new PassThrough();
     const toFile = createWriteStream(file);
     // A failed read (a limit, the network) ends both writes with its own error, which is the
