@@ -20,7 +20,12 @@ const RECONCILE_LEASE = 'reconcile';
  * job engine's database is not backed up), a job the engine gave up on.
  */
 export const LOST_JOB_AFTER_SECONDS = 300;
-/** A run waiting this long for its index to be folded in lost the maintenance job that would. */
+/**
+ * A run waiting this long for its index to be folded in lost the maintenance job that would (its
+ * worker died while maintaining, and no later batch of the workspace sent another). Nobody else can
+ * maintain the workspace before that worker's lease lapses: with a lease shorter than this, the bound
+ * is the lease (a job sent while a maintenance still runs only comes back later: one at a time).
+ */
 const LOST_FOLD_AFTER_SECONDS = 60;
 /** Documents queued more recently may still be waiting for the job their request is sending. */
 const JUST_QUEUED_SECONDS = 10;
@@ -137,7 +142,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     const runs = await deps.work.findUnsettledRuns(100);
     for (const runId of runs) await deps.work.settleRun(runId);
     // Runs waiting long for their index: the maintenance job that completes them was lost.
-    for (const workspaceId of await deps.work.workspacesAwaitingIndex(LOST_FOLD_AFTER_SECONDS, 100)) {
+    const lostFold = Math.min(LOST_FOLD_AFTER_SECONDS, deps.leaseSeconds);
+    for (const workspaceId of await deps.work.workspacesAwaitingIndex(lostFold, 100)) {
       await deps.jobs.enqueue('maintainWorkspace', { workspaceId, urgent: true });
     }
     // After a change of embedding model, every workspace is re-embedded in the background.

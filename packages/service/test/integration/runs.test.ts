@@ -165,6 +165,34 @@ describe('recovery by the reconciler', () => {
     expect(done).toMatchObject({ status: 'completed', counts: { ready: 1 } });
   });
 
+  it('completes a run whose index maintenance died with its worker once a lease has lapsed, not after a minute', async () => {
+    svc = await startTestService({ worker: false, env: { DOCUMENT_LEASE_SECONDS: '3' } });
+    const api = client(svc.url, await svc.key());
+    const up = await api.upload(files(2));
+    const worker = await svc.startWorker();
+    await api.waitForRun(up.body.run.id);
+    await worker.stop();
+    // As a worker killed while folding the run's rows in leaves it: done but for the fold, its
+    // maintenance job gone with the worker (the engine would count it active for hours), and no
+    // later batch of the workspace to send another.
+    const s = new pg.Client({ connectionString: svc.dbs.urls.service });
+    await s.connect();
+    await s.query(
+      `UPDATE runs SET status = 'processing', finished_at = NULL,
+         awaiting_index_since = now() - interval '5 seconds' WHERE id = $1`,
+      [up.body.run.id],
+    );
+    await s.end();
+    const w = new pg.Client({ connectionString: svc.dbs.urls.workflow });
+    await w.connect();
+    await w.query(`DELETE FROM service.job WHERE name = 'maintain-workspace'`);
+    await w.end();
+
+    await svc.startWorker();
+    const done = await api.waitForRun(up.body.run.id, 20_000);
+    expect(done).toMatchObject({ status: 'completed', counts: { ready: 2 } });
+  });
+
   it('reconciles on one worker at a time; another takes over when it stops', async () => {
     svc = await startTestService({ worker: false });
     const workers = [await svc.startWorker(), await svc.startWorker()];
