@@ -617,8 +617,10 @@ describe.skipIf(noChromium)('the web console in Chromium', () => {
       )
       .toBe(true);
     await confirm.click();
-    // The run is terminal while that document is still being processed. Read as soon as the cancel
-    // lands: the page's own refresh can take longer than the rest of that document's work.
+    // The run is terminal while that document is usually still being processed (read as soon as the
+    // cancel lands). On a busy machine the worker may settle it first, or have given a claimed
+    // document back to the queue just before: CI met both, so the page is held to the final counts
+    // below, whichever came first.
     let atCancel = await api();
     await expect
       .poll(
@@ -629,11 +631,20 @@ describe.skipIf(noChromium)('the web console in Chromium', () => {
         { timeout: 10_000, interval: 20 },
       )
       .toBe('cancelled');
-    expect(atCancel.counts.processing).toBe(1);
+    expect(atCancel.counts.processing).toBeLessThanOrEqual(1);
     await page.locator('h1 .status', { hasText: 'cancelled' }).waitFor();
 
-    // Once it has finished, the page shows the API's final counts, not the ones it had at the cancel.
-    await expect.poll(async () => (await api()).counts.processing, { timeout: 60_000 }).toBe(0);
+    // Once nothing is left to settle, the page shows the API's final counts, not the ones it had at
+    // the cancel.
+    await expect
+      .poll(
+        async () => {
+          const { counts } = await api();
+          return counts.processing + counts.queued;
+        },
+        { timeout: 60_000 },
+      )
+      .toBe(0);
     const final = (await api()).counts;
     expect(final.ready).toBeGreaterThanOrEqual(1);
     expect(final.ready + final.cancelled).toBe(120);
