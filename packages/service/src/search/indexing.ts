@@ -1,6 +1,7 @@
 import type { DocumentRows, IndexRow, SearchIndex } from '../domain/ports.js';
 import type { Chunk, DocumentRecord } from '../domain/types.js';
 import { ENGLISH, type Language } from '../text/language.js';
+import { normalizeWord } from '../text/tokens.js';
 import type { EmbeddingService } from './embeddings.js';
 import { wordCode } from './word-codes.js';
 
@@ -57,22 +58,24 @@ export function indexRowsOf(
   return chunks.map((c) => {
     const heading = headingField(parsed.title, c.headingPath);
     // The passage is read once for its word codes and its index terms (as wordCodes and searchTerms
-    // read it: the headings it lacks come first in its search text, on lines of their own).
-    const tokens = language.tokens(c.text);
-    const wordCodes = new Uint32Array(tokens.length);
-    const missing = missingHeadings({ heading, text: c.text });
+    // read it: the headings it lacks come first in its search text, on lines of their own). Words are
+    // found by their bounds and looked up once each: making token objects and asking two caches per
+    // word was a fifth of bulk ingestion's main thread (issue 25's profile).
+    const text = c.text;
+    const bounds = language.tokenBounds(text);
+    const wordCodes = new Uint32Array(bounds.length / 2);
+    const missing = missingHeadings({ heading, text });
     const terms = missing ? language.indexTerms(missing) : [];
-    for (let i = 0; i < tokens.length; i++) {
-      const word = tokens[i]!.word;
-      wordCodes[i] = wordCode(word, language);
-      const term = language.indexTerm(word);
-      if (term !== undefined) terms.push(term);
+    for (let i = 0; i < wordCodes.length; i++) {
+      const entry = indexWord(normalizeWord(text.slice(bounds[2 * i]!, bounds[2 * i + 1]!)), language);
+      wordCodes[i] = entry.code;
+      if (entry.term !== undefined) terms.push(entry.term);
     }
     return {
       id: c.id,
       documentId: doc.id,
       ordinal: c.ordinal,
-      text: c.text,
+      text,
       headingPath: c.headingPath,
       heading,
       filename: doc.filename,
@@ -87,6 +90,30 @@ export function indexRowsOf(
       terms: terms.join(' '),
     };
   });
+}
+
+/** A word as the index stores it: its code (wordCode) and its index term (Language.indexTerm). */
+interface IndexWord {
+  code: number;
+  term: string | undefined;
+}
+
+/** Index words by word, per language (bounded, cleared when full). */
+const indexWords = new WeakMap<Language, Map<string, IndexWord>>();
+
+function indexWord(word: string, language: Language): IndexWord {
+  let cache = indexWords.get(language);
+  if (!cache) {
+    cache = new Map();
+    indexWords.set(language, cache);
+  }
+  let entry = cache.get(word);
+  if (entry === undefined) {
+    if (cache.size > 100_000) cache.clear();
+    entry = { code: wordCode(word, language), term: language.indexTerm(word) };
+    cache.set(word, entry);
+  }
+  return entry;
 }
 
 /**
