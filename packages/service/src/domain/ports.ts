@@ -1,3 +1,4 @@
+// Over 400 lines: every port of the domain in one place, so that what an adapter must do is read in one file.
 import type { Readable } from 'node:stream';
 import type { DocumentFailure } from '../errors.js';
 import type { JobHandlers, JobName, JobPayload } from './jobs.js';
@@ -290,6 +291,8 @@ export interface ParsedDocument {
   text: string;
   pageCount: number | null;
   title: string | null;
+  /** The text's language when the parser was asked to tell it (parseGroup), null for nothing to go on. */
+  language?: DetectedLanguage | null | undefined;
 }
 
 export interface ParseInput {
@@ -325,7 +328,13 @@ export interface DocumentParser {
    * Parses several small documents of one group in one request, where a parser can (most of the cost
    * of a small document is the request around it). Each outcome is in the order of `documents`.
    */
-  parseGroup?(documents: SmallDocument[], group: string, signal: AbortSignal): Promise<GroupParse[]>;
+  parseGroup?(
+    documents: SmallDocument[],
+    group: string,
+    signal: AbortSignal,
+    /** detectLanguage: also tell each one's language, with eld on documentLanguage's sample. */
+    options?: { detectLanguage?: boolean | undefined },
+  ): Promise<GroupParse[]>;
 }
 
 export interface FetchedResource {

@@ -453,7 +453,12 @@ class Batch {
       );
       stored.catch(() => {});
       this.writes.push(stored);
-      const language = await documentLanguage(parsed.text, this.workspaceLanguage, deps.languages);
+      const language = await documentLanguage(
+        parsed.text,
+        this.workspaceLanguage,
+        deps.languages,
+        parsed.language,
+      );
       const chunks = await timed('chunking', async () => chunkText(parsed.text, current.id, language));
       if (chunks.length === 0) {
         if (parsed.mediaType === 'application/pdf') {
@@ -577,7 +582,9 @@ class Batch {
     this.recordTogether(docs.filter((d, i) => inputs[i] !== undefined && fetchesFirst(d)));
     const sent = inputs.filter((i) => i !== undefined);
     if (sent.length === 0) return docs.map(() => undefined);
-    const results = await this.deps.parser.parseGroup!(sent, this.workspaceId, this.ending.signal);
+    const results = await this.deps.parser.parseGroup!(sent, this.workspaceId, this.ending.signal, {
+      detectLanguage: this.workspaceLanguage === 'auto' && this.deps.languages !== undefined,
+    });
     let next = 0;
     return inputs.map((i) => (i === undefined ? undefined : results[next++]));
   }

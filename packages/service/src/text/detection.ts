@@ -1,20 +1,6 @@
-import type { LanguageDetector } from '../domain/ports.js';
+import type { DetectedLanguage, LanguageDetector } from '../domain/ports.js';
+import { detectionSample } from './detection-sample.js';
 import { ENGLISH, type Language, languageFor } from './language.js';
-
-/**
- * Enough of a document to tell its language: the detector's accuracy does not grow beyond a few
- * thousand characters, and its time does. Markdown code and link targets say nothing about it.
- */
-const SAMPLE_CHARS = 20_000;
-
-function prose(text: string): string {
-  return text
-    .slice(0, SAMPLE_CHARS * 2)
-    .replace(/```[\s\S]*?```/g, ' ')
-    .replace(/\]\([^)]*\)/g, ']')
-    .replace(/<!--[\s\S]*?-->/g, ' ')
-    .slice(0, SAMPLE_CHARS);
-}
 
 /**
  * The language a document is indexed in: the workspace's when it sets one, else the detected one
@@ -25,9 +11,11 @@ export async function documentLanguage(
   text: string,
   setting: string,
   detector: LanguageDetector | undefined,
+  told?: DetectedLanguage | null,
 ): Promise<Language> {
   if (setting !== 'auto') return languageFor(setting);
-  const found = await detector?.detect(prose(text));
+  // `told`: what the parser process found on the same sample (ParsedDocument.language), null for nothing.
+  const found = told !== undefined ? told : await detector?.detect(detectionSample(text));
   return found?.reliable ? languageFor(found.language) : ENGLISH;
 }
 

@@ -5,13 +5,15 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EldDetector } from '../../src/adapters/language/eld.js';
 import { sandboxLayout } from '../../src/adapters/sandbox/bwrap.js';
 import { ParserIsolationUnavailable, SandboxedParser } from '../../src/adapters/sandbox/parser.js';
 import { loadConfig, type ParserConfig } from '../../src/config.js';
 import type { Log } from '../../src/domain/log.js';
-import type { GroupParse } from '../../src/domain/ports.js';
+import type { GroupParse, ParsedDocument } from '../../src/domain/ports.js';
 import { DocumentFailure } from '../../src/errors.js';
 import { packageRoot } from '../../src/paths.js';
+import { detectionSample } from '../../src/text/detection-sample.js';
 import { makeDocx } from '../support/fixtures.js';
 
 const misbehaving = path.join(packageRoot(), 'test/support/misbehaving-parser.mjs');
@@ -296,6 +298,36 @@ describe('parsing small documents in groups', () => {
     expect(parser.processesStarted - started).toBe(1);
     // A process that failed a document takes no more of them.
     expect(parser.idleProcesses).toBe(0);
+  });
+
+  it("tells each document's language in the group's process when asked, as the worker would tell it", async () => {
+    const parser = realParser();
+    const texts = [
+      '# Urlaub\n\nJeder Mitarbeiter erhält fünfundzwanzig Urlaubstage im Jahr, die er mit seinem Vorgesetzten abstimmt.',
+      '# Leave\n\nEvery employee gets twenty-five days of paid leave a year, agreed with their manager.',
+      '```\n$ ls -la /etc\n```\n\nLes employés reçoivent vingt-cinq jours de congés payés par an, à convenir avec leur responsable.',
+      '| 1 | 2 |\n|---|---|\n| 3 | 4 |',
+    ];
+    const group = texts.map((t, i) => small(`doc-${i}.md`, t));
+    const told = await parser.parseGroup(group, 'ws_a', never, { detectLanguage: true });
+    const detector = new EldDetector();
+    for (const [i, r] of told.entries()) {
+      expect(r).not.toBeInstanceOf(DocumentFailure);
+      const parsed = r as ParsedDocument;
+      const here = await detector.detect(detectionSample(parsed.text));
+      expect(parsed.language, texts[i]).toEqual(
+        here ? { language: here.language, reliable: here.reliable } : null,
+      );
+    }
+    expect(told.map((r) => (r as ParsedDocument).language?.language)).toEqual(['de', 'en', 'fr', undefined]);
+    // Not asked, not told: the worker tells it (a workspace that sets its language needs none).
+    const plain = await parser.parseGroup(group, 'ws_a', never);
+    expect(plain.map((r) => (r as ParsedDocument).language)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
   });
 
   it('leaves the documents after the budget unparsed, for requests of their own', async () => {

@@ -266,6 +266,7 @@ export class MemoryWorkStore implements WorkStore {
         ...(result.mediaType ? { mediaType: result.mediaType } : {}),
         ...(result.pageCount != null ? { pageCount: result.pageCount } : {}),
         ...(result.chunkCount != null ? { chunkCount: result.chunkCount } : {}),
+        ...(result.language ? { language: result.language } : {}),
       });
       finished.add(documentId);
     }

@@ -479,6 +479,48 @@ describe('parsing small uploads in groups', () => {
     for (const id of ids) expect(work.document(id)).toMatchObject({ status: 'ready', attempts: 1 });
   });
 
+  it('takes the languages a group parse told, and asks for them only when the workspace leaves its language to detection', async () => {
+    const ids = ['doc_a', 'doc_b', 'doc_c'];
+    const asked: (boolean | undefined)[] = [];
+    const parser: DocumentParser = {
+      ...inProcessParser,
+      parseGroup: async (documents, group, signal, options) => {
+        asked.push(options?.detectLanguage);
+        const parsed = await inProcessParser.parseGroup!(documents, group, signal);
+        // Told German, where the worker's own detector would say English: the told one must win.
+        return parsed.map((p) =>
+          options?.detectLanguage && !(p instanceof DocumentFailure) && p
+            ? { ...p, language: { language: 'de', reliable: true } }
+            : p,
+        );
+      },
+    };
+    let detected = 0;
+    const languages = {
+      detect: async () => {
+        detected++;
+        return { language: 'en', reliable: true };
+      },
+    };
+    for (const id of ids) await upload(id, `# ${id}\n\nThe ${id} policy covers parking.\n`);
+    await processDocuments(deps({ parser, languages }), ids, WORKER);
+    expect(asked).toEqual([true]);
+    expect(detected).toBe(0);
+    for (const id of ids) expect(work.document(id)).toMatchObject({ status: 'ready', language: 'de' });
+
+    // A workspace that sets its language: nothing to tell.
+    const set = ['doc_d', 'doc_e'];
+    for (const id of set) await upload(id, `# ${id}\n\nThe ${id} policy covers parking.\n`);
+    const claim = work.claimDocuments.bind(work);
+    work.claimDocuments = async (documentIds, workerId, options) => ({
+      ...(await claim(documentIds, workerId, options)),
+      workspaceLanguage: 'fr',
+    });
+    await processDocuments(deps({ parser, languages }), set, WORKER);
+    expect(asked).toEqual([true, false]);
+    for (const id of set) expect(work.document(id)).toMatchObject({ status: 'ready', language: 'fr' });
+  });
+
   it("fetches a group of a synced source's items together, parses them in one request and records them in one write", async () => {
     const items: Record<string, string> = {
       'a.md': '# A\n\nThe a policy covers parking.\n',

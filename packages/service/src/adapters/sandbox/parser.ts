@@ -46,10 +46,7 @@ export interface SandboxedParse {
   reused: boolean;
 }
 
-/**
- * A parser process and its host folders: the inbox (bound read-only as the sandbox's input folder,
- * where each document is placed for its parse) or, without bubblewrap, its working folder.
- */
+/** A parser process and its host folder: its inbox (the sandbox's input, read-only) or, without bubblewrap, its working folder. */
 interface ParserSlot {
   process: SupervisedProcess;
   group: string | undefined;
@@ -151,7 +148,12 @@ export class SandboxedParser implements DocumentParser {
    * process that breaks them is killed and, since the document at fault cannot be told, every
    * document of the group is left to be parsed alone (`undefined`), where the fault finds its owner.
    */
-  async parseGroup(all: SmallDocument[], group: string, signal: AbortSignal): Promise<GroupParse[]> {
+  async parseGroup(
+    all: SmallDocument[],
+    group: string,
+    signal: AbortSignal,
+    options: { detectLanguage?: boolean | undefined } = {},
+  ): Promise<GroupParse[]> {
     // No process takes more than its documents (PARSER_DOCUMENTS_PER_PROCESS=1 keeps each one alone).
     const documents = all.slice(0, this.options.config.documentsPerProcess);
     const unparsed = all.slice(documents.length).map(() => undefined);
@@ -165,6 +167,7 @@ export class SandboxedParser implements DocumentParser {
         declaredMediaType: d.declaredMediaType,
       })),
       budgetMs: this.options.groupBudgetMs ?? GROUP_BUDGET_MS,
+      detectLanguage: options.detectLanguage,
       ...this.parseLimits(),
     };
     let outcome: Outcome;

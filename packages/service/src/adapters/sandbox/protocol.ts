@@ -24,6 +24,8 @@ export interface ParseRequest extends ParseLimits {
 export interface ParseGroupRequest extends ParseLimits {
   group: { bytes: string; filename: string; declaredMediaType: string | null }[];
   budgetMs: number;
+  /** Tell each parsed document's language too (ParsedDocument.language). */
+  detectLanguage?: boolean | undefined;
 }
 
 /** The one JSON line the parser process writes on its standard output for a ParseRequest. */
