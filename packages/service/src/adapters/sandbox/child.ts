@@ -94,9 +94,12 @@ async function parseGroup(request: ParseGroupRequest): Promise<ParseGroupRespons
  * thread: detection was about a tenth of that thread's time in bulk ingestion of small documents.
  */
 let detector: EldDetector | undefined;
-async function languageOf(text: string): Promise<DetectedLanguage | null> {
+const languageDetector = () => {
   detector ??= new EldDetector();
-  const found = await detector.detect(detectionSample(text));
+  return detector;
+};
+async function languageOf(text: string): Promise<DetectedLanguage | null> {
+  const found = await languageDetector().detect(detectionSample(text));
   return found ? { language: found.language, reliable: found.reliable } : null;
 }
 
@@ -124,6 +127,8 @@ async function main(): Promise<void> {
     process.stdout.write(JSON.stringify(report), () => process.exit(0));
     return;
   }
+  // A spare for a group of small documents (parser.ts): their languages will be asked for.
+  if (process.argv.includes('--languages')) void languageDetector().detect('ready');
   for await (const line of createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY })) {
     if (!line.trim()) continue;
     await answer(await handle(JSON.parse(line) as ParseRequest | ParseGroupRequest));

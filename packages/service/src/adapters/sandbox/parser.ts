@@ -232,10 +232,11 @@ export class SandboxedParser implements DocumentParser {
     return slot;
   }
 
-  private startSlot(isolation: Isolation, group: string | undefined): ParserSlot {
+  private startSlot(isolation: Isolation, group: string | undefined, extra: string[] = []): ParserSlot {
     // Made at once (a few microseconds), so that a spare is idle before the group's next parse looks.
     const folder = mkdtempSync(path.join(this.options.tmpDir, isolation === 'bwrap' ? 'inbox-' : 'parse-'));
-    const command = isolation === 'bwrap' ? this.bwrapCommand(folder, []) : this.processCommand(folder, []);
+    const command =
+      isolation === 'bwrap' ? this.bwrapCommand(folder, extra) : this.processCommand(folder, extra);
     this.processesStarted++;
     return { process: new SupervisedProcess(command, this.limits()), group, folder, documents: 0 };
   }
@@ -267,7 +268,8 @@ export class SandboxedParser implements DocumentParser {
   private startSpare(group: string): void {
     if (this.chosen === undefined) return;
     try {
-      this.keepIdle(this.startSlot(this.chosen, group));
+      // It follows one that parsed small documents: it loads the language detector (0.25 s) at once.
+      this.keepIdle(this.startSlot(this.chosen, group, ['--languages']));
     } catch {
       // A process that cannot start now is started, and its failure met, by the next parse.
     }
