@@ -7,7 +7,7 @@ import path from 'node:path';
 import { PassThrough, Readable, Transform } from 'node:stream';
 import { finished, pipeline as streamPipeline } from 'node:stream/promises';
 import { artifactKeys } from '../domain/artifacts.js';
-import { JOBS, type JobHandlers } from '../domain/jobs.js';
+import type { JobHandlers } from '../domain/jobs.js';
 import type { Log } from '../domain/log.js';
 import type {
   DocumentParser,
@@ -38,7 +38,6 @@ import type { EmbeddingService } from '../search/embeddings.js';
 import { indexDocuments, indexRowsOf } from '../search/indexing.js';
 import { documentLanguage } from '../text/detection.js';
 import { chunkText } from './chunker.js';
-import type { FlushTurns } from './flush-turns.js';
 
 export interface PipelineDeps {
   work: WorkStore;
@@ -146,7 +145,6 @@ export function processingHandler(
   deps: PipelineDeps,
   workerId: string,
   measure?: <T>(work: () => Promise<T>) => Promise<T>,
-  turns?: FlushTurns,
 ): JobHandlers['processDocument'] {
   return (payloads) => {
     const work = () =>
@@ -154,7 +152,6 @@ export function processingHandler(
         deps,
         payloads.map((p) => p.documentId),
         workerId,
-        turns,
       );
     return measure ? measure(work) : work();
   };
@@ -172,10 +169,7 @@ export async function processDocuments(
   deps: PipelineDeps,
   documentIds: string[],
   workerId: string,
-  /** The worker's flush turns: the batch then returns before its final flush ends (see FlushTurns). */
-  turns?: FlushTurns,
 ): Promise<void> {
-  await turns?.settled(documentIds);
   const claim = await deps.work.claimDocuments(documentIds, workerId, {
     leaseSeconds: deps.leaseSeconds,
     maxAttempts: deps.maxAttempts,
@@ -208,7 +202,7 @@ export async function processDocuments(
     throw err;
   }
   if (claim.claimed.length > 0)
-    await new Batch(deps, workerId, claim.claimed, claim.workspaceLanguage ?? 'auto', turns).run();
+    await new Batch(deps, workerId, claim.claimed, claim.workspaceLanguage ?? 'auto').run();
 }
 
 class Batch {
@@ -251,9 +245,6 @@ class Batch {
   private readonly workFiles = new Set<string>();
   /** Reads the items of the batch's sources, each source's access looked up once (on first use). */
   private sourceItemBatch: SourceItemBatch | undefined;
-  /** This batch's flush turn (see FlushTurns): taken at its first flush, given back when it ends. */
-  private turn: Promise<unknown> | undefined;
-  private giveTurn: (() => void) | undefined;
 
   constructor(
     private readonly deps: PipelineDeps,
@@ -261,7 +252,6 @@ class Batch {
     private readonly docs: DocumentRecord[],
     /** The workspace's `language` setting: `auto`, or the language every document is read in. */
     private readonly workspaceLanguage: string,
-    private readonly turns?: FlushTurns,
   ) {
     this.held = new Set(docs.map((d) => d.id));
     this.work = path.join(deps.tmpDir, `batch-${randomBytes(4).toString('hex')}`);
@@ -271,11 +261,6 @@ class Batch {
     return this.docs[0]!.workspaceId;
   }
 
-  /**
-   * Processes the batch's documents one after another and makes them searchable a group at a time.
-   * With turns (FlushTurns), returns once every document is prepared and hands the rest (the final
-   * flush, the cleanup) to them; without, returns when everything is done.
-   */
   async run(): Promise<void> {
     const renewal = this.holdLeases();
     let flushing: Promise<void> = Promise.resolve();
@@ -318,40 +303,14 @@ class Batch {
           // once). A group of one is a document that took the whole second itself: writing it beside
           // the next large parse only made both compete for the CPU (measured: R manuals 10 % slower).
           await flushing;
-          flushing = this.flushInTurn(pending, last);
+          flushing = this.flush(pending, last);
           if (pending.length === 1) await flushing;
           pending = [];
           pendingText = 0;
         }
       }
-    } catch (err) {
-      await flushing.catch(() => {});
-      this.releaseTurn();
-      await this.cleanUp(renewal);
-      throw err;
-    }
-    const tail = this.finish(flushing, pending, unclaim, renewal);
-    if (this.turns && this.failure === undefined) {
-      // Its jobs complete now; if the tail fails, its documents are sent again (FlushTurns).
-      this.turns.keep(
-        tail.catch((err: unknown) => this.sendAgain(err)),
-        this.held,
-      );
-      return;
-    }
-    await tail;
-  }
-
-  /** The batch's last flush, documents it left sent back, and its cleanup; throws its first failure. */
-  private async finish(
-    flushing: Promise<void>,
-    pending: Prepared[],
-    unclaim: string[],
-    renewal: { stop(): void },
-  ): Promise<void> {
-    try {
       await flushing;
-      if (pending.length > 0) await this.flushInTurn(pending, true);
+      if (pending.length > 0) await this.flush(pending, true);
       if (unclaim.length > 0) {
         // A group started ahead may still be on its way (its start, its items' records): its documents'
         // attempts are taken back too.
@@ -360,56 +319,26 @@ class Batch {
         for (const id of unclaim) this.held.delete(id);
       }
     } finally {
-      this.releaseTurn();
-      await this.cleanUp(renewal);
+      renewal.stop();
+      // Bytes read ahead for documents the batch did not start (it stopped early): not wanted now.
+      for (const id of this.fetches.keys()) if (!this.started.has(id)) this.aborts.get(id)?.abort();
+      this.ending.abort();
+      await Promise.allSettled([
+        ...this.fetches.values(),
+        ...this.grouped.values(),
+        ...this.recorded.values(),
+      ]);
+      await this.sourceItemBatch
+        ?.close()
+        .catch((err: unknown) => this.deps.log.warn({ err }, 'could not close what the sources held'));
+      await rm(this.work, { recursive: true, force: true });
+      await this.discardDeleted().catch((err: unknown) =>
+        this.deps.log.warn({ err, workspaceId: this.workspaceId }, 'could not check for deleted documents'),
+      );
     }
     // The pg-boss jobs of the batch fail and are retried after a back-off; documents finished
     // meanwhile are skipped then, the others claimed again.
     if (this.failure !== undefined) throw this.failure;
-  }
-
-  private async cleanUp(renewal: { stop(): void }): Promise<void> {
-    renewal.stop();
-    // Bytes read ahead for documents the batch did not start (it stopped early): not wanted now.
-    for (const id of this.fetches.keys()) if (!this.started.has(id)) this.aborts.get(id)?.abort();
-    this.ending.abort();
-    await Promise.allSettled([...this.fetches.values(), ...this.grouped.values(), ...this.recorded.values()]);
-    await this.sourceItemBatch
-      ?.close()
-      .catch((err: unknown) => this.deps.log.warn({ err }, 'could not close what the sources held'));
-    await rm(this.work, { recursive: true, force: true });
-    await this.discardDeleted().catch((err: unknown) =>
-      this.deps.log.warn({ err, workspaceId: this.workspaceId }, 'could not check for deleted documents'),
-    );
-  }
-
-  /** A flush, once this batch holds a turn (taken at its first flush, given back when it ends). */
-  private flushInTurn(group: Prepared[], last: boolean): Promise<void> {
-    if (this.turns && !this.turn) this.turn = this.turns.take().then((give) => (this.giveTurn = give));
-    return this.turn ? this.turn.then(() => this.flush(group, last)) : this.flush(group, last);
-  }
-
-  private releaseTurn(): void {
-    this.giveTurn?.();
-  }
-
-  /** A finished tail's failure, after its jobs completed: its documents go back to the queue. */
-  private async sendAgain(err: unknown): Promise<void> {
-    const { deps } = this;
-    deps.log.warn(
-      { err, workspaceId: this.workspaceId },
-      'the end of a batch failed: its documents are sent again',
-    );
-    await deps.jobs
-      .enqueueMany(
-        'processDocument',
-        this.docs.map((d) => ({ documentId: d.id })),
-        { delaySeconds: JOBS.processDocument.retry.delaySeconds },
-      )
-      .catch((sendErr: unknown) =>
-        // The reconciler sends them once their leases lapse (LOST_JOB_AFTER_SECONDS).
-        deps.log.warn({ err: sendErr }, 'could not send the documents of a failed batch again'),
-      );
   }
 
   /** Removes a document's copy in the work folder, if it has one, as soon as it is parsed. */

@@ -10,7 +10,6 @@ import type { SyncStore } from '../sources/store.js';
 import { enqueueDueSyncs, syncHandler } from '../sources/sync.js';
 import { startWebhookDispatcher, type WebhookDeliverySettings } from '../webhooks/dispatch.js';
 import { removeDeletedStorage } from '../workspaces/workspaces.js';
-import { FlushTurns } from './flush-turns.js';
 import { maintenanceHandler } from './maintenance.js';
 import { type PipelineDeps, processingHandler } from './pipeline.js';
 
@@ -163,10 +162,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     return { ran: true, enqueued, settled: runs.length };
   };
 
-  // A batch's final flush runs on while its consumer takes the next batch (FlushTurns).
-  const turns = new FlushTurns(deps.concurrency);
   const handlers: JobHandlers = {
-    processDocument: processingHandler(deps, id, deps.measureBatch, turns),
+    processDocument: processingHandler(deps, id, deps.measureBatch),
     maintainWorkspace: maintenanceHandler(deps, id),
     syncSource: syncHandler(deps, id),
   };
@@ -204,7 +201,6 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       // Another worker reconciles from its next tick, not after the lease lapses.
       await deps.leases.release(RECONCILE_LEASE, id).catch(() => {});
       await deps.jobs.stopWorkers();
-      await turns.drain();
       await dispatcher.stop();
     },
   };

@@ -5,14 +5,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsObjectStore } from '../../src/adapters/objects/fs.js';
 import { artifactKeys } from '../../src/domain/artifacts.js';
 import { silentLog } from '../../src/domain/log.js';
 import type { DocumentParser, ObjectStore, SourceItems, UrlFetcher } from '../../src/domain/ports.js';
 import { DependencyUnavailable, DocumentFailure } from '../../src/errors.js';
 import { parseBytes } from '../../src/parsing/parse.js';
-import { FlushTurns } from '../../src/processing/flush-turns.js';
 import { type PipelineDeps, processDocuments } from '../../src/processing/pipeline.js';
 import { MemorySearchIndex } from '../support/fake-index.js';
 import { MemoryJobQueue } from '../support/fake-queue.js';
@@ -660,88 +659,5 @@ describe('parsing small uploads in groups', () => {
 
     expect(alone).toEqual(['doc_a.md', 'doc_b.md']);
     for (const id of ['doc_a', 'doc_b']) expect(work.document(id).status).toBe('ready');
-  });
-});
-
-describe("a worker's batches with flush turns", () => {
-  const first = ['doc_a', 'doc_b', 'doc_c'];
-  const second = ['doc_d', 'doc_e', 'doc_f'];
-
-  /** The index's commits, each held until the test lets the commits through. */
-  function gatedCommits() {
-    const commits: string[][] = [];
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      open = resolve;
-    });
-    const replace = index.replaceDocuments.bind(index);
-    index.replaceDocuments = async (workspaceId, documents) => {
-      commits.push(documents.map((d) => d.documentId));
-      await gate;
-      return replace(workspaceId, documents);
-    };
-    return { commits, open };
-  }
-
-  it('returns before its last flush ends, and the next batch prepares meanwhile but commits after it', async () => {
-    for (const id of [...first, ...second]) await upload(id, `# ${id}\n\nThe ${id} policy covers parking.\n`);
-    const { commits, open } = gatedCommits();
-    const turns = new FlushTurns(1);
-
-    await processDocuments(deps(), first, WORKER, turns);
-    // Its jobs may complete: its commit is on its way or waiting, its documents not finished.
-    await vi.waitFor(() => expect(commits).toEqual([first]));
-    for (const id of first)
-      expect(work.document(id)).toMatchObject({ status: 'processing', stage: 'indexing' });
-
-    await processDocuments(deps(), second, WORKER, turns);
-    // The next batch parsed and chunked its documents, but its commit waits for the turn.
-    for (const id of second) expect(work.document(id).stage).toBe('parsing');
-    expect(commits).toEqual([first]);
-
-    open();
-    await turns.drain();
-    expect(commits).toEqual([first, second]);
-    for (const id of [...first, ...second])
-      expect(work.document(id)).toMatchObject({ status: 'ready', attempts: 1 });
-    expect(jobs.sent('processDocument')).toEqual([]);
-  });
-
-  it("waits for a finishing batch before claiming one of its documents again (the worker's own lease)", async () => {
-    for (const id of first) await upload(id, `# ${id}\n\nThe ${id} policy covers parking.\n`);
-    const { commits, open } = gatedCommits();
-    const turns = new FlushTurns(1);
-    await processDocuments(deps(), first, WORKER, turns);
-    await vi.waitFor(() => expect(commits).toEqual([first]));
-    let again = false;
-    const claimed = processDocuments(deps(), ['doc_b'], WORKER, turns).then(() => {
-      again = true;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(again).toBe(false);
-    open();
-    await claimed;
-    await turns.drain();
-    // Claimed after it was finished: nothing left to do, no second commit.
-    expect(commits).toEqual([first]);
-    expect(work.document('doc_b')).toMatchObject({ status: 'ready', attempts: 1 });
-  });
-
-  it('sends the documents of a batch whose last flush failed again, after the job’s retry delay', async () => {
-    for (const id of first) await upload(id, `# ${id}\n\nThe ${id} policy covers parking.\n`);
-    index.failWith = new Error('index unreachable');
-    const turns = new FlushTurns(1);
-    await processDocuments(deps(), first, WORKER, turns);
-    await turns.drain();
-
-    const sent = jobs.sent('processDocument');
-    expect(sent.map((j) => j.payload.documentId)).toEqual(first);
-    for (const job of sent) expect(job.options).toMatchObject({ delaySeconds: 2 });
-    for (const id of first) expect(work.document(id)).toMatchObject({ status: 'processing', attempts: 1 });
-
-    index.failWith = undefined;
-    await processDocuments(deps(), first, WORKER, turns);
-    await turns.drain();
-    for (const id of first) expect(work.document(id)).toMatchObject({ status: 'ready', attempts: 2 });
   });
 });
