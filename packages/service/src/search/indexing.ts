@@ -3,7 +3,7 @@ import type { Chunk, DocumentRecord } from '../domain/types.js';
 import { ENGLISH, type Language } from '../text/language.js';
 import { normalizeWord } from '../text/tokens.js';
 import type { EmbeddingService } from './embeddings.js';
-import { wordCode } from './word-codes.js';
+import { wordCode, wordMemo } from './word-codes.js';
 
 export interface IndexingDeps {
   index: SearchIndex;
@@ -98,23 +98,9 @@ interface IndexWord {
   term: string | undefined;
 }
 
-/** Index words by word, per language (bounded, cleared when full). */
-const indexWords = new WeakMap<Language, Map<string, IndexWord>>();
-
-function indexWord(word: string, language: Language): IndexWord {
-  let cache = indexWords.get(language);
-  if (!cache) {
-    cache = new Map();
-    indexWords.set(language, cache);
-  }
-  let entry = cache.get(word);
-  if (entry === undefined) {
-    if (cache.size > 100_000) cache.clear();
-    entry = { code: wordCode(word, language), term: language.indexTerm(word) };
-    cache.set(word, entry);
-  }
-  return entry;
-}
+const indexWord = wordMemo(
+  (word, language): IndexWord => ({ code: wordCode(word, language), term: language.indexTerm(word) }),
+);
 
 /**
  * Makes documents searchable, several in one commit (a worker's batch): replaces each one's chunks as

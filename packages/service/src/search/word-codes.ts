@@ -16,24 +16,32 @@ export function wordCodes(text: string, language: Language = ENGLISH): Uint32Arr
   return codes;
 }
 
-/** Codes by word, per language: a passage's words are mostly words seen before (bounded, cleared when full). */
-const codeCaches = new WeakMap<Language, Map<string, number>>();
+/**
+ * `compute` of a word in a language, remembered per language: a passage's words are mostly words
+ * seen before (bounded: cleared when full, which costs less on this path than keeping the order of use).
+ */
+export function wordMemo<V>(compute: (word: string, language: Language) => V) {
+  const caches = new WeakMap<Language, Map<string, V>>();
+  return (word: string, language: Language): V => {
+    let cache = caches.get(language);
+    if (!cache) {
+      cache = new Map();
+      caches.set(language, cache);
+    }
+    let value = cache.get(word);
+    if (value === undefined) {
+      if (cache.size > 100_000) cache.clear();
+      value = compute(word, language);
+      cache.set(word, value);
+    }
+    return value;
+  };
+}
 
 /** One word's code (see wordCodes). */
-export function wordCode(word: string, language: Language): number {
-  let cache = codeCaches.get(language);
-  if (!cache) {
-    cache = new Map();
-    codeCaches.set(language, cache);
-  }
-  let code = cache.get(word);
-  if (code === undefined) {
-    if (cache.size > 100_000) cache.clear();
-    code = language.isStopWord(word) ? (hash(word) | 1) >>> 0 : stemCode(language.term(word));
-    cache.set(word, code);
-  }
-  return code;
-}
+export const wordCode = wordMemo((word, language) =>
+  language.isStopWord(word) ? (hash(word) | 1) >>> 0 : stemCode(language.term(word)),
+);
 
 /** FNV-1a over UTF-16 code units. */
 function hash(s: string): number {

@@ -46,7 +46,7 @@ export interface SandboxedParse {
   reused: boolean;
 }
 
-/** A parser process and its host folder: its inbox (the sandbox's input, read-only) or, without bubblewrap, its working folder. */
+/** A parser process and its host folder: its inbox (the sandbox's input, read-only) or its working folder. */
 interface ParserSlot {
   process: SupervisedProcess;
   group: string | undefined;
