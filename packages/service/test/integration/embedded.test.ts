@@ -252,5 +252,6 @@ describe.skipIf(process.getuid?.() !== 0)('as root, a DATA_DIR the postgres user
     serve = await spawnServe(dataDir, { SERVICE_BOOTSTRAP_API_KEY: key });
     const docs = await client(serve.url, key).get(`/v1/workspaces/${up.body.workspace.id}/documents`);
     expect(docs.body.documents.map((d: { filename: string }) => d.filename)).toEqual(['a.md']);
-  });
+    // Two cold starts of a cluster, each of which the service waits up to 120 s for on a busy machine.
+  }, 320_000);
 });

@@ -62,7 +62,8 @@ export async function spawnServe(dataDir: string, extra: Record<string, string> 
   const url = `http://127.0.0.1:${port}`;
   let exited = false;
   child.on('exit', () => (exited = true));
-  const deadline = Date.now() + 60_000;
+  // Longer than the service's own wait for its embedded PostgreSQL, so that its error is the one seen.
+  const deadline = Date.now() + 150_000;
   for (;;) {
     if (exited) throw new Error(`serve exited during start:\n${out}`);
     try {

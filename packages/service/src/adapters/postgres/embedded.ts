@@ -142,8 +142,18 @@ function reachableBinaries(bin: Binaries, user: { uid: number; gid: number } | u
     rmSync(partial, { recursive: true, force: true });
     cpSync(native, partial, { recursive: true, verbatimSymlinks: true });
     writeFileSync(path.join(partial, '.complete'), `copied from ${native}\n`);
-    rmSync(target, { recursive: true, force: true });
-    renameSync(partial, target);
+    // Another process may have finished the same copy meanwhile and be running from it: never
+    // delete a complete copy, only an interrupted one.
+    if (existsSync(path.join(target, '.complete'))) rmSync(partial, { recursive: true, force: true });
+    else {
+      rmSync(target, { recursive: true, force: true });
+      try {
+        renameSync(partial, target);
+      } catch (e) {
+        if (!existsSync(path.join(target, '.complete'))) throw e;
+        rmSync(partial, { recursive: true, force: true });
+      }
+    }
   }
   return {
     postgres: path.join(target, 'bin', 'postgres'),
@@ -324,15 +334,16 @@ export async function startEmbeddedPostgres(
   });
   const adminUrl = urlFor(port, password);
   await writeFile(l.ownerFile, String(process.pid));
+  const logTail = async () =>
+    (await readFile(l.logFile, 'utf8').catch(() => '')).trim().split('\n').slice(-5).join(' | ');
+  const started = Date.now();
+  let told = false;
   await waitUntil(
     async () => {
-      if (exited) {
-        const tail = (await readFile(l.logFile, 'utf8').catch(() => ''))
-          .trim()
-          .split('\n')
-          .slice(-5)
-          .join(' | ');
-        throw new EmbeddedPostgresError(`PostgreSQL exited during start: ${tail}`);
+      if (exited) throw new EmbeddedPostgresError(`PostgreSQL exited during start: ${await logTail()}`);
+      if (!told && Date.now() - started > 10_000) {
+        told = true;
+        log.warn({ log: l.logFile }, 'the embedded PostgreSQL is slow to start; still waiting');
       }
       const c = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 1000 });
       try {
@@ -344,9 +355,14 @@ export async function startEmbeddedPostgres(
         return false;
       }
     },
-    30_000,
+    // Crash recovery, or a busy machine, can keep a healthy server from answering for a while:
+    // pg_ctl waits 60 s by default; this waits longer, and the error says what the server logged.
+    120_000,
     'the embedded PostgreSQL to accept connections',
-  );
+  ).catch(async (e: unknown) => {
+    if (!(e instanceof EmbeddedPostgresError) || exited) throw e;
+    throw new EmbeddedPostgresError(`${e.message} (${l.logFile}: ${await logTail()})`);
+  });
   log.info({ port, dir: l.pgDir }, 'embedded PostgreSQL started');
 
   return {
