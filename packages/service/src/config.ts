@@ -279,7 +279,10 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     worker: {
       docConcurrency: e.WORKER_DOC_CONCURRENCY,
       httpPort: e.WORKER_HTTP_PORT,
-      batchDocuments: e.WORKER_BATCH_DOCUMENTS,
+      // One worker takes the whole queue in embedded mode: larger batches mean fewer index commits
+      // (SciFact: 381 against 329 docs/s, decision 0016). With DATABASE_URL other workers may share
+      // the queue, and a smaller batch spreads a backlog among them.
+      batchDocuments: e.WORKER_BATCH_DOCUMENTS ?? (mode === 'embedded' ? 500 : 200),
       batchMaxBytes: e.WORKER_BATCH_MAX_BYTES,
       leaseSeconds: e.DOCUMENT_LEASE_SECONDS,
       maxAttempts: e.DOCUMENT_MAX_ATTEMPTS,

@@ -69,7 +69,8 @@ export const envSchema = z.object({
   CONSOLE_DIR: optionalString,
   WORKER_DOC_CONCURRENCY: int(1, 1),
   WORKER_HTTP_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-  WORKER_BATCH_DOCUMENTS: int(200, 1),
+  // Default by mode (loadConfig): 500 in embedded mode, 200 with DATABASE_URL.
+  WORKER_BATCH_DOCUMENTS: z.coerce.number().int().min(1).optional(),
   WORKER_BATCH_MAX_BYTES: int(1024 * 1024, 1),
   DOCUMENT_LEASE_SECONDS: int(60, 2),
   DOCUMENT_MAX_ATTEMPTS: int(3, 1),

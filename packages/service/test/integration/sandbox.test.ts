@@ -370,6 +370,22 @@ describe('parsing small documents in groups', () => {
     expect(four.slice(0, 3).every((id) => id !== undefined && id === four[0])).toBe(true);
     expect(four[3]).toBeUndefined();
   });
+
+  it('starts the next process of a group while a group that leaves no room for another is parsed', async () => {
+    const { parser } = misbehavingParser({ PARSER_DOCUMENTS_PER_PROCESS: '5' });
+    open.push(parser);
+    const three = () => [small('whoami', 'one'), small('whoami', 'two'), small('whoami', 'three')];
+    const first = await parser.parseGroup(three(), 'ws_a', never);
+    // Three more would not fit in that process: its successor was started with the group, and waits.
+    expect([parser.processesStarted, parser.idleProcesses]).toEqual([2, 1]);
+    const second = (await parser.parseGroup(three(), 'ws_a', never)).map(
+      (r) => JSON.parse((r as { text: string }).text) as { processId: string; answered: number },
+    );
+    expect(second[0]!.processId).not.toBe(JSON.parse((first[0] as { text: string }).text).processId);
+    expect(second.map((r) => r.answered)).toEqual([0, 1, 2]);
+    // The second group found it ready: no process was started for it, only its own successor.
+    expect(parser.processesStarted).toBe(3);
+  });
 });
 
 describe('when bubblewrap is missing or cannot run', () => {

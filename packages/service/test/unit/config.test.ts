@@ -91,6 +91,13 @@ describe('parser settings', () => {
     );
   });
 
+  it('batches more documents in embedded mode, where one worker takes the whole queue', () => {
+    expect(loadConfig({}).worker.batchDocuments).toBe(500);
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/service' }).worker.batchDocuments).toBe(200);
+    expect(loadConfig({ WORKER_BATCH_DOCUMENTS: '7' }).worker.batchDocuments).toBe(7);
+    expect(() => loadConfig({ WORKER_BATCH_DOCUMENTS: '0' })).toThrow(/WORKER_BATCH_DOCUMENTS/);
+  });
+
   it('reads the profile and the limits, in MiB where they are sizes', () => {
     const c = loadConfig({ WORKER_PROFILE: 'full', PARSER_MEMORY_MB: '512', PARSER_TIMEOUT_SECONDS: '9' });
     expect(c.parser.profile).toBe('full');

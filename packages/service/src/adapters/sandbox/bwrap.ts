@@ -100,3 +100,13 @@ export function explainBwrapFailure(stderr: string): string {
   }
   return message;
 }
+
+/** The bubblewrap program: a file named by the setting itself, or `bwrap` in one of its folders. */
+export function findBwrap(searchPath: string): string | undefined {
+  for (const entry of searchPath.split(':')) {
+    if (!entry) continue;
+    const candidate = entry.endsWith('/bwrap') ? entry : path.join(entry, 'bwrap');
+    if (existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
