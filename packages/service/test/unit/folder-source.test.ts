@@ -52,6 +52,24 @@ describe('a folder source', () => {
     expect(items.map((i) => i.key).sort()).toEqual(['a.md', 'sub/b.md']);
   });
 
+  it('lists a folder of many files in order, folders in their place, each file once with its fingerprint', async () => {
+    const many = path.join(root, 'many');
+    const names = Array.from({ length: 75 }, (_, i) => `f${String(i).padStart(3, '0')}.md`);
+    await mkdir(many);
+    for (const name of names) await writeFile(path.join(many, name), name);
+    // Folders sort among the files, so that windows of files end at them.
+    for (const sub of ['f010', 'f050']) {
+      await mkdir(path.join(many, sub));
+      await writeFile(path.join(many, sub, 'x.md'), `${sub}/x`);
+    }
+    const items = await connector.list(access(many), new Map(), new AbortController().signal);
+    const expected = [...names, 'f010/x.md', 'f050/x.md'].sort((a, b) =>
+      a.replace('/', '!') < b.replace('/', '!') ? -1 : 1,
+    );
+    expect(items.map((i) => i.key)).toEqual(expected);
+    expect(items.find((i) => i.key === 'f074.md')!.fingerprint.sizeBytes).toBe('f074.md'.length);
+  });
+
   it('opens a file through the folders above it, and no link on the way', async () => {
     const opened = await connector.open(access(path.join(root, 'docs')), 'sub/b.md');
     expect(await read(opened.body)).toContain('Inside too.');

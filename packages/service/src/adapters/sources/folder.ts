@@ -21,6 +21,8 @@ import { tooLarge, unreadableReason } from '../../sources/readable.js';
 const MAX_FILES = 100_000;
 /** Deepest folder nesting followed (each level holds a descriptor while it is listed). */
 const MAX_DEPTH = 64;
+/** Files of one folder opened and stat'ed at once while listing. */
+const LIST_WINDOW = 32;
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK } = constants;
 /**
@@ -216,15 +218,25 @@ export class FolderConnector implements SourceConnector {
           );
         return;
       }
+      // A folder's files are opened and stat'ed a window at a time: one after the other, each of
+      // the three calls waited for its turn on the thread pool (about 0.4 ms a file).
+      let window: string[] = [];
+      const flush = async () => {
+        const names = window.slice(0, Math.max(0, MAX_FILES - items.length));
+        window = [];
+        const listed = await Promise.all(names.map((name) => listFile(dir, prefix + name, name)));
+        for (const item of listed) if (item) items.push(item);
+      };
       for (const entry of entries) {
         if (signal.aborted) throw signal.reason;
-        if (items.length >= MAX_FILES) return;
+        if (items.length + window.length >= MAX_FILES) break;
         // Hidden files are skipped; so is whatever is neither a folder nor a file (links, FIFOs,
         // sockets, devices) when listed, and when opened, whatever became one since.
         if (entry.name.startsWith('.') || !plainName(entry.name)) continue;
         const key = prefix + entry.name;
         if (entry.dir) {
           if (depth + 1 >= MAX_DEPTH) continue;
+          await flush();
           const sub = await openDir(dir, entry.name).catch(() => undefined);
           // Another file system mounted inside the folder is not the folder's.
           if (!sub) continue;
@@ -233,38 +245,37 @@ export class FolderConnector implements SourceConnector {
           } finally {
             await sub.handle.close();
           }
-        } else if (entry.file) {
-          if (!wanted(key)) continue;
-          const file = await openFile(dir, entry.name).catch(() => undefined);
-          if (!file) continue;
-          try {
-            const before = previous.get(key);
-            const sizeBytes = file.size;
-            const mtimeMs = Math.floor(file.mtimeMs);
-            const item: ListedItem = {
-              key,
-              filename: entry.name,
-              url: null,
-              fingerprint: { sizeBytes, mtimeMs },
-            };
-            // A file's content is read by the worker that processes it, never here: only a sample,
-            // when size or time moved (the item was found readable before), and never of one over
-            // the size limit, which is skipped unread.
-            const same = before && before.sizeBytes === sizeBytes && before.mtimeMs === mtimeMs;
-            if (same) item.fingerprint.contentHash = before.contentHash ?? null;
-            else if (sizeBytes > this.options.maxBytes) item.skipReason = tooLarge(this.options.maxBytes);
-            else {
-              const sample = await sampleOf(file.handle, sizeBytes).catch(() => undefined);
-              if (sample)
-                item.skipReason = unreadableReason(sample, entry.name, null, {
-                  imagesReadable: this.options.imagesReadable ?? true,
-                });
-            }
-            items.push(item);
-          } finally {
-            await file.handle.close();
-          }
+        } else if (entry.file && wanted(key)) {
+          window.push(entry.name);
+          if (window.length === LIST_WINDOW) await flush();
         }
+      }
+      await flush();
+    };
+    const listFile = async (dir: HeldDir, key: string, name: string): Promise<ListedItem | undefined> => {
+      const file = await openFile(dir, name).catch(() => undefined);
+      if (!file) return undefined;
+      try {
+        const before = previous.get(key);
+        const sizeBytes = file.size;
+        const mtimeMs = Math.floor(file.mtimeMs);
+        const item: ListedItem = { key, filename: name, url: null, fingerprint: { sizeBytes, mtimeMs } };
+        // A file's content is read by the worker that processes it, never here: only a sample,
+        // when size or time moved (the item was found readable before), and never of one over
+        // the size limit, which is skipped unread.
+        const same = before && before.sizeBytes === sizeBytes && before.mtimeMs === mtimeMs;
+        if (same) item.fingerprint.contentHash = before.contentHash ?? null;
+        else if (sizeBytes > this.options.maxBytes) item.skipReason = tooLarge(this.options.maxBytes);
+        else {
+          const sample = await sampleOf(file.handle, sizeBytes).catch(() => undefined);
+          if (sample)
+            item.skipReason = unreadableReason(sample, name, null, {
+              imagesReadable: this.options.imagesReadable ?? true,
+            });
+        }
+        return item;
+      } finally {
+        await file.handle.close();
       }
     };
     try {
