@@ -136,9 +136,9 @@ describe('every screen under axe-core', () => {
     ids.pdf = doc('handbook.pdf');
     ids.guide = doc('guide.md');
     // A run cancelled at once: most of its documents are cancelled (the badge whose contrast was short).
-    // Three hundred, so that most still wait when the cancel arrives: the worker starts on an upload at
-    // once and parses small files 64 at a time.
-    const many = Array.from({ length: 300 }, (_, i) => ({ name: `memo-${i}.txt`, data: `Memo ${i}.` }));
+    // More than a batch (500 in embedded mode), so that many still wait when the cancel arrives: the
+    // worker starts on an upload at once, on up to a batch of it.
+    const many = Array.from({ length: 800 }, (_, i) => ({ name: `memo-${i}.txt`, data: `Memo ${i}.` }));
     const cancelled = await upload(page, many, { workspaceId: ids.workspace });
     await api(page, 'POST', `/v1/runs/${cancelled.body.run.id}/cancel`);
     ids.cancelledRun = cancelled.body.run.id;

@@ -325,9 +325,9 @@ describe('runs', () => {
 
 describe('cancelled documents', () => {
   it('are processed again from the run page, together in a new run, and one by one from the document', async () => {
-    // Enough that most are still waiting when the cancel request arrives: the worker starts on an
-    // upload at once and parses small files 64 at a time.
-    const files = Array.from({ length: 300 }, (_, i) => ({
+    // Enough that many are still waiting when the cancel request arrives: the worker starts on an
+    // upload at once and claims up to a batch of them (500 in embedded mode).
+    const files = Array.from({ length: 800 }, (_, i) => ({
       name: `later-${i}.txt`,
       data: `Later note ${i}.`,
     }));

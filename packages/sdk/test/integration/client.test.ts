@@ -318,8 +318,9 @@ describe('waitForRun outcomes on real runs', () => {
   });
 
   it('rejects with RunCancelledError on a cancelled run', async () => {
-    // As above: most of them are still waiting when the cancel request arrives.
-    const result = await client.upload({ files: manyFiles('cancel', 300) });
+    // More than one batch (500 in embedded mode): the documents after the worker's first batch are
+    // still waiting when the cancel request arrives.
+    const result = await client.upload({ files: manyFiles('cancel', 800) });
     expect((await client.cancelRun(result.run.id)).status).toBe('cancelled');
     const error = await client.waitForRun(result.run.id, { timeoutMs: 60_000 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RunCancelledError);
