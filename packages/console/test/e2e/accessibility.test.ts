@@ -137,8 +137,9 @@ describe('every screen under axe-core', () => {
     ids.guide = doc('guide.md');
     // A run cancelled at once: most of its documents are cancelled (the badge whose contrast was short).
     // More than a batch (500 in embedded mode), so that many still wait when the cancel arrives: the
-    // worker starts on an upload at once, on up to a batch of it.
-    const many = Array.from({ length: 800 }, (_, i) => ({ name: `memo-${i}.txt`, data: `Memo ${i}.` }));
+    // worker starts on an upload at once, on up to a batch of it. Numbered down, so that the last
+    // (the cancelled ones) come first on the run's page, which lists documents by name.
+    const many = Array.from({ length: 800 }, (_, i) => ({ name: `memo-${800 - i}.txt`, data: `Memo ${i}.` }));
     const cancelled = await upload(page, many, { workspaceId: ids.workspace });
     await api(page, 'POST', `/v1/runs/${cancelled.body.run.id}/cancel`);
     ids.cancelledRun = cancelled.body.run.id;
