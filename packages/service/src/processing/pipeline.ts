@@ -527,6 +527,9 @@ class Batch {
       bytes += doc.sizeBytes!;
     }
     if (members.length < 2) return undefined;
+    // The group's bytes are read as soon as it is formed, while the group before it is parsed: read
+    // once that parse was over, they left the parser waiting between groups.
+    const reads = new Map(members.map((d) => [d.id, this.smallDocument(d).catch(() => undefined)]));
     const starting = this.deps.work.startDocuments(
       members.map((d) => d.id),
       this.workerId,
@@ -543,7 +546,7 @@ class Batch {
       // The next group's start (a database write) is made while this one is parsed, and its parse
       // follows this one's: the parser then never waits for a start, nor the chunker for the parser.
       this.startGroupAfter(members.at(-1)!, parsing);
-      const results = await this.parseGroup(parsed);
+      const results = await this.parseGroup(parsed, reads);
       return new Map(parsed.map((d, i) => [d.id, results[i]]));
     });
     for (const doc of members) {
@@ -572,13 +575,16 @@ class Batch {
   }
 
   /**
-   * One request for the group's documents: stored originals read from storage, synced items fetched
-   * (each read once, as alone: stored as its original and copied to the work folder, and recorded
-   * together). A document whose bytes could not be had, or grew past a small document's size, is
-   * parsed alone.
+   * One request for the group's documents, with their bytes as `reads` has them: stored originals
+   * read from storage, synced items fetched (each read once, as alone: stored as its original, and
+   * recorded together). A document whose bytes could not be had, or grew past a small document's
+   * size, is parsed alone.
    */
-  private async parseGroup(docs: DocumentRecord[]): Promise<GroupParse[]> {
-    const inputs = await Promise.all(docs.map((d) => this.smallDocument(d).catch(() => undefined)));
+  private async parseGroup(
+    docs: DocumentRecord[],
+    reads: Map<string, Promise<SmallDocument | undefined>>,
+  ): Promise<GroupParse[]> {
+    const inputs = await Promise.all(docs.map((d) => reads.get(d.id)!));
     this.recordTogether(docs.filter((d, i) => inputs[i] !== undefined && fetchesFirst(d)));
     const sent = inputs.filter((i) => i !== undefined);
     if (sent.length === 0) return docs.map(() => undefined);

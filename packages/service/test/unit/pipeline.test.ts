@@ -479,6 +479,37 @@ describe('parsing small uploads in groups', () => {
     for (const id of ids) expect(work.document(id)).toMatchObject({ status: 'ready', attempts: 1 });
   });
 
+  it("reads the next group's originals while the group before it is parsed", async () => {
+    const ids = Array.from({ length: 70 }, (_, i) => `doc_${String(i).padStart(2, '0')}`);
+    for (const id of ids) await upload(id, `# ${id}\n\nThe ${id} policy covers parking.\n`);
+    // The first group is 8 documents (doc_00 to doc_07): doc_08 begins the second.
+    let secondRead!: () => void;
+    const secondReadStarted = new Promise<void>((resolve) => {
+      secondRead = resolve;
+    });
+    const getBuffer = objects.getBuffer.bind(objects);
+    objects.getBuffer = async (key) => {
+      if (key === artifactKeys.original('doc_08')) secondRead();
+      return getBuffer(key);
+    };
+    const readDuringFirstParse: boolean[] = [];
+    const parser: DocumentParser = {
+      parse: (input, signal) => inProcessParser.parse(input, signal),
+      parseGroup: async (documents, group, signal) => {
+        if (readDuringFirstParse.length === 0) {
+          // Bounded, so that code reading the next group only after this parse fails instead of hanging.
+          const bound = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 2000));
+          readDuringFirstParse.push(await Promise.race([secondReadStarted.then(() => true), bound]));
+        }
+        return inProcessParser.parseGroup!(documents, group, signal);
+      },
+    };
+    await processDocuments(deps({ parser }), ids, WORKER);
+
+    expect(readDuringFirstParse).toEqual([true]);
+    for (const id of ids) expect(work.document(id)).toMatchObject({ status: 'ready', attempts: 1 });
+  });
+
   it('takes the languages a group parse told, and asks for them only when the workspace leaves its language to detection', async () => {
     const ids = ['doc_a', 'doc_b', 'doc_c'];
     const asked: (boolean | undefined)[] = [];
