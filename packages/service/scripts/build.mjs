@@ -18,6 +18,10 @@ await build({
     prerequisites: 'src/adapters/sandbox/prerequisites.ts',
     // Sources are listed in a worker thread of their own (adapters/sources/threaded-lister.ts).
     listing: 'src/adapters/sources/listing-thread.ts',
+    // Texts are chunked and made into index rows in worker threads (adapters/threads/text-preparer.ts).
+    prepare: 'src/adapters/threads/prepare-thread.ts',
+    // A large write's index rows are encoded for LanceDB in a thread (adapters/index/row-encoder.ts).
+    encode: 'src/adapters/index/encode-thread.ts',
   },
   outdir: 'dist',
   bundle: true,

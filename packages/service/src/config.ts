@@ -116,6 +116,8 @@ export interface Config {
     batchDocuments: number;
     /** Most bytes of originals in one batch; a larger document is processed alone. */
     batchMaxBytes: number;
+    /** Budgets of a text's chunking and index rows, in a thread of their own (CHUNKING_*). */
+    chunking: { timeoutSeconds: number; memoryMb: number };
     leaseSeconds: number;
     maxAttempts: number;
     reconcileIntervalSeconds: number;
@@ -284,6 +286,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       // the queue, and a smaller batch spreads a backlog among them.
       batchDocuments: e.WORKER_BATCH_DOCUMENTS ?? (mode === 'embedded' ? 500 : 200),
       batchMaxBytes: e.WORKER_BATCH_MAX_BYTES,
+      chunking: { timeoutSeconds: e.CHUNKING_TIMEOUT_SECONDS, memoryMb: e.CHUNKING_MEMORY_MB },
       leaseSeconds: e.DOCUMENT_LEASE_SECONDS,
       maxAttempts: e.DOCUMENT_MAX_ATTEMPTS,
       reconcileIntervalSeconds: e.RECONCILE_INTERVAL_SECONDS,

@@ -28,6 +28,7 @@ import { PgBossQueue } from './adapters/queue/pgboss.js';
 import { sandboxLayout } from './adapters/sandbox/bwrap.js';
 import { SandboxedParser } from './adapters/sandbox/parser.js';
 import { createSourceAdapters } from './adapters/sources/connectors.js';
+import { ThreadPreparer } from './adapters/threads/text-preparer.js';
 import { AllowList } from './adapters/web/address-policy.js';
 import { GuardedFetcher } from './adapters/web/fetcher.js';
 import { AddressGuard } from './adapters/web/guard.js';
@@ -63,6 +64,8 @@ export interface Deps extends Omit<AppDeps, keyof Repositories>, Repositories {
   workerReadinessChecks: DependencyCheck[];
   jobs: PgBossQueue;
   parser: SandboxedParser;
+  /** Chunks texts and makes their index rows in threads of their own, off the event loop. */
+  preparer: ThreadPreparer;
   fetcher: UrlFetcher;
   webhookSender: WebhookSender;
   webhookDelivery: WebhookDeliverySettings;
@@ -299,6 +302,7 @@ export async function createDeps(
   let observeCommit: ((seconds: number, attempts: number) => void) | undefined;
   const lance = new LanceSearchIndex(config.index.uri, lanceStorageOptions(config), {
     onCommit: (seconds, attempts) => observeCommit?.(seconds, attempts),
+    encoderEntry: path.join(packageRoot(), 'dist', 'encode.js'),
   });
   const commitCheck = createCommitCheck(config, objects);
   const index = guardIndexWrites(lance, commitCheck);
@@ -331,6 +335,13 @@ export async function createDeps(
     tmpDir,
     log,
     maxIdleProcesses: config.worker.docConcurrency,
+  });
+  const preparer = new ThreadPreparer({
+    entry: path.join(packageRoot(), 'dist', 'prepare.js'),
+    threads: config.worker.docConcurrency,
+    memoryMb: config.worker.chunking.memoryMb,
+    timeoutMs: config.worker.chunking.timeoutSeconds * 1000,
+    detectLanguages: true,
   });
   const metrics = new Metrics({
     documentCounts: () => ops.globalDocumentCounts(),
@@ -388,6 +399,7 @@ export async function createDeps(
     loginLimits,
     metrics,
     parser,
+    preparer,
     fetcher,
     connectors,
     syncs: repositories.sources,
@@ -442,6 +454,7 @@ export async function createDeps(
       await reranking?.slot?.close();
       await jobs.stop().catch((err: unknown) => log.warn({ err }, 'job engine did not stop cleanly'));
       await parser.close();
+      await preparer.close();
       await index.close().catch(() => {});
       for (const limiter of [rateLimiter, loginLimits.email, loginLimits.address])
         await limiter.close().catch(() => {});

@@ -246,6 +246,8 @@ export const DOCUMENT_FAILURE_CODES = [
   'parser_out_of_memory',
   'parser_output_too_large',
   'parser_crashed',
+  'chunking_timeout',
+  'chunking_out_of_memory',
   'conversion_failed',
   'tool_unavailable',
   'url_forbidden',

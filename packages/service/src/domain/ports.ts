@@ -321,6 +321,40 @@ export interface SmallDocument {
  */
 export type GroupParse = ParsedDocument | DocumentFailure | undefined;
 
+/** What a parsed document's text is turned into index rows from (processing/prepare.ts). */
+export interface PrepareRequest {
+  document: { id: string; filename: string; sourceUrl: string | null };
+  mediaType: string;
+  title: string | null;
+  text: string;
+  /** The workspace's `language` setting: `auto`, or the language every document is read in. */
+  workspaceLanguage: string;
+  /** What the parser process told of the text's language (ParsedDocument.language), if it was asked. */
+  told?: DetectedLanguage | null | undefined;
+}
+
+export interface PreparedText {
+  /** The language the rows were made in (ISO 639-1). */
+  language: string;
+  /** One row per chunk, in order. */
+  rows: IndexRow[];
+}
+
+/**
+ * Turns a parsed text into its language, chunks and index rows: one pass over the whole text, which
+ * for a large one is seconds of CPU, so the worker's preparer runs it off the event loop that also
+ * serves requests (adapters/threads/).
+ */
+export interface TextPreparer {
+  /** Whether it tells a text's language when the workspace leaves it to detection (else English). */
+  readonly detectsLanguages: boolean;
+  /**
+   * Throws DocumentFailure for a text without words and for one that broke the preparation's
+   * limits (its time or its memory); rejects with the signal's reason when it is aborted.
+   */
+  prepare(request: PrepareRequest, signal: AbortSignal): Promise<PreparedText>;
+}
+
 export interface DocumentParser {
   /** Throws DocumentFailure for input that cannot be parsed. */
   parse(input: ParseInput, signal: AbortSignal): Promise<ParsedDocument>;

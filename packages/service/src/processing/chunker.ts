@@ -149,8 +149,10 @@ function wordSpans(text: string, [start, end]: Span, max: number): Span[] {
   const spans: Span[] = [];
   let s = start;
   while (end - s > max) {
-    let cut = text.lastIndexOf(' ', s + max);
-    if (cut <= s) cut = s + max;
+    // Looked for within the piece: lastIndexOf over the text searched back to its start, each piece
+    // of a long run without spaces (a CJK line, one huge "word") reading everything before it.
+    const space = text.slice(s, s + max + 1).lastIndexOf(' ');
+    const cut = space <= 0 ? s + max : s + space;
     spans.push([s, cut]);
     s = cut;
     while (s < end && /\s/.test(text[s]!)) s++;

@@ -15,12 +15,12 @@ import type {
   GroupParse,
   IndexRow,
   JobQueue,
-  LanguageDetector,
   ObjectStore,
   SearchIndex,
   SmallDocument,
   SourceItemBatch,
   SourceItems,
+  TextPreparer,
   UrlFetcher,
 } from '../domain/ports.js';
 import { fetchHeadersContext, type SecretBox } from '../domain/secrets.js';
@@ -35,9 +35,7 @@ import type { DocumentRecord, DocumentStage } from '../domain/types.js';
 import { DependencyUnavailable, DocumentFailure } from '../errors.js';
 import { sanitizeFilename } from '../ingestion/upload.js';
 import type { EmbeddingService } from '../search/embeddings.js';
-import { indexDocuments, indexRowsOf } from '../search/indexing.js';
-import { documentLanguage } from '../text/detection.js';
-import { chunkText } from './chunker.js';
+import { indexDocuments } from '../search/indexing.js';
 
 export interface PipelineDeps {
   work: WorkStore;
@@ -61,8 +59,8 @@ export interface PipelineDeps {
   embeddings?: EmbeddingService | undefined;
   /** Reads the items of synced sources (a document with a source gets its bytes from there). */
   sourceItems?: SourceItems | undefined;
-  /** Tells each document's language when its workspace leaves it to `auto`; without one, English. */
-  languages?: LanguageDetector | undefined;
+  /** Turns each parsed text into its language, chunks and index rows, off the event loop. */
+  preparer: TextPreparer;
 }
 
 /**
@@ -453,31 +451,31 @@ class Batch {
       );
       stored.catch(() => {});
       this.writes.push(stored);
-      const language = await documentLanguage(
-        parsed.text,
-        this.workspaceLanguage,
-        deps.languages,
-        parsed.language,
+      const prepared = await timed('chunking', () =>
+        deps.preparer.prepare(
+          {
+            document: current,
+            mediaType: parsed.mediaType,
+            title: parsed.title,
+            text: parsed.text,
+            workspaceLanguage: this.workspaceLanguage,
+            told: parsed.language,
+          },
+          signal,
+        ),
       );
-      const chunks = await timed('chunking', async () => chunkText(parsed.text, current.id, language));
-      if (chunks.length === 0) {
-        if (parsed.mediaType === 'application/pdf') {
-          throw new DocumentFailure('needs_ocr', 'The PDF has no text layer (a scan?); its text needs OCR.');
-        }
-        throw new DocumentFailure('empty_document', 'No text could be extracted from this file.');
-      }
       return {
         kind: 'parsed',
         doc: current,
-        rows: indexRowsOf(current, parsed, chunks, language),
+        rows: prepared.rows,
         textBytes: parsed.text.length,
         stored,
         result: {
           status: 'ready',
           mediaType: parsed.mediaType,
           pageCount: parsed.pageCount,
-          chunkCount: chunks.length,
-          language: language.code,
+          chunkCount: prepared.rows.length,
+          language: prepared.language,
         },
       };
     } catch (err) {
@@ -589,7 +587,7 @@ class Batch {
     const sent = inputs.filter((i) => i !== undefined);
     if (sent.length === 0) return docs.map(() => undefined);
     const results = await this.deps.parser.parseGroup!(sent, this.workspaceId, this.ending.signal, {
-      detectLanguage: this.workspaceLanguage === 'auto' && this.deps.languages !== undefined,
+      detectLanguage: this.workspaceLanguage === 'auto' && this.deps.preparer.detectsLanguages,
     });
     let next = 0;
     return inputs.map((i) => (i === undefined ? undefined : results[next++]));

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
@@ -89,6 +90,64 @@ describe('embedded mode (docslurp serve)', () => {
     expect(revoked.stdout).toContain(`Revoked ${id}`);
     expect((await api.get(`/v1/runs/${up.body.run.id}`)).status).toBe(401);
   });
+
+  it('answers /health within a second throughout the processing of a 30 MB text', async () => {
+    // What froze the API for minutes (issue 44): plain prose, one line of Chinese without a full
+    // stop, one 6 MB "word" and mixed scripts, in one text file. Parsing runs in the sandbox; its
+    // chunking and index rows must not run on the event loop that answers /health.
+    const mb = 2 ** 20;
+    const prose = 'The quick brown fox jumps over the lazy dog near the river bank. ';
+    const text = [
+      prose.repeat((12 * mb) / prose.length),
+      '中文文本测试没有换行的很长的一行'.repeat((4 * mb) / 16),
+      'a'.repeat(6 * mb),
+      'word 中文 слово كلمة 日本語 '.repeat((8 * mb) / 23),
+    ].join('\n\n');
+    expect(Buffer.byteLength(text)).toBeGreaterThan(30 * mb);
+    const { stdout } = await runCli(dataDir, ['keys', 'create', '--scopes', 'ingest,artifacts', '--json']);
+    const api = client(serve.url, (JSON.parse(stdout) as { key: string }).key);
+
+    // Probed from a process of its own: this one's event loop is busy with the upload's body.
+    const probe = spawn(
+      process.execPath,
+      [
+        '-e',
+        `let slowest = 0, probes = 0, done = false;
+         process.stdin.on('end', () => (done = true)).resume();
+         (async () => {
+           while (!done) {
+             const t0 = performance.now();
+             const res = await fetch(process.argv[1] + '/health', { signal: AbortSignal.timeout(30000) });
+             if (res.status !== 200) throw new Error('health ' + res.status);
+             slowest = Math.max(slowest, performance.now() - t0);
+             probes++;
+             await new Promise((r) => setTimeout(r, 50));
+           }
+           process.stdout.write(JSON.stringify({ slowest, probes }));
+         })();`,
+        serve.url,
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    let report = '';
+    probe.stdout.on('data', (d) => (report += d));
+    const probed = new Promise((resolve) => probe.on('exit', resolve));
+    try {
+      const up = await api.upload([{ name: 'large.txt', content: Buffer.from(text) }]);
+      expect(up.status).toBe(202);
+      const run = await api.waitForRun(up.body.run.id, 240_000);
+      expect(run.status).toBe('completed');
+      const doc = await api.get(`/v1/documents/${up.body.documents[0].id}`);
+      expect(doc.body).toMatchObject({ status: 'ready' });
+      expect(doc.body.chunkCount).toBeGreaterThan(10_000);
+    } finally {
+      probe.stdin.end();
+      expect(await probed).toBe(0);
+    }
+    const { slowest, probes } = JSON.parse(report) as { slowest: number; probes: number };
+    console.info(`30 MB text: ${probes} probes of /health, the slowest ${Math.round(slowest)} ms`);
+    expect(slowest).toBeLessThan(1000);
+  }, 300_000);
 
   it('explains that server and worker alone need DATABASE_URL', async () => {
     const err = await runCli(dataDir, ['server']).catch((e: { code: number; stderr: string }) => e);

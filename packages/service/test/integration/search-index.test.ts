@@ -7,6 +7,7 @@ import { Field, Int32, Schema, Utf8 } from 'apache-arrow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LanceSearchIndex, LEGACY_FTS_OPTIONS } from '../../src/adapters/index/lancedb.js';
 import type { IndexRow } from '../../src/domain/ports.js';
+import { chunkText } from '../../src/processing/chunker.js';
 import { expandQuery } from '../../src/search/expansion.js';
 import { indexRowsOf, searchText } from '../../src/search/indexing.js';
 import { rescoreLexical } from '../../src/search/search.js';
@@ -394,6 +395,73 @@ describe('batches and maintenance', () => {
       ).rejects.toThrow(/another document/);
     } finally {
       await index.close();
+    }
+  });
+
+  it("writes a large document's rows through its encoding thread, read back as given, in either table format", async () => {
+    // Over a megabyte of text: encoded in the thread (row-encoder.ts) and handed to LanceDB's native
+    // merge-insert as bytes. An entry that does not exist fails such a write, and only such a write.
+    const big = (documentId: string) => {
+      const text = Array.from(
+        { length: 700 },
+        (_, i) =>
+          `Passage ${i} of ${documentId}. ${i === 350 ? 'Zebrafish regrow fins. ' : ''}${PASSAGES[i % 5]} `,
+      )
+        .join('')
+        .repeat(20);
+      const chunks = chunkText(text, documentId, ENGLISH);
+      return indexRowsOf(
+        { id: documentId, filename: 'big.txt', sourceUrl: null },
+        { mediaType: 'text/plain', title: 'Big' },
+        chunks,
+      );
+    };
+    const rows = big('doc_big');
+    expect(rows.reduce((n, r) => n + r.text.length, 0)).toBeGreaterThan(1024 * 1024);
+    const entry = path.resolve(import.meta.dirname, '../../dist/encode.js');
+
+    const broken = new LanceSearchIndex(
+      path.join(dir, 'encoded-broken'),
+      {},
+      { encoderEntry: '/nonexistent/encode.js' },
+    );
+    try {
+      await broken.replaceDocument('ws_e', 'doc_small', rowsOf('doc_small'));
+      await expect(broken.replaceDocument('ws_e', 'doc_big', rows)).rejects.toThrow();
+    } finally {
+      await broken.close();
+    }
+
+    const index = new LanceSearchIndex(path.join(dir, 'encoded'), {}, { encoderEntry: entry });
+    try {
+      await index.replaceDocument('ws_e', 'doc_big', rowsOf('doc_big'));
+      await index.replaceDocument('ws_e', 'doc_big', rows);
+      const back = await index.listRows('ws_e', null, 10_000);
+      expect(back.length).toBe(rows.length);
+      expect(byId(back.map((row) => ({ row }))).map((h) => h.row)).toEqual(
+        byId(rows.map((r) => ({ row: asRead(r) }))).map((h) => h.row),
+      );
+      const hits = await index.search('ws_e', { text: 'zebrafish', limit: 3 });
+      expect(hits[0]!.row.text).toContain('Zebrafish regrow fins');
+    } finally {
+      await index.close();
+    }
+
+    // A table made before languages takes a large write in its own format.
+    const legacyUri = path.join(dir, 'encoded-legacy');
+    const db = await lancedb.connect(legacyUri);
+    await db.createEmptyTable('ws_l', OLD_SCHEMA);
+    db.close();
+    const legacy = new LanceSearchIndex(legacyUri, {}, { encoderEntry: entry });
+    try {
+      await legacy.replaceDocument('ws_l', 'doc_big', rows);
+      const back = await legacy.listRows('ws_l', null, 10_000);
+      expect(back.length).toBe(rows.length);
+      expect((await legacy.search('ws_l', { text: 'zebrafish', limit: 3 }))[0]!.row.text).toContain(
+        'Zebrafish regrow fins',
+      );
+    } finally {
+      await legacy.close();
     }
   });
 

@@ -123,3 +123,26 @@ describe('chunkText', () => {
     expect(chunkText('<!-- page 1 -->\n\n---\n\n| --- |', 'doc_e')).toEqual([]);
   });
 });
+
+describe('chunkText on large texts', () => {
+  // 16 MB each: each pass over the whole text per chunk (a sentence search that read on to the
+  // text's end, a space looked for back to its start) made these take a minute or more, so the
+  // test's timeout tells one pass from many without a clock of its own.
+  const SIZE = 16 * 2 ** 20;
+  const texts: [string, () => string][] = [
+    ['one line of Chinese without a full stop', () => '中文文本测试没有换行的很长的一行'.repeat(SIZE / 16)],
+    ['one word', () => 'a'.repeat(SIZE)],
+    ['mixed scripts without a full stop', () => 'word 中文 слово كلمة 日本語 '.repeat(SIZE / 24)],
+  ];
+  for (const [name, make] of texts) {
+    it(`chunks ${name} in one pass, in chunks no longer than the maximum`, { timeout: 15_000 }, () => {
+      const text = make();
+      const chunks = chunkText(text, 'doc', ENGLISH);
+      expect(chunks.length).toBeGreaterThanOrEqual(
+        Math.ceil(text.trimEnd().length / DEFAULT_CHUNKING.maxChars),
+      );
+      for (const c of chunks) expect(c.charEnd - c.charStart).toBeLessThanOrEqual(DEFAULT_CHUNKING.maxChars);
+      expect(chunks.at(-1)!.charEnd).toBe(text.trimEnd().length);
+    });
+  }
+});

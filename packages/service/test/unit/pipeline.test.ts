@@ -13,6 +13,7 @@ import type { DocumentParser, ObjectStore, SourceItems, UrlFetcher } from '../..
 import { DependencyUnavailable, DocumentFailure } from '../../src/errors.js';
 import { parseBytes } from '../../src/parsing/parse.js';
 import { type PipelineDeps, processDocuments } from '../../src/processing/pipeline.js';
+import { inProcessPreparer } from '../../src/processing/prepare.js';
 import { MemorySearchIndex } from '../support/fake-index.js';
 import { MemoryJobQueue } from '../support/fake-queue.js';
 import { documentRecord, MemoryWorkStore } from '../support/fakes.js';
@@ -61,6 +62,7 @@ function deps(overrides: Partial<PipelineDeps> = {}): PipelineDeps {
     leaseSeconds: 30,
     maxAttempts: MAX_ATTEMPTS,
     batchMaxBytes: 1024 * 1024,
+    preparer: inProcessPreparer(),
     ...overrides,
   };
 }
@@ -470,7 +472,7 @@ describe('parsing small uploads in groups', () => {
         return { language: 'en', reliable: true };
       },
     };
-    await processDocuments(deps({ parser, languages }), ids, WORKER);
+    await processDocuments(deps({ parser, preparer: inProcessPreparer(languages) }), ids, WORKER);
 
     // The first group is small, so that its documents are searchable soon.
     expect(groups.map((g) => g.length)).toEqual([8, 62]);
@@ -534,7 +536,7 @@ describe('parsing small uploads in groups', () => {
       },
     };
     for (const id of ids) await upload(id, `# ${id}\n\nThe ${id} policy covers parking.\n`);
-    await processDocuments(deps({ parser, languages }), ids, WORKER);
+    await processDocuments(deps({ parser, preparer: inProcessPreparer(languages) }), ids, WORKER);
     expect(asked).toEqual([true]);
     expect(detected).toBe(0);
     for (const id of ids) expect(work.document(id)).toMatchObject({ status: 'ready', language: 'de' });
@@ -547,7 +549,7 @@ describe('parsing small uploads in groups', () => {
       ...(await claim(documentIds, workerId, options)),
       workspaceLanguage: 'fr',
     });
-    await processDocuments(deps({ parser, languages }), set, WORKER);
+    await processDocuments(deps({ parser, preparer: inProcessPreparer(languages) }), set, WORKER);
     expect(asked).toEqual([true, false]);
     for (const id of set) expect(work.document(id)).toMatchObject({ status: 'ready', language: 'fr' });
   });

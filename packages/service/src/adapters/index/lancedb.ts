@@ -26,9 +26,10 @@ import type {
 } from '../../domain/ports.js';
 import { DependencyUnavailable } from '../../errors.js';
 import { LruMap } from '../../lru.js';
-import { searchTerms, searchText } from '../../search/indexing.js';
 import { ENGLISH } from '../../text/language.js';
 import { credentialsRefused } from '../objects/s3.js';
+import { LITTLE_ENDIAN, recordsOf, type TableFormat } from './records.js';
+import { RowEncoder } from './row-encoder.js';
 
 /**
  * A workspace's table. `terms` is what the full-text index holds: the chunk's words as its language
@@ -112,42 +113,6 @@ function tableName(workspaceId: string): string {
   if (!ID_PATTERN.test(workspaceId)) throw new Error(`invalid workspace id: ${workspaceId}`);
   return workspaceId.replaceAll(':', '_');
 }
-
-function toRecord(row: IndexRow): Record<string, unknown> {
-  return {
-    id: row.id,
-    document_id: row.documentId,
-    ordinal: row.ordinal,
-    text: row.text,
-    heading_path: JSON.stringify(row.headingPath),
-    filename: row.filename,
-    source_url: row.sourceUrl,
-    media_type: row.mediaType,
-    page_start: row.pageStart,
-    page_end: row.pageEnd,
-    char_start: row.charStart,
-    char_end: row.charEnd,
-    heading: row.heading,
-    word_codes: row.wordCodes ? codesToBytes(row.wordCodes) : null,
-    language: row.language ?? 'en',
-    terms: row.terms ?? searchTerms(row, ENGLISH),
-  };
-}
-
-/** A record for a table made before languages: its own columns only. */
-function toLegacyRecord(row: IndexRow): Record<string, unknown> {
-  const { language: _language, terms: _terms, ...rest } = toRecord(row);
-  return { ...rest, search_text: searchText(row) };
-}
-
-function codesToBytes(codes: Uint32Array): Uint8Array {
-  const bytes = new Uint8Array(codes.length * 4);
-  const view = new DataView(bytes.buffer);
-  for (let i = 0; i < codes.length; i++) view.setUint32(i * 4, codes[i]!, true);
-  return bytes;
-}
-
-const LITTLE_ENDIAN = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1;
 
 function codesFromBytes(bytes: Uint8Array): Uint32Array {
   // Stored little-endian, as this machine reads them: one copy (the Arrow buffer's offset need not
@@ -245,9 +210,6 @@ function isMissingTable(err: unknown): boolean {
   return /not found|does not exist|was not found/i.test(String(err));
 }
 
-/** `terms`: the current table format; `legacy`: made before languages (module comment of SCHEMA). */
-type TableFormat = 'terms' | 'legacy';
-
 /** Bytes LanceDB may keep in memory for opened indexes and for file and version metadata. */
 export interface LanceCacheSizes {
   indexBytes: number;
@@ -293,6 +255,8 @@ export interface LanceSearchIndexOptions {
   maxOpenTables?: number;
   oldVersionsKeptSeconds?: number;
   onCommit?: CommitObserver;
+  /** The encoding thread's entry (dist/encode.js): large writes are encoded there (row-encoder.ts). */
+  encoderEntry?: string | URL | undefined;
 }
 
 /**
@@ -321,6 +285,7 @@ export class LanceSearchIndex implements SearchIndex {
   /** How long `optimize` keeps replaced versions (OLD_VERSIONS_KEPT_SECONDS unless a test says). */
   private readonly oldVersionsKeptSeconds: number;
   private readonly onCommit: CommitObserver | undefined;
+  private readonly encoder: RowEncoder;
   /** Holds LanceDB's caches; its `sizeBytes()` is what they use now. */
   readonly session: lancedb.Session;
 
@@ -333,6 +298,7 @@ export class LanceSearchIndex implements SearchIndex {
     this.tables = new LruMap(options.maxOpenTables ?? MAX_OPEN_TABLES);
     this.oldVersionsKeptSeconds = options.oldVersionsKeptSeconds ?? OLD_VERSIONS_KEPT_SECONDS;
     this.onCommit = options.onCommit;
+    this.encoder = new RowEncoder(options.encoderEntry);
     this.session = new lancedb.Session(BigInt(caches.indexBytes), BigInt(caches.metadataBytes));
     // Strong read consistency: the server must see what a worker in another process has just written,
     // because a client that saw its run complete searches right away.
@@ -431,8 +397,11 @@ export class LanceSearchIndex implements SearchIndex {
     return format;
   }
 
-  private recordsFor(table: lancedb.Table, rows: IndexRow[]): Record<string, unknown>[] {
-    return rows.map(this.formatOf(table) === 'legacy' ? toLegacyRecord : toRecord);
+  /** What a write of `rows` hands LanceDB: their records, or a large write's rows already encoded. */
+  private async rowData(table: lancedb.Table, rows: IndexRow[]): Promise<RowData> {
+    const format = this.formatOf(table);
+    if (!this.encoder.threads(rows)) return recordsOf(rows, format);
+    return this.encoder.encode(rows, format, await table.schema());
   }
 
   private rowColumns(table: lancedb.Table): string[] {
@@ -488,7 +457,7 @@ export class LanceSearchIndex implements SearchIndex {
       await table.delete(`document_id = ${sqlString(documentId)}`);
       return;
     }
-    await replaceRows(table, [documentId], this.recordsFor(table, rows), this.onCommit);
+    await replaceRows(table, [documentId], await this.rowData(table, rows), this.onCommit);
   }
 
   async replaceDocuments(workspaceId: string, documents: DocumentRows<IndexRow>[]): Promise<void> {
@@ -502,7 +471,7 @@ export class LanceSearchIndex implements SearchIndex {
     if (!table) return;
     const ids = documents.map((d) => d.documentId);
     if (rows.length === 0) await table.delete(documentFilter(ids));
-    else await replaceRows(table, ids, this.recordsFor(table, rows), this.onCommit);
+    else await replaceRows(table, ids, await this.rowData(table, rows), this.onCommit);
   }
 
   async countRowsByDocument(workspaceId: string, documentIds: string[]): Promise<Map<string, number>> {
@@ -759,6 +728,7 @@ export class LanceSearchIndex implements SearchIndex {
   }
 
   async close(): Promise<void> {
+    await this.encoder.close();
     const db = await this.db?.catch(() => undefined);
     this.db = undefined;
     for (const t of this.tables.values()) (await t.catch(() => undefined))?.close();
@@ -795,19 +765,50 @@ export function asUnavailable(err: unknown): unknown {
  * One commit that inserts the new rows and removes any old row of the documents that is not in the
  * new set: readers never see a document half-replaced.
  */
+/** Rows for a write: records, or Arrow IPC bytes made from them (records.ts encodeRows). */
+type RowData = Record<string, unknown>[] | Uint8Array;
+
+/**
+ * The merge-insert of LanceDB's native table, under its JS one (`LocalTable.inner`, public in
+ * JavaScript, private in its types): it takes Arrow IPC bytes as they are, where the JS builder
+ * makes them from records on the event loop. Pinned with LanceDB's version; the large-document
+ * test of search-index.test.ts fails if an upgrade moves it.
+ */
+interface NativeMergeInsert {
+  whenMatchedUpdateAll(): NativeMergeInsert;
+  whenNotMatchedInsertAll(): NativeMergeInsert;
+  whenNotMatchedBySourceDelete(filter: string): NativeMergeInsert;
+  execute(bytes: Buffer): Promise<{ numAttempts: number }>;
+}
+function nativeMergeInsert(table: lancedb.Table, on: string): NativeMergeInsert {
+  const inner = (table as unknown as { inner?: { mergeInsert?(on: string[]): NativeMergeInsert } }).inner;
+  if (typeof inner?.mergeInsert !== 'function')
+    throw new Error(
+      'this LanceDB version has no native merge-insert where the index expects it (LocalTable.inner)',
+    );
+  return inner.mergeInsert([on]);
+}
+
 async function replaceRows(
   table: lancedb.Table,
   documentIds: string[],
-  records: Record<string, unknown>[],
+  data: RowData,
   observe: CommitObserver | undefined,
 ) {
   const t0 = performance.now();
-  const result = await table
-    .mergeInsert('id')
-    .whenMatchedUpdateAll()
-    .whenNotMatchedInsertAll()
-    .whenNotMatchedBySourceDelete({ where: documentFilter(documentIds) })
-    .execute(records);
+  const result =
+    data instanceof Uint8Array
+      ? await nativeMergeInsert(table, 'id')
+          .whenMatchedUpdateAll()
+          .whenNotMatchedInsertAll()
+          .whenNotMatchedBySourceDelete(documentFilter(documentIds))
+          .execute(Buffer.from(data.buffer, data.byteOffset, data.byteLength))
+      : await table
+          .mergeInsert('id')
+          .whenMatchedUpdateAll()
+          .whenNotMatchedInsertAll()
+          .whenNotMatchedBySourceDelete({ where: documentFilter(documentIds) })
+          .execute(data);
   observe?.((performance.now() - t0) / 1000, result.numAttempts);
 }
 
