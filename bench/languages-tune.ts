@@ -81,6 +81,8 @@ const principal = {
   scopes: new Set(['search'] as const),
   keyId: undefined,
   userId: undefined,
+  role: undefined,
+  actor: 'bench',
 };
 
 interface Workspace {
@@ -127,7 +129,9 @@ async function workspace(
 
 function depsOf(ws: Workspace) {
   return {
-    workspaces: { searchContext: async () => ({ language: 'auto', languages: ws.languages }) },
+    workspaces: {
+      searchContext: async () => ({ language: 'auto', languages: ws.languages, visibility: undefined }),
+    },
     documents: {
       liveDocuments: async (_w: string, ids: string[]) =>
         new Map(ids.map((id) => [id, { source: null, sourceItem: null, version: 1 }])),

@@ -230,6 +230,72 @@ async function withFreshService<T>(
   }
 }
 
+/**
+ * Search as a member who may see a tenth of the workspace's documents (issue 39): nine in ten are
+ * narrowed to a group the member is not in (one PATCH each, no reprocessing), and the same queries are
+ * measured as the member (an act-as key naming them) and, alternating, as the whole account. Target:
+ * the member's p50 at most 1.3 × the unrestricted one. The access is put back afterwards.
+ */
+async function restrictedSearch(service: RunningService, workspaceId: string) {
+  const call = async (method: string, route: string, body?: unknown) => {
+    const res = await fetch(service.url + route, {
+      method,
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
+    return res.json() as Promise<Record<string, unknown>>;
+  };
+  await call('POST', '/v1/groups', { name: 'Bench hidden' }).catch(() => undefined);
+  await call('POST', '/v1/users', { email: 'bench-reader@example.com', role: 'reader' }).catch(
+    () => undefined,
+  );
+  const documents = (await call('GET', `/v1/workspaces/${workspaceId}/documents`)).documents as {
+    id: string;
+  }[];
+  const hidden = documents.filter((_, i) => i % 10 !== 0);
+  const t0 = performance.now();
+  for (const d of hidden)
+    await call('PATCH', `/v1/documents/${d.id}`, { access: { groups: ['Bench hidden'] } });
+  const patchSeconds = (performance.now() - t0) / 1000;
+  log(
+    `restricted search: ${hidden.length} of ${documents.length} documents hidden in ${patchSeconds.toFixed(1)} s`,
+  );
+  const rounds = [];
+  try {
+    for (let r = 0; r < settings.rounds; r++) {
+      const measure = (onBehalfOf?: string) =>
+        searchService({
+          url: service.url,
+          pid: service.pid,
+          key: KEY,
+          workspaceId,
+          clients: settings.clients,
+          seconds: settings.seconds,
+          topK: settings.topK,
+          onBehalfOf,
+        });
+      log(`restricted search round ${r + 1}: as the member, then as the account`);
+      const member = await measure('bench-reader@example.com');
+      const whole = await measure();
+      log(`  member ${JSON.stringify(member)}\n  account ${JSON.stringify(whole)}`);
+      rounds.push({ member, account: whole, p50Ratio: round(member.p50Ms / whole.p50Ms) });
+    }
+  } finally {
+    for (const d of hidden) await call('PATCH', `/v1/documents/${d.id}`, { access: null });
+  }
+  const ratios = rounds.map((r) => r.p50Ratio).sort((a, b) => a - b);
+  const middle = (ratios.length - 1) / 2;
+  return {
+    documents: documents.length,
+    visibleDocuments: documents.length - hidden.length,
+    accessChangeSeconds: round(patchSeconds),
+    rounds,
+    medianP50Ratio: round((ratios[Math.floor(middle)]! + ratios[Math.ceil(middle)]!) / 2),
+    target: 1.3,
+  };
+}
+
 // ---- the parts ------------------------------------------------------------------------------------
 
 const results: Record<string, unknown> = {};
@@ -288,6 +354,7 @@ if (settings.parts.includes('search') || settings.parts.includes('soak')) {
             medianP50Ratio: round((p50Ratios[Math.floor(middle)]! + p50Ratios[Math.ceil(middle)]!) / 2),
             target: 1.2,
           };
+          results.restrictedSearch = await restrictedSearch(service, built.workspaceId);
         }
         if (settings.parts.includes('soak')) {
           log(`soak: ${settings.soakSeconds} s of ingestion and search (${settings.soakClients} clients)`);

@@ -50,9 +50,11 @@ const principal = {
   scopes: new Set(['search'] as const),
   keyId: undefined,
   userId: undefined,
+  role: undefined,
+  actor: 'bench',
 };
 const workspaces = {
-  searchContext: async () => ({ language: 'auto', languages: ['en'] }),
+  searchContext: async () => ({ language: 'auto', languages: ['en'], visibility: undefined }),
 };
 const documents = {
   liveDocuments: async (_w: string, ids: string[]) =>

@@ -35,10 +35,12 @@ const principal = {
   scopes: new Set(['search'] as const),
   keyId: undefined,
   userId: undefined,
+  role: undefined,
+  actor: 'bench',
 };
 const index = new LanceSearchIndex(dir);
 const deps = {
-  workspaces: { searchContext: async () => ({ language: 'auto', languages: ['en'] }) },
+  workspaces: { searchContext: async () => ({ language: 'auto', languages: ['en'], visibility: undefined }) },
   documents: {
     liveDocuments: async (_w: string, ids: string[]) =>
       new Map(ids.map((id) => [id, { source: null, sourceItem: null, version: 1 }])),

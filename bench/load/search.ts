@@ -44,6 +44,8 @@ export async function searchService(options: {
   clients: number;
   seconds: number;
   topK: number;
+  /** Served as this user (DocSlurp-On-Behalf-Of; the key needs the act-as scope). */
+  onBehalfOf?: string | undefined;
 }): Promise<LatencySummary & { non2xx: number; timeouts: number; clientCpuMsPerRequest: number }> {
   const next = queryCycle(loadTexts().queries);
   const latencies: number[] = [];
@@ -57,7 +59,11 @@ export async function searchService(options: {
         connections: options.clients,
         duration: options.seconds,
         method: 'POST',
-        headers: { authorization: `Bearer ${options.key}`, 'content-type': 'application/json' },
+        headers: {
+          authorization: `Bearer ${options.key}`,
+          'content-type': 'application/json',
+          ...(options.onBehalfOf ? { 'docslurp-on-behalf-of': options.onBehalfOf } : {}),
+        },
         requests: [
           {
             setupRequest: (req) => ({

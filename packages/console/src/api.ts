@@ -19,7 +19,7 @@ export type SessionUser = Session['user'];
 export type ApiKey = Schemas['ApiKey'];
 export type Scope = ApiKey['scopes'][number];
 /** In the order the key form offers them. */
-export const SCOPES: readonly Scope[] = ['ingest', 'search', 'artifacts'];
+export const SCOPES: readonly Scope[] = ['ingest', 'search', 'artifacts', 'admin', 'act-as'];
 export type Overview = Schemas['Overview'];
 
 let csrfToken: string | undefined;

@@ -1,10 +1,11 @@
 // One object with one method per API call, as the README documents it; each method hands its call to
 // the resource that makes it (resources/), which holds its path, parameters and retry rule.
 
-import { type ClientOptions, transportConfig } from './options.js';
+import { type ClientOptions, transportConfig, userName } from './options.js';
 import { Api } from './resources/api.js';
 import { Documents } from './resources/documents.js';
 import { Ingest, type IngestUrlsParams, type UploadParams } from './resources/ingest.js';
+import { Audit, Groups, Users } from './resources/people.js';
 import { Runs, type WaitForRunOptions } from './resources/runs.js';
 import { type ChatParams, Search, type SearchParams } from './resources/search.js';
 import { type CreateSourceParams, Sources, type UpdateSourceParams } from './resources/sources.js';
@@ -26,6 +27,7 @@ import type {
   CreatedWebhook,
   Document,
   Formats,
+  GrantsInput,
   ReprocessResult,
   Run,
   RunProgress,
@@ -46,6 +48,13 @@ import type {
 export class DocSlurpClient {
   /** The service origin the client talks to. */
   readonly apiUrl: string;
+  /** The account's people: `list`, `create`, `get`, `update`, `delete` (owners and admins). */
+  readonly users: Users;
+  /** The account's groups: `list`, `create`, `get`, `rename`, `delete`, `addMember`, `removeMember`. */
+  readonly groups: Groups;
+  /** The account's audit log: `list({actor, action, target, since, until, cursor, limit})`. */
+  readonly audit: Audit;
+  private readonly options: ClientOptions;
   private readonly ingest: Ingest;
   private readonly runs: Runs;
   private readonly searches: Search;
@@ -56,8 +65,12 @@ export class DocSlurpClient {
 
   constructor(options: ClientOptions = {}) {
     const config = transportConfig(options);
+    this.options = options;
     this.apiUrl = config.baseUrl;
     const api = new Api(new Transport(config));
+    this.users = new Users(api);
+    this.groups = new Groups(api);
+    this.audit = new Audit(api);
     this.ingest = new Ingest(api);
     this.runs = new Runs(api);
     this.searches = new Search(api);
@@ -65,6 +78,14 @@ export class DocSlurpClient {
     this.documents = new Documents(api);
     this.sources = new Sources(api);
     this.webhooks = new Webhooks(api);
+  }
+
+  /**
+   * The same client serving every call as one of the account's users (id or e-mail): what they see and
+   * may do. Needs a key with the `act-as` scope.
+   */
+  asUser(user: string): DocSlurpClient {
+    return new DocSlurpClient({ ...this.options, onBehalfOf: userName(user) });
   }
 
   // Ingest
@@ -225,6 +246,18 @@ export class DocSlurpClient {
   /** Processes a cancelled or failed document again, in a new run. Not retried automatically. */
   async reprocessDocument(documentId: string, options?: RequestOptions): Promise<ReprocessResult> {
     return this.documents.reprocessDocument(documentId, options);
+  }
+
+  /**
+   * Sets who of its workspace's readers may read a document (users by id or e-mail, groups by id or
+   * name; null for all of them). It applies to the next request, without reprocessing. Retried.
+   */
+  async setDocumentAccess(
+    documentId: string,
+    access: GrantsInput | null,
+    options?: RequestOptions,
+  ): Promise<Document> {
+    return this.documents.setDocumentAccess(documentId, access, options);
   }
 
   /** Deletes a document; it leaves search at once. Resolves with the document, now `deleted`. */

@@ -53,16 +53,26 @@ export class APIError extends DocSlurpError {
 export class BadRequestError extends APIError {}
 /** 401: no API key, or one that is unknown or revoked (or a console session that ended). */
 export class AuthenticationError extends APIError {}
-/** 403: the API key lacks the scope this call needs (`insufficient_scope`), or a session is needed. */
+/**
+ * 403: the API key lacks the scope this call needs (`insufficient_scope`), a session is needed
+ * (`session_required`, `csrf_token_invalid`), the caller's role or the access lists do not let it
+ * change this (`permission_denied`), or `onBehalfOf` was refused (`on_behalf_of_denied`).
+ */
 export class PermissionDeniedError extends APIError {}
-/** 404: no such workspace, run, document, key, webhook, delivery or source for this key's account, or no such route. */
+/**
+ * 404: no such workspace, run, document, key, webhook, delivery, source, user or group for this
+ * caller (what it may not see answers the same), or no such route.
+ */
 export class NotFoundError extends APIError {}
 /**
  * 408: the server stopped waiting for the request's body (`request_timeout`): it arrived too slowly or
  * stalled. Retried like other transient answers when the call may be retried.
  */
 export class RequestTimeoutError extends APIError {}
-/** 409: `idempotency_conflict`, `invalid_run_state` or `text_not_available`. */
+/**
+ * 409: `idempotency_conflict`, `invalid_run_state`, `not_reprocessable`, `text_not_available`,
+ * `user_exists`, `group_exists` or `last_owner`.
+ */
 export class ConflictError extends APIError {}
 /**
  * 413: a file, a form field or the whole upload is over the server's limits (`file_too_large`,

@@ -23,6 +23,14 @@ export {
 } from './errors.js';
 export type { ClientOptions } from './options.js';
 export type { IngestUrlsParams, UploadFile, UploadParams } from './resources/ingest.js';
+export type {
+  Audit,
+  CreateUserParams,
+  Groups,
+  ListAuditParams,
+  UpdateUserParams,
+  Users,
+} from './resources/people.js';
 export { DEFAULT_WAIT_TIMEOUT_MS, type WaitForRunOptions } from './resources/runs.js';
 export type { ChatParams, SearchParams } from './resources/search.js';
 export type { CreateSourceParams, UpdateSourceParams } from './resources/sources.js';
@@ -32,19 +40,26 @@ export { type ChatDelta, ChatStream } from './sse.js';
 export type { FetchLike, RequestOptions } from './transport.js';
 export type {
   AnswerCitation,
+  AuditEvent,
+  AuditPage,
   Availability,
   ChatAnswer,
   Citation,
   CreatedWebhook,
   Document,
+  DocumentAccess,
   DocumentCounts,
   DocumentError,
   DocumentStage,
   DocumentStatus,
   Format,
   Formats,
+  Grants,
+  GrantsInput,
+  Group,
   RefusedFile,
   ReprocessResult,
+  Role,
   Run,
   RunFailure,
   RunKind,
@@ -59,6 +74,7 @@ export type {
   SourceType,
   SourceTypeOffer,
   UploadResult,
+  User,
   WebhookAttempt,
   WebhookDelivery,
   WebhookDeliveryPage,
@@ -69,6 +85,7 @@ export type {
   WebhookEventType,
   WebhookRunData,
   Workspace,
+  WorkspaceAccess,
   WorkspaceDeletion,
   WorkspaceSummary,
 } from './types.js';

@@ -14,10 +14,23 @@ export interface ClientOptions {
   /** Automatic retries of transient failures, 0 to 2. Default: 2. */
   maxRetries?: number;
   /**
+   * Serve every call as one of the account's users (id or e-mail), as an application does for its
+   * signed-in people: the key needs the `act-as` scope. See also `client.asUser(…)`.
+   */
+  onBehalfOf?: string;
+  /**
    * Allow an API key in a browser. Anyone who can open the page can read the key, so the default is to
    * refuse; browser apps should call their own server, which holds the key (see the README).
    */
   dangerouslyAllowBrowser?: boolean;
+}
+
+/** A user as `onBehalfOf` names one: an id or an e-mail, on one line. */
+export function userName(value: string): string {
+  if (typeof value !== 'string' || value.trim() === '' || /[\r\n]/.test(value)) {
+    throw new DocSlurpError('onBehalfOf must be a user id or e-mail address.', { code: 'invalid_option' });
+  }
+  return value.trim();
 }
 
 /** The client's options checked once, with their defaults filled in: what its transport needs. */
@@ -65,6 +78,7 @@ export function transportConfig(options: ClientOptions): TransportConfig {
   return {
     baseUrl: apiUrl.slice(0, end),
     apiKey,
+    onBehalfOf: options.onBehalfOf === undefined ? undefined : userName(options.onBehalfOf),
     fetch: fetchImpl,
     timeoutMs: options.timeoutMs === undefined ? undefined : validateTimeout(options.timeoutMs, 'timeoutMs'),
     maxRetries: validateMaxRetries(options.maxRetries ?? 2, 'createDocSlurpClient'),

@@ -24,11 +24,18 @@ export interface RequestOptions {
    * uses its own); generated when absent.
    */
   requestId?: string;
+  /**
+   * Serve this call as one of the account's users (id or e-mail): it sees and may do what they do. Needs
+   * a key with the `act-as` scope (`DocSlurp-On-Behalf-Of`). Overrides the client's `onBehalfOf`.
+   */
+  onBehalfOf?: string;
 }
 
 export interface TransportConfig {
   baseUrl: string;
   apiKey: string | undefined;
+  /** The client-wide `onBehalfOf`. */
+  onBehalfOf: string | undefined;
   fetch: FetchLike;
   /** The client-wide `timeoutMs`; when unset, each call uses its own default. */
   timeoutMs: number | undefined;
@@ -43,7 +50,7 @@ export interface ReadContext {
 
 /** One API call: what to send, whether it may be retried, and how to read a successful answer. */
 export interface Call<T> {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   json?: unknown;
   form?: FormData;
@@ -108,6 +115,8 @@ export class Transport {
     );
     const headers: Record<string, string> = { accept: call.accept, 'x-request-id': requestId };
     if (this.config.apiKey) headers.authorization = `Bearer ${this.config.apiKey}`;
+    const onBehalfOf = options.onBehalfOf ?? this.config.onBehalfOf;
+    if (onBehalfOf !== undefined) headers['docslurp-on-behalf-of'] = onBehalfOf;
     let body: FormData | string | undefined;
     if (call.form) body = call.form;
     else if (call.json !== undefined) {

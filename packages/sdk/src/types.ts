@@ -92,3 +92,24 @@ export type SourceType = Source['type'];
 export type SourceTypeOffer = Schemas['SourceTypeOffer'];
 /** The run of a sync (`created`: false when a sync was already under way). */
 export type SourceSync = Answer<'syncSource', 202>;
+
+/** Users and groups by id: an access list. */
+export type Grants = Schemas['Grants'];
+/** Who may read and edit a workspace; null: the whole account. */
+export type WorkspaceAccess = Schemas['WorkspaceAccess'];
+/** Who of its workspace's readers may read a document; null: all of them. */
+export type DocumentAccess = Schemas['DocumentAccess'];
+/** Access as callers write it: users by id or e-mail, groups by id or name. */
+export interface GrantsInput {
+  users?: string[];
+  groups?: string[];
+}
+/** A person of the account: their role, their groups (ids) and whether they have a password. */
+export type User = Schemas['User'];
+/** owner, admin, editor or reader (the service's docs/security.md, "Who may do what"). */
+export type Role = User['role'];
+export type Group = Schemas['Group'];
+/** Who did what, from the audit log. */
+export type AuditEvent = Schemas['AuditEvent'];
+/** A page of the audit log, newest first; pass `nextCursor` as `cursor` for the next one. */
+export type AuditPage = Answer<'listAuditEvents', 200>;

@@ -25,6 +25,7 @@ import { mcpRoutes } from './http/routes/mcp.js';
 import { openAiRoutes } from './http/routes/openai.js';
 import { opsRoutes } from './http/routes/ops.js';
 import { overviewRoutes } from './http/routes/overview.js';
+import { peopleRoutes } from './http/routes/people.js';
 import { runRoutes } from './http/routes/runs.js';
 import { searchRoutes } from './http/routes/search.js';
 import { sessionRoutes } from './http/routes/session.js';
@@ -231,6 +232,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   documentRoutes(app, deps);
   sessionRoutes(app, deps);
   keyRoutes(app, deps);
+  peopleRoutes(app, deps);
   overviewRoutes(app, deps);
   webhookRoutes(app, deps);
   sourceRoutes(app, deps);

@@ -161,6 +161,8 @@ export interface Config {
     maxResponseBytes: number;
   };
   logLevel: string;
+  /** How long the audit log keeps an event (AUDIT_RETENTION_DAYS); the reconciler removes older ones. */
+  audit: { retentionDays: number };
   parser: ParserConfig;
   /** Where models named by their Hugging Face id are downloaded from and kept. */
   models: ModelsConfig;
@@ -271,6 +273,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     metricsSecret: e.METRICS_SECRET,
     hostedPlatformAppName: e.HOSTED_PLATFORM_APP_NAME,
     bootstrapApiKey: e.SERVICE_BOOTSTRAP_API_KEY,
+    audit: { retentionDays: e.AUDIT_RETENTION_DAYS },
     console: {
       sessionTtlHours: e.SESSION_TTL_HOURS,
       loginAttemptsPerMinute: e.LOGIN_ATTEMPTS_PER_MINUTE,

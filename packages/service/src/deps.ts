@@ -433,7 +433,7 @@ export async function createDeps(
         'no lexicon for this language (dist/): answers will not tell absent names apart',
       ),
     ).preload(),
-    authenticator: new Authenticator(repositories.accounts),
+    authenticator: new Authenticator(repositories.accounts, repositories.users),
     secrets,
     tmpDir,
     readinessChecks: [...commonChecks, { name: 'cache', critical: false, run: () => rateLimiter.check() }],

@@ -26,6 +26,8 @@ export const ERROR_STATUS = {
   insufficient_scope: 403,
   session_required: 403,
   csrf_token_invalid: 403,
+  permission_denied: 403,
+  on_behalf_of_denied: 403,
   workspace_not_found: 404,
   run_not_found: 404,
   document_not_found: 404,
@@ -33,6 +35,8 @@ export const ERROR_STATUS = {
   webhook_not_found: 404,
   source_not_found: 404,
   delivery_not_found: 404,
+  user_not_found: 404,
+  group_not_found: 404,
   route_not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
@@ -40,6 +44,9 @@ export const ERROR_STATUS = {
   invalid_run_state: 409,
   not_reprocessable: 409,
   text_not_available: 409,
+  user_exists: 409,
+  group_exists: 409,
+  last_owner: 409,
   file_too_large: 413,
   too_many_files: 413,
   payload_too_large: 413,
@@ -104,6 +111,15 @@ export const errors = {
     new AppError('session_required', 'Only a signed-in console user can do this; API keys cannot.'),
   csrfTokenInvalid: (header: string) =>
     new AppError('csrf_token_invalid', `Send the session's CSRF token in the "${header}" header.`),
+  permissionDenied: (message: string) => new AppError('permission_denied', message),
+  onBehalfOfDenied: (message: string) => new AppError('on_behalf_of_denied', message),
+  userNotFound: (id: string) => new AppError('user_not_found', `No user "${id}" in this account.`),
+  groupNotFound: (id: string) => new AppError('group_not_found', `No group "${id}" in this account.`),
+  userExists: (email: string) =>
+    new AppError('user_exists', `A user with the e-mail "${email}" exists already.`),
+  groupExists: (name: string) => new AppError('group_exists', `A group named "${name}" exists already.`),
+  lastOwner: () =>
+    new AppError('last_owner', "This is the account's last owner: make another user owner first."),
   invalidMetricsSecret: () =>
     new AppError('invalid_metrics_secret', 'Send "Authorization: Bearer <METRICS_SECRET>".'),
   workspaceNotFound: (id: string) => new AppError('workspace_not_found', `No workspace "${id}".`),

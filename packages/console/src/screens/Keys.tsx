@@ -11,6 +11,8 @@ const SCOPE_HELP: Record<Scope, string> = {
   ingest: 'upload files and web pages, manage runs, delete documents',
   search: 'search and chat',
   artifacts: 'read workspaces, documents, extracted text and originals',
+  admin: 'manage people, groups, who may see what, and read the audit log',
+  'act-as': 'serve a request for one of your users (DocSlurp-On-Behalf-Of): it then sees what they see',
 };
 
 export function KeysScreen() {

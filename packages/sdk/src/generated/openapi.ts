@@ -233,7 +233,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Workspaces of the account, newest first, with their names and document counts */
+        /** Workspaces of the account the caller may see, newest first, with their names and the documents it may see counted */
         get: operations["listWorkspaces"];
         put?: never;
         /** Create an empty workspace; upload into it with workspaceId */
@@ -259,7 +259,7 @@ export interface paths {
         delete: operations["deleteWorkspace"];
         options?: never;
         head?: never;
-        /** Rename a workspace, or change its description, metadata or language (fields left out stay) */
+        /** Rename a workspace, or change its description, metadata, language or access (fields left out stay) */
         patch: operations["updateWorkspace"];
         trace?: never;
     };
@@ -270,7 +270,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Documents of a workspace */
+        /** Documents of a workspace that the caller may read */
         get: operations["listDocuments"];
         put?: never;
         post?: never;
@@ -312,7 +312,8 @@ export interface paths {
         delete: operations["deleteDocument"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Set who of its workspace's readers may read a document (editors of the workspace); applies to the next request, without reprocessing */
+        patch: operations["updateDocument"];
         trace?: never;
     };
     "/v1/documents/{id}/text": {
@@ -415,6 +416,115 @@ export interface paths {
         post?: never;
         /** Revoke an API key */
         delete: operations["revokeKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The people of the account, with their roles and groups */
+        get: operations["listUsers"];
+        put?: never;
+        /** Add a person with a role (owners only add owners); with a password they sign in with it, else through the identity provider */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/users/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One person of the account */
+        get: operations["getUser"];
+        put?: never;
+        post?: never;
+        /** Remove a person: their sessions, keys and webhooks go with them, and they leave every access list */
+        delete: operations["deleteUser"];
+        options?: never;
+        head?: never;
+        /** Change a person’s role, name, groups (replaced) or password; applies to their next request */
+        patch: operations["updateUser"];
+        trace?: never;
+    };
+    "/v1/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The groups of the account, with their members */
+        get: operations["listGroups"];
+        put?: never;
+        /** Add a group (names are unique in the account, without regard to case) */
+        post: operations["createGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/groups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One group */
+        get: operations["getGroup"];
+        put?: never;
+        post?: never;
+        /** Remove a group: it leaves every access list, and its members what it gave them */
+        delete: operations["deleteGroup"];
+        options?: never;
+        head?: never;
+        /** Rename a group */
+        patch: operations["updateGroup"];
+        trace?: never;
+    };
+    "/v1/groups/{id}/members/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Add a person to a group */
+        put: operations["addGroupMember"];
+        post?: never;
+        /** Take a person out of a group */
+        delete: operations["removeGroupMember"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Who did what in the account, newest first (owners and admins) */
+        get: operations["listAuditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -684,6 +794,26 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Grants: {
+            /** @description User ids */
+            users: string[];
+            /** @description Group ids */
+            groups: string[];
+        };
+        /** @description Null: the whole account; owners and admins see every workspace */
+        WorkspaceAccess: {
+            /** @description Who may search and read it */
+            read: components["schemas"]["Grants"];
+            /** @description Who may also change it (editors among them; they read it too) */
+            edit: components["schemas"]["Grants"];
+        } | null;
+        /** @description Null: its workspace's readers; else those of them listed here */
+        DocumentAccess: {
+            /** @description User ids */
+            users: string[];
+            /** @description Group ids */
+            groups: string[];
+        } | null;
         Citation: {
             documentId: string;
             /** @description File name, or the URL for an ingested web page */
@@ -739,6 +869,7 @@ export interface components {
             language: string;
             /** @description Languages its documents were indexed in (ISO 639-1 codes) */
             languages: string[];
+            access: components["schemas"]["WorkspaceAccess"];
             createdAt: string;
             updatedAt: string;
         };
@@ -833,6 +964,7 @@ export interface components {
             sourceItem: string | null;
             /** @description 1, then one more each time a sync re-processes a changed item */
             version: number;
+            access: components["schemas"]["DocumentAccess"];
             createdAt: string;
             updatedAt: string;
             finishedAt: string | null;
@@ -1002,6 +1134,7 @@ export interface components {
             language: string;
             /** @description Languages its documents were indexed in (ISO 639-1 codes) */
             languages: string[];
+            access: components["schemas"]["WorkspaceAccess"];
             createdAt: string;
             updatedAt: string;
             counts: components["schemas"]["DocumentCounts"];
@@ -1136,7 +1269,9 @@ export interface components {
             name: string | null;
             /** @description The first characters of the key, to recognise it */
             prefix: string;
-            scopes: ("ingest" | "search" | "artifacts")[];
+            scopes: ("ingest" | "search" | "artifacts" | "admin" | "act-as")[];
+            /** @description The user the key acts as, exactly (its role and access); null: it acts for the account */
+            userId: string | null;
             createdAt: string;
             lastUsedAt: string | null;
             revokedAt: string | null;
@@ -1206,11 +1341,62 @@ export interface components {
                 failedAt: string;
             }[];
         };
+        User: {
+            id: string;
+            email: string;
+            name: string | null;
+            /**
+             * @description owner: everything; admin: people, groups, access, keys, sources, webhooks; editor: uploads, sources, deletions where it may edit; reader: search, chat and read
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "editor" | "reader";
+            /** @description Group ids */
+            groups: string[];
+            /** @description Whether it has a password (else it signs in through the identity provider) */
+            passwordSignIn: boolean;
+            createdAt: string;
+            lastSignInAt: string | null;
+        };
+        Group: {
+            id: string;
+            name: string;
+            /** @description User ids */
+            members: string[];
+            createdAt: string;
+        };
+        AuditEvent: {
+            id: string;
+            at: string;
+            /** @description The user's e-mail or the key's prefix (or both: a key acting for a user) */
+            actor: string;
+            actorUserId: string | null;
+            actorKeyId: string | null;
+            clientAddress: string | null;
+            /** @description e.g. session.signed_in, user.role_changed, workspace.access_changed, document.downloaded */
+            action: string;
+            targetType: string | null;
+            targetId: string | null;
+            /** @enum {string} */
+            outcome: "success" | "failure" | "denied";
+            details: {
+                [key: string]: unknown;
+            };
+        };
         Session: {
             user: {
                 id: string;
                 email: string;
+                name: string | null;
                 accountId: string;
+                /**
+                 * @description What the user may do (docs/security.md, "Who may do what")
+                 * @enum {string}
+                 */
+                role: "owner" | "admin" | "editor" | "reader";
+                groups: {
+                    id: string;
+                    name: string;
+                }[];
             };
             /** @description Send it as the x-csrf-token header on every state-changing request */
             csrfToken: string;
@@ -1231,6 +1417,8 @@ export interface components {
             intervalMinutes: number | null;
             /** @description A sync that would delete more than this share of the source’s documents fails unless forced */
             maxDeleteShare: number;
+            /** @description Given to every document it brings: null, the workspace's readers */
+            access: components["schemas"]["DocumentAccess"];
             createdAt: string;
             updatedAt: string;
             /** @description The last sync that listed the source (its run may still be processing documents) */
@@ -1289,6 +1477,13 @@ export interface operations {
                     metadata?: {
                         [key: string]: unknown;
                     };
+                    /** @description Who of the workspace's readers may read it; null for all of them */
+                    access?: {
+                        /** @description User ids or e-mail addresses */
+                        users?: string[];
+                        /** @description Group ids or names */
+                        groups?: string[];
+                    } | null;
                     /** @description Headers for fetching these URLs, e.g. Authorization; stored encrypted and sent only to the URL's own origin */
                     headers?: {
                         [key: string]: string;
@@ -1380,6 +1575,8 @@ export interface operations {
                     idempotencyKey?: string;
                     /** @description JSON object stored on every document of this upload */
                     metadata?: string;
+                    /** @description JSON {"users": [...], "groups": [...]} (user ids or e-mails, group ids or names): who of the workspace's readers may read these documents; left out or null, all of them */
+                    access?: string;
                     /** @description One or more file parts (field "files", repeatable; "file" is accepted too); send them after the other fields */
                     files: string[];
                 };
@@ -2573,6 +2770,21 @@ export interface operations {
                     };
                     /** @description The language its documents are indexed and its questions read in: "auto" (each document its own, detected; the default) or an ISO 639-1 code (GET /v1/formats lists them under languages). Documents keep the language they were indexed in until processed again. */
                     language?: string;
+                    /** @description Who may read and edit it (owners and admins only); left out or null, the whole account */
+                    access?: {
+                        read?: {
+                            /** @description User ids or e-mail addresses */
+                            users?: string[];
+                            /** @description Group ids or names */
+                            groups?: string[];
+                        };
+                        edit?: {
+                            /** @description User ids or e-mail addresses */
+                            users?: string[];
+                            /** @description Group ids or names */
+                            groups?: string[];
+                        };
+                    } | null;
                 };
             };
         };
@@ -2789,6 +3001,21 @@ export interface operations {
                     };
                     /** @description The language its documents are indexed and its questions read in: "auto" (each document its own, detected; the default) or an ISO 639-1 code (GET /v1/formats lists them under languages). Documents keep the language they were indexed in until processed again. */
                     language?: string;
+                    /** @description Who may read and edit it (owners and admins only); null opens it to the whole account */
+                    access?: {
+                        read?: {
+                            /** @description User ids or e-mail addresses */
+                            users?: string[];
+                            /** @description Group ids or names */
+                            groups?: string[];
+                        };
+                        edit?: {
+                            /** @description User ids or e-mail addresses */
+                            users?: string[];
+                            /** @description Group ids or names */
+                            groups?: string[];
+                        };
+                    } | null;
                 };
             };
         };
@@ -3062,6 +3289,85 @@ export interface operations {
             cookie?: never;
         };
         requestBody?: never;
+        responses: {
+            /** @description OK: the document (or documents), with status, format and page count */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Who of the workspace's readers may read it; null for all of them */
+                    access: {
+                        /** @description User ids or e-mail addresses */
+                        users?: string[];
+                        /** @description Group ids or names */
+                        groups?: string[];
+                    } | null;
+                };
+            };
+        };
         responses: {
             /** @description OK: the document (or documents), with status, format and page count */
             200: {
@@ -3546,7 +3852,9 @@ export interface operations {
             content: {
                 "application/json": {
                     name?: string;
-                    scopes: ("ingest" | "search" | "artifacts")[];
+                    scopes: ("ingest" | "search" | "artifacts" | "admin" | "act-as")[];
+                    /** @description A user id or e-mail: the key then acts exactly as that user */
+                    userId?: string;
                 };
             };
         };
@@ -3628,6 +3936,974 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: The people of the account, with their roles and groups */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        users: components["schemas"]["User"][];
+                    };
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                    /**
+                     * @description owner: everything; admin: people, groups, access, keys, sources, webhooks; editor: uploads, sources, deletions where it may edit; reader: search, chat and read
+                     * @enum {string}
+                     */
+                    role: "owner" | "admin" | "editor" | "reader";
+                    name?: string | null;
+                    /** @description Group ids or names */
+                    groups?: string[];
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created: Add a person with a role (owners only add owners); with a password they sign in with it, else through the identity provider */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the present state of the resource; the error code says how */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: One person of the account */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: Remove a person: their sessions, keys and webhooks go with them, and they leave every access list */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the present state of the resource; the error code says how */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description owner: everything; admin: people, groups, access, keys, sources, webhooks; editor: uploads, sources, deletions where it may edit; reader: search, chat and read
+                     * @enum {string}
+                     */
+                    role?: "owner" | "admin" | "editor" | "reader";
+                    name?: string | null;
+                    /** @description Group ids or names */
+                    groups?: string[];
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK: Change a person’s role, name, groups (replaced) or password; applies to their next request */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the present state of the resource; the error code says how */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listGroups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: The groups of the account, with their members */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        groups: components["schemas"]["Group"][];
+                    };
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created: Add a group (names are unique in the account, without regard to case) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Group"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the present state of the resource; the error code says how */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: One group */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Group"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: Remove a group: it leaves every access list, and its members what it gave them */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Group"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK: Rename a group */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Group"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with the present state of the resource; the error code says how */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addGroupMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: Add a person to a group */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Group"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeGroupMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: Take a person out of a group */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Group"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAuditEvents: {
+        parameters: {
+            query?: {
+                /** @description An e-mail, a key's prefix, a user or key id */
+                actor?: string;
+                /** @description An action, or its family (`user` for user.*) */
+                action?: string;
+                /** @description The id of what was acted on */
+                target?: string;
+                since?: string;
+                until?: string;
+                /** @description nextCursor of the page before */
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: Who did what in the account, newest first (owners and admins) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: components["schemas"]["AuditEvent"][];
+                        nextCursor: string | null;
+                    };
                 };
             };
             /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
@@ -4324,6 +5600,13 @@ export interface operations {
                     };
                     intervalMinutes?: number | null;
                     maxDeleteShare?: number;
+                    /** @description Who of the workspace's readers may read it; null for all of them */
+                    access?: {
+                        /** @description User ids or e-mail addresses */
+                        users?: string[];
+                        /** @description Group ids or names */
+                        groups?: string[];
+                    } | null;
                 };
             };
         };
@@ -4544,6 +5827,13 @@ export interface operations {
                     } | null;
                     intervalMinutes?: number | null;
                     maxDeleteShare?: number;
+                    /** @description Applied at once to every document it brought */
+                    access?: {
+                        /** @description User ids or e-mail addresses */
+                        users?: string[];
+                        /** @description Group ids or names */
+                        groups?: string[];
+                    } | null;
                 };
             };
         };

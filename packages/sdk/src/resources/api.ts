@@ -47,6 +47,11 @@ export class Api {
     return this.json<T>('POST', path, json, retryable, options);
   }
 
+  /** Puts something in place (a group's member): the same however often it is made, so it is retried. */
+  put<T>(path: string, options: RequestOptions | undefined): Promise<T> {
+    return this.json<T>('PUT', path, undefined, true, options);
+  }
+
   /** A change that is the same however often it is made, so it is retried. */
   patch<T>(path: string, json: unknown, options: RequestOptions | undefined): Promise<T> {
     return this.json<T>('PATCH', path, json, true, options);

@@ -1,5 +1,5 @@
 import type { RequestOptions } from '../transport.js';
-import type { Answer, Document, ReprocessResult } from '../types.js';
+import type { Answer, Document, GrantsInput, ReprocessResult, Sent } from '../types.js';
 import { type Api, DEFAULT_TIMEOUT_MS, id, LONG_TIMEOUT_MS } from './api.js';
 
 const documentPath = (documentId: string) => `/v1/documents/${id(documentId, 'documentId')}`;
@@ -49,6 +49,14 @@ export class Documents {
 
   reprocessDocument(documentId: string, options: RequestOptions | undefined): Promise<ReprocessResult> {
     return this.api.post(`${documentPath(documentId)}/reprocess`, undefined, false, options);
+  }
+
+  setDocumentAccess(
+    documentId: string,
+    access: GrantsInput | null,
+    options: RequestOptions | undefined,
+  ): Promise<Document> {
+    return this.api.patch(documentPath(documentId), { access } satisfies Sent<'updateDocument'>, options);
   }
 
   deleteDocument(documentId: string, options: RequestOptions | undefined): Promise<Document> {

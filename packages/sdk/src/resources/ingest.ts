@@ -1,5 +1,5 @@
 import type { RequestOptions } from '../transport.js';
-import type { Formats, UploadResult } from '../types.js';
+import type { Formats, GrantsInput, UploadResult } from '../types.js';
 import { type Api, LONG_TIMEOUT_MS, readJson } from './api.js';
 
 /** A file to upload: its name and its content, with a media type for raw bytes and text. */
@@ -20,6 +20,8 @@ export interface UploadParams {
   idempotencyKey?: string;
   /** A JSON object stored on every document of this upload. */
   metadata?: Record<string, unknown>;
+  /** Who of the workspace's readers may read these documents (users, groups); null or absent: all. */
+  access?: GrantsInput | null;
 }
 
 export interface IngestUrlsParams {
@@ -29,6 +31,8 @@ export interface IngestUrlsParams {
   workspaceName?: string;
   /** As for uploads: makes the request safe to repeat, and enables retries. */
   idempotencyKey?: string;
+  /** As for uploads: who of the workspace's readers may read these pages. */
+  access?: GrantsInput | null;
 }
 
 // What the Blob constructor takes in this runtime's typings (DOM and Node word it differently).
@@ -66,6 +70,7 @@ export class Ingest {
     if (params.workspaceName !== undefined) form.append('workspaceName', params.workspaceName);
     if (params.idempotencyKey !== undefined) form.append('idempotencyKey', params.idempotencyKey);
     if (params.metadata !== undefined) form.append('metadata', JSON.stringify(params.metadata));
+    if (params.access !== undefined) form.append('access', JSON.stringify(params.access));
     blobs.forEach((blob, i) => {
       form.append('files', blob, params.files[i]!.filename);
     });

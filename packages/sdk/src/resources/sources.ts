@@ -1,5 +1,5 @@
 import type { RequestOptions } from '../transport.js';
-import type { Answer, Sent, Source, SourceSync, SourceType } from '../types.js';
+import type { Answer, GrantsInput, Sent, Source, SourceSync, SourceType } from '../types.js';
 import { type Api, id } from './api.js';
 
 export interface CreateSourceParams {
@@ -17,6 +17,8 @@ export interface CreateSourceParams {
   intervalMinutes?: number | null;
   /** Default 0.5: a sync deleting more than half of the source's documents fails unless forced. */
   maxDeleteShare?: number;
+  /** Who of the workspace's readers may read the documents it brings; null or absent: all of them. */
+  access?: GrantsInput | null;
 }
 
 /** Fields left out keep their value; `credentials: null` removes them, `intervalMinutes: null` the schedule. */

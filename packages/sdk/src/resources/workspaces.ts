@@ -1,5 +1,5 @@
 import type { RequestOptions } from '../transport.js';
-import type { Answer, Availability, Sent, Workspace, WorkspaceDeletion } from '../types.js';
+import type { Answer, Availability, GrantsInput, Sent, Workspace, WorkspaceDeletion } from '../types.js';
 import { type Api, id, LONG_TIMEOUT_MS, readJson } from './api.js';
 
 export interface CreateWorkspaceParams {
@@ -10,6 +10,8 @@ export interface CreateWorkspaceParams {
   metadata?: Record<string, unknown>;
   /** `auto` (the default: each document read in its detected language) or an ISO 639-1 code (`formats().languages`). */
   language?: string;
+  /** Who may read and edit it (owners and admins only); absent or null: the whole account. */
+  access?: WorkspaceAccessInput | null;
 }
 
 /** What to change; fields left out keep their value. */
@@ -21,6 +23,14 @@ export interface UpdateWorkspaceParams {
   metadata?: Record<string, unknown>;
   /** `auto` or an ISO 639-1 code: documents processed from now on are read in it. */
   language?: string;
+  /** Who may read and edit it (owners and admins only); null opens it to the whole account. */
+  access?: WorkspaceAccessInput | null;
+}
+
+/** A workspace's access as callers write it: users by id or e-mail, groups by id or name. */
+export interface WorkspaceAccessInput {
+  read?: GrantsInput;
+  edit?: GrantsInput;
 }
 
 const workspacePath = (workspaceId: string) => `/v1/workspaces/${id(workspaceId, 'workspaceId')}`;

@@ -1,6 +1,7 @@
-import type { ChatMessage, ChatModel, ChatUsage, Lexicons } from '../domain/ports.js';
+import type { ChatMessage, ChatModel, ChatUsage, DocumentScope, Lexicons } from '../domain/ports.js';
 import type { Principal, SearchHit } from '../domain/types.js';
 import { errors } from '../errors.js';
+import { scopeOf, searchContextOf } from '../search/scope.js';
 import { type SearchDeps, type SearchFilters, searchPassages } from '../search/search.js';
 import { questionLanguage } from '../text/detection.js';
 import type { Language } from '../text/language.js';
@@ -60,10 +61,9 @@ async function retrieve(
   deps: AnswerDeps,
   principal: Principal,
   req: AnswerRequest,
-): Promise<{ hits: SearchHit[]; language: Language }> {
-  const workspace = await deps.workspaces.searchContext(principal.accountId, req.workspaceId);
-  if (!workspace) throw errors.workspaceNotFound(req.workspaceId);
-  const language = await questionLanguage(req.q, workspace, deps.languages);
+): Promise<{ hits: SearchHit[]; language: Language; scope: DocumentScope }> {
+  const context = await searchContextOf(deps, principal, req.workspaceId);
+  const language = await questionLanguage(req.q, context, deps.languages);
   const hits = await searchPassages(deps, principal, {
     workspaceId: req.workspaceId,
     q: req.q,
@@ -71,8 +71,10 @@ async function retrieve(
     filters: req.filters,
     maxChunksPerDocument: 3,
     language,
+    context,
   });
-  return { hits, language };
+  // The answerer's counts of the workspace's words are over what the caller may see, as its passages are.
+  return { hits, language, scope: scopeOf(undefined, context.visibility) };
 }
 
 /**
@@ -84,6 +86,7 @@ async function extractive(
   req: AnswerRequest,
   hits: SearchHit[],
   language: Language,
+  scope: DocumentScope,
 ): Promise<Answer> {
   const lexicon = await deps.lexicons?.forLanguage(language.code);
   let absentFromWorkspace = new Set<string>();
@@ -98,6 +101,7 @@ async function extractive(
       req.workspaceId,
       [...terms.map((term) => ({ term })), ...candidates.map(countedTermOf)],
       TERM_COUNT_CAP,
+      scope,
     );
     stats = termStatsOf(wanted, rows, new Map(terms.map((t, i) => [t, counts[i]!])));
     absentFromWorkspace = wordsAbsentFromWorkspace(rows, candidates, counts.slice(terms.length));
@@ -124,8 +128,8 @@ export async function answerQuestion(
   principal: Principal,
   req: AnswerRequest,
 ): Promise<AnswerResult> {
-  const { hits, language } = await retrieve(deps, principal, req);
-  if (!deps.chatModel) return { ...(await extractive(deps, req, hits, language)), usage: undefined };
+  const { hits, language, scope } = await retrieve(deps, principal, req);
+  if (!deps.chatModel) return { ...(await extractive(deps, req, hits, language, scope)), usage: undefined };
   return composeLlmAnswer(deps.chatModel, req.q, hits, req.history ?? [], language).catch(modelFailure);
 }
 
@@ -140,10 +144,10 @@ export async function answerStream(
   req: AnswerRequest,
   signal?: AbortSignal,
 ): Promise<AsyncGenerator<{ delta: string }, AnswerResult>> {
-  const { hits, language } = await retrieve(deps, principal, req);
+  const { hits, language, scope } = await retrieve(deps, principal, req);
   const model = deps.chatModel;
   if (!model) {
-    const answer = await extractive(deps, req, hits, language);
+    const answer = await extractive(deps, req, hits, language, scope);
     return (async function* () {
       // One delta per cited sentence; concatenated, the deltas are exactly the answer.
       for (const piece of piecesAfterMarkers(answer.answer)) yield { delta: piece };

@@ -101,6 +101,7 @@ export const envSchema = z.object({
   WEBHOOK_ENDPOINT_CONCURRENCY: int(2, 1),
   WEBHOOK_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.1).default(1),
   WEBHOOK_RETENTION_DAYS: int(30, 1),
+  AUDIT_RETENTION_DAYS: int(365, 1),
   PARSER_ISOLATION: blankable(['required', 'auto']),
   WORKER_PROFILE: blankable(['default', 'full']),
   PARSER_TIMEOUT_SECONDS: int(300, 1),

@@ -1,8 +1,11 @@
 import type { Readable } from 'node:stream';
+import { audit } from '../access/audit.js';
+import { requireEditOf } from '../access/checks.js';
+import { type GrantDeps, type GrantsInput, resolveDocumentAccess } from '../access/grants.js';
 import { artifactKeys } from '../domain/artifacts.js';
 import type { Log } from '../domain/log.js';
 import type { ObjectStore, SearchIndex } from '../domain/ports.js';
-import type { DocumentStore, WorkspaceStore } from '../domain/stores.js';
+import type { AuditStore, DocumentStore, WorkspaceStore } from '../domain/stores.js';
 import type { DocumentCounts, DocumentRecord, Principal, Workspace } from '../domain/types.js';
 import { errors } from '../errors.js';
 
@@ -21,7 +24,7 @@ export async function getWorkspace(
   principal: Principal,
   workspaceId: string,
 ): Promise<Workspace> {
-  const ws = await deps.workspaces.getWorkspace(principal.accountId, workspaceId);
+  const ws = await deps.workspaces.getWorkspace(principal, workspaceId);
   if (!ws) throw errors.workspaceNotFound(workspaceId);
   return ws;
 }
@@ -31,12 +34,12 @@ export function listWorkspaces(
   workspaces: Pick<WorkspaceStore, 'listWorkspaces'>,
   principal: Principal,
 ): Promise<(Workspace & { counts: DocumentCounts })[]> {
-  return workspaces.listWorkspaces(principal.accountId);
+  return workspaces.listWorkspaces(principal);
 }
 
 export async function listDocuments(deps: ListingDeps, principal: Principal, workspaceId: string) {
   await getWorkspace(deps, principal, workspaceId);
-  return deps.documents.listDocuments(principal.accountId, workspaceId);
+  return deps.documents.listDocuments(principal, workspaceId);
 }
 
 export async function getDocument(
@@ -44,7 +47,7 @@ export async function getDocument(
   principal: Principal,
   documentId: string,
 ) {
-  const doc = await documents.getDocument(principal.accountId, documentId);
+  const doc = await documents.getDocument(principal, documentId);
   if (!doc) throw errors.documentNotFound(documentId);
   return doc;
 }
@@ -62,14 +65,45 @@ export async function getDocumentText(
 }
 
 export async function getDocumentContent(
-  deps: Pick<DocumentDeps, 'documents' | 'objects'>,
+  deps: Pick<DocumentDeps, 'documents' | 'objects'> & { audit: Pick<AuditStore, 'append'> },
   principal: Principal,
   documentId: string,
 ): Promise<{ document: DocumentRecord; body: Readable }> {
   const document = await getDocument(deps.documents, principal, documentId);
   const body = await deps.objects.get(document.storageKey);
   if (!body) throw errors.documentNotFound(documentId);
+  await audit(deps.audit, principal, {
+    action: 'document.downloaded',
+    targetType: 'document',
+    targetId: document.id,
+    details: { workspaceId: document.workspaceId, filename: document.filename },
+  });
   return { document, body };
+}
+
+/** Sets who of its workspace's readers may read a document: on the next request, without reprocessing. */
+export async function setDocumentAccess(
+  deps: GrantDeps & {
+    documents: Pick<DocumentStore, 'getDocument' | 'setAccess'>;
+    workspaces: Pick<WorkspaceStore, 'getWorkspace'>;
+    audit: Pick<AuditStore, 'append'>;
+  },
+  principal: Principal,
+  documentId: string,
+  input: GrantsInput | null,
+): Promise<DocumentRecord> {
+  const found = await getDocument(deps.documents, principal, documentId);
+  await requireEditOf(deps.workspaces, principal, found.workspaceId);
+  const access = await resolveDocumentAccess(deps, principal.accountId, input);
+  const updated = await deps.documents.setAccess(principal.accountId, documentId, access);
+  if (!updated) throw errors.documentNotFound(documentId);
+  await audit(deps.audit, principal, {
+    action: 'document.access_changed',
+    targetType: 'document',
+    targetId: documentId,
+    details: { workspaceId: updated.workspaceId, access },
+  });
+  return updated;
 }
 
 /**
@@ -77,12 +111,23 @@ export async function getDocumentContent(
  * consults, then its index rows and artifacts are removed).
  */
 export async function deleteDocument(
-  deps: DocumentDeps,
+  deps: DocumentDeps & {
+    workspaces: Pick<WorkspaceStore, 'getWorkspace'>;
+    audit: Pick<AuditStore, 'append'>;
+  },
   principal: Principal,
   documentId: string,
 ): Promise<DocumentRecord> {
+  const found = await getDocument(deps.documents, principal, documentId);
+  await requireEditOf(deps.workspaces, principal, found.workspaceId);
   const doc = await deps.documents.markDeleted(principal.accountId, documentId);
   if (!doc) throw errors.documentNotFound(documentId);
+  await audit(deps.audit, principal, {
+    action: 'document.deleted',
+    targetType: 'document',
+    targetId: doc.id,
+    details: { workspaceId: doc.workspaceId, filename: doc.filename },
+  });
   try {
     await deps.index.deleteDocument(doc.workspaceId, doc.id);
     await deps.objects.delete(artifactKeys.all(doc.id));
@@ -109,7 +154,7 @@ export async function getAvailability(
   workspaceId: string,
 ): Promise<Availability> {
   const docs = await listDocuments(deps, principal, workspaceId);
-  const counts = await deps.documents.countsByStatus(workspaceId);
+  const counts = await deps.documents.countsByStatus(principal, workspaceId);
   const pick = (d: DocumentRecord) => ({ documentId: d.id, filename: d.filename });
   const pending = docs.filter((d) => d.status === 'queued' || d.status === 'processing');
   return {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
+import { keyPrincipal } from '../access/principals.js';
 import { errors } from '../errors.js';
 import { newId, randomToken } from '../ids.js';
-import type { AccountStore } from './stores.js';
+import type { AccountStore, UserStore } from './stores.js';
 import { type ApiKeyRecord, type Principal, SCOPES, type Scope } from './types.js';
 
 /** Every generated key starts with this, so a leaked key is recognisable (and scannable) as ours. */
@@ -31,8 +32,8 @@ export function parseScopes(value: string): Scope[] {
 
 /** Creates a key and returns its secret: the only time the secret exists outside the caller's hands. */
 export async function createApiKey(
-  store: AccountStore,
-  input: { accountId: string; scopes: Scope[]; name: string | null },
+  store: Pick<AccountStore, 'insertApiKey'>,
+  input: { accountId: string; scopes: Scope[]; name: string | null; userId?: string | null | undefined },
 ): Promise<{ key: ApiKeyRecord; secret: string }> {
   const secret = `${KEY_PREFIX}${randomToken(20)}`;
   const key = await store.insertApiKey({
@@ -42,24 +43,9 @@ export async function createApiKey(
     prefix: displayPrefix(secret),
     hash: hashApiKey(secret),
     scopes: input.scopes,
+    userId: input.userId ?? null,
   });
   return { key, secret };
-}
-
-/** The account's keys, for the people who manage them (never their secrets: only hashes are kept). */
-export function listApiKeys(store: Pick<AccountStore, 'listApiKeys'>, principal: Principal) {
-  return store.listApiKeys(principal.accountId);
-}
-
-/** Revokes one of the account's keys by id or shown prefix; key_not_found for any other. */
-export async function revokeApiKey(
-  store: Pick<AccountStore, 'revokeApiKey'>,
-  principal: Principal,
-  idOrPrefix: string,
-): Promise<ApiKeyRecord> {
-  const key = await store.revokeApiKey(idOrPrefix, principal.accountId);
-  if (!key) throw errors.keyNotFound(idOrPrefix);
-  return key;
 }
 
 /** Makes sure `secret` is a valid key of the default account with every scope (SERVICE_BOOTSTRAP_API_KEY). */
@@ -88,6 +74,8 @@ export class Authenticator {
 
   constructor(
     private readonly store: AccountStore,
+    /** The users keys may be bound to: read at every request, so a role change applies at once. */
+    private readonly users: Pick<UserStore, 'getUser'>,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -98,8 +86,11 @@ export class Authenticator {
     const hash = hashApiKey(secret);
     const key = await this.store.findApiKeyByHash(hash);
     if (!key || key.revokedAt) throw errors.invalidApiKey();
+    const user = key.userId ? await this.users.getUser(key.accountId, key.userId) : undefined;
+    // A key whose user is gone is gone with it (ON DELETE CASCADE); this covers the moment between.
+    if (key.userId && !user) throw errors.invalidApiKey();
     this.touch(key.id);
-    return { accountId: key.accountId, scopes: new Set(key.scopes), keyId: key.id, userId: undefined };
+    return keyPrincipal(key, user);
   }
 
   /** Records last use at most once a minute per key, off the request path. */

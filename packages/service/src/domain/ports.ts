@@ -42,7 +42,17 @@ export interface IndexHit {
   score: number;
 }
 
-export interface IndexQuery {
+/**
+ * Which documents' rows a query may consider: only those of `documentIds`, none of
+ * `excludeDocumentIds`, or (both absent) all. Applied inside the index's query, before ranking: a
+ * caller who may see some documents of a workspace gets `limit` rows of those (decision 0017).
+ */
+export interface DocumentScope {
+  documentIds?: string[] | undefined;
+  excludeDocumentIds?: string[] | undefined;
+}
+
+export interface IndexQuery extends DocumentScope {
   /** The query as typed. */
   text: string;
   /**
@@ -51,7 +61,6 @@ export interface IndexQuery {
    */
   terms?: string | undefined;
   limit: number;
-  documentIds?: string[] | undefined;
   /** Only rows indexed in this language (ISO 639-1); every row when absent. */
   language?: string | undefined;
   /**
@@ -104,10 +113,9 @@ export interface VectorSpace {
   dimension: number;
 }
 
-export interface VectorQuery {
+export interface VectorQuery extends DocumentScope {
   vector: Float32Array;
   limit: number;
-  documentIds?: string[] | undefined;
 }
 
 /** A document's rows (chunks or vectors), for writing several documents at once. */
@@ -144,7 +152,12 @@ export interface SearchIndex {
    * `cap` (a term in more rows than that is common, however many more): everything the answerer asks
    * the index about a question's words, in one call.
    */
-  termCounts(workspaceId: string, terms: CountedTerm[], cap: number): Promise<TermCounts>;
+  termCounts(
+    workspaceId: string,
+    terms: CountedTerm[],
+    cap: number,
+    scope?: DocumentScope,
+  ): Promise<TermCounts>;
   /** Rows of each of the documents (0 for one without any). */
   countRowsByDocument(workspaceId: string, documentIds: string[]): Promise<Map<string, number>>;
   deleteDocument(workspaceId: string, documentId: string): Promise<void>;

@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { sessionPrincipal } from '../access/principals.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
-import { decoyHash, hashPassword, verifyPassword } from './passwords.js';
+import { decoyHash, verifyPassword } from './passwords.js';
 import type { UserStore } from './stores.js';
-import { type Principal, SCOPES, type User } from './types.js';
+import type { Principal, User } from './types.js';
 
 export const SESSION_COOKIE = 'docslurp_session';
 export const CSRF_HEADER = 'x-csrf-token';
-const MIN_PASSWORD_LENGTH = 10;
 
 export interface SessionInfo {
   sessionId: string;
@@ -17,29 +17,6 @@ export interface SessionInfo {
 }
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
-
-export function validateNewUser(email: string, password: string): void {
-  // The domain's labels cannot hold dots: one way to split the address, so no backtracking.
-  if (!/^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/.test(email)) throw new Error(`"${email}" is not an email address`);
-  if (password.length < MIN_PASSWORD_LENGTH) {
-    throw new Error(`the password must have at least ${MIN_PASSWORD_LENGTH} characters`);
-  }
-}
-
-export async function createUser(
-  store: UserStore,
-  input: { accountId: string; email: string; password: string },
-): Promise<User> {
-  validateNewUser(input.email, input.password);
-  if (await store.findUserByEmail(input.email))
-    throw new Error(`a user with the email ${input.email} exists already`);
-  return store.insertUser({
-    id: newId('usr'),
-    accountId: input.accountId,
-    email: input.email.trim(),
-    passwordHash: await hashPassword(input.password),
-  });
-}
 
 /**
  * Signs a user in: a new server-side session with a random token (for the cookie) and a CSRF token
@@ -51,20 +28,30 @@ export async function signIn(
   ttlHours: number,
 ): Promise<{ token: string; session: SessionInfo }> {
   const found = await store.findUserByEmail(input.email.trim());
+  // A user of the identity provider alone has no password: as wrong as a wrong one, and as slow.
   const ok = await verifyPassword(input.password, found?.passwordHash ?? (await decoyHash()));
-  if (!found || !ok) throw errors.invalidCredentials();
+  if (!found?.passwordHash || !ok) throw errors.invalidCredentials();
+  return openSession(store, found.user, ttlHours);
+}
+
+/** A new server-side session for a user who proved who they are (a password, the identity provider). */
+export async function openSession(
+  store: Pick<UserStore, 'insertSession'>,
+  user: User,
+  ttlHours: number,
+): Promise<{ token: string; session: SessionInfo }> {
   const token = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(24).toString('base64url');
   const expiresAt = new Date(Date.now() + ttlHours * 3600_000);
   const sessionId = newId('ses');
   await store.insertSession({
     id: sessionId,
-    userId: found.user.id,
+    userId: user.id,
     tokenHash: hashToken(token),
     csrfToken,
     expiresAt,
   });
-  return { token, session: { sessionId, csrfToken, expiresAt, user: found.user } };
+  return { token, session: { sessionId, csrfToken, expiresAt, user } };
 }
 
 /** The session behind a cookie token, extended while in use; undefined when unknown or expired. */
@@ -81,7 +68,7 @@ export async function resumeSession(
     await store.touchSession(s.sessionId, s.expiresAt);
   }
   return {
-    principal: { accountId: s.user.accountId, scopes: new Set(SCOPES), keyId: undefined, userId: s.user.id },
+    principal: sessionPrincipal(s.user),
     session: { sessionId: s.sessionId, csrfToken: s.csrfToken, expiresAt: s.expiresAt, user: s.user },
   };
 }

@@ -3,10 +3,14 @@
 import type { DocumentFailureCode } from '../errors.js';
 import type {
   ApiKeyRecord,
+  Audience,
+  DocumentAccess,
   DocumentCounts,
   DocumentRecord,
   DocumentStage,
   DocumentStatus,
+  Group,
+  Role,
   Run,
   RunFailure,
   RunKind,
@@ -14,11 +18,13 @@ import type {
   RunView,
   Scope,
   User,
+  Visibility,
   WebhookDelivery,
   WebhookDeliveryStatus,
   WebhookEndpoint,
   WebhookEventType,
   Workspace,
+  WorkspaceAccess,
 } from './types.js';
 
 /**
@@ -33,6 +39,8 @@ export interface NewApiKey {
   prefix: string;
   hash: string;
   scopes: Scope[];
+  /** The user the key acts as; null or absent: it acts for the account. */
+  userId?: string | null | undefined;
 }
 
 export interface AccountStore {
@@ -70,6 +78,8 @@ export interface NewUpload {
   kind: Extract<RunKind, 'upload' | 'urls'>;
   files: StagedFile[];
   metadata: Record<string, unknown>;
+  /** Who of the workspace's readers may read the documents (all of them when null). */
+  access: DocumentAccess;
   idempotency: { key: string; requestHash: string } | undefined;
 }
 
@@ -97,6 +107,7 @@ export interface NewWorkspace {
   description: string | null;
   metadata: Record<string, unknown>;
   language?: string | undefined;
+  access?: WorkspaceAccess | undefined;
 }
 
 /** Fields a rename or edit sets; those left out keep their value. */
@@ -105,14 +116,17 @@ export interface WorkspaceChanges {
   description?: string | null | undefined;
   metadata?: Record<string, unknown> | undefined;
   language?: string | undefined;
+  access?: WorkspaceAccess | undefined;
 }
 
 /** What a search needs to know of its workspace: how its documents and questions are read. */
 export interface SearchContext {
   /** `auto` or the ISO 639-1 code the workspace's documents are read in. */
   language: string;
-  /** Languages its documents were indexed in. */
+  /** Languages its documents were indexed in: of those the audience may see. */
   languages: string[];
+  /** Which of its documents the audience may see (undefined: all of them). */
+  visibility: Visibility;
 }
 
 /** What deleting a workspace removed from the database. */
@@ -126,12 +140,15 @@ export interface DeletedWorkspace {
 
 /** Workspaces and the uploads that create or extend them. */
 export interface WorkspaceStore {
-  /** May answer from a cache that another process's deletion reaches within seconds (search's check). */
-  workspaceExists(accountId: string, workspaceId: string): Promise<boolean>;
-  /** The workspace's languages, when the account has it; may answer from the same short-lived cache. */
-  searchContext(accountId: string, workspaceId: string): Promise<SearchContext | undefined>;
-  getWorkspace(accountId: string, workspaceId: string): Promise<Workspace | undefined>;
-  listWorkspaces(accountId: string): Promise<(Workspace & { counts: DocumentCounts })[]>;
+  /**
+   * How a search reads the workspace and what of it the audience may see; undefined when it may not
+   * see the workspace. For the whole account it may answer from a cache that another process's
+   * deletion reaches within seconds; a member's view is always read afresh (access changes at once).
+   */
+  searchContext(audience: Audience, workspaceId: string): Promise<SearchContext | undefined>;
+  getWorkspace(audience: Audience, workspaceId: string): Promise<Workspace | undefined>;
+  /** The workspaces the audience may see, its documents counted as it sees them. */
+  listWorkspaces(audience: Audience): Promise<(Workspace & { counts: DocumentCounts })[]>;
   createWorkspace(workspace: NewWorkspace): Promise<Workspace>;
   /** Undefined when the account has no such workspace. */
   updateWorkspace(
@@ -166,9 +183,10 @@ export interface WorkspaceDeletionStore {
   deletionFinished(workspaceId: string, generation: number): Promise<boolean>;
 }
 
+/** A run is seen by those who may see its workspace, and counts the documents they may see. */
 export interface RunStore {
-  getRun(accountId: string, runId: string): Promise<RunView | undefined>;
-  listRunDocuments(runId: string): Promise<DocumentRecord[]>;
+  getRun(audience: Audience, runId: string): Promise<RunView | undefined>;
+  listRunDocuments(audience: Audience, runId: string): Promise<DocumentRecord[]>;
   /**
    * Moves a run between states when it is in one of `from`; returns the run after the attempt. A run
    * that becomes `cancelled` cancels its queued documents in the same transaction.
@@ -182,8 +200,8 @@ export interface RunStore {
   queuedDocumentIds(runId: string): Promise<string[]>;
   /** Completes or fails the run when every document is terminal. */
   settleRun(runId: string): Promise<void>;
-  /** The workspace's runs, newest first; undefined when the account has no such workspace. */
-  listRuns(accountId: string, workspaceId: string, limit: number): Promise<RunView[] | undefined>;
+  /** The workspace's runs, newest first; undefined when the audience may not see such a workspace. */
+  listRuns(audience: Audience, workspaceId: string, limit: number): Promise<RunView[] | undefined>;
   /**
    * A `reprocess` run for those of the documents (of one workspace) still cancelled or failed, moved
    * into it and queued as new (same id and version); undefined when none of them is.
@@ -202,16 +220,23 @@ export interface DocumentOrigin {
   version: number;
 }
 
+/** Documents as an audience sees them: one it may not read is one that does not exist. */
 export interface DocumentStore {
-  getDocument(accountId: string, documentId: string): Promise<DocumentRecord | undefined>;
-  listDocuments(accountId: string, workspaceId: string): Promise<DocumentRecord[]>;
+  getDocument(audience: Audience, documentId: string): Promise<DocumentRecord | undefined>;
+  listDocuments(audience: Audience, workspaceId: string): Promise<DocumentRecord[]>;
   markDeleted(accountId: string, documentId: string): Promise<DocumentRecord | undefined>;
+  /** Sets who may read the document; undefined when the account has no such document. */
+  setAccess(
+    accountId: string,
+    documentId: string,
+    access: DocumentAccess,
+  ): Promise<DocumentRecord | undefined>;
   /**
    * Of the given ids, those still searchable (ready, or a later version being processed while the
    * index still holds the previous one), with where they came from and the version indexed.
    */
   liveDocuments(workspaceId: string, documentIds: string[]): Promise<Map<string, DocumentOrigin>>;
-  countsByStatus(workspaceId: string): Promise<DocumentCounts>;
+  countsByStatus(audience: Audience, workspaceId: string): Promise<DocumentCounts>;
 }
 
 export interface ClaimOptions {
@@ -349,6 +374,8 @@ export interface NewWebhookEndpoint {
   description: string | null;
   /** The signing secret, encrypted (SecretBox, webhookSecretContext). */
   encryptedSecret: string;
+  /** Its creator when a user (deliveries carry only what that user may see); null for the account. */
+  ownerUserId: string | null;
 }
 
 export interface DeliveryPage {
@@ -447,11 +474,44 @@ export interface StoredSession {
   user: User;
 }
 
-/** Console users and their server-side sessions. */
+export interface NewUser {
+  id: string;
+  accountId: string;
+  email: string;
+  name?: string | null | undefined;
+  role: Role;
+  /** Null for a user who signs in through the identity provider only. */
+  passwordHash: string | null;
+  groupIds?: readonly string[] | undefined;
+  oidc?: { issuer: string; subject: string } | undefined;
+}
+
+export interface UserChanges {
+  role?: Role | undefined;
+  name?: string | null | undefined;
+  passwordHash?: string | undefined;
+  /** Replaces its groups. */
+  groupIds?: readonly string[] | undefined;
+  /** Links the user to the identity provider's subject (first sign-in with it). */
+  oidc?: { issuer: string; subject: string } | undefined;
+}
+
+/** The people of an account, their groups, and their server-side sessions. */
 export interface UserStore {
-  insertUser(user: { id: string; accountId: string; email: string; passwordHash: string }): Promise<User>;
-  findUserByEmail(email: string): Promise<{ user: User; passwordHash: string } | undefined>;
+  insertUser(user: NewUser): Promise<User>;
+  findUserByEmail(email: string): Promise<{ user: User; passwordHash: string | null } | undefined>;
+  findUserBySubject(issuer: string, subject: string): Promise<User | undefined>;
+  getUser(accountId: string, userId: string): Promise<User | undefined>;
   listUsers(accountId: string | undefined): Promise<User[]>;
+  /** Undefined when the account has no such user. */
+  updateUser(accountId: string, userId: string, changes: UserChanges): Promise<User | undefined>;
+  /**
+   * Deletes the user with its sessions, its keys and its webhook endpoints, and takes it off every
+   * access list, in one transaction. Undefined when the account has no such user.
+   */
+  deleteUser(accountId: string, userId: string): Promise<User | undefined>;
+  /** Ends every session of the user (a role or group change takes effect on the next request anyway). */
+  deleteSessionsOf(userId: string): Promise<void>;
   insertSession(session: {
     id: string;
     userId: string;
@@ -484,5 +544,60 @@ export interface AccountOverview {
 }
 
 export interface OverviewStore {
-  accountOverview(accountId: string): Promise<AccountOverview>;
+  accountOverview(audience: Audience): Promise<AccountOverview>;
+}
+
+/** An account's groups of users. */
+export interface GroupStore {
+  /** Undefined when the name is taken in the account (names are unique without regard to case). */
+  insertGroup(group: { id: string; accountId: string; name: string }): Promise<Group | undefined>;
+  getGroup(accountId: string, groupId: string): Promise<Group | undefined>;
+  listGroups(accountId: string): Promise<Group[]>;
+  /** Undefined when there is no such group; `conflict` when the new name is another group's. */
+  renameGroup(accountId: string, groupId: string, name: string): Promise<Group | 'conflict' | undefined>;
+  /** Deletes the group and takes it off every access list, in one transaction. */
+  deleteGroup(accountId: string, groupId: string): Promise<Group | undefined>;
+  /** Undefined when the group or the user is not the account's. */
+  addMember(accountId: string, groupId: string, userId: string): Promise<Group | undefined>;
+  removeMember(accountId: string, groupId: string, userId: string): Promise<Group | undefined>;
+  /**
+   * Groups by id or by name (without regard to case); `create` makes those named that do not exist
+   * (an identity provider's claim). Names and ids not found are left out.
+   */
+  resolveGroups(accountId: string, idsOrNames: readonly string[], create?: boolean): Promise<Group[]>;
+}
+
+export interface AuditEvent {
+  id: string;
+  at: Date;
+  actor: string;
+  actorUserId: string | null;
+  actorKeyId: string | null;
+  clientAddress: string | null;
+  action: string;
+  targetType: string | null;
+  targetId: string | null;
+  outcome: 'success' | 'failure' | 'denied';
+  details: Record<string, unknown>;
+}
+
+export type NewAuditEvent = Omit<AuditEvent, 'id' | 'at'> & { accountId: string };
+
+export interface AuditQuery {
+  actor?: string | undefined;
+  action?: string | undefined;
+  targetId?: string | undefined;
+  since?: Date | undefined;
+  until?: Date | undefined;
+  /** Events older than the one with this id (the page's cursor). */
+  before?: string | undefined;
+  limit: number;
+}
+
+/** The audit log: appended to, read by the account's owners and admins, never changed. */
+export interface AuditStore {
+  append(event: NewAuditEvent): Promise<void>;
+  list(accountId: string, query: AuditQuery): Promise<AuditEvent[]>;
+  /** Removes events older than `days` (AUDIT_RETENTION_DAYS); answers how many. */
+  purgeOlderThan(days: number): Promise<number>;
 }

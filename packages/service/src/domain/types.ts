@@ -1,25 +1,87 @@
 /** The records the service works with, independent of HTTP and of how they are stored. */
 
-export const SCOPES = ['ingest', 'search', 'artifacts'] as const;
+/**
+ * What a key may be used for: `admin` manages people, groups and access; `act-as` lets a key name the
+ * user it serves a request for (DocSlurp-On-Behalf-Of).
+ */
+export const SCOPES = ['ingest', 'search', 'artifacts', 'admin', 'act-as'] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** Who is calling: resolved from an API key or from a console user's session. */
-export interface Principal {
+export const ROLES = ['owner', 'admin', 'editor', 'reader'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** Users and groups, by id. */
+export interface Grants {
+  users: string[];
+  groups: string[];
+}
+
+/** A workspace's access: null, the whole account; else who may read it and who may edit it too. */
+export type WorkspaceAccess = { read: Grants; edit: Grants } | null;
+
+/** A document's access: null, its workspace's readers; else those of them it lists. */
+export type DocumentAccess = Grants | null;
+
+/** One person's view of an account: what a member who is neither owner nor admin may see. */
+export interface Member {
+  userId: string;
+  role: Role;
+  groupIds: readonly string[];
+}
+
+/**
+ * Whose view a request is served with: the whole account (`member` undefined: an account key, an
+ * owner or an admin), or one member's. Every read of workspaces, runs and documents takes one.
+ */
+export interface Audience {
   accountId: string;
+  member?: Member | undefined;
+}
+
+/**
+ * Which documents of a workspace a search may consider: every one, only those listed, or all but
+ * those listed (whichever list is shorter). Passed into the index query, so ranking never sees the rest.
+ */
+export type Visibility = { only: string[] } | { except: string[] } | undefined;
+
+/** Who is calling: resolved from an API key or from a console user's session. */
+export interface Principal extends Audience {
+  /** What the credential allows, narrowed by the role of the user it acts as. */
   scopes: ReadonlySet<Scope>;
   /** Set when the caller used an API key. */
   keyId: string | undefined;
-  /** Set when the caller is a signed-in console user. */
+  /** The user it acts as: a session's, a key's bound user, or the one named on behalf of. */
   userId: string | undefined;
+  /** That user's role; undefined for an account key, which acts for the account as a whole. */
+  role: Role | undefined;
+  /** Who acted, for the audit log: the user's e-mail, the key's prefix, or both. */
+  actor: string;
+  /** The client's address, for the audit log (the HTTP layer's; undefined from the CLI). */
+  address?: string | undefined;
 }
 
-/** A person who signs in to the web console; acts for one account with every scope. */
+/** A person of an account: signs in to the console, and may be the one a key acts as. */
 export interface User {
   id: string;
   accountId: string;
   email: string;
+  name: string | null;
+  role: Role;
+  /** The groups it belongs to, by id. */
+  groupIds: string[];
+  /** Whether it can sign in with a password (users of the identity provider may have none). */
+  hasPassword: boolean;
   createdAt: Date;
   lastLoginAt: Date | null;
+}
+
+export interface Group {
+  id: string;
+  accountId: string;
+  name: string;
+  /** Its members, by user id. */
+  memberIds: string[];
+  createdAt: Date;
 }
 
 export interface ApiKeyRecord {
@@ -28,6 +90,8 @@ export interface ApiKeyRecord {
   name: string | null;
   prefix: string;
   scopes: Scope[];
+  /** The user the key acts as exactly (its role and access); null: it acts for the account. */
+  userId: string | null;
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
@@ -44,6 +108,8 @@ export interface Workspace {
   language: string;
   /** The languages its documents were indexed in, as detected or set (ISO 639-1 codes). */
   languages: string[];
+  /** Who may read and edit it; null for the whole account. */
+  access: WorkspaceAccess;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -127,6 +193,8 @@ export interface DocumentRecord {
   sourceItem: string | null;
   /** 1, then one more each time a sync re-processes a changed item (same document id). */
   version: number;
+  /** Those of its workspace's readers who may read it; null for all of them. */
+  access: DocumentAccess;
   /**
    * While a sync re-queued the document because its file's size or time moved (the listing reads no
    * bytes): the hash of the version still indexed, which the worker compares the bytes it reads with.
@@ -229,6 +297,8 @@ export interface WebhookEndpoint {
   url: string;
   events: WebhookEventType[];
   description: string | null;
+  /** Its creator when a user: deliveries carry only what that user may see. Null: the whole account. */
+  ownerUserId: string | null;
   createdAt: Date;
   /** Deliveries to this endpoint by status. */
   deliveries: Record<WebhookDeliveryStatus, number>;

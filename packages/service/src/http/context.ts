@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { actOnBehalfOf } from '../access/principals.js';
 import type { Config } from '../config.js';
 import type { Authenticator } from '../domain/keys.js';
 import { requireAnyScope, requireScope } from '../domain/keys.js';
@@ -17,7 +18,9 @@ import type { SecretBox } from '../domain/secrets.js';
 import { CSRF_HEADER, resumeSession, SESSION_COOKIE, type SessionInfo } from '../domain/sessions.js';
 import type {
   AccountStore,
+  AuditStore,
   DocumentStore,
+  GroupStore,
   OpsStore,
   OverviewStore,
   RunStore,
@@ -52,6 +55,9 @@ export interface AppDeps {
   runs: RunStore;
   documents: DocumentStore;
   users: UserStore;
+  groups: GroupStore;
+  /** The audit log: who did what (sign-ins, people, access, keys, deletions, downloads). */
+  audit: AuditStore;
   webhooks: WebhookStore;
   sources: SourceStore;
   /** Each source type's lister and reader (a folder source's path is checked against the allowed roots). */
@@ -101,6 +107,22 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * cookies to requests that other sites start.
  */
 export async function authenticate(deps: AppDeps, request: FastifyRequest): Promise<Principal> {
+  const principal = await credentialOf(deps, request);
+  principal.address = request.ip;
+  const onBehalfOf = request.headers[ON_BEHALF_OF];
+  if (onBehalfOf === undefined) return principal;
+  if (typeof onBehalfOf !== 'string' || onBehalfOf.trim() === '')
+    throw errors.onBehalfOfDenied(`Send one user id or e-mail address in ${ON_BEHALF_OF}.`);
+  return actOnBehalfOf(deps.users, principal, onBehalfOf);
+}
+
+/**
+ * The header by which a key with the `act-as` scope serves a request for one of the account's users
+ * (an application's signed-in person): it then sees what that user sees (decision 0017).
+ */
+export const ON_BEHALF_OF = 'docslurp-on-behalf-of';
+
+async function credentialOf(deps: AppDeps, request: FastifyRequest): Promise<Principal> {
   if (request.headers.authorization !== undefined)
     return deps.authenticator.authenticate(request.headers.authorization);
   const token = request.cookies[SESSION_COOKIE];
@@ -147,7 +169,7 @@ export function authorizeSession(deps: AppDeps) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const principal = await authenticate(deps, request);
     await limit(deps, principal, reply);
-    if (!principal.userId) throw errors.sessionRequired();
+    if (principal.keyId || !principal.userId) throw errors.sessionRequired();
     request.principal = principal;
   };
 }

@@ -41,7 +41,11 @@ export const swaggerOptions: FastifyDynamicSwaggerOptions = {
       { name: 'openai', description: 'The OpenAI-compatible chat of a workspace' },
       { name: 'mcp', description: 'The Model Context Protocol server of a workspace' },
       { name: 'session', description: 'Signing in to the web console' },
-      { name: 'keys', description: 'API keys (console sessions only)' },
+      { name: 'keys', description: 'API keys (console sessions of owners and admins only)' },
+      {
+        name: 'people',
+        description: "The account's users, roles and groups, and its audit log (owners and admins)",
+      },
       {
         name: 'webhooks',
         description: 'Endpoints told when runs and documents finish, and their deliveries',
@@ -94,6 +98,12 @@ export const UploadForm = z
       .optional()
       .describe('Replays with the same key and content return the same records'),
     metadata: z.string().optional().describe('JSON object stored on every document of this upload'),
+    access: z
+      .string()
+      .optional()
+      .describe(
+        'JSON {"users": [...], "groups": [...]} (user ids or e-mails, group ids or names): who of the workspace\'s readers may read these documents; left out or null, all of them',
+      ),
     files: z
       .array(z.string())
       .min(1)

@@ -8,6 +8,7 @@ import {
   WEBHOOK_DELIVERY_STATUSES,
   WEBHOOK_EVENT_TYPES,
 } from '../domain/types.js';
+import { DocumentAccess, WorkspaceAccess } from './access-schemas.js';
 
 /** JSON shapes of the API. Routes declare them, so the OpenAPI document and the responses agree. */
 
@@ -50,6 +51,7 @@ export const Workspace = z
       .string()
       .describe('"auto" (each document read in its own, detected language) or the ISO 639-1 code set for it'),
     languages: z.array(z.string()).describe('Languages its documents were indexed in (ISO 639-1 codes)'),
+    access: WorkspaceAccess,
     createdAt: z.string(),
     updatedAt: z.string(),
   })
@@ -154,6 +156,7 @@ export const Document = z
       .nullable()
       .describe("The source's item: an object key, a page's canonical URL or a path under the folder"),
     version: z.number().int().describe('1, then one more each time a sync re-processes a changed item'),
+    access: DocumentAccess,
     createdAt: z.string(),
     updatedAt: z.string(),
     finishedAt: z.string().nullable(),

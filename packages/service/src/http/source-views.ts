@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { RUN_STATUSES } from '../domain/types.js';
 import { SOURCE_TYPES, type SourceRecord } from '../sources/model.js';
+import { DocumentAccess, DocumentAccessInput } from './access-schemas.js';
 
 /** A source as its owners see it: never its credentials, only whether it has some. */
 export const Source = z
@@ -17,6 +18,7 @@ export const Source = z
       .describe(
         'A sync that would delete more than this share of the source’s documents fails unless forced',
       ),
+    access: DocumentAccess.describe("Given to every document it brings: null, the workspace's readers"),
     createdAt: z.string(),
     updatedAt: z.string(),
     lastSync: z
@@ -54,6 +56,7 @@ export function sourceView(s: SourceRecord): z.infer<typeof Source> {
     hasCredentials: s.credentials !== null,
     intervalMinutes: s.intervalSeconds === null ? null : Math.round(s.intervalSeconds / 60),
     maxDeleteShare: s.maxDeleteShare,
+    access: s.access,
     createdAt: s.createdAt.toISOString(),
     updatedAt: s.updatedAt.toISOString(),
     lastSync: run
@@ -98,6 +101,7 @@ export const SourceCreate = z.object({
   credentials: credentialsField.optional(),
   intervalMinutes: z.number().int().min(1).max(525_600).nullable().optional(),
   maxDeleteShare: z.number().min(0).max(1).optional(),
+  access: DocumentAccessInput.optional(),
 });
 
 export const SourceUpdate = z.object({
@@ -106,4 +110,5 @@ export const SourceUpdate = z.object({
   credentials: credentialsField.nullable().optional().describe('null removes them'),
   intervalMinutes: z.number().int().min(1).max(525_600).nullable().optional(),
   maxDeleteShare: z.number().min(0).max(1).optional(),
+  access: DocumentAccessInput.optional().describe('Applied at once to every document it brought'),
 });

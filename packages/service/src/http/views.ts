@@ -19,6 +19,7 @@ export function workspaceView(w: Workspace) {
     metadata: w.metadata,
     language: w.language,
     languages: w.languages,
+    access: w.access,
     createdAt: w.createdAt.toISOString(),
     updatedAt: w.updatedAt.toISOString(),
   };
@@ -65,6 +66,7 @@ export function documentView(d: DocumentRecord) {
     source: d.sourceId,
     sourceItem: d.sourceItem,
     version: d.version,
+    access: d.access,
     createdAt: d.createdAt.toISOString(),
     updatedAt: d.updatedAt.toISOString(),
     finishedAt: iso(d.finishedAt),

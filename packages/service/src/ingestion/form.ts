@@ -1,12 +1,12 @@
 import type { Readable } from 'node:stream';
+import { workspaceToEdit } from '../access/checks.js';
+import type { GrantsInput } from '../access/grants.js';
 import { checkInput } from '../domain/input.js';
-import type { JobQueue, ObjectStore } from '../domain/ports.js';
-import type { WorkspaceStore } from '../domain/stores.js';
 import type { Principal } from '../domain/types.js';
 import { type AppError, errors, type RefusedFile } from '../errors.js';
 import { checkUpload, SUPPORTED_FORMATS, supportedFormatsText } from '../parsing/upload-check.js';
 import { workspaceName } from '../workspaces/workspaces.js';
-import { createUpload, type Staged, Stager, type UploadResult } from './upload.js';
+import { createUpload, type Staged, Stager, type UploadDeps, type UploadResult } from './upload.js';
 
 /** One part of a multipart upload, in the order the client sent them. */
 export type UploadPart =
@@ -30,12 +30,9 @@ export class UploadFormError extends Error {
   }
 }
 
-export interface FormDeps {
-  workspaces: Pick<WorkspaceStore, 'workspaceExists' | 'createUpload'>;
-  jobs: Pick<JobQueue, 'enqueueMany'>;
-  objects: ObjectStore;
+export type FormDeps = UploadDeps & {
   limits: { maxFileBytes: number; maxFilesPerUpload: number };
-}
+};
 
 function parseMetadata(raw: string | undefined): Record<string, unknown> {
   if (raw === undefined || raw.trim() === '') return {};
@@ -50,6 +47,27 @@ function parseMetadata(raw: string | undefined): Record<string, unknown> {
   }
   checkInput(value, 'metadata');
   return { ...value };
+}
+
+/** The `access` field: JSON `{"users": [...], "groups": [...]}`, or `null` (the workspace's readers). */
+function parseAccess(raw: string | undefined): GrantsInput | null {
+  if (raw === undefined || raw.trim() === '' || raw.trim() === 'null') return null;
+  const problem = () =>
+    errors.invalidRequest(
+      'The field "access" must be JSON like {"users": ["ana@example.com"], "groups": ["HR"]}, or null.',
+    );
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw problem();
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw problem();
+  const { users, groups, ...rest } = value as Record<string, unknown>;
+  const strings = (v: unknown) =>
+    v === undefined || (Array.isArray(v) && v.every((x) => typeof x === 'string'));
+  if (Object.keys(rest).length > 0 || !strings(users) || !strings(groups)) throw problem();
+  return { users: users as string[] | undefined, groups: groups as string[] | undefined };
 }
 
 /**
@@ -101,9 +119,11 @@ export async function ingestForm(
       // Fail fast on a wrong workspace when its field comes before the files, as the SDK sends it.
       if (!checkedWorkspace && fields.workspaceId) {
         checkedWorkspace = true;
-        if (!(await deps.workspaces.workspaceExists(principal.accountId, fields.workspaceId))) {
+        try {
+          await workspaceToEdit(deps.workspaces, principal, fields.workspaceId);
+        } catch (err) {
           part.stream.resume();
-          throw errors.workspaceNotFound(fields.workspaceId);
+          throw err;
         }
       }
       currentFile = part.filename;
@@ -119,6 +139,7 @@ export async function ingestForm(
     workspaceName: string | undefined;
     idempotencyKey: string | undefined;
     metadata: Record<string, unknown>;
+    access: GrantsInput | null;
   };
   try {
     const idempotencyKey = fields.idempotencyKey?.trim() || undefined;
@@ -135,6 +156,7 @@ export async function ingestForm(
         fields.workspaceName === undefined ? undefined : workspaceName(fields.workspaceName, 'workspaceName'),
       idempotencyKey,
       metadata: parseMetadata(fields.metadata),
+      access: parseAccess(fields.access),
     };
     const refused = refusals(staged);
     if (refused.length > 0)

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { requireEditOf } from '../access/checks.js';
+import { type GrantDeps, type GrantsInput, resolveDocumentAccess } from '../access/grants.js';
 import { artifactKeys } from '../domain/artifacts.js';
 import type { JobQueue, ObjectStore } from '../domain/ports.js';
 import type { StagedFile, WorkspaceStore } from '../domain/stores.js';
-import type { DocumentRecord, Principal, RunView, Workspace } from '../domain/types.js';
+import type { DocumentAccess, DocumentRecord, Principal, RunView, Workspace } from '../domain/types.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { type FileSample, Sampler } from '../parsing/upload-check.js';
@@ -175,6 +177,8 @@ export interface UploadRequest {
   idempotencyKey: string | undefined;
   metadata: Record<string, unknown>;
   files: StagedFile[];
+  /** Who of the workspace's readers may read the documents (users, groups); all of them when absent or null. */
+  access?: GrantsInput | null | undefined;
   /** Anything else that distinguishes two requests for idempotency (e.g. which fetch headers were given). */
   hashExtra?: string | undefined;
 }
@@ -194,6 +198,8 @@ export function uploadRequestHash(req: UploadRequest): string {
     metadata: req.metadata,
     files: req.files.map((f) => [f.filename, f.sizeBytes, f.sha256, f.sourceUrl ?? null]),
     extra: req.hashExtra ?? null,
+    // Only when given: keys recorded before access existed still replay.
+    ...(req.access ? { access: req.access } : {}),
     // Only when given: keys recorded before names existed still replay.
     ...(req.workspaceName !== undefined ? { workspaceName: req.workspaceName } : {}),
   });
@@ -205,18 +211,30 @@ export function uploadRequestHash(req: UploadRequest): string {
  * workspace, the run and its documents; jobs are enqueued after it commits. A replay of an idempotent
  * request answers with the original records and discards the newly staged copies.
  */
+export type UploadDeps = GrantDeps & {
+  workspaces: Pick<WorkspaceStore, 'createUpload' | 'getWorkspace'>;
+  jobs: Pick<JobQueue, 'enqueueMany'>;
+  objects: ObjectStore;
+};
+
 export async function createUpload(
-  deps: {
-    workspaces: Pick<WorkspaceStore, 'createUpload'>;
-    jobs: Pick<JobQueue, 'enqueueMany'>;
-    objects: ObjectStore;
-  },
+  deps: UploadDeps,
   principal: Principal,
   req: UploadRequest,
 ): Promise<UploadResult> {
   const discardStaged = () => deps.objects.delete(req.files.map((f) => f.storageKey)).catch(() => {});
   if (req.files.length === 0) {
     throw errors.noFiles();
+  }
+  let access: DocumentAccess;
+  try {
+    // Appending needs the right to edit the workspace; a new workspace is open to the account.
+    if (req.workspaceId) await requireEditOf(deps.workspaces, principal, req.workspaceId);
+    else if (principal.role === 'reader') throw errors.permissionDenied('Readers cannot upload.');
+    access = await resolveDocumentAccess(deps, principal.accountId, req.access ?? null);
+  } catch (err) {
+    await discardStaged();
+    throw err;
   }
   const outcome = await deps.workspaces
     .createUpload({
@@ -228,6 +246,7 @@ export async function createUpload(
       kind: req.files.every((f) => f.sourceUrl) ? 'urls' : 'upload',
       files: req.files,
       metadata: req.metadata,
+      access,
       idempotency: req.idempotencyKey
         ? { key: req.idempotencyKey, requestHash: uploadRequestHash(req) }
         : undefined,

@@ -1,13 +1,13 @@
+import type { GrantsInput } from '../access/grants.js';
 import { artifactKeys } from '../domain/artifacts.js';
-import type { JobQueue, ObjectStore } from '../domain/ports.js';
 import { fetchHeadersContext, type SecretBox } from '../domain/secrets.js';
-import type { StagedFile, WorkspaceStore } from '../domain/stores.js';
+import type { StagedFile } from '../domain/stores.js';
 import type { Principal } from '../domain/types.js';
 import { decodeUriPart } from '../domain/uri.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { workspaceName } from '../workspaces/workspaces.js';
-import { createUpload, sanitizeFilename, type UploadResult } from './upload.js';
+import { createUpload, sanitizeFilename, type UploadDeps, type UploadResult } from './upload.js';
 
 const MAX_URL_LENGTH = 2048;
 
@@ -76,6 +76,8 @@ export interface UrlIngestRequest {
   workspaceName?: string | undefined;
   idempotencyKey: string | undefined;
   metadata: Record<string, unknown>;
+  /** Who of the workspace's readers may read the pages (users, groups); all of them when absent or null. */
+  access?: GrantsInput | null | undefined;
 }
 
 /**
@@ -84,12 +86,7 @@ export interface UrlIngestRequest {
  * its own document with a reason and the others carry on.
  */
 export async function ingestUrls(
-  deps: {
-    workspaces: Pick<WorkspaceStore, 'createUpload'>;
-    jobs: Pick<JobQueue, 'enqueueMany'>;
-    objects: ObjectStore;
-    secrets: SecretBox | undefined;
-  },
+  deps: UploadDeps & { secrets: SecretBox | undefined },
   principal: Principal,
   req: UrlIngestRequest,
 ): Promise<UploadResult> {
@@ -127,6 +124,7 @@ export async function ingestUrls(
     idempotencyKey: req.idempotencyKey,
     metadata,
     files,
+    access: req.access,
     hashExtra: headers ? Object.keys(headers).sort().join(',') : undefined,
   });
 }

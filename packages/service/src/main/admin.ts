@@ -7,12 +7,16 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
+import { insertUser } from '../access/people.js';
+import { findMember } from '../access/principals.js';
 import { S3ObjectStore } from '../adapters/objects/s3.js';
 import { type Config, ConfigError } from '../config.js';
 import { createDeps, type Deps } from '../deps.js';
 import { createApiKey, DEFAULT_ACCOUNT, parseScopes } from '../domain/keys.js';
 import { rotateSecrets } from '../domain/secrets.js';
-import { createUser } from '../domain/sessions.js';
+import { ROLES, type Role } from '../domain/types.js';
+import { AppError } from '../errors.js';
+import { newId } from '../ids.js';
 import { exportBucket, importBucket } from '../ops/bucket-transfer.js';
 import { type Databases, migrateAll, resolveDatabases } from './database.js';
 
@@ -45,6 +49,7 @@ export async function keys(config: Config, log: Logger, args: string[]): Promise
       scopes: { type: 'string' },
       name: { type: 'string' },
       account: { type: 'string' },
+      user: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -55,18 +60,23 @@ export async function keys(config: Config, log: Logger, args: string[]): Promise
         throw new ConfigError('keys create needs --scopes, e.g. --scopes ingest,search,artifacts');
       const scopes = parseScopes(values.scopes);
       const account = await deps.accounts.ensureAccount(values.account ?? DEFAULT_ACCOUNT);
+      // A key bound to a user acts exactly as that user: its role and what it may see.
+      const user = values.user ? await findMember(deps.users, account.id, values.user) : undefined;
+      if (values.user && !user)
+        throw new ConfigError(`no user "${values.user}" in account "${account.name}"`);
       const { key, secret } = await createApiKey(deps.accounts, {
         accountId: account.id,
         scopes,
         name: values.name ?? null,
+        userId: user?.id ?? null,
       });
       if (values.json) {
         process.stdout.write(
-          `${JSON.stringify({ id: key.id, key: secret, scopes, account: account.name, accountId: account.id })}\n`,
+          `${JSON.stringify({ id: key.id, key: secret, scopes, account: account.name, accountId: account.id, userId: key.userId })}\n`,
         );
       } else {
         process.stdout.write(
-          `Created key ${key.id} (${scopes.join(', ')}) for account "${account.name}".\n` +
+          `Created key ${key.id} (${scopes.join(', ')}) for ${user ? `user ${user.email} (${user.role})` : 'account'} "${account.name}".\n` +
             'Store it now: it is shown only this once.\n\n' +
             `${secret}\n`,
         );
@@ -123,6 +133,18 @@ async function readPassword(): Promise<string> {
   }
 }
 
+/** A domain error (an AppError) as a one-line CLI error. */
+const asConfigError = (err: unknown) => {
+  throw err instanceof AppError || err instanceof Error ? new ConfigError(err.message) : err;
+};
+
+function roleOption(raw: string | undefined, fallback: Role): Role {
+  if (raw === undefined) return fallback;
+  if (!(ROLES as readonly string[]).includes(raw))
+    throw new ConfigError(`--role must be one of ${ROLES.join(', ')}`);
+  return raw as Role;
+}
+
 export async function users(config: Config, log: Logger, args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
@@ -131,34 +153,101 @@ export async function users(config: Config, log: Logger, args: string[]): Promis
       email: { type: 'string' },
       password: { type: 'string' },
       'password-stdin': { type: 'boolean', default: false },
+      role: { type: 'string' },
+      name: { type: 'string' },
+      group: { type: 'string', multiple: true },
       account: { type: 'string' },
+      json: { type: 'boolean', default: false },
     },
   });
   const [action] = positionals;
   const password = values['password-stdin'] ? await readPassword() : values.password;
   await withDatabase(config, log, async (deps) => {
     if (action === 'create') {
-      if (!values.email || !password) {
-        throw new ConfigError('users create needs --email and --password (or --password-stdin)');
-      }
+      if (!values.email)
+        throw new ConfigError('users create needs --email (and --password or --password-stdin)');
       const account = await deps.accounts.ensureAccount(values.account ?? DEFAULT_ACCOUNT);
-      const user = await createUser(deps.users, {
-        accountId: account.id,
+      // The first person of an account owns it, as every console user did before roles.
+      const role = roleOption(values.role, 'owner');
+      const user = await insertUser(deps, account.id, {
         email: values.email,
         password,
-      }).catch((err: Error) => {
-        throw new ConfigError(err.message);
-      });
-      process.stdout.write(`Created console user ${user.email} (${user.id}) in account "${account.name}".\n`);
+        role,
+        name: values.name,
+        groups: values.group ?? [],
+      }).catch(asConfigError);
+      if (values.json) process.stdout.write(`${JSON.stringify(user)}\n`);
+      else
+        process.stdout.write(
+          `Created user ${user.email} (${user.id}, ${user.role}) in account "${account.name}"` +
+            `${password === undefined ? '; without a password, they sign in through the identity provider' : ''}.\n`,
+        );
     } else if (action === 'list') {
       const account = values.account ? await deps.accounts.findAccount(values.account) : undefined;
-      for (const u of await deps.users.listUsers(account?.id)) {
+      const list = await deps.users.listUsers(account?.id);
+      if (values.json) {
+        process.stdout.write(`${JSON.stringify(list)}\n`);
+        return;
+      }
+      for (const u of list) {
         process.stdout.write(
-          `${u.id}  ${u.email}  ${u.accountId}  last sign-in ${u.lastLoginAt?.toISOString() ?? 'never'}\n`,
+          `${u.id}  ${u.email}  ${u.role}  ${u.accountId}  last sign-in ${u.lastLoginAt?.toISOString() ?? 'never'}\n`,
         );
       }
     } else {
       throw new ConfigError(`unknown users action "${action ?? ''}"; use create or list`);
+    }
+  });
+}
+
+export async function groups(config: Config, log: Logger, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { account: { type: 'string' }, json: { type: 'boolean', default: false } },
+  });
+  const [action, group, member] = positionals;
+  await withDatabase(config, log, async (deps) => {
+    const account = await deps.accounts.ensureAccount(values.account ?? DEFAULT_ACCOUNT);
+    const named = async (name: string | undefined) => {
+      const [found] = name ? await deps.groups.resolveGroups(account.id, [name]) : [];
+      if (!found) throw new ConfigError(`no group "${name ?? ''}" in account "${account.name}"`);
+      return found;
+    };
+    if (action === 'create') {
+      if (!group) throw new ConfigError('groups create needs a name: groups create <name>');
+      const created = await deps.groups.insertGroup({
+        id: newId('grp'),
+        accountId: account.id,
+        name: group.trim(),
+      });
+      if (!created) throw new ConfigError(`a group named "${group}" exists already`);
+      process.stdout.write(
+        values.json ? `${JSON.stringify(created)}\n` : `Created group ${created.name} (${created.id}).\n`,
+      );
+    } else if (action === 'list') {
+      const list = await deps.groups.listGroups(account.id);
+      if (values.json) {
+        process.stdout.write(`${JSON.stringify(list)}\n`);
+        return;
+      }
+      if (list.length === 0) process.stdout.write('No groups yet.\n');
+      for (const g of list) process.stdout.write(`${g.id}  ${g.name}  ${g.memberIds.length} members\n`);
+    } else if (action === 'add-member' || action === 'remove-member') {
+      if (!member)
+        throw new ConfigError(`groups ${action} needs a group and a user: groups ${action} <group> <email>`);
+      const g = await named(group);
+      const user = await findMember(deps.users, account.id, member);
+      if (!user) throw new ConfigError(`no user "${member}" in account "${account.name}"`);
+      if (action === 'add-member') await deps.groups.addMember(account.id, g.id, user.id);
+      else await deps.groups.removeMember(account.id, g.id, user.id);
+      process.stdout.write(
+        `${action === 'add-member' ? 'Added' : 'Removed'} ${user.email} ${action === 'add-member' ? 'to' : 'from'} ${g.name}.\n`,
+      );
+    } else {
+      throw new ConfigError(
+        `unknown groups action "${action ?? ''}"; use create, list, add-member or remove-member`,
+      );
     }
   });
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { insertUser } from '../access/people.js';
 import { ConditionalWritesIgnored } from '../adapters/objects/conditional-writes.js';
 import { EmbeddedPostgresError } from '../adapters/postgres/embedded.js';
 import { ParserIsolationUnavailable } from '../adapters/sandbox/parser.js';
@@ -9,12 +10,11 @@ import { buildApp } from '../app.js';
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { createDeps, type Deps } from '../deps.js';
 import { DEFAULT_ACCOUNT, ensureBootstrapKey } from '../domain/keys.js';
-import { createUser } from '../domain/sessions.js';
 import { DependencyUnavailable } from '../errors.js';
 import { buildWorkerApp } from '../http/worker-app.js';
 import { createLogger } from '../logger.js';
 import { type RunningWorker, resendUnfinished, startWorker } from '../processing/worker.js';
-import { bucket, keys, secrets, users } from './admin.js';
+import { bucket, groups, keys, secrets, users } from './admin.js';
 import { logAllocator } from './allocator.js';
 import { type Databases, migrateAll, resolveDatabases } from './database.js';
 import { openApiDocument } from './openapi.js';
@@ -27,11 +27,17 @@ Commands:
   server                 the HTTP API only (needs DATABASE_URL)
   worker                 the document worker only (needs DATABASE_URL)
   migrate                apply database migrations and install the job engine's schema
-  keys create --scopes ingest,search,artifacts [--name NAME] [--account ACCOUNT] [--json]
+  keys create --scopes ingest,search,artifacts[,admin,act-as] [--user EMAIL] [--name NAME]
+              [--account ACCOUNT] [--json]
+                         --user: the key acts exactly as that user (its role, what it may see)
   keys list [--account ACCOUNT] [--json]
   keys revoke <key id or prefix>
-  users create --email EMAIL (--password PASSWORD | --password-stdin) [--account ACCOUNT]
-  users list [--account ACCOUNT]
+  users create --email EMAIL [--password PASSWORD | --password-stdin] [--role owner|admin|editor|reader]
+               [--name NAME] [--group GROUP ...] [--account ACCOUNT] [--json]
+                         role owner unless given; without a password, sign-in is through OIDC
+  users list [--account ACCOUNT] [--json]
+  groups create NAME | groups list | groups add-member GROUP EMAIL | groups remove-member GROUP EMAIL
+                         [--account ACCOUNT] [--json]
   secrets rotate         re-encrypt stored credentials with ENCRYPTION_KEY (after moving the old key
                          to ENCRYPTION_KEY_PREVIOUS; see docs/security.md)
   bucket list            every object of the S3 bucket as JSON lines {"key","size"}
@@ -88,7 +94,7 @@ async function provision(deps: Deps): Promise<void> {
   const { adminEmail, adminPassword } = deps.config.console;
   if (adminEmail && adminPassword && !(await deps.users.findUserByEmail(adminEmail))) {
     const account = await deps.accounts.ensureAccount(DEFAULT_ACCOUNT);
-    await createUser(deps.users, { accountId: account.id, email: adminEmail, password: adminPassword });
+    await insertUser(deps, account.id, { email: adminEmail, password: adminPassword, role: 'owner' });
     deps.log.info({ email: adminEmail }, 'created the console user from CONSOLE_ADMIN_EMAIL');
   }
 }
@@ -158,6 +164,7 @@ async function runWorker(deps: Deps): Promise<RunningWorker> {
       observeStage: deps.metrics.observeStage,
       observeFinished: deps.metrics.observeFinished,
       measureBatch: deps.metrics.batch,
+      auditRetentionDays: deps.config.audit.retentionDays,
     }),
   );
 }
@@ -331,7 +338,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
   }
   // CLI commands keep their output readable: only warnings from the service's internals.
   const interactive =
-    command === 'keys' || command === 'users' || command === 'secrets' || command === 'bucket';
+    command === 'keys' ||
+    command === 'users' ||
+    command === 'groups' ||
+    command === 'secrets' ||
+    command === 'bucket';
   const log = createLogger(interactive ? 'warn' : config.logLevel);
   try {
     switch (command) {
@@ -347,6 +358,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
         return await keys(config, log, rest);
       case 'users':
         return await users(config, log, rest);
+      case 'groups':
+        return await groups(config, log, rest);
       case 'secrets':
         return await secrets(config, log, rest);
       case 'bucket':

@@ -26,7 +26,7 @@ import { searchPassages } from '../search/search.js';
  */
 
 export interface McpDeps extends AnswerDeps {
-  workspaces: Pick<WorkspaceStore, 'workspaceExists' | 'searchContext' | 'getWorkspace'>;
+  workspaces: Pick<WorkspaceStore, 'searchContext' | 'getWorkspace'>;
   objects: ObjectStore;
   documents: DocumentStore;
 }

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { JobHandlers } from '../domain/jobs.js';
 import type { Log } from '../domain/log.js';
 import type { JobQueue, SearchIndex, WebhookSender } from '../domain/ports.js';
-import type { LeaseStore, WebhookOutbox, WorkspaceDeletionStore } from '../domain/stores.js';
+import type { AuditStore, LeaseStore, WebhookOutbox, WorkspaceDeletionStore } from '../domain/stores.js';
 import { randomToken } from '../ids.js';
 import type { FolderRootGrant } from '../sources/grants.js';
 import type { SourceConnectors, SourceLister } from '../sources/model.js';
@@ -78,7 +78,13 @@ export interface WorkerDeps extends PipelineDeps {
   folderGrants: readonly FolderRootGrant[];
   /** Counts and times each batch for the metrics. */
   measureBatch?: <T>(work: () => Promise<T>) => Promise<T>;
+  /** The audit log, whose events older than `auditRetentionDays` the reconciler removes. */
+  audit: Pick<AuditStore, 'purgeOlderThan'>;
+  auditRetentionDays: number;
 }
+
+/** The audit log's old events are removed at most this often (by the worker that reconciles). */
+const AUDIT_PURGE_INTERVAL_MS = 3600_000;
 
 export interface ReconcilePass {
   /** False when another worker holds the reconciler's lease (this one did nothing). */
@@ -110,6 +116,7 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   // Held by the worker that reconciles, renewed by its every pass: if it dies, another takes over
   // once the lease has lapsed.
   const reconcileLease = deps.reconcileIntervalSeconds * 2 + 5;
+  let auditPurgedAt = 0;
   const reconcile = async (): Promise<ReconcilePass> => {
     if (!(await deps.leases.acquire(RECONCILE_LEASE, id, reconcileLease)))
       return { ran: false, enqueued: 0, settled: 0 };
@@ -157,6 +164,11 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     for (const { workspaceId, generation } of await deps.deletions.claimDueDeletions(10)) {
       if (await removeDeletedStorage(storage, workspaceId, generation))
         log.info({ workspaceId }, 'storage of a deleted workspace removed');
+    }
+    if (Date.now() - auditPurgedAt > AUDIT_PURGE_INTERVAL_MS) {
+      auditPurgedAt = Date.now();
+      const purged = await deps.audit.purgeOlderThan(deps.auditRetentionDays);
+      if (purged > 0) log.info({ purged, days: deps.auditRetentionDays }, 'old audit events removed');
     }
     if (enqueued > 0) log.info({ enqueued, jobsLost }, 'documents whose job may have been lost sent again');
     return { ran: true, enqueued, settled: runs.length };

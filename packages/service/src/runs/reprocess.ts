@@ -1,5 +1,6 @@
+import { requireEditOf } from '../access/checks.js';
 import type { JobQueue } from '../domain/ports.js';
-import type { DocumentStore, RunStore } from '../domain/stores.js';
+import type { DocumentStore, RunStore, WorkspaceStore } from '../domain/stores.js';
 import type { DocumentRecord, DocumentStatus, Principal, RunView } from '../domain/types.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
@@ -11,6 +12,7 @@ export const REPROCESSABLE = ['cancelled', 'failed'] as const satisfies readonly
 export interface ReprocessDeps {
   runs: Pick<RunStore, 'getRun' | 'listRunDocuments' | 'reprocessDocuments'>;
   documents: Pick<DocumentStore, 'getDocument'>;
+  workspaces: Pick<WorkspaceStore, 'getWorkspace'>;
   jobs: Pick<JobQueue, 'enqueueMany'>;
 }
 
@@ -45,14 +47,15 @@ export async function reprocessDocument(
   principal: Principal,
   documentId: string,
 ): Promise<Reprocessed> {
-  const doc = await deps.documents.getDocument(principal.accountId, documentId);
+  const doc = await deps.documents.getDocument(principal, documentId);
   if (!doc) throw errors.documentNotFound(documentId);
+  await requireEditOf(deps.workspaces, principal, doc.workspaceId);
   if (!(REPROCESSABLE as readonly DocumentStatus[]).includes(doc.status))
     throw errors.documentNotReprocessable(doc.id, doc.status);
   const started = await start(deps, principal, [doc.id]);
   // It changed meanwhile (deleted, or another request took it first).
   if (!started) {
-    const now = await deps.documents.getDocument(principal.accountId, documentId);
+    const now = await deps.documents.getDocument(principal, documentId);
     if (!now) throw errors.documentNotFound(documentId);
     throw errors.documentNotReprocessable(now.id, now.status);
   }
@@ -69,7 +72,9 @@ export async function reprocessRun(
   runId: string,
   statuses: readonly DocumentStatus[] = REPROCESSABLE,
 ): Promise<Reprocessed> {
-  const { documents } = await getRunProgress(deps.runs, principal, runId);
+  const { run, documents } = await getRunProgress(deps.runs, principal, runId);
+  await requireEditOf(deps.workspaces, principal, run.workspaceId);
+  // Only the documents the principal may see (getRunProgress lists no others).
   const ids = documents.filter((d) => statuses.includes(d.status)).map((d) => d.id);
   const started = ids.length > 0 ? await start(deps, principal, ids) : undefined;
   if (!started) throw errors.runNotReprocessable(runId);

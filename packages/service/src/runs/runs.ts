@@ -1,5 +1,6 @@
+import { requireEditOf } from '../access/checks.js';
 import type { JobQueue } from '../domain/ports.js';
-import type { RunStore } from '../domain/stores.js';
+import type { RunStore, WorkspaceStore } from '../domain/stores.js';
 import type { DocumentRecord, Principal, RunView } from '../domain/types.js';
 import { errors } from '../errors.js';
 
@@ -26,7 +27,7 @@ export async function getRun(
   principal: Principal,
   runId: string,
 ): Promise<RunView> {
-  const run = await store.getRun(principal.accountId, runId);
+  const run = await store.getRun(principal, runId);
   if (!run) throw errors.runNotFound(runId);
   return run;
 }
@@ -37,14 +38,28 @@ export async function getRunProgress(
   runId: string,
 ): Promise<{ run: RunView; documents: DocumentRecord[] }> {
   const run = await getRun(store, principal, runId);
-  return { run, documents: await store.listRunDocuments(runId) };
+  return { run, documents: await store.listRunDocuments(principal, runId) };
 }
 
 /**
  * Pausing stops new documents from starting; documents already being processed finish.
  * Resuming re-enqueues what is left. Cancelling marks every waiting document cancelled.
  */
-export async function pauseRun(store: RunStore, principal: Principal, runId: string): Promise<RunView> {
+export interface RunChangeDeps {
+  runs: RunStore;
+  workspaces: Pick<WorkspaceStore, 'getWorkspace'>;
+}
+
+/** A run the principal may change: found as it sees it, in a workspace it may edit. */
+async function runToChange(deps: RunChangeDeps, principal: Principal, runId: string): Promise<void> {
+  if (!principal.member) return;
+  const run = await getRun(deps.runs, principal, runId);
+  await requireEditOf(deps.workspaces, principal, run.workspaceId);
+}
+
+export async function pauseRun(deps: RunChangeDeps, principal: Principal, runId: string): Promise<RunView> {
+  await runToChange(deps, principal, runId);
+  const store = deps.runs;
   const r = await store.transitionRun(principal.accountId, runId, ['processing'], 'paused');
   if (!r.run) throw errors.runNotFound(runId);
   if (!r.changed && r.run.status !== 'paused') throw errors.invalidRunState(runId, r.run.status, 'paused');
@@ -52,10 +67,11 @@ export async function pauseRun(store: RunStore, principal: Principal, runId: str
 }
 
 export async function resumeRun(
-  deps: { runs: RunStore; jobs: Pick<JobQueue, 'enqueueMany'> },
+  deps: RunChangeDeps & { jobs: Pick<JobQueue, 'enqueueMany'> },
   principal: Principal,
   runId: string,
 ): Promise<RunView> {
+  await runToChange(deps, principal, runId);
   const r = await deps.runs.transitionRun(principal.accountId, runId, ['paused'], 'processing');
   if (!r.run) throw errors.runNotFound(runId);
   if (!r.changed && r.run.status !== 'processing')
@@ -72,7 +88,9 @@ export async function resumeRun(
   return getRun(deps.runs, principal, runId);
 }
 
-export async function cancelRun(store: RunStore, principal: Principal, runId: string): Promise<RunView> {
+export async function cancelRun(deps: RunChangeDeps, principal: Principal, runId: string): Promise<RunView> {
+  await runToChange(deps, principal, runId);
+  const store = deps.runs;
   const r = await store.transitionRun(principal.accountId, runId, ['processing', 'paused'], 'cancelled');
   if (!r.run) throw errors.runNotFound(runId);
   if (!r.changed && r.run.status !== 'cancelled')
@@ -87,7 +105,7 @@ export async function listRuns(
   workspaceId: string,
   limit: number,
 ): Promise<RunView[]> {
-  const runs = await store.listRuns(principal.accountId, workspaceId, limit);
+  const runs = await store.listRuns(principal, workspaceId, limit);
   if (!runs) throw errors.workspaceNotFound(workspaceId);
   return runs;
 }

@@ -1,4 +1,4 @@
-import type { IndexHit, SearchIndex } from '../domain/ports.js';
+import type { DocumentScope, IndexHit, SearchIndex } from '../domain/ports.js';
 import { ENGLISH, type Language, languageFor } from '../text/language.js';
 import { expandQuery } from './expansion.js';
 
@@ -38,7 +38,7 @@ export async function lexicalCandidates(
   req: { workspaceId: string; q: string },
   readings: Language[],
   limit: number,
-  documentIds: string[] | undefined,
+  scope: DocumentScope,
 ): Promise<IndexHit[]> {
   const single = readings.length === 1;
   const own = new Set(readings[0]!.indexTerms(req.q));
@@ -50,7 +50,7 @@ export async function lexicalCandidates(
         text: req.q,
         terms: terms.join(' '),
         limit,
-        documentIds,
+        ...scope,
         expansions: i === 0 ? expandQuery(req.q, language) : [],
         language: single ? undefined : language.code,
       });

@@ -1,6 +1,6 @@
 import type { Log } from '../domain/log.js';
 import type { IndexHit, IndexRow, LanguageDetector, SearchIndex } from '../domain/ports.js';
-import type { DocumentOrigin, DocumentStore, WorkspaceStore } from '../domain/stores.js';
+import type { DocumentOrigin, DocumentStore, SearchContext, WorkspaceStore } from '../domain/stores.js';
 import type { Citation, Principal, SearchHit } from '../domain/types.js';
 import { errors } from '../errors.js';
 import { questionLanguage } from '../text/detection.js';
@@ -9,6 +9,7 @@ import type { EmbeddingService } from './embeddings.js';
 import { type Snippet, snippetOf } from './passages.js';
 import { lexicalCandidates, readingsOf } from './readings.js';
 import { type RerankStage, rerankCandidates } from './rerank.js';
+import { scopeOf, searchContextOf } from './scope.js';
 import {
   type CodedQuery,
   codeCoverage,
@@ -39,6 +40,8 @@ export interface SearchRequest {
   maxChunksPerDocument?: number | undefined;
   /** The question's language, when the caller has told it already (the answerer). */
   language?: Language | undefined;
+  /** The workspace as the caller sees it, when the caller has read it already (the answerer). */
+  context?: SearchContext | undefined;
 }
 
 /** Resolves filters other than document ids to the ready documents they allow. */
@@ -280,8 +283,7 @@ async function rankedRows(
   principal: Principal,
   req: SearchRequest,
 ): Promise<{ hits: IndexHit[]; live: Map<string, DocumentOrigin> }> {
-  const workspace = await deps.workspaces.searchContext(principal.accountId, req.workspaceId);
-  if (!workspace) throw errors.workspaceNotFound(req.workspaceId);
+  const workspace = req.context ?? (await searchContextOf(deps, principal, req.workspaceId));
   const language = req.language ?? (await questionLanguage(req.q, workspace, deps.languages));
   const readings = readingsOf(language, workspace.languages);
   const options = deps.searchOptions ?? DEFAULT_SEARCH;
@@ -290,8 +292,9 @@ async function rankedRows(
   if (hasFilters(filters)) {
     if (!deps.filters) throw errors.invalidRequest('Filters other than documentIds are not available here.');
     documentIds = await deps.filters.documentIdsMatching(req.workspaceId, filters);
-    if (documentIds.length === 0) return { hits: [], live: new Map() };
   }
+  const scope = scopeOf(documentIds, workspace.visibility);
+  if (scope.documentIds?.length === 0) return { hits: [], live: new Map() };
 
   const vectors = req.mode === 'lexical' ? undefined : await deps.embeddings?.spaceForSearch(req.workspaceId);
   if (req.mode === 'vector' && !vectors) throw errors.vectorSearchUnavailable(req.workspaceId);
@@ -299,12 +302,12 @@ async function rankedRows(
   // Ask for more than needed: stale rows, duplicates and the per-document cap all thin the list.
   const limit = Math.max(60, req.topK * 2);
   const [lexical, near] = await Promise.all([
-    mode === 'vector' ? [] : lexicalCandidates(deps.index, req, readings, limit, documentIds),
+    mode === 'vector' ? [] : lexicalCandidates(deps.index, req, readings, limit, scope),
     vectors && mode !== 'lexical'
       ? vectors.embedder
           .embedQuery(req.q)
           .then((vector) =>
-            deps.index.vectorSearch(req.workspaceId, vectors.space, { vector, limit, documentIds }),
+            deps.index.vectorSearch(req.workspaceId, vectors.space, { vector, limit, ...scope }),
           )
           .catch((err: unknown) => {
             // Asked for vectors explicitly: say so. By default, an unreachable model leaves BM25.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FetchedResource } from '../domain/ports.js';
-import type { Run } from '../domain/types.js';
+import type { DocumentAccess, Run } from '../domain/types.js';
 import { GlobList } from './globs.js';
 
 /** The kinds of place a workspace can stay in sync with (docs/api.md#sources). */
@@ -90,6 +90,8 @@ export interface SourceRecord {
   credentials: string | null;
   intervalSeconds: number | null;
   maxDeleteShare: number;
+  /** Who of the workspace's readers may read the documents it brings; null for all of them. */
+  access: DocumentAccess;
   createdAt: Date;
   updatedAt: Date;
   nextSyncAt: Date | null;

@@ -1,7 +1,10 @@
+import { audit } from '../access/audit.js';
+import { requireEditOf, workspaceToEdit } from '../access/checks.js';
+import { type GrantDeps, type GrantsInput, resolveDocumentAccess } from '../access/grants.js';
 import type { Log } from '../domain/log.js';
 import type { JobQueue, ObjectStore, SearchIndex } from '../domain/ports.js';
 import type { SecretBox } from '../domain/secrets.js';
-import type { AccountStore, WorkspaceStore } from '../domain/stores.js';
+import type { AccountStore, AuditStore, WorkspaceStore } from '../domain/stores.js';
 import type { Principal, RunView } from '../domain/types.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
@@ -19,8 +22,10 @@ import {
 import type { SourceChanges, SourceStore } from './store.js';
 import { removeStored } from './sync.js';
 
-export interface SourceDeps {
+export type SourceDeps = GrantDeps & {
   sources: SourceStore;
+  workspaces: Pick<WorkspaceStore, 'getWorkspace'>;
+  audit: Pick<AuditStore, 'append'>;
   connectors: Pick<SourceConnectors, SourceType>;
   accounts: Pick<AccountStore, 'findAccount'>;
   /** SOURCE_FOLDER_ROOTS: which folders each account may sync. */
@@ -30,7 +35,7 @@ export interface SourceDeps {
   index: Pick<SearchIndex, 'deleteDocument'>;
   objects: Pick<ObjectStore, 'delete'>;
   log: Log;
-}
+};
 
 export interface SourceInput {
   type: SourceType;
@@ -39,6 +44,8 @@ export interface SourceInput {
   credentials?: Record<string, string> | null | undefined;
   intervalMinutes?: number | null | undefined;
   maxDeleteShare?: number | undefined;
+  /** Who of the workspace's readers may read the documents it brings; all of them when null. */
+  access?: GrantsInput | null | undefined;
 }
 
 /** The settings of a type in their checked form (defaults filled in); invalid_request otherwise. */
@@ -85,7 +92,9 @@ export async function createSource(
   workspaceId: string,
   input: SourceInput,
 ): Promise<SourceRecord> {
+  await workspaceToEdit(deps.workspaces, principal, workspaceId);
   const settings = checkSettings(input.type, input.settings);
+  const access = await resolveDocumentAccess(deps, principal.accountId, input.access ?? null);
   await deps.connectors[input.type].validate?.(settings, await rootsOf(deps, principal));
   const id = newId('src');
   let credentials: string | null = null;
@@ -103,8 +112,10 @@ export async function createSource(
     credentials,
     intervalSeconds: intervalSeconds(input.intervalMinutes) ?? null,
     maxDeleteShare: input.maxDeleteShare ?? 0.5,
+    access,
   });
   if (!source) throw errors.workspaceNotFound(workspaceId);
+  await audit(deps.audit, principal, sourceEvent('source.created', source));
   // A new source syncs at once: the workspace is empty of it until the first sync, and nobody adds a
   // source to wait for its schedule.
   const first = await deps.sources.requestSync(principal.accountId, id, {
@@ -149,26 +160,47 @@ export async function sourceTypesFor(
   ];
 }
 
-/** The workspace's sources; another account's workspace is unknown. */
+const sourceEvent = (action: string, source: SourceRecord, details: Record<string, unknown> = {}) => ({
+  action,
+  targetType: 'source',
+  targetId: source.id,
+  details: { workspaceId: source.workspaceId, type: source.type, name: source.name, ...details },
+});
+
+/** The workspace's sources, for those who may see the workspace; another account's is unknown. */
 export async function listSources(
-  deps: Pick<SourceDeps, 'sources'> & { workspaces: Pick<WorkspaceStore, 'workspaceExists'> },
+  deps: Pick<SourceDeps, 'sources' | 'workspaces'>,
   principal: Principal,
   workspaceId: string,
 ): Promise<SourceRecord[]> {
-  if (!(await deps.workspaces.workspaceExists(principal.accountId, workspaceId)))
+  if (!(await deps.workspaces.getWorkspace(principal, workspaceId)))
     throw errors.workspaceNotFound(workspaceId);
   return deps.sources.listSources(principal.accountId, workspaceId);
 }
 
 /** A source of the workspace (a source of another workspace is unknown here). */
 export async function getSource(
-  deps: Pick<SourceDeps, 'sources'>,
+  deps: Pick<SourceDeps, 'sources' | 'workspaces'>,
   principal: Principal,
   workspaceId: string,
   sourceId: string,
 ): Promise<SourceRecord> {
+  if (principal.member && !(await deps.workspaces.getWorkspace(principal, workspaceId)))
+    throw errors.sourceNotFound(sourceId);
   const source = await deps.sources.getSource(principal.accountId, sourceId);
   if (!source || source.workspaceId !== workspaceId) throw errors.sourceNotFound(sourceId);
+  return source;
+}
+
+/** A source the principal may change: found as it sees it, in a workspace it may edit. */
+async function sourceToChange(
+  deps: SourceDeps,
+  principal: Principal,
+  workspaceId: string,
+  sourceId: string,
+): Promise<SourceRecord> {
+  const source = await getSource(deps, principal, workspaceId, sourceId);
+  await requireEditOf(deps.workspaces, principal, workspaceId);
   return source;
 }
 
@@ -181,11 +213,15 @@ export async function updateSource(
     [K in Exclude<keyof SourceInput, 'type'>]?: SourceInput[K] | undefined;
   },
 ): Promise<SourceRecord> {
-  const current = await getSource(deps, principal, workspaceId, sourceId);
+  const current = await sourceToChange(deps, principal, workspaceId, sourceId);
   const changes: SourceChanges = {
     name: input.name,
     intervalSeconds: intervalSeconds(input.intervalMinutes),
     maxDeleteShare: input.maxDeleteShare,
+    access:
+      input.access === undefined
+        ? undefined
+        : await resolveDocumentAccess(deps, principal.accountId, input.access),
   };
   if (input.settings !== undefined) {
     changes.settings = checkSettings(current.type, input.settings);
@@ -198,6 +234,16 @@ export async function updateSource(
   }
   const updated = await deps.sources.updateSource(principal.accountId, sourceId, changes);
   if (!updated) throw errors.sourceNotFound(sourceId);
+  await audit(
+    deps.audit,
+    principal,
+    sourceEvent('source.updated', updated, {
+      changed: Object.entries(changes)
+        .filter(([, v]) => v !== undefined)
+        .map(([k]) => k),
+      ...(changes.access !== undefined ? { access: changes.access } : {}),
+    }),
+  );
   return updated;
 }
 
@@ -208,9 +254,14 @@ export async function deleteSource(
   workspaceId: string,
   sourceId: string,
 ): Promise<SourceRecord> {
-  await getSource(deps, principal, workspaceId, sourceId);
+  await sourceToChange(deps, principal, workspaceId, sourceId);
   const deleted = await deps.sources.deleteSource(principal.accountId, sourceId);
   if (!deleted) throw errors.sourceNotFound(sourceId);
+  await audit(
+    deps.audit,
+    principal,
+    sourceEvent('source.deleted', deleted.source, { documents: deleted.documents.length }),
+  );
   await removeStored(deps, deleted.documents);
   return deleted.source;
 }
@@ -226,7 +277,7 @@ export async function syncNow(
   sourceId: string,
   options: { force: boolean },
 ): Promise<{ run: RunView; created: boolean }> {
-  await getSource(deps, principal, workspaceId, sourceId);
+  await sourceToChange(deps, principal, workspaceId, sourceId);
   const requested = await deps.sources.requestSync(principal.accountId, sourceId, {
     runId: newId('run'),
     force: options.force,

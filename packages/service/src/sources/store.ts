@@ -1,4 +1,4 @@
-import type { DocumentRecord, RunView } from '../domain/types.js';
+import type { DocumentAccess, DocumentRecord, RunView } from '../domain/types.js';
 import type { PreviousItem, SourceRecord, SourceType, SyncFailureCode } from './model.js';
 import type { SyncPlan } from './plan.js';
 
@@ -13,6 +13,8 @@ export interface NewSource {
   credentials: string | null;
   intervalSeconds: number | null;
   maxDeleteShare: number;
+  /** Who of the workspace's readers may read the documents it brings (all of them when null). */
+  access: DocumentAccess;
 }
 
 /** Fields an update sets; those left out keep their value. */
@@ -22,6 +24,8 @@ export interface SourceChanges {
   credentials?: string | null | undefined;
   intervalSeconds?: number | null | undefined;
   maxDeleteShare?: number | undefined;
+  /** Applied to every document the source brought, and to those it brings later. */
+  access?: DocumentAccess | undefined;
 }
 
 /** Sources as their owners manage them (adapters/postgres/sources.ts). */

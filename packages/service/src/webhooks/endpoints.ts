@@ -1,6 +1,8 @@
+import { audit } from '../access/audit.js';
+import { requireManager } from '../access/checks.js';
 import type { WebhookTargetGuard } from '../domain/ports.js';
 import type { SecretBox } from '../domain/secrets.js';
-import type { WebhookStore } from '../domain/stores.js';
+import type { AuditStore, WebhookStore } from '../domain/stores.js';
 import type {
   Principal,
   WebhookDelivery,
@@ -17,6 +19,7 @@ export const MAX_WEBHOOKS_PER_ACCOUNT = 20;
 
 export interface WebhookDeps {
   webhooks: WebhookStore;
+  audit: Pick<AuditStore, 'append'>;
   webhookTargets: WebhookTargetGuard;
   /** Encrypts endpoint secrets; undefined in the stack when ENCRYPTION_KEY is unset. */
   secrets: SecretBox | undefined;
@@ -31,6 +34,7 @@ export async function createWebhook(
   principal: Principal,
   input: { url: string; events: WebhookEventType[]; description?: string | undefined },
 ): Promise<{ webhook: WebhookEndpoint; secret: string }> {
+  requireManager(principal, 'manage webhooks');
   let url: URL;
   try {
     url = new URL(input.url);
@@ -56,27 +60,47 @@ export async function createWebhook(
       events: [...new Set(input.events)],
       description: input.description ?? null,
       encryptedSecret: deps.secrets.encrypt(secret, webhookSecretContext(id)),
+      ownerUserId: principal.userId ?? null,
     },
     MAX_WEBHOOKS_PER_ACCOUNT,
   );
   if (!webhook) throw errors.tooManyWebhooks(MAX_WEBHOOKS_PER_ACCOUNT);
+  await audit(deps.audit, principal, {
+    action: 'webhook.created',
+    targetType: 'webhook',
+    targetId: webhook.id,
+    details: { url: webhook.url, events: webhook.events },
+  });
   return { webhook, secret };
 }
 
 export function listWebhooks(store: WebhookStore, principal: Principal): Promise<WebhookEndpoint[]> {
+  requireManager(principal, 'manage webhooks');
   return store.listEndpoints(principal.accountId);
 }
 
 export async function getWebhook(store: WebhookStore, principal: Principal, id: string) {
+  requireManager(principal, 'manage webhooks');
   const webhook = await store.getEndpoint(principal.accountId, id);
   if (!webhook) throw errors.webhookNotFound(id);
   return webhook;
 }
 
 /** Deletes the endpoint; its deliveries still waiting are never sent. */
-export async function deleteWebhook(store: WebhookStore, principal: Principal, id: string) {
-  const webhook = await store.deleteEndpoint(principal.accountId, id);
+export async function deleteWebhook(
+  deps: { webhooks: WebhookStore; audit: Pick<AuditStore, 'append'> },
+  principal: Principal,
+  id: string,
+) {
+  requireManager(principal, 'manage webhooks');
+  const webhook = await deps.webhooks.deleteEndpoint(principal.accountId, id);
   if (!webhook) throw errors.webhookNotFound(id);
+  await audit(deps.audit, principal, {
+    action: 'webhook.deleted',
+    targetType: 'webhook',
+    targetId: webhook.id,
+    details: { url: webhook.url },
+  });
   return webhook;
 }
 
@@ -86,6 +110,7 @@ export async function listDeliveries(
   id: string,
   page: { limit: number; before?: string | undefined; status?: WebhookDeliveryStatus | undefined },
 ): Promise<{ deliveries: WebhookDelivery[]; next: string | null }> {
+  requireManager(principal, 'manage webhooks');
   const deliveries = await store.listDeliveries(principal.accountId, id, {
     limit: page.limit,
     before: page.before,
@@ -103,6 +128,7 @@ export async function redeliver(
   id: string,
   deliveryId: string,
 ): Promise<WebhookDelivery> {
+  requireManager(principal, 'manage webhooks');
   const delivery = await store.redeliver(principal.accountId, id, deliveryId);
   if (delivery) return delivery;
   if (!(await store.getEndpoint(principal.accountId, id))) throw errors.webhookNotFound(id);

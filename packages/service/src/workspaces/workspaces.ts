@@ -1,7 +1,15 @@
+import { audit } from '../access/audit.js';
+import { requireEdit, requireManager } from '../access/checks.js';
+import { type GrantDeps, resolveWorkspaceAccess, type WorkspaceAccessInput } from '../access/grants.js';
 import type { Log } from '../domain/log.js';
 import type { ObjectStore, SearchIndex } from '../domain/ports.js';
-import type { DeletedWorkspace, WorkspaceDeletionStore, WorkspaceStore } from '../domain/stores.js';
-import type { Principal, Workspace } from '../domain/types.js';
+import type {
+  AuditStore,
+  DeletedWorkspace,
+  WorkspaceDeletionStore,
+  WorkspaceStore,
+} from '../domain/stores.js';
+import type { Principal, Workspace, WorkspaceAccess } from '../domain/types.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { SUPPORTED_LANGUAGES } from '../text/language.js';
@@ -52,38 +60,68 @@ export interface WorkspaceFields {
   metadata?: Record<string, unknown> | undefined;
   /** `auto` or an ISO 639-1 code: the language its documents are indexed and its questions read in. */
   language?: string | undefined;
+  /** Who may read and edit it; null (the default) for the whole account. */
+  access?: WorkspaceAccessInput | null | undefined;
 }
 
+export type WorkspaceDeps = GrantDeps & {
+  workspaces: Pick<WorkspaceStore, 'createWorkspace' | 'getWorkspace' | 'updateWorkspace'>;
+  audit: Pick<AuditStore, 'append'>;
+};
+
 /** An empty workspace, for uploads to name with `workspaceId` later. */
-export function createWorkspace(
-  workspaces: Pick<WorkspaceStore, 'createWorkspace'>,
+export async function createWorkspace(
+  deps: WorkspaceDeps,
   principal: Principal,
   fields: WorkspaceFields,
 ): Promise<Workspace> {
-  return workspaces.createWorkspace({
+  if (principal.role === 'reader') throw errors.permissionDenied('Readers cannot create workspaces.');
+  if (fields.access) requireManager(principal, 'decide who may see a workspace');
+  const access = await resolveWorkspaceAccess(deps, principal.accountId, fields.access ?? null);
+  const workspace = await deps.workspaces.createWorkspace({
     id: newId('ws'),
     accountId: principal.accountId,
     name: workspaceName(fields.name),
     description: description(fields.description) ?? null,
     metadata: fields.metadata ?? {},
     language: workspaceLanguage(fields.language),
+    access,
   });
+  if (access) await audit(deps.audit, principal, accessChanged(workspace, access));
+  return workspace;
 }
 
-/** Renames a workspace, or changes its description or metadata; what is not given stays. */
+const accessChanged = (workspace: Workspace, access: WorkspaceAccess) => ({
+  action: 'workspace.access_changed',
+  targetType: 'workspace',
+  targetId: workspace.id,
+  details: { access },
+});
+
+/** Renames a workspace, or changes its description, metadata or access; what is not given stays. */
 export async function updateWorkspace(
-  workspaces: Pick<WorkspaceStore, 'updateWorkspace'>,
+  deps: WorkspaceDeps,
   principal: Principal,
   workspaceId: string,
   changes: { [K in keyof WorkspaceFields]?: WorkspaceFields[K] | undefined },
 ): Promise<Workspace> {
-  const updated = await workspaces.updateWorkspace(principal.accountId, workspaceId, {
+  const found = await deps.workspaces.getWorkspace(principal, workspaceId);
+  if (!found) throw errors.workspaceNotFound(workspaceId);
+  if (changes.access !== undefined) requireManager(principal, 'decide who may see a workspace');
+  else requireEdit(principal, found);
+  const access =
+    changes.access === undefined
+      ? undefined
+      : await resolveWorkspaceAccess(deps, principal.accountId, changes.access);
+  const updated = await deps.workspaces.updateWorkspace(principal.accountId, workspaceId, {
     name: changes.name === undefined ? undefined : workspaceName(changes.name),
     description: description(changes.description),
     metadata: changes.metadata,
     language: workspaceLanguage(changes.language),
+    access,
   });
   if (!updated) throw errors.workspaceNotFound(workspaceId);
+  if (access !== undefined) await audit(deps.audit, principal, accessChanged(updated, access));
   return updated;
 }
 
@@ -130,12 +168,27 @@ export interface WorkspaceDeletion extends DeletedWorkspace {
  * and the workers' reconcilers remove the rest.
  */
 export async function deleteWorkspace(
-  deps: StorageDeps & { workspaces: Pick<WorkspaceStore, 'deleteWorkspace'>; log: Log },
+  deps: StorageDeps & {
+    workspaces: Pick<WorkspaceStore, 'deleteWorkspace' | 'getWorkspace'>;
+    audit: Pick<AuditStore, 'append'>;
+    log: Log;
+  },
   principal: Principal,
   workspaceId: string,
 ): Promise<WorkspaceDeletion> {
+  if (principal.member) {
+    if (!(await deps.workspaces.getWorkspace(principal, workspaceId)))
+      throw errors.workspaceNotFound(workspaceId);
+    requireManager(principal, 'delete workspaces');
+  }
   const deleted = await deps.workspaces.deleteWorkspace(principal.accountId, workspaceId);
   if (!deleted) throw errors.workspaceNotFound(workspaceId);
+  await audit(deps.audit, principal, {
+    action: 'workspace.deleted',
+    targetType: 'workspace',
+    targetId: workspaceId,
+    details: { name: deleted.workspace.name, documents: deleted.documents },
+  });
   let storage: WorkspaceDeletion['storage'] = 'pending';
   try {
     const generation = await deps.deletions.claimDeletion(workspaceId);

@@ -23,6 +23,8 @@ const principal = {
   scopes: new Set(['search'] as const),
   keyId: undefined,
   userId: undefined,
+  role: undefined,
+  actor: 'dsk_test',
 };
 let dir: string;
 let index: LanceSearchIndex;
@@ -56,7 +58,9 @@ afterAll(async () => {
 
 describe('a question about a thing the workspace never names', () => {
   const deps = async () => ({
-    workspaces: { searchContext: async () => ({ language: 'auto', languages: ['en'] }) },
+    workspaces: {
+      searchContext: async () => ({ language: 'auto', languages: ['en'], visibility: undefined }),
+    },
     documents: {
       liveDocuments: async (_w: string, ids: string[]) =>
         new Map(ids.map((id) => [id, { source: null, sourceItem: null, version: 1 }])),

@@ -104,6 +104,7 @@ async function startService(withWorker: boolean) {
       reconcileIntervalSeconds: 1,
       leaseSeconds: config.worker.leaseSeconds,
       maxAttempts: config.worker.maxAttempts,
+      auditRetentionDays: 365,
     });
   }
   const key = envValues.SERVICE_BOOTSTRAP_API_KEY!;

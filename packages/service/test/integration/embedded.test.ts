@@ -166,13 +166,40 @@ describe('embedded mode (docslurp serve)', () => {
       '--password',
       'a long enough password',
     ]);
-    expect(out.stdout).toContain('Created console user cli@example.com');
+    // Without --role the user owns the account, as every console user did before roles.
+    expect(out.stdout).toMatch(/Created user cli@example\.com \(usr_\w+, owner\)/);
     const res = await fetch(`${serve.url}/v1/session`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'cli@example.com', password: 'a long enough password' }),
     });
     expect(res.status).toBe(200);
+    expect(((await res.json()) as { user: { role: string } }).user.role).toBe('owner');
+    await runCli(dataDir, ['groups', 'create', 'Readers']);
+    const reader = await runCli(dataDir, [
+      'users',
+      'create',
+      '--email',
+      'reader@example.com',
+      '--password',
+      'a long enough password',
+      '--role',
+      'reader',
+      '--group',
+      'Readers',
+    ]);
+    expect(reader.stdout).toMatch(/\(usr_\w+, reader\)/);
+    const signedIn = await fetch(`${serve.url}/v1/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'reader@example.com', password: 'a long enough password' }),
+    });
+    expect(((await signedIn.json()) as { user: unknown }).user).toMatchObject({
+      role: 'reader',
+      groups: [{ name: 'Readers' }],
+    });
+    const listed = await runCli(dataDir, ['groups', 'list']);
+    expect(listed.stdout).toMatch(/grp_\w+ {2}Readers {2}1 members/);
     const short = await runCli(dataDir, [
       'users',
       'create',

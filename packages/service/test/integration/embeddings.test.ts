@@ -158,6 +158,7 @@ describe('hybrid search and a change of embedding model', () => {
       reconcileIntervalSeconds: 1,
       leaseSeconds: 30,
       maxAttempts: 3,
+      auditRetentionDays: 365,
     });
     const states = new PgEmbeddingStateStore(deps.pool);
     try {

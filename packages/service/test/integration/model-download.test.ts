@@ -333,6 +333,7 @@ describe.skipIf(noData)('a local embedding model by name, downloaded from the hu
       reconcileIntervalSeconds: 1,
       leaseSeconds: 30,
       maxAttempts: 3,
+      auditRetentionDays: 365,
     });
     try {
       const up = await api.upload([{ name: 'late.txt', content: 'Ferries to Lanmore leave at nine.' }], {

@@ -57,6 +57,20 @@ const MATRIX: Record<string, Need> = {
   'GET /v1/keys': 'session',
   'POST /v1/keys': 'session',
   'DELETE /v1/keys/{id}': 'session',
+  'PATCH /v1/documents/{id}': 'ingest',
+  'GET /v1/users': 'admin',
+  'POST /v1/users': 'admin',
+  'GET /v1/users/{id}': 'admin',
+  'PATCH /v1/users/{id}': 'admin',
+  'DELETE /v1/users/{id}': 'admin',
+  'GET /v1/groups': 'admin',
+  'POST /v1/groups': 'admin',
+  'GET /v1/groups/{id}': 'admin',
+  'PATCH /v1/groups/{id}': 'admin',
+  'DELETE /v1/groups/{id}': 'admin',
+  'PUT /v1/groups/{id}/members/{userId}': 'admin',
+  'DELETE /v1/groups/{id}/members/{userId}': 'admin',
+  'GET /v1/audit': 'admin',
 };
 /** Routes that anyone may call (they authenticate differently or not at all). */
 const OPEN = new Set(['POST /v1/session', 'GET /v1/session', 'DELETE /v1/session', 'GET /v1/formats']);
@@ -70,6 +84,8 @@ let ids: {
   webhook: string;
   delivery: string;
   source: string;
+  user: string;
+  group: string;
 };
 let routes: string[];
 
@@ -92,6 +108,9 @@ beforeAll(async () => {
     type: 'website',
     settings: { startUrl: 'http://127.0.0.1:9/' },
   });
+  const admin = client(svc.url, await svc.key(['admin']));
+  const user = await admin.post('/v1/users', { email: 'matrix@example.com', role: 'reader' });
+  const group = await admin.post('/v1/groups', { name: 'Matrix' });
   const keySecret = await svc.key(['search']);
   const keyRecord = await svc.deps.accounts.findApiKeyByHash(hashApiKey(keySecret));
   ids = {
@@ -102,6 +121,8 @@ beforeAll(async () => {
     webhook: hook.body.webhook.id,
     delivery: delivery.id,
     source: source.body.id,
+    user: user.body.id,
+    group: group.body.id,
   };
   const doc = (await client(svc.url).get('/openapi.json')).body as {
     paths: Record<string, Record<string, unknown>>;
@@ -122,18 +143,28 @@ function request(route: string) {
         ? ids.key
         : template.startsWith('/v1/webhooks')
           ? ids.webhook
-          : ids.workspace;
+          : template.startsWith('/v1/users')
+            ? ids.user
+            : template.startsWith('/v1/groups')
+              ? ids.group
+              : ids.workspace;
   const path = template
     .replace('{id}', id)
     .replace('{workspaceId}', ids.workspace)
     .replace('{deliveryId}', ids.delivery)
-    .replace('{sourceId}', ids.source);
+    .replace('{sourceId}', ids.source)
+    .replace('{userId}', ids.user);
   const bodies: Record<string, unknown> = {
     'POST /v1/search': { workspaceId: ids.workspace, q: 'owner text' },
     'POST /v1/search/chat': { workspaceId: ids.workspace, q: 'owner text' },
     'POST /v1/ingest/urls': { urls: ['http://127.0.0.1:9/'], workspaceId: ids.workspace },
     'POST /v1/keys': { scopes: ['search'] },
     'POST /v1/workspaces': { name: 'Matrix' },
+    'PATCH /v1/documents/{id}': { access: null },
+    'POST /v1/users': { email: `u${Math.random().toString(36).slice(2)}@example.com`, role: 'reader' },
+    'PATCH /v1/users/{id}': { name: 'Renamed' },
+    'POST /v1/groups': { name: `G ${Math.random().toString(36).slice(2)}` },
+    'PATCH /v1/groups/{id}': { name: 'Matrix renamed' },
     'PATCH /v1/workspaces/{id}': { name: 'Renamed' },
     'POST /v1/webhooks': { url: 'http://127.0.0.1:9/other', events: ['run.failed'] },
     'POST /v1/workspaces/{id}/sources': { type: 'website', settings: { startUrl: 'http://127.0.0.1:9/' } },
@@ -190,7 +221,7 @@ describe('security matrix', () => {
   });
 
   it('answers 404 to another account for every resource, as if it did not exist', async () => {
-    const stranger = await svc.key(['ingest', 'search', 'artifacts'], 'stranger');
+    const stranger = await svc.key(['ingest', 'search', 'artifacts', 'admin'], 'stranger');
     // The owner's search first, so that the server knows the workspace already (it remembers found ones).
     expect(await call('POST /v1/search', bearer(await svc.key()))).toBe(200);
     const resourceRoutes = Object.entries(MATRIX).filter(
@@ -212,14 +243,19 @@ describe('security matrix', () => {
       ingest: await svc.key(['ingest']),
       search: await svc.key(['search']),
       artifacts: await svc.key(['artifacts']),
+      admin: await svc.key(['admin']),
     };
     // Destructive routes last, so earlier checks still find the resources; the workspace's own last.
     const weight = (r: string) =>
-      r === 'DELETE /v1/workspaces/{id}' ? 2 : Number(r.startsWith('DELETE') || r.includes('/cancel'));
+      r === 'DELETE /v1/workspaces/{id}'
+        ? 3
+        : r === 'DELETE /v1/users/{id}' || r === 'DELETE /v1/groups/{id}'
+          ? 2
+          : Number(r.startsWith('DELETE') || r.includes('/cancel'));
     const order = Object.keys(MATRIX).sort((a, b) => weight(a) - weight(b));
     for (const route of order) {
       const need = MATRIX[route]!;
-      for (const scope of ['ingest', 'search', 'artifacts'] as const) {
+      for (const scope of ['ingest', 'search', 'artifacts', 'admin'] as const) {
         const status = await call(route, bearer(keys[scope]));
         if (need === scope || (Array.isArray(need) && need.includes(scope)))
           expect([401, 403], `${route} with the ${scope} scope`).not.toContain(status);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser } from '../../src/domain/sessions.js';
+import { insertUser } from '../../src/access/people.js';
 import { client } from '../support/http.js';
 import { startTestService, type TestService } from '../support/service.js';
 
@@ -9,15 +9,15 @@ beforeAll(async () => {
   svc = await startTestService({ env: { LOGIN_ATTEMPTS_PER_MINUTE: '5' } });
   const a = await svc.deps.accounts.ensureAccount('default');
   const b = await svc.deps.accounts.ensureAccount('other');
-  await createUser(svc.deps.users, {
-    accountId: a.id,
+  await insertUser(svc.deps, a.id, {
     email: 'ada@example.com',
     password: 'correct horse battery',
+    role: 'owner',
   });
-  await createUser(svc.deps.users, {
-    accountId: b.id,
+  await insertUser(svc.deps, b.id, {
     email: 'bob@example.com',
     password: 'another long password',
+    role: 'owner',
   });
 });
 afterAll(() => svc?.close());

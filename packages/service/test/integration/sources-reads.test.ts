@@ -104,7 +104,7 @@ describe('the processing of synced items', () => {
   async function expectStoredAsListed(ids: string[]): Promise<void> {
     const account = await svc.deps.accounts.ensureAccount('default');
     for (const id of ids) {
-      const doc = await svc.deps.documents.getDocument(account.id, id);
+      const doc = await svc.deps.documents.getDocument({ accountId: account.id }, id);
       expect(doc, id).toMatchObject({ status: 'ready', chunkCount: 1 });
       const item = contents.get(doc!.sourceItem!)!;
       expect((await svc.deps.objects.getBuffer(doc!.storageKey))?.toString()).toBe(item);
@@ -209,7 +209,7 @@ describe('the processing of synced items', () => {
         sourceItem: string | null;
       }[];
       const id = docs.find((d) => d.source === sourceId && d.sourceItem === name)!.id;
-      return (await svc.deps.documents.getDocument(account.id, id))!;
+      return (await svc.deps.documents.getDocument({ accountId: account.id }, id))!;
     };
     // Listed here, in this thread, so that its reads are counted with the worker's.
     const { worker } = svc.config;

@@ -38,7 +38,7 @@ workStoreContract('PostgreSQL', async () => {
     async setRunStatus(runId, status) {
       await pool.query('UPDATE runs SET status = $2 WHERE id = $1', [runId, status]);
     },
-    document: async (id) => (await documents.getDocument('acc_default', id))!,
+    document: async (id) => (await documents.getDocument({ accountId: 'acc_default' }, id))!,
     async runStatus(runId) {
       const r = await pool.query<{ status: RunStatus }>('SELECT status FROM runs WHERE id = $1', [runId]);
       return r.rows[0]!.status;

@@ -1,13 +1,22 @@
 /** An in-memory workspace store for unit tests of uploads (see fakes.ts for the rules the fakes keep). */
+import { mayReadWorkspace } from '../../src/access/policy.js';
 import type {
   DeletedWorkspace,
   NewUpload,
   NewWorkspace,
+  SearchContext,
   UploadOutcome,
   WorkspaceChanges,
   WorkspaceStore,
 } from '../../src/domain/stores.js';
-import type { DocumentCounts, DocumentRecord, Run, RunView, Workspace } from '../../src/domain/types.js';
+import type {
+  Audience,
+  DocumentCounts,
+  DocumentRecord,
+  Run,
+  RunView,
+  Workspace,
+} from '../../src/domain/types.js';
 import { documentRecord } from './fakes.js';
 
 const EMPTY_COUNTS: DocumentCounts = {
@@ -29,23 +38,19 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
   /** createUpload fails with this error while it is set, as a database that went away would. */
   failWith: Error | undefined;
 
-  async workspaceExists(accountId: string, workspaceId: string): Promise<boolean> {
-    return (await this.getWorkspace(accountId, workspaceId)) !== undefined;
+  async searchContext(audience: Audience, workspaceId: string): Promise<SearchContext | undefined> {
+    const ws = await this.getWorkspace(audience, workspaceId);
+    return ws && { language: ws.language, languages: ws.languages, visibility: undefined };
   }
 
-  async searchContext(accountId: string, workspaceId: string) {
-    const ws = await this.getWorkspace(accountId, workspaceId);
-    return ws && { language: ws.language, languages: ws.languages };
-  }
-
-  async getWorkspace(accountId: string, workspaceId: string): Promise<Workspace | undefined> {
+  async getWorkspace(audience: Audience, workspaceId: string): Promise<Workspace | undefined> {
     const ws = this.workspaces.get(workspaceId);
-    return ws?.accountId === accountId ? ws : undefined;
+    return ws?.accountId === audience.accountId && mayReadWorkspace(audience, ws.access) ? ws : undefined;
   }
 
-  async listWorkspaces(accountId: string): Promise<(Workspace & { counts: DocumentCounts })[]> {
+  async listWorkspaces(audience: Audience): Promise<(Workspace & { counts: DocumentCounts })[]> {
     return [...this.workspaces.values()]
-      .filter((w) => w.accountId === accountId)
+      .filter((w) => w.accountId === audience.accountId && mayReadWorkspace(audience, w.access))
       .map((w) => ({ ...w, counts: EMPTY_COUNTS }));
   }
 
@@ -55,6 +60,7 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
       ...w,
       language: w.language ?? 'auto',
       languages: [],
+      access: w.access ?? null,
       createdAt: now,
       updatedAt: now,
     };
@@ -67,7 +73,7 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
     workspaceId: string,
     changes: WorkspaceChanges,
   ): Promise<Workspace | undefined> {
-    const ws = await this.getWorkspace(accountId, workspaceId);
+    const ws = await this.getWorkspace({ accountId }, workspaceId);
     if (!ws) return undefined;
     const updated: Workspace = {
       ...ws,
@@ -75,6 +81,7 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
       ...(changes.description !== undefined ? { description: changes.description } : {}),
       ...(changes.metadata !== undefined ? { metadata: changes.metadata } : {}),
       ...(changes.language !== undefined ? { language: changes.language } : {}),
+      ...(changes.access !== undefined ? { access: changes.access } : {}),
       updatedAt: new Date(),
     };
     this.workspaces.set(workspaceId, updated);
@@ -82,7 +89,7 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
   }
 
   async deleteWorkspace(accountId: string, workspaceId: string): Promise<DeletedWorkspace | undefined> {
-    const ws = await this.getWorkspace(accountId, workspaceId);
+    const ws = await this.getWorkspace({ accountId }, workspaceId);
     if (!ws) return undefined;
     this.workspaces.delete(workspaceId);
     let documents = 0;
@@ -106,7 +113,7 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
     }
     let workspace: Workspace | undefined;
     if (upload.workspaceId) {
-      workspace = await this.getWorkspace(upload.accountId, upload.workspaceId);
+      workspace = await this.getWorkspace({ accountId: upload.accountId }, upload.workspaceId);
       if (!workspace) return { kind: 'workspace_not_found' };
     } else {
       const now = new Date();
@@ -118,6 +125,7 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
         metadata: {},
         language: 'auto',
         languages: [],
+        access: null,
         createdAt: now,
         updatedAt: now,
       };
@@ -149,6 +157,7 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
         sha256: f.sha256,
         storageKey: f.storageKey,
         metadata: upload.metadata,
+        access: upload.access,
       }),
     );
     const view: RunView = {

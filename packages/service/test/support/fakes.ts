@@ -8,6 +8,7 @@
  * same answers it would in production; test/support/work-store-contract.ts holds the work store's
  * fake and repository to the same suite.
  */
+import type { GrantDeps } from '../../src/access/grants.js';
 import { type BatchPlace, batchPlace, joinsBatch } from '../../src/domain/batches.js';
 import type {
   BatchClaim,
@@ -21,7 +22,9 @@ import type {
 import {
   type DocumentRecord,
   type DocumentStage,
+  type Principal,
   type RunStatus,
+  type Scope,
   TERMINAL_DOCUMENT_STATUSES,
 } from '../../src/domain/types.js';
 import type { DocumentFailureCode } from '../../src/errors.js';
@@ -62,11 +65,23 @@ export function documentRecord(
     sourceId: null,
     sourceItem: null,
     version: 1,
+    access: null,
     createdAt: now,
     updatedAt: now,
     finishedAt: null,
     ...fields,
   };
+}
+
+/** An account without people or groups: what grant resolution needs when access lists are not under test. */
+export const NO_PEOPLE: GrantDeps = {
+  users: { getUser: async () => undefined, findUserByEmail: async () => undefined },
+  groups: { resolveGroups: async () => [] },
+};
+
+/** A caller with an account key of the given scopes: it sees the whole account, as keys did before roles. */
+export function keyPrincipal(accountId: string, scopes: Scope[], keyId = 'key_test'): Principal {
+  return { accountId, scopes: new Set(scopes), keyId, userId: undefined, role: undefined, actor: 'dsk_test' };
 }
 
 /** The worker's view of documents and runs, with leases that expire on the given clock. */

@@ -104,6 +104,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       reconcileIntervalSeconds: config.worker.reconcileIntervalSeconds,
       leaseSeconds: config.worker.leaseSeconds,
       maxAttempts: config.worker.maxAttempts,
+      auditRetentionDays: 365,
       observeStage: deps.metrics.observeStage,
     });
     workers.push(w);

@@ -44,6 +44,8 @@ const principal: Principal = {
   scopes: new Set(['search']),
   keyId: 'key',
   userId: undefined,
+  role: undefined,
+  actor: 'dsk_test',
 };
 const q = 'How often is the espresso machine descaled by the facilities team?';
 const request = { workspaceId: 'ws', q, topK: 3 };
@@ -68,7 +70,7 @@ async function workspace() {
     ['espresso', 'coffee', 'cup'],
   );
   const deps = {
-    workspaces: { searchContext: async () => ({ language: 'en', languages: ['en'] }) },
+    workspaces: { searchContext: async () => ({ language: 'en', languages: ['en'], visibility: undefined }) },
     documents: {
       liveDocuments: async (_w: string, ids: string[]) =>
         new Map(ids.map((id) => [id, { source: null, sourceItem: null, version: 1 }])),

@@ -3,7 +3,7 @@ import { listDocumentPage, readDocumentText } from '../../src/documents/reading.
 import { artifactKeys } from '../../src/domain/artifacts.js';
 import type { ObjectStore } from '../../src/domain/ports.js';
 import type { DocumentStore, WorkspaceStore } from '../../src/domain/stores.js';
-import type { DocumentRecord, Principal } from '../../src/domain/types.js';
+import type { Audience, DocumentRecord, Principal } from '../../src/domain/types.js';
 import { AppError } from '../../src/errors.js';
 import { joinPages } from '../../src/parsing/markdown.js';
 
@@ -12,6 +12,8 @@ const principal: Principal = {
   scopes: new Set(['artifacts']),
   keyId: 'key_a',
   userId: undefined,
+  role: undefined,
+  actor: 'dsk_test',
 };
 
 function doc(id: string, createdAt: number, extra: Partial<DocumentRecord> = {}): DocumentRecord {
@@ -35,6 +37,7 @@ function doc(id: string, createdAt: number, extra: Partial<DocumentRecord> = {})
     pageCount: null,
     chunkCount: 1,
     metadata: {},
+    access: null,
     attempts: 1,
     sourceId: null,
     sourceItem: null,
@@ -54,14 +57,14 @@ function memory(docs: DocumentRecord[], texts: Record<string, string> = {}) {
       .filter((d) => d.status !== 'deleted')
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id));
   const workspaces = {
-    getWorkspace: async (accountId: string, id: string) =>
+    getWorkspace: async ({ accountId }: Audience, id: string) =>
       accountId === 'acc_a' && id === 'ws_a'
-        ? { id, accountId, name: null, createdAt: new Date(0) }
+        ? { id, accountId, name: null, access: null, createdAt: new Date(0) }
         : undefined,
   } as unknown as WorkspaceStore;
   const documents = {
     listDocuments: async () => listed(),
-    getDocument: async (accountId: string, id: string) =>
+    getDocument: async ({ accountId }: Audience, id: string) =>
       listed().find((d) => d.id === id && d.accountId === accountId),
   } as unknown as DocumentStore;
   const store = { workspaces, documents };

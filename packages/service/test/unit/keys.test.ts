@@ -14,7 +14,13 @@ function memoryStore(): AccountStore & { rows: Map<string, ApiKeyRecord & { hash
     ensureAccount: async (name) => ({ id: `acc_${name}`, name }),
     findAccount: async (n) => ({ id: `acc_${n}`, name: n }),
     insertApiKey: async (k: NewApiKey) => {
-      const rec = { ...k, createdAt: new Date(), lastUsedAt: null, revokedAt: null };
+      const rec = {
+        ...k,
+        userId: k.userId ?? null,
+        createdAt: new Date(),
+        lastUsedAt: null,
+        revokedAt: null,
+      };
       rows.set(k.id, rec);
       return rec;
     },
@@ -53,7 +59,7 @@ describe('API keys', () => {
 
   it('authenticate: 401 when missing, unknown or revoked; scopes come from the key', async () => {
     const store = memoryStore();
-    const auth = new Authenticator(store);
+    const auth = new Authenticator(store, { getUser: async () => undefined });
     const { key, secret } = await createApiKey(store, {
       accountId: 'acc_a',
       scopes: ['ingest', 'search'],
@@ -69,9 +75,10 @@ describe('API keys', () => {
     expect(await status(auth.authenticate(`Bearer ${secret}`))).toEqual([401, 'invalid_api_key']);
   });
 
-  it('parseScopes accepts the three scopes and rejects anything else', () => {
+  it('parseScopes accepts the five scopes and rejects anything else', () => {
     expect(parseScopes('ingest, search,artifacts')).toEqual(['ingest', 'search', 'artifacts']);
-    expect(() => parseScopes('ingest,admin')).toThrow(/unknown scope\(s\): admin/);
+    expect(parseScopes('admin act-as')).toEqual(['admin', 'act-as']);
+    expect(() => parseScopes('ingest,owner')).toThrow(/unknown scope\(s\): owner/);
     expect(() => parseScopes('')).toThrow(/at least one scope/);
   });
 });

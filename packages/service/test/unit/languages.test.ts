@@ -16,6 +16,8 @@ const principal: Principal = {
   scopes: new Set(['search']),
   keyId: 'key',
   userId: undefined,
+  role: undefined,
+  actor: 'dsk_test',
 };
 const detector = new EldDetector();
 
@@ -38,7 +40,9 @@ async function workspaceOf(documents: Record<string, string>) {
     await index.replaceDocument('ws', name, rows);
   }
   const deps = {
-    workspaces: { searchContext: async () => ({ language: 'auto', languages: [...languages] }) },
+    workspaces: {
+      searchContext: async () => ({ language: 'auto', languages: [...languages], visibility: undefined }),
+    },
     documents: {
       liveDocuments: async (_w: string, ids: string[]) =>
         new Map(ids.map((id) => [id, { source: null, sourceItem: null, version: 1 }])),

@@ -12,12 +12,15 @@ import { type FormDeps, ingestForm, UploadFormError, type UploadPart } from '../
 import { createUpload, Stager } from '../../src/ingestion/upload.js';
 import { MemoryJobQueue } from '../support/fake-queue.js';
 import { MemoryWorkspaceStore } from '../support/fake-workspaces.js';
+import { NO_PEOPLE } from '../support/fakes.js';
 
 const principal: Principal = {
   accountId: 'acc_a',
   scopes: new Set(['ingest']),
   keyId: 'key_a',
   userId: undefined,
+  role: undefined,
+  actor: 'dsk_test',
 };
 const limits = { maxFileBytes: 1000, maxFilesPerUpload: 5 };
 
@@ -33,6 +36,7 @@ beforeEach(async () => {
   workspaces = new MemoryWorkspaceStore();
   jobs = new MemoryJobQueue();
   deps = {
+    ...NO_PEOPLE,
     workspaces,
     objects,
     limits,

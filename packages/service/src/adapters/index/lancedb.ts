@@ -15,6 +15,7 @@ import {
 import type {
   CountedTerm,
   DocumentRows,
+  DocumentScope,
   IndexHit,
   IndexQuery,
   IndexRow,
@@ -498,27 +499,34 @@ export class LanceSearchIndex implements SearchIndex {
     return table ? table.countRows() : 0;
   }
 
-  async termCounts(workspaceId: string, terms: CountedTerm[], cap: number): Promise<TermCounts> {
+  async termCounts(
+    workspaceId: string,
+    terms: CountedTerm[],
+    cap: number,
+    scope: DocumentScope = {},
+  ): Promise<TermCounts> {
     const table = await this.openTable(workspaceId);
-    if (!table) return { rows: 0, counts: terms.map(() => 0) };
+    const where = scopeFilter(scope);
+    if (!table || where === NOTHING) return { rows: 0, counts: terms.map(() => 0) };
     const legacy = this.formatOf(table) === 'legacy';
     const column = legacy ? 'search_text' : 'terms';
     // Each count is a search of one term that reads its posting list and no column of the rows (with
     // the row ids it took half as long again on a 900-row manual); one search of every term at once
     // would have to read each matching row's terms to tell them apart, and took three times as long.
     const searches = new Map<string, Promise<number>>();
-    const count = (text: string) =>
-      table
+    const count = (text: string) => {
+      let q = table
         .query()
         .fullTextSearch(text, { columns: [column] })
         .select(['_score'])
-        .limit(cap)
-        .toArrow()
-        .then((found) => found.numRows);
+        .limit(cap);
+      if (where) q = q.where(where);
+      return q.toArrow().then((found) => found.numRows);
+    };
     const texts = terms.map((t) => (legacy ? (t.text ?? t.term) : t.term));
     for (const text of texts) if (!searches.has(text)) searches.set(text, count(text));
     const [rows, counts] = await Promise.all([
-      table.countRows(),
+      where ? table.countRows(where) : table.countRows(),
       Promise.all(texts.map((text) => searches.get(text)!)),
     ]);
     return { rows, counts };
@@ -548,10 +556,9 @@ export class LanceSearchIndex implements SearchIndex {
         .select(legacy ? [...LEGACY_ROW_COLUMNS, '_score'] : SEARCH_COLUMNS)
         .limit(query.limit);
       const filters: string[] = [];
-      if (query.documentIds) {
-        if (query.documentIds.length === 0) return [];
-        filters.push(`document_id IN (${query.documentIds.map(sqlString).join(', ')})`);
-      }
+      const where = scopeFilter(query);
+      if (where === NOTHING) return [];
+      if (where) filters.push(where);
       // A table made before languages holds English rows only.
       if (query.language && legacy && query.language !== 'en') return [];
       if (query.language && !legacy) filters.push(`language = ${sqlString(query.language)}`);
@@ -612,10 +619,10 @@ export class LanceSearchIndex implements SearchIndex {
     const table = await this.openTable(workspaceId);
     if (!vectors || !table) return [];
     let q = vectors.vectorSearch(Array.from(query.vector)).distanceType('cosine').limit(query.limit);
-    if (query.documentIds) {
-      if (query.documentIds.length === 0) return [];
-      q = q.where(`document_id IN (${query.documentIds.map(sqlString).join(', ')})`);
-    }
+    const where = scopeFilter(query);
+    if (where === NOTHING) return [];
+    // A prefilter (LanceDB's default for a vector search with a filter): the nearest of the allowed rows.
+    if (where) q = q.where(where);
     const near = (await q.select(['id', '_distance']).toArray()) as { id: string; _distance: number }[];
     if (near.length === 0) return [];
     const rows = rowsOf(
@@ -810,6 +817,21 @@ async function replaceRows(
           .whenNotMatchedBySourceDelete({ where: documentFilter(documentIds) })
           .execute(data);
   observe?.((performance.now() - t0) / 1000, result.numAttempts);
+}
+
+/** A scope that allows no row at all: the query need not run. */
+const NOTHING = Symbol('nothing');
+
+/** The filter of a document scope (a prefilter of the query it is given to), null when it allows every row. */
+function scopeFilter(scope: DocumentScope): string | null | typeof NOTHING {
+  const parts: string[] = [];
+  if (scope.documentIds) {
+    if (scope.documentIds.length === 0) return NOTHING;
+    parts.push(`document_id IN (${scope.documentIds.map(sqlString).join(', ')})`);
+  }
+  if (scope.excludeDocumentIds?.length)
+    parts.push(`document_id NOT IN (${scope.excludeDocumentIds.map(sqlString).join(', ')})`);
+  return parts.length ? parts.join(' AND ') : null;
 }
 
 function documentFilter(documentIds: string[]): string {

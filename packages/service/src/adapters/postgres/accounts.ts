@@ -1,5 +1,5 @@
 import type { AccountOverview, AccountStore, NewApiKey, OverviewStore } from '../../domain/stores.js';
-import type { ApiKeyRecord, RunKind, RunStatus } from '../../domain/types.js';
+import type { ApiKeyRecord, Audience, RunKind, RunStatus } from '../../domain/types.js';
 import type { Pool } from './db.js';
 import {
   type ApiKeyRow,
@@ -9,6 +9,7 @@ import {
   toApiKey,
   toFailure,
 } from './rows.js';
+import { visibilityFor } from './visibility.js';
 
 interface AccountRow {
   id: string;
@@ -60,9 +61,9 @@ export class PgAccountRepository implements AccountStore, OverviewStore {
 
   async insertApiKey(key: NewApiKey): Promise<ApiKeyRecord> {
     const r = await this.pool.query<ApiKeyRow>(
-      `INSERT INTO api_keys (id, account_id, name, key_prefix, key_hash, scopes)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
-      [key.id, key.accountId, key.name, key.prefix, key.hash, key.scopes],
+      `INSERT INTO api_keys (id, account_id, name, key_prefix, key_hash, scopes, user_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+      [key.id, key.accountId, key.name, key.prefix, key.hash, key.scopes, key.userId ?? null],
     );
     return toApiKey(r.rows[0]!);
   }
@@ -93,28 +94,41 @@ export class PgAccountRepository implements AccountStore, OverviewStore {
     await this.pool.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [id]);
   }
 
-  async accountOverview(accountId: string): Promise<AccountOverview> {
+  async accountOverview(audience: Audience): Promise<AccountOverview> {
+    const vis = visibilityFor(audience, 2);
+    const { accountId } = audience;
     const counts = await this.pool.query<StatusCountRow>(
-      'SELECT status, count(*) AS n FROM documents WHERE account_id = $1 GROUP BY status',
-      [accountId],
+      `SELECT d.status, count(*) AS n FROM documents d JOIN workspaces w ON w.id = d.workspace_id
+        WHERE d.account_id = $1 AND ${vis.readable('w', 'd')} GROUP BY d.status`,
+      [accountId, ...vis.params],
     );
+    // A member's runs: those of workspaces it may read that brought it something to see (or nothing yet).
+    const runSeen = audience.member
+      ? `(NOT EXISTS (SELECT 1 FROM documents x WHERE x.run_id = r.id)
+          OR EXISTS (SELECT 1 FROM documents x WHERE x.run_id = r.id AND ${vis.document('x')}))`
+      : 'TRUE';
     const runs = await this.pool.query<{ n: number }>(
-      `SELECT count(*) AS n FROM runs WHERE account_id = $1 AND status = 'processing'`,
-      [accountId],
+      `SELECT count(*) AS n FROM runs r JOIN workspaces w ON w.id = r.workspace_id
+        WHERE r.account_id = $1 AND r.status = 'processing' AND ${vis.workspace('w')} AND ${runSeen}`,
+      [accountId, ...vis.params],
     );
     const active = await this.pool.query<ActiveRunRow>(
       `SELECT r.id, r.workspace_id, r.status, r.kind, s.name AS source_name, r.created_at,
               count(d.id) AS documents,
               count(d.id) FILTER (WHERE d.status NOT IN ('queued', 'processing')) AS finished
-       FROM runs r LEFT JOIN documents d ON d.run_id = r.id LEFT JOIN sources s ON s.id = r.source_id
-       WHERE r.account_id = $1 AND r.status IN ('processing', 'paused')
+       FROM runs r JOIN workspaces w ON w.id = r.workspace_id
+            LEFT JOIN documents d ON d.run_id = r.id AND ${vis.document('d')}
+            LEFT JOIN sources s ON s.id = r.source_id
+       WHERE r.account_id = $1 AND r.status IN ('processing', 'paused') AND ${vis.workspace('w')} AND ${runSeen}
        GROUP BY r.id, s.name ORDER BY r.created_at DESC LIMIT 10`,
-      [accountId],
+      [accountId, ...vis.params],
     );
     const failures = await this.pool.query<RecentFailureRow>(
-      `SELECT id, filename, error_code, error_message, workspace_id, run_id, finished_at FROM documents
-       WHERE account_id = $1 AND status = 'failed' ORDER BY finished_at DESC NULLS LAST LIMIT 10`,
-      [accountId],
+      `SELECT d.id, d.filename, d.error_code, d.error_message, d.workspace_id, d.run_id, d.finished_at
+         FROM documents d JOIN workspaces w ON w.id = d.workspace_id
+       WHERE d.account_id = $1 AND d.status = 'failed' AND ${vis.readable('w', 'd')}
+       ORDER BY d.finished_at DESC NULLS LAST LIMIT 10`,
+      [accountId, ...vis.params],
     );
     return {
       documents: countsFrom(counts.rows),

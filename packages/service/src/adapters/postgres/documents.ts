@@ -1,29 +1,47 @@
 import { fetchHeadersContext } from '../../domain/secrets.js';
 import type { DocumentOrigin, DocumentStore, SecretStore } from '../../domain/stores.js';
-import type { DocumentCounts, DocumentRecord } from '../../domain/types.js';
+import type { Audience, DocumentAccess, DocumentCounts, DocumentRecord } from '../../domain/types.js';
 import { inTransaction, type Pool } from './db.js';
 import { countsFrom, type DocumentRow, type StatusCountRow, toDocument } from './rows.js';
 import { settleRunIn } from './runs.js';
+import { visibilityFor } from './visibility.js';
 
 /** Documents as their owners read and delete them, and their encrypted fetch headers (key rotation). */
 export class PgDocumentRepository implements DocumentStore, SecretStore {
   constructor(private readonly pool: Pool) {}
 
-  async getDocument(accountId: string, documentId: string): Promise<DocumentRecord | undefined> {
+  async getDocument(audience: Audience, documentId: string): Promise<DocumentRecord | undefined> {
+    const vis = visibilityFor(audience, 3);
     const r = await this.pool.query<DocumentRow>(
-      `SELECT * FROM documents WHERE id = $1 AND account_id = $2 AND status <> 'deleted'`,
-      [documentId, accountId],
+      `SELECT d.* FROM documents d JOIN workspaces w ON w.id = d.workspace_id
+        WHERE d.id = $1 AND d.account_id = $2 AND d.status <> 'deleted' AND ${vis.readable('w', 'd')}`,
+      [documentId, audience.accountId, ...vis.params],
     );
     return r.rows[0] && toDocument(r.rows[0]);
   }
 
-  async listDocuments(accountId: string, workspaceId: string): Promise<DocumentRecord[]> {
+  async listDocuments(audience: Audience, workspaceId: string): Promise<DocumentRecord[]> {
+    const vis = visibilityFor(audience, 3);
     const r = await this.pool.query<DocumentRow>(
-      `SELECT * FROM documents WHERE workspace_id = $1 AND account_id = $2 AND status <> 'deleted'
-       ORDER BY created_at, id`,
-      [workspaceId, accountId],
+      `SELECT d.* FROM documents d JOIN workspaces w ON w.id = d.workspace_id
+        WHERE d.workspace_id = $1 AND d.account_id = $2 AND d.status <> 'deleted' AND ${vis.readable('w', 'd')}
+       ORDER BY d.created_at, d.id`,
+      [workspaceId, audience.accountId, ...vis.params],
     );
     return r.rows.map(toDocument);
+  }
+
+  async setAccess(
+    accountId: string,
+    documentId: string,
+    access: DocumentAccess,
+  ): Promise<DocumentRecord | undefined> {
+    const r = await this.pool.query<DocumentRow>(
+      `UPDATE documents SET access_users = $3::text[], access_groups = $4::text[], updated_at = now()
+        WHERE id = $1 AND account_id = $2 AND status <> 'deleted' RETURNING *`,
+      [documentId, accountId, access ? [...access.users] : null, access ? [...access.groups] : null],
+    );
+    return r.rows[0] && toDocument(r.rows[0]);
   }
 
   async markDeleted(accountId: string, documentId: string): Promise<DocumentRecord | undefined> {
@@ -66,10 +84,12 @@ export class PgDocumentRepository implements DocumentStore, SecretStore {
     );
   }
 
-  async countsByStatus(workspaceId: string): Promise<DocumentCounts> {
+  async countsByStatus(audience: Audience, workspaceId: string): Promise<DocumentCounts> {
+    const vis = visibilityFor(audience, 2);
     const r = await this.pool.query<StatusCountRow>(
-      'SELECT status, count(*) AS n FROM documents WHERE workspace_id = $1 GROUP BY status',
-      [workspaceId],
+      `SELECT d.status, count(*) AS n FROM documents d WHERE d.workspace_id = $1 AND ${vis.document('d')}
+        GROUP BY d.status`,
+      [workspaceId, ...vis.params],
     );
     return countsFrom(r.rows);
   }

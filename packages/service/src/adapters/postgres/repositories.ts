@@ -1,7 +1,9 @@
 import { PgAccountRepository } from './accounts.js';
+import { PgAuditRepository } from './audit.js';
 import type { Pool } from './db.js';
 import { PgWorkspaceDeletionRepository } from './deletions.js';
 import { PgDocumentRepository } from './documents.js';
+import { PgGroupRepository } from './groups.js';
 import { PgLeaseRepository } from './leases.js';
 import { PgOpsRepository } from './operations.js';
 import { PgRunRepository } from './runs.js';
@@ -20,6 +22,8 @@ export interface Repositories {
   documents: PgDocumentRepository;
   work: PgWorkRepository;
   users: PgUserRepository;
+  groups: PgGroupRepository;
+  audit: PgAuditRepository;
   ops: PgOpsRepository;
   webhooks: PgWebhookRepository;
   sources: PgSourceRepository;
@@ -35,6 +39,8 @@ export function createRepositories(pool: Pool): Repositories {
     documents: new PgDocumentRepository(pool),
     work: new PgWorkRepository(pool),
     users: new PgUserRepository(pool),
+    groups: new PgGroupRepository(pool),
+    audit: new PgAuditRepository(pool),
     ops: new PgOpsRepository(pool),
     webhooks: new PgWebhookRepository(pool),
     sources: new PgSourceRepository(pool),

@@ -4,6 +4,9 @@ import type {
   DocumentRecord,
   DocumentStage,
   DocumentStatus,
+  Grants,
+  Group,
+  Role,
   Run,
   RunKind,
   RunStatus,
@@ -29,6 +32,7 @@ export interface ApiKeyRow {
   key_prefix: string;
   key_hash: string;
   scopes: Scope[];
+  user_id: string | null;
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
@@ -42,6 +46,10 @@ export interface WorkspaceRow {
   metadata: Record<string, unknown> | null;
   language: string;
   languages: string[] | null;
+  read_users: string[] | null;
+  read_groups: string[] | null;
+  edit_users: string[] | null;
+  edit_groups: string[] | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -91,6 +99,8 @@ export interface DocumentRow {
   source_item: string | null;
   version: number;
   indexed_sha256?: string | null;
+  access_users: string[] | null;
+  access_groups: string[] | null;
   created_at: Date;
   updated_at: Date;
   started_at: Date | null;
@@ -101,9 +111,47 @@ export interface UserRow {
   id: string;
   account_id: string;
   email: string;
-  password_hash: string;
+  name: string | null;
+  role: Role;
+  password_hash: string | null;
+  oidc_issuer: string | null;
+  oidc_subject: string | null;
+  /** Selected with USER_COLUMNS. */
+  group_ids: string[];
   created_at: Date;
   last_login_at: Date | null;
+}
+
+/** A user's columns and its groups' ids, for a query `FROM users u`. */
+export const USER_COLUMNS =
+  'u.*, ARRAY(SELECT gm.group_id FROM group_members gm WHERE gm.user_id = u.id ORDER BY gm.group_id) AS group_ids';
+
+export interface GroupRow {
+  id: string;
+  account_id: string;
+  name: string;
+  created_at: Date;
+  /** Selected with GROUP_COLUMNS. */
+  member_ids: string[];
+}
+
+/** A group's columns and its members' ids, for a query `FROM groups g`. */
+export const GROUP_COLUMNS =
+  'g.*, ARRAY(SELECT gm.user_id FROM group_members gm WHERE gm.group_id = g.id ORDER BY gm.user_id) AS member_ids';
+
+export function toGroup(r: GroupRow): Group {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    name: r.name,
+    memberIds: r.member_ids ?? [],
+    createdAt: r.created_at,
+  };
+}
+
+/** Access columns (two arrays, both null or both set) as an access list. */
+export function grantsOf(users: string[] | null, groups: string[] | null): Grants | null {
+  return users === null ? null : { users, groups: groups ?? [] };
 }
 
 export interface WebhookEndpointRow {
@@ -113,6 +161,7 @@ export interface WebhookEndpointRow {
   events: WebhookEventType[];
   description: string | null;
   secret: string;
+  owner_user_id: string | null;
   created_at: Date;
 }
 
@@ -164,6 +213,7 @@ export function toApiKey(r: ApiKeyRow): ApiKeyRecord {
     name: r.name,
     prefix: r.key_prefix,
     scopes: r.scopes,
+    userId: r.user_id ?? null,
     createdAt: r.created_at,
     lastUsedAt: r.last_used_at,
     revokedAt: r.revoked_at,
@@ -179,6 +229,13 @@ export function toWorkspace(r: WorkspaceRow): Workspace {
     metadata: r.metadata ?? {},
     language: r.language ?? 'auto',
     languages: r.languages ?? [],
+    access:
+      r.read_users === null || r.read_users === undefined
+        ? null
+        : {
+            read: grantsOf(r.read_users, r.read_groups)!,
+            edit: grantsOf(r.edit_users ?? [], r.edit_groups)!,
+          },
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -226,19 +283,22 @@ export function toDocument(r: DocumentRow): DocumentRecord {
     sourceItem: r.source_item,
     version: r.version,
     indexedSha256: r.indexed_sha256 ?? null,
+    access: grantsOf(r.access_users ?? null, r.access_groups ?? null),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     finishedAt: r.finished_at,
   };
 }
 
-export function toUser(
-  r: Pick<UserRow, 'id' | 'account_id' | 'email' | 'created_at' | 'last_login_at'>,
-): User {
+export function toUser(r: UserRow): User {
   return {
     id: r.id,
     accountId: r.account_id,
     email: r.email,
+    name: r.name ?? null,
+    role: r.role,
+    groupIds: r.group_ids ?? [],
+    hasPassword: r.password_hash !== null,
     createdAt: r.created_at,
     lastLoginAt: r.last_login_at,
   };

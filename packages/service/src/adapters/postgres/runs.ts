@@ -1,5 +1,5 @@
 import type { RunStore } from '../../domain/stores.js';
-import type { DocumentRecord, Run, RunStatus, RunView } from '../../domain/types.js';
+import type { Audience, DocumentRecord, Run, RunStatus, RunView } from '../../domain/types.js';
 import { inTransaction, type Pool, type PoolClient, type Queryable } from './db.js';
 import { announceRunIn } from './outbox.js';
 import {
@@ -12,6 +12,7 @@ import {
   toFailure,
   toRun,
 } from './rows.js';
+import { type SqlVisibility, visibilityFor } from './visibility.js';
 
 /** A run's pace is measured over the last minute of its work: recent enough to follow changes. */
 const RUN_ACTIVITY_WINDOW_SECONDS = 60;
@@ -59,7 +60,7 @@ export async function settleRunIn(c: PoolClient, runId: string, indexed = false)
      WHERE id = $1 RETURNING *`,
     [runId, status],
   );
-  await announceRunIn(c, toRun(u.rows[0]!), (r) => runViewOf(c, r));
+  await announceRunIn(c, toRun(u.rows[0]!), (r, a) => runViewOf(c, r, a));
 }
 
 /** The documents of a cancelled run that had not started are cancelled with it. */
@@ -85,20 +86,25 @@ export async function cancelRunIn(c: PoolClient, runId: string): Promise<void> {
   );
   if (!u.rows[0]) return;
   await cancelWaitingDocumentsIn(c, runId);
-  await announceRunIn(c, toRun(u.rows[0]), (x) => runViewOf(c, x));
+  await announceRunIn(c, toRun(u.rows[0]), (x, a) => runViewOf(c, x, a));
 }
 
-/** A run with its document counts and failures, read with `q` (the pool, or a transaction's client). */
-export async function runViewOf(q: Queryable, run: Run): Promise<RunView> {
+/**
+ * A run with its document counts and failures, read with `q` (the pool, or a transaction's client),
+ * over the documents `audience` may see (every one by default: webhooks, the whole account).
+ */
+export async function runViewOf(q: Queryable, run: Run, audience?: Audience): Promise<RunView> {
+  const seen = visibilityFor(audience ?? { accountId: run.accountId }, 2);
   const counts = await q.query<StatusCountRow>(
-    'SELECT status, count(*) AS n FROM documents WHERE run_id = $1 GROUP BY status',
-    [run.id],
+    `SELECT d.status, count(*) AS n FROM documents d WHERE d.run_id = $1 AND ${seen.document('d')} GROUP BY d.status`,
+    [run.id, ...seen.params],
   );
   const failures = await q.query<FailureRow>(
-    `SELECT id, filename, source_item, error_code, error_message FROM documents
-     WHERE run_id = $1 AND status = 'failed' ORDER BY created_at, id`,
-    [run.id],
+    `SELECT d.id, d.filename, d.source_item, d.error_code, d.error_message FROM documents d
+     WHERE d.run_id = $1 AND d.status = 'failed' AND ${seen.document('d')} ORDER BY d.created_at, d.id`,
+    [run.id, ...seen.params],
   );
+  const pace = visibilityFor(audience ?? { accountId: run.accountId }, 3);
   // Processed: finished by a worker (not cancelled or deleted, which finish many at once). The pace
   // window starts at the last resume at the earliest: a minute that was mostly a pause would make the
   // first seconds after Resume look many times slower than they are.
@@ -112,17 +118,18 @@ export async function runViewOf(q: Queryable, run: Run): Promise<RunView> {
        SELECT min(started_at) AS first_started,
               max(finished_at) FILTER (WHERE status IN ('ready', 'needs_ocr', 'failed')) AS last_finished,
               count(*) FILTER (WHERE status IN ('ready', 'needs_ocr', 'failed')) AS processed
-       FROM documents WHERE run_id = $1),
+       FROM documents d WHERE d.run_id = $1 AND ${pace.document('d')}),
      w AS (
        SELECT greatest(d.first_started, r.resumed_at, now() - make_interval(secs => $2::float8)) AS since
        FROM d, runs r WHERE r.id = $1)
      SELECT d.processed,
-            (SELECT count(*) FROM documents
-              WHERE run_id = $1 AND status IN ('ready', 'needs_ocr', 'failed') AND finished_at > w.since) AS recent,
+            (SELECT count(*) FROM documents x
+              WHERE x.run_id = $1 AND x.status IN ('ready', 'needs_ocr', 'failed') AND x.finished_at > w.since
+                AND ${pace.document('x')}) AS recent,
             coalesce(extract(epoch FROM now() - w.since)::float8, 0) AS window_seconds,
             coalesce(extract(epoch FROM d.last_finished - d.first_started)::float8, 0) AS busy_seconds
      FROM d, w`,
-    [run.id, RUN_ACTIVITY_WINDOW_SECONDS],
+    [run.id, RUN_ACTIVITY_WINDOW_SECONDS, ...pace.params],
   );
   const a = activity.rows[0]!;
   return {
@@ -138,22 +145,36 @@ export async function runViewOf(q: Queryable, run: Run): Promise<RunView> {
   };
 }
 
+/**
+ * A member sees a run `r` of a workspace it may read when the run brought it something to see, or
+ * nothing yet at all (a sync still listing): a run of documents all hidden from it is hidden too.
+ */
+function runSeen(audience: Audience, vis: SqlVisibility): string {
+  if (!audience.member) return 'TRUE';
+  return `(NOT EXISTS (SELECT 1 FROM documents x WHERE x.run_id = r.id)
+           OR EXISTS (SELECT 1 FROM documents x WHERE x.run_id = r.id AND ${vis.document('x')}))`;
+}
+
 /** Runs: their state machine (pause, resume, cancel) and how they settle. */
 export class PgRunRepository implements RunStore {
   constructor(private readonly pool: Pool) {}
 
-  async getRun(accountId: string, runId: string): Promise<RunView | undefined> {
-    const r = await this.pool.query<RunRow>('SELECT * FROM runs WHERE id = $1 AND account_id = $2', [
-      runId,
-      accountId,
-    ]);
-    return r.rows[0] && runViewOf(this.pool, toRun(r.rows[0]));
+  async getRun(audience: Audience, runId: string): Promise<RunView | undefined> {
+    const vis = visibilityFor(audience, 3);
+    const r = await this.pool.query<RunRow>(
+      `SELECT r.* FROM runs r JOIN workspaces w ON w.id = r.workspace_id
+        WHERE r.id = $1 AND r.account_id = $2 AND ${vis.workspace('w')} AND ${runSeen(audience, vis)}`,
+      [runId, audience.accountId, ...vis.params],
+    );
+    return r.rows[0] && runViewOf(this.pool, toRun(r.rows[0]), audience);
   }
 
-  async listRunDocuments(runId: string): Promise<DocumentRecord[]> {
+  async listRunDocuments(audience: Audience, runId: string): Promise<DocumentRecord[]> {
+    const vis = visibilityFor(audience, 3);
     const r = await this.pool.query<DocumentRow>(
-      'SELECT * FROM documents WHERE run_id = $1 ORDER BY created_at, id',
-      [runId],
+      `SELECT d.* FROM documents d JOIN workspaces w ON w.id = d.workspace_id
+        WHERE d.run_id = $1 AND d.account_id = $2 AND ${vis.readable('w', 'd')} ORDER BY d.created_at, d.id`,
+      [runId, audience.accountId, ...vis.params],
     );
     return r.rows.map(toDocument);
   }
@@ -182,7 +203,7 @@ export class PgRunRepository implements RunStore {
       const changed = toRun(u.rows[0]!);
       // With the run, so that its event (written here too) counts them as cancelled.
       if (to === 'cancelled') await cancelWaitingDocumentsIn(c, runId);
-      await announceRunIn(c, changed, (x) => runViewOf(c, x));
+      await announceRunIn(c, changed, (x, a) => runViewOf(c, x, a));
       return { changed: true, run: changed };
     });
   }
@@ -199,17 +220,20 @@ export class PgRunRepository implements RunStore {
     await inTransaction(this.pool, (c) => settleRunIn(c, runId));
   }
 
-  async listRuns(accountId: string, workspaceId: string, limit: number): Promise<RunView[] | undefined> {
-    const ws = await this.pool.query('SELECT 1 FROM workspaces WHERE id = $1 AND account_id = $2', [
-      workspaceId,
-      accountId,
-    ]);
-    if (!ws.rowCount) return undefined;
-    const r = await this.pool.query<RunRow>(
-      'SELECT * FROM runs WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
-      [workspaceId, limit],
+  async listRuns(audience: Audience, workspaceId: string, limit: number): Promise<RunView[] | undefined> {
+    const vis = visibilityFor(audience, 3);
+    const ws = await this.pool.query(
+      `SELECT 1 FROM workspaces w WHERE w.id = $1 AND w.account_id = $2 AND ${vis.workspace('w')}`,
+      [workspaceId, audience.accountId, ...vis.params],
     );
-    return Promise.all(r.rows.map((row) => runViewOf(this.pool, toRun(row))));
+    if (!ws.rowCount) return undefined;
+    const seen = visibilityFor(audience, 3);
+    const r = await this.pool.query<RunRow>(
+      `SELECT r.* FROM runs r WHERE r.workspace_id = $1 AND ${runSeen(audience, seen)}
+        ORDER BY r.created_at DESC, r.id DESC LIMIT $2`,
+      [workspaceId, limit, ...seen.params],
+    );
+    return Promise.all(r.rows.map((row) => runViewOf(this.pool, toRun(row), audience)));
   }
 
   async reprocessDocuments(

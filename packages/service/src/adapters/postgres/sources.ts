@@ -16,7 +16,7 @@ import type {
 } from '../../sources/store.js';
 import { inTransaction, type Pool, type PoolClient } from './db.js';
 import { announceRunIn } from './outbox.js';
-import { type DocumentRow, type RunRow, toDocument, toRun } from './rows.js';
+import { type DocumentRow, grantsOf, type RunRow, toDocument, toRun } from './rows.js';
 import { runViewOf, settleRunIn } from './runs.js';
 
 interface SourceRow {
@@ -41,6 +41,8 @@ interface SourceRow {
   sync_attempts: number;
   failure_code: string | null;
   failure_streak: number;
+  access_users: string[] | null;
+  access_groups: string[] | null;
 }
 
 /** Scheduled syncs failing the same way in a row: each waits twice as long, and the fifth stops the schedule. */
@@ -88,6 +90,7 @@ function toSource(r: SourceRowWithRun): SourceRecord {
     credentials: r.credentials,
     intervalSeconds: r.interval_seconds,
     maxDeleteShare: r.max_delete_share,
+    access: grantsOf(r.access_users ?? null, r.access_groups ?? null),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     nextSyncAt: r.next_sync_at,
@@ -140,9 +143,9 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
   async insertSource(s: NewSource): Promise<SourceRecord | undefined> {
     const r = await this.pool.query<{ id: string }>(
       `INSERT INTO sources (id, account_id, workspace_id, type, name, settings, credentials, interval_seconds,
-                            max_delete_share, next_sync_at)
+                            max_delete_share, next_sync_at, access_users, access_groups)
        SELECT $1, $2, w.id, $4, $5, $6, $7, $8::integer, $9,
-              CASE WHEN $8::integer IS NULL THEN NULL ELSE now() END
+              CASE WHEN $8::integer IS NULL THEN NULL ELSE now() END, $10::text[], $11::text[]
        FROM workspaces w WHERE w.id = $3 AND w.account_id = $2
        RETURNING id`,
       [
@@ -155,6 +158,8 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
         s.credentials,
         s.intervalSeconds,
         s.maxDeleteShare,
+        s.access ? [...s.access.users] : null,
+        s.access ? [...s.access.groups] : null,
       ],
     );
     return r.rows[0] && this.read(s.id);
@@ -206,11 +211,25 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
            ELSE coalesce(last_sync_at, now()) + make_interval(secs => $${values.length}::integer) END`,
       );
     }
-    const r = await this.pool.query(
-      `UPDATE sources SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 AND account_id = $2`,
-      values,
-    );
-    return r.rowCount ? this.read(sourceId) : undefined;
+    if (changes.access !== undefined) {
+      set('access_users', changes.access ? [...changes.access.users] : null);
+      set('access_groups', changes.access ? [...changes.access.groups] : null);
+    }
+    const updated = await inTransaction(this.pool, async (c) => {
+      const r = await c.query(
+        `UPDATE sources SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1 AND account_id = $2`,
+        values,
+      );
+      // The documents it brought take its new access in the same transaction: the next search sees it.
+      if (r.rowCount && changes.access !== undefined)
+        await c.query(
+          `UPDATE documents SET access_users = s.access_users, access_groups = s.access_groups, updated_at = now()
+             FROM sources s WHERE s.id = $1 AND documents.source_id = s.id AND documents.status <> 'deleted'`,
+          [sourceId],
+        );
+      return (r.rowCount ?? 0) > 0;
+    });
+    return updated ? this.read(sourceId) : undefined;
   }
 
   async deleteSource(
@@ -282,7 +301,7 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
        WHERE id = $1 AND status IN ('processing', 'paused') RETURNING *`,
       [runId, code, message],
     );
-    if (u.rows[0]) await announceRunIn(c, toRun(u.rows[0]), (x) => runViewOf(c, x));
+    if (u.rows[0]) await announceRunIn(c, toRun(u.rows[0]), (x, a) => runViewOf(c, x, a));
   }
 
   async dueSyncs(limit: number, newRunId: () => string): Promise<string[]> {
@@ -408,8 +427,9 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
         const ids = plan.added.map(() => newDocumentId());
         await c.query(
           `INSERT INTO documents (id, account_id, workspace_id, run_id, filename, source_url, size_bytes, storage_key,
-                                  status, source_id, source_item, version)
-           SELECT u.id, $2, $3, $4, u.filename, u.url, u.size, 'raw/' || u.id, 'queued', $5, u.key, 1
+                                  status, source_id, source_item, version, access_users, access_groups)
+           SELECT u.id, $2, $3, $4, u.filename, u.url, u.size, 'raw/' || u.id, 'queued', $5, u.key, 1,
+                  $10::text[], $11::text[]
            FROM unnest($1::text[], $6::text[], $7::text[], $8::bigint[], $9::text[]) AS u(id, filename, url, size, key)`,
           [
             ids,
@@ -421,6 +441,8 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
             plan.added.map((i) => i.url),
             plan.added.map((i) => i.fingerprint.sizeBytes ?? null),
             plan.added.map((i) => i.key),
+            source.access_users ?? null,
+            source.access_users === null ? null : (source.access_groups ?? []),
           ],
         );
         await this.recordItems(

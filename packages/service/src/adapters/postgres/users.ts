@@ -1,7 +1,7 @@
-import type { StoredSession, UserStore } from '../../domain/stores.js';
+import type { NewUser, StoredSession, UserChanges, UserStore } from '../../domain/stores.js';
 import type { User } from '../../domain/types.js';
-import type { Pool } from './db.js';
-import { toUser, type UserRow } from './rows.js';
+import { inTransaction, type Pool, type Queryable } from './db.js';
+import { toUser, USER_COLUMNS, type UserRow } from './rows.js';
 
 interface SessionUserRow extends UserRow {
   session_id: string;
@@ -10,35 +10,132 @@ interface SessionUserRow extends UserRow {
   last_seen_at: Date;
 }
 
-/** Console users and their server-side sessions. */
+async function userById(q: Queryable, accountId: string, userId: string): Promise<User | undefined> {
+  const r = await q.query<UserRow>(
+    `SELECT ${USER_COLUMNS} FROM users u WHERE u.id = $1 AND u.account_id = $2`,
+    [userId, accountId],
+  );
+  return r.rows[0] && toUser(r.rows[0]);
+}
+
+/** Replaces the user's groups with `groupIds` (those of its account only). */
+async function setGroups(q: Queryable, accountId: string, userId: string, groupIds: readonly string[]) {
+  await q.query('DELETE FROM group_members WHERE user_id = $1', [userId]);
+  await q.query(
+    `INSERT INTO group_members (group_id, user_id)
+     SELECT g.id, $1 FROM groups g WHERE g.account_id = $2 AND g.id = ANY($3::text[]) ON CONFLICT DO NOTHING`,
+    [userId, accountId, [...groupIds]],
+  );
+}
+
+/** The people of an account (console users, those a key acts as) and their server-side sessions. */
 export class PgUserRepository implements UserStore {
   constructor(private readonly pool: Pool) {}
 
-  async insertUser(user: {
-    id: string;
-    accountId: string;
-    email: string;
-    passwordHash: string;
-  }): Promise<User> {
-    const r = await this.pool.query<UserRow>(
-      'INSERT INTO users (id, account_id, email, password_hash) VALUES ($1, $2, $3, $4) RETURNING *',
-      [user.id, user.accountId, user.email, user.passwordHash],
-    );
-    return toUser(r.rows[0]!);
+  insertUser(user: NewUser): Promise<User> {
+    return inTransaction(this.pool, async (c) => {
+      await c.query(
+        `INSERT INTO users (id, account_id, email, name, role, password_hash, oidc_issuer, oidc_subject)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [
+          user.id,
+          user.accountId,
+          user.email,
+          user.name ?? null,
+          user.role,
+          user.passwordHash,
+          user.oidc?.issuer ?? null,
+          user.oidc?.subject ?? null,
+        ],
+      );
+      if (user.groupIds?.length) await setGroups(c, user.accountId, user.id, user.groupIds);
+      return (await userById(c, user.accountId, user.id))!;
+    });
   }
 
-  async findUserByEmail(email: string): Promise<{ user: User; passwordHash: string } | undefined> {
-    const r = await this.pool.query<UserRow>('SELECT * FROM users WHERE lower(email) = lower($1)', [email]);
+  async findUserByEmail(email: string): Promise<{ user: User; passwordHash: string | null } | undefined> {
+    const r = await this.pool.query<UserRow>(
+      `SELECT ${USER_COLUMNS} FROM users u WHERE lower(u.email) = lower($1)`,
+      [email],
+    );
     const row = r.rows[0];
     return row && { user: toUser(row), passwordHash: row.password_hash };
   }
 
+  async findUserBySubject(issuer: string, subject: string): Promise<User | undefined> {
+    const r = await this.pool.query<UserRow>(
+      `SELECT ${USER_COLUMNS} FROM users u WHERE u.oidc_issuer = $1 AND u.oidc_subject = $2`,
+      [issuer, subject],
+    );
+    return r.rows[0] && toUser(r.rows[0]);
+  }
+
+  getUser(accountId: string, userId: string): Promise<User | undefined> {
+    return userById(this.pool, accountId, userId);
+  }
+
   async listUsers(accountId: string | undefined): Promise<User[]> {
     const r = await this.pool.query<UserRow>(
-      'SELECT * FROM users WHERE ($1::text IS NULL OR account_id = $1) ORDER BY created_at',
+      `SELECT ${USER_COLUMNS} FROM users u WHERE ($1::text IS NULL OR u.account_id = $1) ORDER BY u.created_at, u.id`,
       [accountId ?? null],
     );
     return r.rows.map(toUser);
+  }
+
+  updateUser(accountId: string, userId: string, changes: UserChanges): Promise<User | undefined> {
+    return inTransaction(this.pool, async (c) => {
+      const r = await c.query(
+        `UPDATE users SET role = coalesce($3, role),
+                          name = CASE WHEN $4 THEN $5 ELSE name END,
+                          password_hash = coalesce($6, password_hash),
+                          oidc_issuer = coalesce($7, oidc_issuer),
+                          oidc_subject = coalesce($8, oidc_subject)
+          WHERE id = $1 AND account_id = $2`,
+        [
+          userId,
+          accountId,
+          changes.role ?? null,
+          changes.name !== undefined,
+          changes.name ?? null,
+          changes.passwordHash ?? null,
+          changes.oidc?.issuer ?? null,
+          changes.oidc?.subject ?? null,
+        ],
+      );
+      if (!r.rowCount) return undefined;
+      if (changes.groupIds) await setGroups(c, accountId, userId, changes.groupIds);
+      return userById(c, accountId, userId);
+    });
+  }
+
+  deleteUser(accountId: string, userId: string): Promise<User | undefined> {
+    return inTransaction(this.pool, async (c) => {
+      const user = await userById(c, accountId, userId);
+      if (!user) return undefined;
+      // Off every access list, so that a later user given the same id could never inherit its grants.
+      await c.query(
+        `UPDATE workspaces SET read_users = array_remove(read_users, $1), edit_users = array_remove(edit_users, $1)
+          WHERE account_id = $2 AND (read_users @> ARRAY[$1] OR edit_users @> ARRAY[$1])`,
+        [userId, accountId],
+      );
+      await c.query(
+        `UPDATE documents SET access_users = array_remove(access_users, $1)
+          WHERE account_id = $2 AND access_users @> ARRAY[$1]`,
+        [userId, accountId],
+      );
+      await c.query(
+        `UPDATE sources SET access_users = array_remove(access_users, $1)
+          WHERE account_id = $2 AND access_users @> ARRAY[$1]`,
+        [userId, accountId],
+      );
+      // Its sessions, memberships, keys and webhook endpoints go with it (ON DELETE CASCADE).
+      await c.query('DELETE FROM users WHERE id = $1', [userId]);
+      return user;
+    });
+  }
+
+  async deleteSessionsOf(userId: string): Promise<void> {
+    await this.pool.query('DELETE FROM sessions WHERE user_id = $1', [userId]);
   }
 
   async insertSession(s: {
@@ -58,8 +155,9 @@ export class PgUserRepository implements UserStore {
   }
 
   async findSessionByTokenHash(tokenHash: string): Promise<StoredSession | undefined> {
+    // The user's role and groups as they are now: a change applies to the session's next request.
     const r = await this.pool.query<SessionUserRow>(
-      `SELECT s.id AS session_id, s.csrf_token, s.expires_at, s.last_seen_at, u.*
+      `SELECT s.id AS session_id, s.csrf_token, s.expires_at, s.last_seen_at, ${USER_COLUMNS}
        FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = $1`,
       [tokenHash],
     );

@@ -43,6 +43,7 @@ function toEndpoint(r: EndpointWithCounts): WebhookEndpoint {
     url: r.url,
     events: r.events,
     description: r.description,
+    ownerUserId: r.owner_user_id ?? null,
     createdAt: r.created_at,
     deliveries: { pending: r.pending, succeeded: r.succeeded, failed: r.failed },
   };
@@ -94,9 +95,9 @@ export class PgWebhookRepository implements WebhookStore, WebhookOutbox, SecretS
       );
       if (n.rows[0]!.n >= maxPerAccount) return undefined;
       const r = await c.query<WebhookEndpointRow>(
-        `INSERT INTO webhook_endpoints (id, account_id, url, events, description, secret)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
-        [e.id, e.accountId, e.url, e.events, e.description, e.encryptedSecret],
+        `INSERT INTO webhook_endpoints (id, account_id, url, events, description, secret, owner_user_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+        [e.id, e.accountId, e.url, e.events, e.description, e.encryptedSecret, e.ownerUserId],
       );
       return toEndpoint({ ...r.rows[0]!, pending: 0, succeeded: 0, failed: 0 });
     });

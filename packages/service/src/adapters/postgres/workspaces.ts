@@ -8,7 +8,7 @@ import type {
   WorkspaceChanges,
   WorkspaceStore,
 } from '../../domain/stores.js';
-import type { DocumentCounts, Workspace } from '../../domain/types.js';
+import type { Audience, DocumentCounts, Workspace, WorkspaceAccess } from '../../domain/types.js';
 import { LruMap } from '../../lru.js';
 import { inTransaction, type Pool, type Queryable } from './db.js';
 import { DELETION_CLAIM_SECONDS } from './deletions.js';
@@ -23,8 +23,15 @@ import {
   type WorkspaceRow,
 } from './rows.js';
 import { cancelRunIn, runViewOf } from './runs.js';
+import { visibilityFor } from './visibility.js';
 
 class LostIdempotencyRace extends Error {}
+
+/** A workspace's access as its four columns: all null for the whole account. */
+function accessColumns(access: WorkspaceAccess): (string[] | null)[] {
+  if (access === null) return [null, null, null, null];
+  return [[...access.read.users], [...access.read.groups], [...access.edit.users], [...access.edit.groups]];
+}
 
 /**
  * How long a found workspace is believed to exist without asking again. Every search checks that its
@@ -41,37 +48,62 @@ export class PgWorkspaceRepository implements WorkspaceStore {
 
   constructor(private readonly pool: Pool) {}
 
-  async workspaceExists(accountId: string, workspaceId: string): Promise<boolean> {
-    return (await this.searchContext(accountId, workspaceId)) !== undefined;
+  async searchContext(audience: Audience, workspaceId: string): Promise<SearchContext | undefined> {
+    if (!audience.member) {
+      const known = this.known.get(workspaceId);
+      const workspace =
+        known && known.until > Date.now() ? known.workspace : await this.getWorkspace(audience, workspaceId);
+      if (!workspace || workspace.accountId !== audience.accountId) return undefined;
+      return { language: workspace.language, languages: workspace.languages, visibility: undefined };
+    }
+    // A member's view is read afresh: an access change applies to the next request, in every process.
+    const workspace = await this.getWorkspace(audience, workspaceId);
+    if (!workspace) return undefined;
+    const vis = visibilityFor(audience, 2);
+    const hidden = await this.pool.query<{ id: string; language: string | null }>(
+      `SELECT d.id, d.language FROM documents d
+        WHERE d.workspace_id = $1 AND d.access_users IS NOT NULL AND NOT ${vis.document('d')}`,
+      [workspaceId, ...vis.params],
+    );
+    if (hidden.rows.length === 0)
+      return { language: workspace.language, languages: workspace.languages, visibility: undefined };
+    // What the audience may see decides how a question is read: the languages of visible documents.
+    const seen = await this.pool.query<{ id: string; language: string | null; status: string }>(
+      `SELECT d.id, d.language, d.status FROM documents d WHERE d.workspace_id = $1 AND ${vis.document('d')}`,
+      [workspaceId, ...vis.params],
+    );
+    const languages = [
+      ...new Set(seen.rows.filter((d) => d.status === 'ready' && d.language).map((d) => d.language!)),
+    ].sort();
+    const visibility =
+      seen.rows.length < hidden.rows.length
+        ? { only: seen.rows.map((d) => d.id) }
+        : { except: hidden.rows.map((d) => d.id) };
+    return { language: workspace.language, languages, visibility };
   }
 
-  async searchContext(accountId: string, workspaceId: string): Promise<SearchContext | undefined> {
-    const known = this.known.get(workspaceId);
-    const workspace =
-      known && known.until > Date.now() ? known.workspace : await this.getWorkspace(accountId, workspaceId);
-    if (!workspace || workspace.accountId !== accountId) return undefined;
-    return { language: workspace.language, languages: workspace.languages };
-  }
-
-  async getWorkspace(accountId: string, workspaceId: string): Promise<Workspace | undefined> {
+  async getWorkspace(audience: Audience, workspaceId: string): Promise<Workspace | undefined> {
+    const vis = visibilityFor(audience, 3);
     const r = await this.pool.query<WorkspaceRow>(
-      'SELECT * FROM workspaces WHERE id = $1 AND account_id = $2',
-      [workspaceId, accountId],
+      `SELECT * FROM workspaces w WHERE w.id = $1 AND w.account_id = $2 AND ${vis.workspace('w')}`,
+      [workspaceId, audience.accountId, ...vis.params],
     );
     if (!r.rows[0]) return undefined;
     const workspace = toWorkspace(r.rows[0]);
-    this.known.set(workspaceId, { workspace, until: Date.now() + KNOWN_FOR_MS });
+    if (!audience.member) this.known.set(workspaceId, { workspace, until: Date.now() + KNOWN_FOR_MS });
     return workspace;
   }
 
-  async listWorkspaces(accountId: string): Promise<(Workspace & { counts: DocumentCounts })[]> {
+  async listWorkspaces(audience: Audience): Promise<(Workspace & { counts: DocumentCounts })[]> {
+    const vis = visibilityFor(audience, 2);
     const ws = await this.pool.query<WorkspaceRow>(
-      'SELECT * FROM workspaces WHERE account_id = $1 ORDER BY created_at DESC',
-      [accountId],
+      `SELECT * FROM workspaces w WHERE w.account_id = $1 AND ${vis.workspace('w')} ORDER BY w.created_at DESC`,
+      [audience.accountId, ...vis.params],
     );
     const counts = await this.pool.query<StatusCountRow & { workspace_id: string }>(
-      `SELECT workspace_id, status, count(*) AS n FROM documents WHERE account_id = $1 GROUP BY workspace_id, status`,
-      [accountId],
+      `SELECT d.workspace_id, d.status, count(*) AS n FROM documents d
+        WHERE d.account_id = $1 AND ${vis.document('d')} GROUP BY d.workspace_id, d.status`,
+      [audience.accountId, ...vis.params],
     );
     const byWs = new Map<string, StatusCountRow[]>();
     for (const row of counts.rows) {
@@ -84,9 +116,18 @@ export class PgWorkspaceRepository implements WorkspaceStore {
 
   async createWorkspace(w: NewWorkspace): Promise<Workspace> {
     const r = await this.pool.query<WorkspaceRow>(
-      `INSERT INTO workspaces (id, account_id, name, description, metadata, language)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
-      [w.id, w.accountId, w.name, w.description, JSON.stringify(w.metadata), w.language ?? 'auto'],
+      `INSERT INTO workspaces (id, account_id, name, description, metadata, language,
+                               read_users, read_groups, edit_users, edit_groups)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+      [
+        w.id,
+        w.accountId,
+        w.name,
+        w.description,
+        JSON.stringify(w.metadata),
+        w.language ?? 'auto',
+        ...accessColumns(w.access ?? null),
+      ],
     );
     return toWorkspace(r.rows[0]!);
   }
@@ -102,6 +143,10 @@ export class PgWorkspaceRepository implements WorkspaceStore {
               description = CASE WHEN $5 THEN $6 ELSE description END,
               metadata = CASE WHEN $7 THEN $8::jsonb ELSE metadata END,
               language = coalesce($9, language),
+              read_users = CASE WHEN $10 THEN $11::text[] ELSE read_users END,
+              read_groups = CASE WHEN $10 THEN $12::text[] ELSE read_groups END,
+              edit_users = CASE WHEN $10 THEN $13::text[] ELSE edit_users END,
+              edit_groups = CASE WHEN $10 THEN $14::text[] ELSE edit_groups END,
               updated_at = now()
         WHERE id = $1 AND account_id = $2
         RETURNING *`,
@@ -115,6 +160,8 @@ export class PgWorkspaceRepository implements WorkspaceStore {
         changes.metadata !== undefined,
         JSON.stringify(changes.metadata ?? {}),
         changes.language ?? null,
+        changes.access !== undefined,
+        ...accessColumns(changes.access ?? null),
       ],
     );
     if (!r.rows[0]) return undefined;
@@ -198,8 +245,10 @@ export class PgWorkspaceRepository implements WorkspaceStore {
         const f = upload.files;
         const docs = await c.query<DocumentRow>(
           `INSERT INTO documents (id, account_id, workspace_id, run_id, filename, source_url, declared_media_type,
-                                  size_bytes, sha256, storage_key, status, metadata, fetch_headers)
-           SELECT u.id, $2, $3, $4, u.filename, u.source_url, u.media_type, u.size, u.sha, u.key, 'queued', $5, u.headers
+                                  size_bytes, sha256, storage_key, status, metadata, fetch_headers,
+                                  access_users, access_groups)
+           SELECT u.id, $2, $3, $4, u.filename, u.source_url, u.media_type, u.size, u.sha, u.key, 'queued', $5, u.headers,
+                  $13::text[], $14::text[]
            FROM unnest($1::text[], $6::text[], $7::text[], $8::text[], $9::bigint[], $10::text[], $11::text[], $12::text[])
                 AS u(id, filename, source_url, media_type, size, sha, key, headers)
            RETURNING *`,
@@ -216,6 +265,8 @@ export class PgWorkspaceRepository implements WorkspaceStore {
             f.map((x) => x.sha256),
             f.map((x) => x.storageKey),
             f.map((x) => x.fetchHeaders ?? null),
+            upload.access ? [...upload.access.users] : null,
+            upload.access ? [...upload.access.groups] : null,
           ],
         );
         if (upload.idempotency) {

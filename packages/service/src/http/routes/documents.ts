@@ -8,9 +8,11 @@ import {
   getDocumentContent,
   getDocumentText,
   listDocuments,
+  setDocumentAccess,
 } from '../../documents/documents.js';
 import { mediaTypeOrNull } from '../../ingestion/upload.js';
 import { reprocessDocument } from '../../runs/reprocess.js';
+import { DocumentAccessInput } from '../access-schemas.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import { SECURITY } from '../openapi.js';
 import { Availability, Document, ErrorBody, errorResponses, ReprocessResponse } from '../schemas.js';
@@ -37,7 +39,7 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
         ...ws,
         operationId: 'listDocuments',
         params: Params,
-        summary: 'Documents of a workspace',
+        summary: 'Documents of a workspace that the caller may read',
         response: { 200: z.object({ documents: z.array(Document) }), ...errorResponses },
       },
     },
@@ -152,6 +154,24 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
       reply.code(202);
       return { run: runView(r.run), documents: r.documents.map(documentView) };
     },
+  );
+
+  api.patch(
+    '/v1/documents/:id',
+    {
+      onRequest: authorize(deps, 'ingest'),
+      schema: {
+        ...docs,
+        operationId: 'updateDocument',
+        security: SECURITY.write,
+        summary:
+          "Set who of its workspace's readers may read a document (editors of the workspace); applies to the next request, without reprocessing",
+        body: z.object({ access: DocumentAccessInput }).strict(),
+        response: { 200: Document, ...errorResponses },
+      },
+    },
+    async (req) =>
+      documentView(await setDocumentAccess(deps, principalOf(req), req.params.id, req.body.access)),
   );
 
   api.delete(

@@ -8,6 +8,7 @@ import { ingestUrls } from '../../ingestion/urls.js';
 import { REFUSED_ON_UPLOAD, SUPPORTED_FORMATS } from '../../parsing/upload-check.js';
 import { languageFor, SUPPORTED_LANGUAGES } from '../../text/language.js';
 import { WORKSPACE_NAME_MAX } from '../../workspaces/workspaces.js';
+import { DocumentAccessInput } from '../access-schemas.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import { uploadForm } from '../multipart.js';
 import { SECURITY } from '../openapi.js';
@@ -35,6 +36,7 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
       .describe('Name of the workspace the request creates (not with workspaceId)'),
     idempotencyKey: z.string().min(1).max(255).optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
+    access: DocumentAccessInput.optional(),
     headers: z
       .record(z.string(), z.string())
       .optional()
@@ -64,6 +66,7 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
         idempotencyKey: request.body.idempotencyKey,
         metadata: request.body.metadata ?? {},
         headers: request.body.headers,
+        access: request.body.access,
       });
       reply.code(202).header('idempotent-replayed', String(result.replayed));
       return uploadView(result);

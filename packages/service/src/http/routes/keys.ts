@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createApiKey, listApiKeys, revokeApiKey } from '../../domain/keys.js';
+import { issueApiKey, listApiKeys, revokeApiKey } from '../../access/keys.js';
 import { type ApiKeyRecord, SCOPES } from '../../domain/types.js';
 import { type AppDeps, authorizeSession, principalOf } from '../context.js';
 import { SECURITY } from '../openapi.js';
@@ -13,6 +13,10 @@ const ApiKey = z
     name: z.string().nullable(),
     prefix: z.string().describe('The first characters of the key, to recognise it'),
     scopes: z.array(z.enum(SCOPES)),
+    userId: z
+      .string()
+      .nullable()
+      .describe('The user the key acts as, exactly (its role and access); null: it acts for the account'),
     createdAt: z.string(),
     lastUsedAt: z.string().nullable(),
     revokedAt: z.string().nullable(),
@@ -25,13 +29,14 @@ function keyView(k: ApiKeyRecord) {
     name: k.name,
     prefix: k.prefix,
     scopes: k.scopes,
+    userId: k.userId,
     createdAt: k.createdAt.toISOString(),
     lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
     revokedAt: k.revokedAt?.toISOString() ?? null,
   };
 }
 
-/** API keys of the account, managed by signed-in console users only (a key cannot mint keys). */
+/** API keys of the account, managed by its signed-in owners and admins only (a key cannot mint keys). */
 export function keyRoutes(app: FastifyInstance, deps: AppDeps): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const common = { tags: ['keys'] };
@@ -48,7 +53,7 @@ export function keyRoutes(app: FastifyInstance, deps: AppDeps): void {
         response: { 200: z.object({ keys: z.array(ApiKey) }), ...errorResponses },
       },
     },
-    async (req) => ({ keys: (await listApiKeys(deps.accounts, principalOf(req))).map(keyView) }),
+    async (req) => ({ keys: (await listApiKeys(deps, principalOf(req))).map(keyView) }),
   );
 
   api.post(
@@ -60,15 +65,24 @@ export function keyRoutes(app: FastifyInstance, deps: AppDeps): void {
         operationId: 'createKey',
         security: SECURITY.sessionWrite,
         summary: 'Create an API key; its secret is in this answer only',
-        body: z.object({ name: z.string().max(100).optional(), scopes: z.array(z.enum(SCOPES)).min(1) }),
+        body: z.object({
+          name: z.string().max(100).optional(),
+          scopes: z.array(z.enum(SCOPES)).min(1),
+          userId: z
+            .string()
+            .min(1)
+            .max(320)
+            .optional()
+            .describe('A user id or e-mail: the key then acts exactly as that user'),
+        }),
         response: { 201: z.object({ key: ApiKey, secret: z.string() }), ...errorResponses },
       },
     },
     async (req, reply) => {
-      const { key, secret } = await createApiKey(deps.accounts, {
-        accountId: principalOf(req).accountId,
+      const { key, secret } = await issueApiKey(deps, principalOf(req), {
         scopes: [...new Set(req.body.scopes)],
         name: req.body.name ?? null,
+        user: req.body.userId,
       });
       reply.code(201).header('cache-control', 'no-store');
       return { key: keyView(key), secret };
@@ -88,6 +102,6 @@ export function keyRoutes(app: FastifyInstance, deps: AppDeps): void {
         response: { 200: ApiKey, ...errorResponses },
       },
     },
-    async (req) => keyView(await revokeApiKey(deps.accounts, principalOf(req), req.params.id)),
+    async (req) => keyView(await revokeApiKey(deps, principalOf(req), req.params.id)),
   );
 }

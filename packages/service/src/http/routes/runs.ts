@@ -77,7 +77,7 @@ export function runRoutes(app: FastifyInstance, deps: AppDeps): void {
       onRequest: authorize(deps, 'ingest'),
       schema: actionSchema('pauseRun', 'Stop starting new documents; those in progress finish'),
     },
-    async (req) => runView(await pauseRun(deps.runs, principalOf(req), req.params.id)),
+    async (req) => runView(await pauseRun(deps, principalOf(req), req.params.id)),
   );
   api.post(
     '/v1/runs/:id/resume',
@@ -118,6 +118,6 @@ export function runRoutes(app: FastifyInstance, deps: AppDeps): void {
       onRequest: authorize(deps, 'ingest'),
       schema: actionSchema('cancelRun', 'Cancel a run: waiting documents are not processed'),
     },
-    async (req) => runView(await cancelRun(deps.runs, principalOf(req), req.params.id)),
+    async (req) => runView(await cancelRun(deps, principalOf(req), req.params.id)),
   );
 }

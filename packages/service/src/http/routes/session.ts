@@ -1,8 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { audit } from '../../access/audit.js';
+import { sessionPrincipal } from '../../access/principals.js';
 import type { RateLimiter } from '../../domain/ports.js';
 import { SESSION_COOKIE, type SessionInfo, signIn, signOut } from '../../domain/sessions.js';
+import { ROLES, type User } from '../../domain/types.js';
 import { errors } from '../../errors.js';
 import { type AppDeps, authenticate } from '../context.js';
 import { SECURITY } from '../openapi.js';
@@ -10,18 +13,74 @@ import { ErrorBody } from '../schemas.js';
 
 const SessionView = z
   .object({
-    user: z.object({ id: z.string(), email: z.string(), accountId: z.string() }),
+    user: z.object({
+      id: z.string(),
+      email: z.string(),
+      name: z.string().nullable(),
+      accountId: z.string(),
+      role: z.enum(ROLES).describe('What the user may do (docs/security.md, "Who may do what")'),
+      groups: z.array(z.object({ id: z.string(), name: z.string() })),
+    }),
     csrfToken: z.string().describe('Send it as the x-csrf-token header on every state-changing request'),
     expiresAt: z.string(),
   })
   .meta({ id: 'Session' });
 
-function view(s: SessionInfo) {
+async function view(deps: AppDeps, s: SessionInfo) {
+  const groups = await deps.groups.resolveGroups(s.user.accountId, s.user.groupIds);
   return {
-    user: { id: s.user.id, email: s.user.email, accountId: s.user.accountId },
+    user: {
+      id: s.user.id,
+      email: s.user.email,
+      name: s.user.name,
+      accountId: s.user.accountId,
+      role: s.user.role,
+      groups: groups.map((g) => ({ id: g.id, name: g.name })),
+    },
     csrfToken: s.csrfToken,
     expiresAt: s.expiresAt.toISOString(),
   };
+}
+
+/** A sign-in, in the user's account's audit log. */
+export function auditSignIn(deps: AppDeps, user: User, address: string, method: 'password' | 'oidc') {
+  return audit(
+    deps.audit,
+    { ...sessionPrincipal(user), address },
+    {
+      action: 'session.signed_in',
+      targetType: 'user',
+      targetId: user.id,
+      details: { method },
+    },
+  );
+}
+
+/**
+ * A failed sign-in, in the audit log of the account the e-mail belongs to (an unknown e-mail has no
+ * account to log it in: the service's log has it).
+ */
+export async function auditFailedSignIn(deps: AppDeps, email: string, address: string, method: string) {
+  const found = await deps.users.findUserByEmail(email.trim()).catch(() => undefined);
+  deps.log.warn(
+    { email: email.trim().toLowerCase(), address, method, known: Boolean(found) },
+    'sign-in failed',
+  );
+  if (!found) return;
+  await deps.audit
+    .append({
+      accountId: found.user.accountId,
+      actor: email.trim(),
+      actorUserId: null,
+      actorKeyId: null,
+      clientAddress: address,
+      action: 'session.sign_in_failed',
+      targetType: 'user',
+      targetId: found.user.id,
+      outcome: 'failure',
+      details: { method },
+    })
+    .catch((err: unknown) => deps.log.warn({ err }, 'could not audit a failed sign-in'));
 }
 
 /** `Secure` whenever the browser reached us over https (directly or behind a TLS proxy). */
@@ -76,10 +135,18 @@ export function sessionRoutes(app: FastifyInstance, deps: AppDeps): void {
           throw errors.rateLimited(r.retryAfterSeconds);
         }
       }
-      const { token, session } = await signIn(deps.users, request.body, deps.config.console.sessionTtlHours);
+      const { token, session } = await signIn(
+        deps.users,
+        request.body,
+        deps.config.console.sessionTtlHours,
+      ).catch(async (err: unknown) => {
+        await auditFailedSignIn(deps, request.body.email, request.ip, 'password');
+        throw err;
+      });
       for (const [limiter, key] of limits) await limiter.reward(key);
+      await auditSignIn(deps, session.user, request.ip, 'password');
       setCookie(deps, request, reply, token, session.expiresAt);
-      return view(session);
+      return view(deps, session);
     },
   );
 
@@ -98,7 +165,7 @@ export function sessionRoutes(app: FastifyInstance, deps: AppDeps): void {
       if (request.headers.authorization !== undefined)
         throw errors.invalidRequest('API keys have no session.');
       await authenticate(deps, request);
-      return view(request.session!);
+      return view(deps, request.session!);
     },
   );
 
@@ -114,8 +181,13 @@ export function sessionRoutes(app: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (request, reply) => {
-      await authenticate(deps, request);
+      const principal = await authenticate(deps, request);
       await signOut(deps.users, request.cookies[SESSION_COOKIE]!);
+      await audit(deps.audit, principal, {
+        action: 'session.signed_out',
+        targetType: 'user',
+        targetId: principal.userId,
+      });
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
       return reply.code(204).send(null);
     },

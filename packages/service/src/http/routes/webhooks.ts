@@ -89,7 +89,7 @@ export function webhookRoutes(app: FastifyInstance, deps: AppDeps): void {
         response: { 200: WebhookEndpoint, ...errorResponses },
       },
     },
-    async (req) => webhookView(await deleteWebhook(deps.webhooks, principalOf(req), req.params.id)),
+    async (req) => webhookView(await deleteWebhook(deps, principalOf(req), req.params.id)),
   );
 
   api.get(

@@ -9,6 +9,7 @@ import {
   WORKSPACE_DESCRIPTION_MAX,
   WORKSPACE_NAME_MAX,
 } from '../../workspaces/workspaces.js';
+import { WorkspaceAccessInput } from '../access-schemas.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import { SECURITY } from '../openapi.js';
 import { errorResponses, Workspace, WorkspaceDeletion, WorkspaceWithCounts } from '../schemas.js';
@@ -42,7 +43,8 @@ export function workspaceRoutes(app: FastifyInstance, deps: AppDeps): void {
         operationId: 'listWorkspaces',
         tags,
         security: SECURITY.read,
-        summary: 'Workspaces of the account, newest first, with their names and document counts',
+        summary:
+          'Workspaces of the account the caller may see, newest first, with their names and the documents it may see counted',
         response: { 200: z.object({ workspaces: z.array(WorkspaceWithCounts) }), ...errorResponses },
       },
     },
@@ -66,12 +68,15 @@ export function workspaceRoutes(app: FastifyInstance, deps: AppDeps): void {
           description: Description.optional(),
           metadata: Metadata.optional(),
           language: Language.optional(),
+          access: WorkspaceAccessInput.optional().describe(
+            'Who may read and edit it (owners and admins only); left out or null, the whole account',
+          ),
         }),
         response: { 201: Workspace, ...errorResponses },
       },
     },
     async (req, reply) => {
-      const ws = await createWorkspace(deps.workspaces, principalOf(req), req.body);
+      const ws = await createWorkspace(deps, principalOf(req), req.body);
       reply.code(201);
       return workspaceView(ws);
     },
@@ -102,22 +107,25 @@ export function workspaceRoutes(app: FastifyInstance, deps: AppDeps): void {
         tags,
         security: SECURITY.write,
         params: Params,
-        summary: 'Rename a workspace, or change its description, metadata or language (fields left out stay)',
+        summary:
+          'Rename a workspace, or change its description, metadata, language or access (fields left out stay)',
         body: z
           .object({
             name: Name.optional(),
             description: Description.optional().describe('null or "" removes it'),
             metadata: Metadata.optional().describe('Replaces the whole object'),
             language: Language.optional(),
+            access: WorkspaceAccessInput.optional().describe(
+              'Who may read and edit it (owners and admins only); null opens it to the whole account',
+            ),
           })
           .refine((b) => Object.values(b).some((v) => v !== undefined), {
-            message: 'Send at least one of name, description, metadata, language.',
+            message: 'Send at least one of name, description, metadata, language, access.',
           }),
         response: { 200: Workspace, ...errorResponses },
       },
     },
-    async (req) =>
-      workspaceView(await updateWorkspace(deps.workspaces, principalOf(req), req.params.id, req.body)),
+    async (req) => workspaceView(await updateWorkspace(deps, principalOf(req), req.params.id, req.body)),
   );
 
   api.delete(
