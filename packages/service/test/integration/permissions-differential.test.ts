@@ -1,3 +1,4 @@
+// Over 400 lines: one pair of workspaces, uploaded and processed once, compared on every face and credential.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';

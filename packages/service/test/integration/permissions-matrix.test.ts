@@ -1,3 +1,4 @@
+// Over 400 lines: the whole route table and the rules it is checked by, over fixtures built once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLE_SCOPES } from '../../src/access/policy.js';
 import { createApiKey } from '../../src/domain/keys.js';
