@@ -1417,7 +1417,6 @@ export interface components {
             intervalMinutes: number | null;
             /** @description A sync that would delete more than this share of the source’s documents fails unless forced */
             maxDeleteShare: number;
-            /** @description Given to every document it brings: null, the workspace's readers */
             access: components["schemas"]["DocumentAccess"];
             createdAt: string;
             updatedAt: string;

@@ -18,7 +18,7 @@ export const Source = z
       .describe(
         'A sync that would delete more than this share of the source’s documents fails unless forced',
       ),
-    access: DocumentAccess.describe("Given to every document it brings: null, the workspace's readers"),
+    access: DocumentAccess,
     createdAt: z.string(),
     updatedAt: z.string(),
     lastSync: z
