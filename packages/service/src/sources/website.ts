@@ -22,6 +22,8 @@ const MAX_SITEMAP_BYTES = 5 * 2 ** 20;
 const MAX_ROBOTS_BYTES = 512 * 1024;
 /** Most sitemaps a sitemap index leads to. */
 const MAX_SITEMAPS = 20;
+/** Most bytes of all the sitemaps of one sync together (see sitemapUrls). */
+const MAX_SITEMAP_BYTES_IN_ALL = 2 * MAX_SITEMAP_BYTES;
 /** Most `<loc>` entries taken from one sitemap (the sitemap protocol's own limit). */
 const MAX_SITEMAP_ENTRIES = 50_000;
 /**
@@ -47,15 +49,18 @@ export function canonicalUrl(raw: string, base?: string): string | undefined {
   return url.href;
 }
 
+/** The first `maxBytes` of a body (all of it when shorter); the rest is not read. */
 async function readAll(resource: FetchedResource, maxBytes: number): Promise<Buffer> {
   const parts: Buffer[] = [];
   let size = 0;
   for await (const chunk of resource.body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) {
+    if (size + chunk.length >= maxBytes) {
+      parts.push(chunk.subarray(0, maxBytes - size));
+      size = maxBytes;
       resource.body.destroy();
       break;
     }
+    size += chunk.length;
     parts.push(chunk);
   }
   return Buffer.concat(parts);
@@ -180,17 +185,25 @@ export class WebsiteConnector implements SourceConnector {
     const pathOf = (url: string) => new URL(url).pathname;
     const enqueue = (raw: string, depth: number) => {
       const url = interned.get(raw) ?? raw;
-      if (queued.has(url) || !url.startsWith(prefix)) return;
+      // What costs nothing is asked first: a full queue turns a link away before a pattern reads it,
+      // so the links of a page or a sitemap beyond what the crawl can still fetch cost no matching.
+      if (queue.length >= maxRequests || queued.has(url) || !url.startsWith(prefix)) return;
       // An excluded page is never requested.
       if (!excluded(pathOf(url))) return;
-      if (queue.length >= maxRequests) return;
       queued.add(url);
       interned.set(url, url);
       queue.push({ url, depth });
     };
     if (settings.startUrl) enqueue(canonicalUrl(settings.startUrl)!, 0);
     if (settings.sitemapUrl)
-      for (const url of await this.sitemapUrls(settings.sitemapUrl, budget)) enqueue(url, 0);
+      await this.sitemapUrls(settings.sitemapUrl, budget, (locations) => {
+        for (const location of locations) {
+          if (queue.length >= maxRequests) return false;
+          const url = canonicalUrl(location);
+          if (url) enqueue(url, 0);
+        }
+        return true;
+      });
     const items = new Map<string, ListedItem>();
     let cutShort = false;
     for (let i = 0; i < queue.length && items.size < settings.maxPages; i++) {
@@ -216,7 +229,8 @@ export class WebsiteConnector implements SourceConnector {
         if (items.has(page.key) || !page.key.startsWith(prefix)) continue;
         queued.add(page.key);
       }
-      const links = page.links ?? [];
+      // Links kept by an earlier sync are held to the same cap as a page's, before any is matched.
+      const links = (page.links ?? []).slice(0, MAX_LINKS_PER_PAGE);
       // Only links the crawl may follow are kept with the item (a page that answers 304 next time
       // leads on through them); at the depth limit, none.
       page.links = depth < settings.maxDepth ? links.filter((l) => l.startsWith(prefix)) : [];
@@ -327,12 +341,25 @@ export class WebsiteConnector implements SourceConnector {
     }
   }
 
-  /** The page URLs of a sitemap (following a sitemap index one level down). */
-  private async sitemapUrls(sitemapUrl: string, budget: RequestBudget): Promise<string[]> {
+  /**
+   * The page locations of a sitemap (following a sitemap index one level down), handed to `take` a
+   * sitemap at a time until it answers that the crawl wants no more: a sitemap the crawl has no room
+   * for is not requested. The sitemaps of one sync are read up to MAX_SITEMAP_BYTES_IN_ALL together,
+   * since every entry is matched against the source's patterns, excluded or not, and a sitemap holds
+   * a hundred times the links a page may give.
+   */
+  private async sitemapUrls(
+    sitemapUrl: string,
+    budget: RequestBudget,
+    take: (locations: string[]) => boolean,
+  ): Promise<void> {
+    let bytesLeft = MAX_SITEMAP_BYTES_IN_ALL;
     const read = async (url: string) => {
       try {
         const res = await budget.fetch(url);
-        return sitemapEntries((await readAll(res, MAX_SITEMAP_BYTES)).toString('utf8'));
+        const body = await readAll(res, Math.min(MAX_SITEMAP_BYTES, bytesLeft));
+        bytesLeft -= body.length;
+        return sitemapEntries(body.toString('utf8'));
       } catch (err) {
         if (!(err instanceof DocumentFailure)) throw err;
         throw new SourceFailure(
@@ -344,14 +371,15 @@ export class WebsiteConnector implements SourceConnector {
     const urls = (locations: string[]) =>
       locations.map((l) => canonicalUrl(l)).filter((u): u is string => !!u);
     const root = await read(sitemapUrl);
-    if (!root.index) return urls(root.locations);
-    const all: string[] = [];
-    for (const child of urls(root.locations).slice(0, MAX_SITEMAPS)) {
-      if (budget.exhausted) break;
-      if (!budget.reaches(new URL(child))) continue;
-      all.push(...urls((await read(child)).locations));
+    if (!root.index) {
+      take(root.locations);
+      return;
     }
-    return all;
+    for (const child of urls(root.locations).slice(0, MAX_SITEMAPS)) {
+      if (budget.exhausted || bytesLeft <= 0) break;
+      if (!budget.reaches(new URL(child))) continue;
+      if (!take((await read(child)).locations)) break;
+    }
   }
 
   open(_source: SourceAccess, key: string, signal: AbortSignal): Promise<FetchedResource> {

@@ -236,6 +236,86 @@ describe('include and exclude patterns', () => {
     expect(itemFilter(undefined, undefined)('anything')).toBe(true);
   });
 
+  it('answer as a plain walk does, for many patterns at once', async () => {
+    // Random patterns over a, b, / and the wildcards, many to a list so that the positions of one
+    // list run over several words, against a plain recursive reading of what a glob means.
+    const { globMatcher, itemFilter } = await import('../../src/sources/globs.js');
+    const means = (pattern: string, path: string): boolean => {
+      const p = path.startsWith('/') ? path.slice(1) : path;
+      const text = pattern.includes('/') ? p : p.slice(p.lastIndexOf('/') + 1);
+      const glob = pattern.startsWith('/') ? pattern.slice(1) : pattern;
+      const at = (g: number, t: number): boolean => {
+        if (g === glob.length) return t === text.length;
+        if (glob.startsWith('**', g)) {
+          let next = g;
+          while (glob[next] === '*') next++;
+          return at(next, t) || (t < text.length && at(g, t + 1));
+        }
+        if (glob[g] === '*') return at(g + 1, t) || (t < text.length && text[t] !== '/' && at(g, t + 1));
+        if (glob[g] === '?') return t < text.length && text[t] !== '/' && at(g + 1, t + 1);
+        return text[t] === glob[g] && at(g + 1, t + 1);
+      };
+      return at(0, 0);
+    };
+    let seed = 44;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const word = (alphabet: string, length: number) =>
+      Array.from({ length }, () => alphabet[random(alphabet.length)]).join('');
+    // A path a pattern may well match: its wildcards filled in at random.
+    const instance = (pattern: string) =>
+      pattern.replace(/\*+|\?/g, (w) =>
+        w === '?' ? word('ab', 1) : word(w === '*' ? 'ab' : 'ab/', random(4)),
+      );
+    for (let round = 0; round < 300; round++) {
+      // A first pattern no path matches moves the others to every place in the words.
+      const patterns = [
+        'c'.repeat(1 + random(64)),
+        ...Array.from({ length: 1 + random(16) }, () => word('aab/*?', 1 + random(12))),
+      ];
+      const paths = Array.from({ length: 30 }, (_, i) =>
+        i % 2 ? word('aab/', random(14)) : instance(patterns[1 + random(patterns.length - 1)]!),
+      );
+      const filter = itemFilter(patterns, undefined);
+      for (const path of paths) {
+        expect(filter(path), `${patterns.join(' ')} on ${path}`).toBe(patterns.some((g) => means(g, path)));
+        expect(globMatcher(patterns[1]!)(path), `${patterns[1]} on ${path}`).toBe(means(patterns[1]!, path));
+      }
+    }
+  });
+
+  it('are refused when one list holds more than a path may be walked against, saying why', async () => {
+    const { createSource } = await import('../../src/sources/sources.js');
+    const refusal = (settings: Record<string, unknown>) =>
+      // The settings are checked before anything is stored, so no store is needed to be refused.
+      createSource({} as never, { accountId: 'acc_t' } as never, 'ws_t', { type: 'website', settings }).then(
+        () => 'created',
+        (err: { code: string; message: string }) => `${err.code}: ${err.message}`,
+      );
+    const site = 'https://docs.example/';
+    const many = Array.from({ length: 50 }, (_, i) => `/docs/section-${i}/${'x'.repeat(24)}/**`);
+    expect(many.join('').length).toBe(2190);
+    expect(await refusal({ startUrl: site, exclude: many })).toBe(
+      'invalid_request: Invalid website settings: exclude: at most 2,048 characters of patterns in all.',
+    );
+    expect(await refusal({ startUrl: site, include: ['x'.repeat(257)] })).toBe(
+      'invalid_request: Invalid website settings: include.0: a pattern has at most 256 characters.',
+    );
+  });
+
+  it('want no path longer than they read, and any path when there are none', async () => {
+    const { itemFilter, MAX_MATCHED_PATH_LENGTH } = await import('../../src/sources/globs.js');
+    const long = `docs/${'a'.repeat(MAX_MATCHED_PATH_LENGTH)}.md`;
+    expect(itemFilter(['docs/**'], undefined)(long)).toBe(false);
+    expect(itemFilter(undefined, ['*.png'])(long)).toBe(false);
+    expect(itemFilter(undefined, undefined)(long)).toBe(true);
+    expect(itemFilter(['docs/**'], ['*.png'])(`docs/${'a'.repeat(MAX_MATCHED_PATH_LENGTH - 8)}.md`)).toBe(
+      true,
+    );
+  });
+
   it('take time linear in the path for patterns built to backtrack', async () => {
     const { globMatcher } = await import('../../src/sources/globs.js');
     const pattern = `${'*a'.repeat(100)}*b`;
