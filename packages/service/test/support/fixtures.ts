@@ -141,7 +141,6 @@ function xmlEscape(s: string): string {
 
 /** A DOCX whose blocks are headings (`# `, `## `) or paragraphs, styled the way Word does. */
 export function makeDocx(blocks: string[]): Buffer {
-  const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
   const paragraphs = blocks
     .map((b) => {
       const h = /^(#{1,3}) (.*)$/.exec(b);
@@ -149,6 +148,12 @@ export function makeDocx(blocks: string[]): Buffer {
       return `<w:p>${style}<w:r><w:t xml:space="preserve">${xmlEscape(h ? h[2]! : b)}</w:t></w:r></w:p>`;
     })
     .join('');
+  return makeDocxBody(paragraphs);
+}
+
+/** A DOCX whose `<w:body>` is the given WordprocessingML (prefix `w`), with the heading styles. */
+export function makeDocxBody(body: string): Buffer {
+  const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
   const styles = [1, 2, 3]
     .map(
       (n) => `<w:style w:type="paragraph" w:styleId="Heading${n}"><w:name w:val="heading ${n}"/></w:style>`,
@@ -185,7 +190,7 @@ export function makeDocx(blocks: string[]): Buffer {
     },
     {
       name: 'word/document.xml',
-      data: `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}"><w:body>${paragraphs}</w:body></w:document>`,
+      data: `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}"><w:body>${body}</w:body></w:document>`,
     },
   ]);
 }

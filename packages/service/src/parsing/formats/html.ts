@@ -1,6 +1,7 @@
 import { parseHTML } from 'linkedom';
 import { findNavigation } from '../html-boilerplate.js';
 import { htmlNodeToMarkdown } from '../html-to-markdown.js';
+import { refuseDeepNesting } from '../xml.js';
 
 /**
  * A page with less than this much text once its navigation is gone is a site's index or a menu page:
@@ -30,7 +31,11 @@ const NOT_CONTENT = ['div', 'section', 'aside', 'footer', 'ul', 'ol', 'form']
  * (37 of the 170 answers of bench:manual's handbook questions), so it is no longer used (decision 0008).
  */
 export function parseHtml(html: string): { text: string; title: string | null } {
-  const { document } = parseHTML(asPage(html));
+  const page = asPage(html);
+  // Before linkedom builds the tree (it takes 15 s for 100,000 nested elements) and the converters
+  // walk it recursively.
+  refuseDeepNesting(page, false);
+  const { document } = parseHTML(page);
   const title = document.querySelector('title')?.textContent?.trim() || null;
   for (const nav of document.querySelectorAll('nav, [role="navigation"]')) nav.remove();
   const main = document.querySelector('main, [role="main"]') ?? document.body;
@@ -64,6 +69,8 @@ function asPage(html: string): string {
 
 /** HTML fragments produced by converters (mammoth) are all content: convert them whole. */
 export function htmlFragmentToMarkdown(html: string): string {
-  const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);
+  const page = `<!doctype html><html><body>${html}</body></html>`;
+  refuseDeepNesting(page, false);
+  const { document } = parseHTML(page);
   return htmlNodeToMarkdown(document.body as never);
 }

@@ -1,5 +1,4 @@
-import { parseDocument } from 'htmlparser2';
-import { textContent } from '../xml.js';
+import { parseMarkup, textContent } from '../xml.js';
 import { htmlFragmentToMarkdown } from './html.js';
 
 const FENCE = /^\s{0,3}(```|~~~)/;
@@ -12,7 +11,7 @@ function inline(line: string): string {
     .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/\[([^[\]]+)\]\((?:[^()\s]|\([^)]*\))*(?:\s+"[^"]*")?\)/g, '$1');
   if (!/[<&]/.test(withoutLinks)) return withoutLinks;
-  return textContent(parseDocument(withoutLinks, { decodeEntities: true }));
+  return textContent(parseMarkup(withoutLinks, false));
 }
 
 /**
