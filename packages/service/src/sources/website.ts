@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { Parser } from 'htmlparser2';
 import type { FetchedResource, UrlFetcher } from '../domain/ports.js';
 import { DocumentFailure } from '../errors.js';
 import { Sampler } from '../parsing/upload-check.js';
@@ -12,6 +11,7 @@ import {
   SourceFailure,
   WebsiteSettings,
 } from './model.js';
+import { canonicalUrl, MAX_LINKS_PER_PAGE, pageLinks, sitemapEntries } from './pages.js';
 import { unreadableReason } from './readable.js';
 import { BudgetExhausted, RequestBudget } from './requests.js';
 import { RobotsRules } from './robots.js';
@@ -24,30 +24,7 @@ const MAX_ROBOTS_BYTES = 512 * 1024;
 const MAX_SITEMAPS = 20;
 /** Most bytes of all the sitemaps of one sync together (see sitemapUrls). */
 const MAX_SITEMAP_BYTES_IN_ALL = 2 * MAX_SITEMAP_BYTES;
-/** Most `<loc>` entries taken from one sitemap (the sitemap protocol's own limit). */
-const MAX_SITEMAP_ENTRIES = 50_000;
-/**
- * Most links taken from one page. A page of 20,000 links is a link farm, not documentation; a long
- * navigation sidebar has a few hundred.
- */
-export const MAX_LINKS_PER_PAGE = 500;
-/** Most `href`s read from one page before the links are resolved and de-duplicated. */
-const MAX_HREFS_PER_PAGE = 4 * MAX_LINKS_PER_PAGE;
 const ROBOTS_AGENT = 'DocSlurp';
-
-/** A page's URL as one item: no fragment, and the default port and an empty path normalised. */
-export function canonicalUrl(raw: string, base?: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(raw, base);
-  } catch {
-    return undefined;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
-  if (url.username || url.password) return undefined;
-  url.hash = '';
-  return url.href;
-}
 
 /** The first `maxBytes` of a body (all of it when shorter); the rest is not read. */
 async function readAll(resource: FetchedResource, maxBytes: number): Promise<Buffer> {
@@ -64,70 +41,6 @@ async function readAll(resource: FetchedResource, maxBytes: number): Promise<Buf
     parts.push(chunk);
   }
   return Buffer.concat(parts);
-}
-
-/** Links of an HTML page and its canonical URL, resolved against its `<base>` or its own URL. */
-export function pageLinks(html: string, pageUrl: string): { links: string[]; canonical: string | undefined } {
-  let base = pageUrl;
-  const hrefs: string[] = [];
-  let canonical: string | undefined;
-  const parser = new Parser(
-    {
-      onopentag(name, attrs) {
-        if (name === 'base' && attrs.href) base = canonicalUrl(attrs.href, pageUrl) ?? base;
-        else if (
-          name === 'a' &&
-          attrs.href &&
-          hrefs.length < MAX_HREFS_PER_PAGE &&
-          !/\bnofollow\b/i.test(attrs.rel ?? '')
-        )
-          hrefs.push(attrs.href);
-        else if (name === 'link' && /\bcanonical\b/i.test(attrs.rel ?? '') && attrs.href)
-          canonical = attrs.href;
-      },
-    },
-    { decodeEntities: true },
-  );
-  parser.write(html);
-  parser.end();
-  const links = new Set<string>();
-  for (const href of hrefs) {
-    const url = canonicalUrl(href, base);
-    if (url) links.add(url);
-    if (links.size >= MAX_LINKS_PER_PAGE) break;
-  }
-  return { links: [...links], canonical: canonical ? canonicalUrl(canonical, base) : undefined };
-}
-
-/**
- * The `<loc>` entries of a sitemap or sitemap index, read with the XML tokenizer (linear in the
- * input: a pattern over the raw text backtracked for minutes on `<loc>` and spaces without an end).
- */
-export function sitemapEntries(xml: string): { index: boolean; locations: string[] } {
-  const locations: string[] = [];
-  let index = false;
-  let text: string | undefined;
-  const parser = new Parser(
-    {
-      onopentag(name) {
-        if (name === 'sitemapindex') index = true;
-        else if (name === 'loc') text = '';
-      },
-      ontext(chunk) {
-        // A location is a URL: text beyond what a URL can be is not kept.
-        if (text !== undefined && text.length < 4096) text += chunk;
-      },
-      onclosetag(name) {
-        if (name !== 'loc' || text === undefined) return;
-        if (locations.length < MAX_SITEMAP_ENTRIES) locations.push(text.trim());
-        text = undefined;
-      },
-    },
-    { xmlMode: true, decodeEntities: true, lowerCaseTags: true },
-  );
-  parser.write(xml);
-  parser.end();
-  return { index, locations };
 }
 
 const isHtml = (type: string | null | undefined) => !!type && /html/i.test(type);

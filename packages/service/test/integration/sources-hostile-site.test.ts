@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_LINKS_PER_PAGE } from '../../src/sources/website.js';
+import { MAX_LINKS_PER_PAGE } from '../../src/sources/pages.js';
 import { client } from '../support/http.js';
 import { startTestService, type TestService } from '../support/service.js';
 
