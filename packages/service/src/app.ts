@@ -13,7 +13,7 @@ import Fastify, {
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { checkInput } from './domain/input.js';
 import { errors } from './errors.js';
-import { capConnectionsPerAddress, proxyMatcher } from './http/connections.js';
+import { capConnectionsPerAddress, connectionTimeouts, proxyMatcher } from './http/connections.js';
 import { isConsoleNavigation, registerConsole } from './http/console.js';
 import type { AppDeps } from './http/context.js';
 import { toAppError } from './http/errors.js';
@@ -107,15 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // One log line per request comes from the onResponse hook below, with the route pattern.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.limits.jsonBodyBytes,
-    // Connections that never finish a request must not pile up (slowloris): the whole request must
-    // arrive within requestTimeout, the headers within the body timeout (checked every second or so,
-    // not Node's default of every 30 s), and an idle keep-alive connection ends after keepAliveTimeout.
-    requestTimeout: server.requestTimeoutMs,
-    keepAliveTimeout: server.keepAliveTimeoutMs,
-    http: {
-      headersTimeout: server.bodyTimeoutMs,
-      connectionsCheckingInterval: Math.min(1000, server.bodyTimeoutMs),
-    },
+    ...connectionTimeouts(server),
     // Forwarded headers are believed only from the configured proxies: anyone else could forge the
     // client address (sign-in limits, /ready's detail) and the scheme (the cookie's Secure flag).
     trustProxy: server.trustedProxies.length ? server.trustedProxies : false,

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import net, { type Socket } from 'node:net';
+import type { Config } from '../config.js';
 import { errors } from '../errors.js';
 import { randomToken } from '../ids.js';
 
@@ -20,6 +21,23 @@ export function proxyMatcher(entries: string[]): (address: string) => boolean {
   return (raw) => {
     const address = plainAddress(raw);
     return list.check(address, net.isIPv4(address) ? 'ipv4' : 'ipv6');
+  };
+}
+
+/**
+ * Fastify's options that end connections which never finish a request (slowloris) or sit idle: the
+ * whole request within `requestTimeoutMs`, the headers within the body timeout (checked every second
+ * or so, not Node's default of every 30 s), an idle keep-alive connection after its timeout. A
+ * connection that sends nothing at all is ended by the headers timeout too.
+ */
+export function connectionTimeouts(server: Config['server'], requestTimeoutMs = server.requestTimeoutMs) {
+  return {
+    requestTimeout: requestTimeoutMs,
+    keepAliveTimeout: server.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: Math.min(server.bodyTimeoutMs, requestTimeoutMs),
+      connectionsCheckingInterval: Math.min(1000, server.bodyTimeoutMs),
+    },
   };
 }
 
@@ -75,5 +93,22 @@ export function capConnectionsPerAddress(
       if (left > 0) open.set(address, left);
       else open.delete(address);
     });
+  });
+}
+
+/**
+ * Caps the connections a server holds at once, whoever opens them: the per-address cap does not stop
+ * many addresses (an IPv6 prefix holds billions), and every connection is a descriptor the process
+ * then lacks for its database, object store and parser. Node closes a connection over the cap as soon
+ * as it is accepted, without a word: nothing is read from it and nothing stays open.
+ */
+export function capTotalConnections(server: Server, max: number, warn: () => void): void {
+  server.maxConnections = max;
+  let warnedAt = 0;
+  server.on('drop', () => {
+    if (Date.now() - warnedAt > 60_000) {
+      warnedAt = Date.now();
+      warn();
+    }
   });
 }

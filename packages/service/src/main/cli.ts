@@ -11,12 +11,13 @@ import { type Config, ConfigError, loadConfig } from '../config.js';
 import { createDeps, type Deps } from '../deps.js';
 import { DEFAULT_ACCOUNT, ensureBootstrapKey } from '../domain/keys.js';
 import { DependencyUnavailable } from '../errors.js';
-import { buildWorkerApp } from '../http/worker-app.js';
+import { buildWorkerApp, probeConnectionCap } from '../http/worker-app.js';
 import { createLogger } from '../logger.js';
 import { type RunningWorker, resendUnfinished, startWorker } from '../processing/worker.js';
 import { bucket, groups, keys, secrets, users } from './admin.js';
 import { logAllocator } from './allocator.js';
 import { type Databases, migrateAll, resolveDatabases } from './database.js';
+import { openFilesLimit } from './descriptors.js';
 import { openApiDocument } from './openapi.js';
 
 const USAGE = `Usage: docslurp <command> [options]
@@ -280,11 +281,13 @@ async function server(config: Config, log: Logger): Promise<void> {
 
 /** The worker's probes on WORKER_HTTP_PORT, listening before the worker waits for anything. */
 async function startWorkerHttp(deps: Deps, port: number): Promise<FastifyInstance> {
-  const app = await buildWorkerApp({ ...deps, readinessChecks: deps.workerReadinessChecks });
+  const openFiles = openFilesLimit();
+  const maxConnections = probeConnectionCap(openFiles);
+  const app = await buildWorkerApp({ ...deps, readinessChecks: deps.workerReadinessChecks }, maxConnections);
   await app.listen({ host: deps.config.server.host, port });
   const address = app.server.address();
   deps.log.info(
-    { port: typeof address === 'object' && address ? address.port : port },
+    { port: typeof address === 'object' && address ? address.port : port, maxConnections, openFiles },
     'worker probes listening (/health, /ready, /metrics)',
   );
   return app;

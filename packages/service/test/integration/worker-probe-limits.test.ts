@@ -1,0 +1,125 @@
+import { readdir } from 'node:fs/promises';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { probeConnectionCap } from '../../src/http/worker-app.js';
+import { cliPath, freePort, type RunningProcess, spawnProcess } from '../support/processes.js';
+import { idleConnection, jsonRequest } from '../support/raw-http.js';
+import { type ServerProcess, startServerProcess } from '../support/server-process.js';
+
+/**
+ * Issue 44, finding 2: a worker's probe port (WORKER_HTTP_PORT) against callers that open
+ * connections and send nothing. The worker runs with a small limit on open files, so that a flood
+ * that would take every descriptor fits in a test.
+ */
+
+const OPEN_FILES = 512;
+const limits = {
+  HTTP_MAX_CONNECTIONS_PER_ADDRESS: '5',
+  HTTP_BODY_TIMEOUT_SECONDS: '3',
+  HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: '2',
+};
+let srv: ServerProcess;
+let worker: RunningProcess;
+let port: number;
+
+beforeAll(async () => {
+  srv = await startServerProcess(limits);
+  port = await freePort();
+  // `ulimit -n` sets the soft and the hard limit: Node cannot raise it again at start.
+  worker = spawnProcess(
+    'worker',
+    '/bin/sh',
+    ['-c', `ulimit -n ${OPEN_FILES} && exec "$0" "$@"`, process.execPath, cliPath(), 'worker'],
+    { ...srv.env, WORKER_HTTP_PORT: String(port), LOG_LEVEL: 'info' },
+  );
+  await worker.waitFor(/worker probes listening/, 60_000);
+}, 90_000);
+afterAll(async () => {
+  await worker?.stop();
+  await srv?.stop();
+});
+
+async function descriptors(pid: number): Promise<number> {
+  return (await readdir(`/proc/${pid}/fd`)).length;
+}
+
+/** A connection from `from` that sends nothing; resolves once connected, says when the server closed it. */
+function silentConnection(from: string) {
+  const socket = net.connect({ port, host: '127.0.0.1', localAddress: from });
+  socket.on('error', () => {});
+  let closed = false;
+  socket.once('close', () => {
+    closed = true;
+  });
+  return new Promise<{ closed: () => boolean; destroy: () => void }>((resolve) => {
+    const result = { closed: () => closed, destroy: () => socket.destroy() };
+    socket.once('connect', () => resolve(result));
+    socket.once('close', () => resolve(result));
+  });
+}
+
+describe("the worker's probe port", () => {
+  it('caps the connections of one address, and others still get /ready', async () => {
+    const from = '127.0.0.2';
+    const held = await Promise.all(
+      Array.from({ length: 5 }, () => idleConnection(port, { localAddress: from })),
+    );
+    const refused = await idleConnection(port, { localAddress: from });
+    const answer = await refused.answer();
+    expect(answer.closed).toBe(true);
+    expect(answer.status).toBe(429);
+    expect(JSON.parse(answer.body).error.code).toBe('too_many_connections');
+    const ready = await jsonRequest(port, 'GET', '/ready');
+    expect(ready.status).toBe(200);
+    expect(ready.json.status).toBe('ready');
+    for (const c of held) c.close();
+  });
+
+  it('ends a connection that sends nothing, and an idle keep-alive one, after their timeouts', async () => {
+    const t0 = Date.now();
+    const silent = await idleConnection(port, { localAddress: '127.0.0.3' });
+    const answer = await silent.answer(10_000);
+    // HTTP_BODY_TIMEOUT_SECONDS=3, checked every second.
+    expect(answer.closed).toBe(true);
+    expect(answer.status).toBe(408);
+    expect(Date.now() - t0).toBeLessThan(6_000);
+
+    const kept = await idleConnection(port, { localAddress: '127.0.0.3' });
+    kept.socket.write('GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: keep-alive\r\n\r\n');
+    const t1 = Date.now();
+    const after = await kept.answer(10_000);
+    expect(after.status).toBe(200);
+    // HTTP_KEEP_ALIVE_TIMEOUT_SECONDS=2: closed by the server, not by the wait running out.
+    expect(after.closed).toBe(true);
+    expect(Date.now() - t1).toBeLessThan(5_000);
+  });
+
+  it('holds at most its share of the descriptors, however many addresses connect', async () => {
+    const cap = probeConnectionCap(OPEN_FILES);
+    const pid = worker.child.pid!;
+    const before = await descriptors(pid);
+    // 100 addresses with 5 connections each: none is over the per-address cap.
+    const flood = await Promise.all(
+      Array.from({ length: 100 }, (_, a) =>
+        Array.from({ length: 5 }, () => silentConnection(`127.0.1.${a + 1}`)),
+      ).flat(),
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    const open = flood.filter((c) => !c.closed()).length;
+    const during = await descriptors(pid);
+    expect(open).toBeLessThanOrEqual(cap);
+    // The rest of the limit stays with the work: a little slack for the pools, which may open one more.
+    expect(during).toBeLessThanOrEqual(before + cap + 8);
+    expect(worker.output()).toContain('closed connections to the worker probes over their cap');
+    for (const c of flood) c.destroy();
+    // Once the flood is gone, a prober from one of its addresses is answered, every check passing.
+    await vi.waitFor(
+      async () => {
+        const ready = await jsonRequest(port, 'GET', '/ready', { localAddress: '127.0.1.1' });
+        expect(ready.status).toBe(200);
+        expect(ready.json.status).toBe('ready');
+      },
+      { timeout: 10_000, interval: 250 },
+    );
+  });
+});
