@@ -130,6 +130,8 @@ export interface Config {
     maxQueryChars: number;
     maxTopK: number;
     rateLimitPerMinute: number;
+    /** `/ready` calls per minute of one client address, in each process; 0: no limit. */
+    readyRateLimitPerMinute: number;
   };
   urlFetch: {
     /** Hosts and CIDR ranges that may be fetched although they are private (URL_FETCH_ALLOW_HOSTS). */
@@ -302,6 +304,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       maxQueryChars: e.QUERY_MAX_CHARS,
       maxTopK: e.SEARCH_MAX_TOP_K,
       rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+      readyRateLimitPerMinute: e.READY_RATE_LIMIT_PER_MINUTE,
     },
     urlFetch: {
       allowHosts: (e.URL_FETCH_ALLOW_HOSTS ?? '')

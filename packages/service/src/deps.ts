@@ -327,6 +327,9 @@ export async function createDeps(
     email: createRateLimiter(config, config.console.loginAttemptsPerMinute, 'docslurp:login-email'),
     address: createRateLimiter(config, config.console.loginAttemptsPerMinute * 5, 'docslurp:login-address'),
   };
+  // In this process's memory even with Redis: what it protects, the checks behind /ready, is this
+  // process's own, and a probe should not wait on the cache it is checking.
+  const readyLimiter = new MemoryRateLimiter(config.limits.readyRateLimitPerMinute);
   const tmpDir = path.join(os.tmpdir(), `docslurp-${process.pid}`);
   await mkdir(tmpDir, { recursive: true });
   const parser = new SandboxedParser({
@@ -437,6 +440,7 @@ export async function createDeps(
     secrets,
     tmpDir,
     readinessChecks: [...commonChecks, { name: 'cache', critical: false, run: () => rateLimiter.check() }],
+    readyLimiter,
     workerReadinessChecks: [
       ...commonChecks,
       {
@@ -456,7 +460,7 @@ export async function createDeps(
       await parser.close();
       await preparer.close();
       await index.close().catch(() => {});
-      for (const limiter of [rateLimiter, loginLimits.email, loginLimits.address])
+      for (const limiter of [rateLimiter, loginLimits.email, loginLimits.address, readyLimiter])
         await limiter.close().catch(() => {});
       await objects.close?.().catch(() => {});
       await pool.end().catch(() => {});

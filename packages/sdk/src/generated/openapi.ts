@@ -746,7 +746,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: each dependency checked (within 3 s). With HOSTED_PLATFORM_APP_NAME set, only loopback callers and holders of the metrics secret see latencies, errors and the schema version */
+        /** Readiness: each dependency checked (within 3 s; callers within a second of a check share its answer). With HOSTED_PLATFORM_APP_NAME set, only loopback callers and holders of the metrics secret see latencies, errors and the schema version */
         get: operations["ready"];
         put?: never;
         post?: never;
@@ -6199,6 +6199,16 @@ export interface operations {
                         /** @description The database schema version, when the database answers */
                         schemaVersion?: number;
                     };
+                };
+            };
+            /** @description Too many calls from this address (READY_RATE_LIMIT_PER_MINUTE): try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Unavailable: a critical dependency (the database) failed */

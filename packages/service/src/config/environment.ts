@@ -84,6 +84,7 @@ export const envSchema = z.object({
   QUERY_MAX_CHARS: int(2000, 1),
   SEARCH_MAX_TOP_K: int(100, 1),
   RATE_LIMIT_PER_MINUTE: int(600, 0),
+  READY_RATE_LIMIT_PER_MINUTE: int(300, 0),
   URL_FETCH_ALLOW_HOSTS: optionalString,
   URL_FETCH_TIMEOUT_SECONDS: int(30, 1),
   URL_FETCH_MAX_REDIRECTS: int(5, 0),

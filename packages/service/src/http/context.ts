@@ -78,6 +78,8 @@ export interface AppDeps {
   /** Encrypts stored credentials; undefined in the stack when ENCRYPTION_KEY is unset. */
   secrets: SecretBox | undefined;
   readinessChecks: DependencyCheck[];
+  /** Calls to `/ready` per client address (READY_RATE_LIMIT_PER_MINUTE), counted in this process. */
+  readyLimiter: RateLimiter;
   /** Vectors for hybrid search, when an embedding model is configured. */
   embeddings: EmbeddingService | undefined;
   filters: DocumentFilterStore;

@@ -264,11 +264,17 @@ const OPS_PATHS = {
       tags: ['ops'],
       security: [{}, { metricsSecret: [] }],
       summary:
-        'Readiness: each dependency checked (within 3 s). With HOSTED_PLATFORM_APP_NAME set, only loopback callers and holders of the metrics secret see latencies, errors and the schema version',
+        'Readiness: each dependency checked (within 3 s; callers within a second of a check share its answer). With HOSTED_PLATFORM_APP_NAME set, only loopback callers and holders of the metrics secret see latencies, errors and the schema version',
       responses: {
         200: {
           description: 'Ready, or degraded (a non-critical dependency failed)',
           content: json(READINESS),
+        },
+        429: {
+          description:
+            'Too many calls from this address (READY_RATE_LIMIT_PER_MINUTE): try again after the seconds in Retry-After',
+          headers: { 'Retry-After': { schema: { type: 'integer' } } },
+          content: json(errorBody),
         },
         503: {
           description: 'Unavailable: a critical dependency (the database) failed',

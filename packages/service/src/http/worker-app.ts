@@ -73,8 +73,11 @@ export async function buildWorkerApp(
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const appError = toAppError(err);
     if (appError.status >= 500) request.log.error({ err }, 'request failed');
+    // Retry-After of a refused /ready, as on the server's port.
+    for (const [k, v] of Object.entries(appError.headers)) reply.header(k, v);
     return reply
       .code(appError.status)
+      .type('application/json; charset=utf-8')
       .send({ error: { code: appError.code, message: appError.message, requestId: request.id } });
   });
   app.setNotFoundHandler((request, reply) => {

@@ -55,6 +55,33 @@ export async function checkReadiness(
   return { status, checks: results, schemaVersion: version };
 }
 
+/**
+ * One check of every dependency, shared by everyone who asks while it runs and for `maxAgeMs` after it
+ * finished: a flood of `/ready` calls costs one round of checks a second (the object store's probe
+ * writes, a database ping, the index's listing), not one each. A second is nothing to a probe that
+ * asks every ten, and the answer still follows a dependency that fails or comes back within it.
+ */
+export function sharedReadiness(
+  check: () => Promise<Readiness>,
+  maxAgeMs = 1000,
+  now: () => number = () => performance.now(),
+): () => Promise<Readiness> {
+  let last: { at: number; value: Readiness } | undefined;
+  let running: Promise<Readiness> | undefined;
+  return () => {
+    if (last && now() - last.at < maxAgeMs) return Promise.resolve(last.value);
+    running ??= check()
+      .then((value) => {
+        last = { at: now(), value };
+        return value;
+      })
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  };
+}
+
 /** What an anonymous caller may see on a hosted platform: states, no latencies, versions or errors. */
 export function redactReadiness(r: Readiness): {
   status: Readiness['status'];

@@ -7,9 +7,9 @@ import { idleConnection, jsonRequest } from '../support/raw-http.js';
 import { type ServerProcess, startServerProcess } from '../support/server-process.js';
 
 /**
- * Issue 44, finding 2: a worker's probe port (WORKER_HTTP_PORT) against callers that open
- * connections and send nothing. The worker runs with a small limit on open files, so that a flood
- * that would take every descriptor fits in a test.
+ * Issue 44: a worker's probe port (WORKER_HTTP_PORT) against callers that open connections and send
+ * nothing (finding 2), and that call /ready in a loop (finding 9). The worker runs with a small limit
+ * on open files, so that a flood that would take every descriptor fits in a test.
  */
 
 const OPEN_FILES = 512;
@@ -30,7 +30,7 @@ beforeAll(async () => {
     'worker',
     '/bin/sh',
     ['-c', `ulimit -n ${OPEN_FILES} && exec "$0" "$@"`, process.execPath, cliPath(), 'worker'],
-    { ...srv.env, WORKER_HTTP_PORT: String(port), LOG_LEVEL: 'info' },
+    { ...srv.env, WORKER_HTTP_PORT: String(port), READY_RATE_LIMIT_PER_MINUTE: '5', LOG_LEVEL: 'info' },
   );
   await worker.waitFor(/worker probes listening/, 60_000);
 }, 90_000);
@@ -121,5 +121,18 @@ describe("the worker's probe port", () => {
       },
       { timeout: 10_000, interval: 250 },
     );
+  });
+
+  it('limits /ready per address, with Retry-After and the error body, as the server does', async () => {
+    const answers = [];
+    for (let i = 0; i < 8; i++)
+      answers.push(await jsonRequest(port, 'GET', '/ready', { localAddress: '127.0.0.4' }));
+    // READY_RATE_LIMIT_PER_MINUTE=5: one more every 12 s.
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+    const refused = answers.at(-1)!;
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(refused.json.error.code).toBe('rate_limited');
+    const other = await jsonRequest(port, 'GET', '/ready', { localAddress: '127.0.0.5' });
+    expect(other.status).toBe(200);
   });
 });

@@ -13,6 +13,8 @@ export interface TestS3 {
   /** Environment variables that point the service at this server. */
   env: Record<string, string>;
   dir: string;
+  /** Every request the server received so far, in order (method and path with query). */
+  requests: { method: string; url: string }[];
   close(): Promise<void>;
 }
 
@@ -43,6 +45,10 @@ export async function startS3Server(
     ignoreConditionalWrites: options.ignoreConditionalWrites ?? false,
   });
   const { port } = await server.run();
+  const requests: TestS3['requests'] = [];
+  server.httpServer?.prependListener('request', (req) => {
+    requests.push({ method: req.method ?? '', url: req.url ?? '' });
+  });
   const endpoint = `http://127.0.0.1:${port}`;
   return {
     endpoint,
@@ -50,6 +56,7 @@ export async function startS3Server(
     accessKeyId,
     secretAccessKey,
     dir,
+    requests,
     env: {
       OBJECT_STORE: 's3',
       S3_ENDPOINT: endpoint,

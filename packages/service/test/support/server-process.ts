@@ -53,6 +53,7 @@ export async function startServerProcess(
     SERVER_PORT: String(port),
     SERVICE_BOOTSTRAP_API_KEY: key,
     RATE_LIMIT_PER_MINUTE: '0',
+    READY_RATE_LIMIT_PER_MINUTE: '0',
     LOG_LEVEL: 'warn',
     ...env,
   };

@@ -86,6 +86,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     JOB_POLL_INTERVAL_SECONDS: '0.5',
     RECONCILE_INTERVAL_SECONDS: '2',
     RATE_LIMIT_PER_MINUTE: '0',
+    READY_RATE_LIMIT_PER_MINUTE: '0',
     ...options.env,
   });
   const log = options.log ?? createLogger(config.logLevel);

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../../errors.js';
-import { checkReadiness, redactReadiness } from '../../ops/readiness.js';
+import { checkReadiness, redactReadiness, sharedReadiness } from '../../ops/readiness.js';
 import { withoutTrailingSlashes } from '../../strings.js';
 import { proxyMatcher } from '../connections.js';
 import type { AppDeps } from '../context.js';
@@ -16,7 +16,7 @@ function isLoopback(ip: string): boolean {
 }
 
 /** What the probes need: the server's deps, or a worker's (with its own readiness checks). */
-export type ProbeDeps = Pick<AppDeps, 'config' | 'readinessChecks' | 'ops' | 'metrics'>;
+export type ProbeDeps = Pick<AppDeps, 'config' | 'readinessChecks' | 'readyLimiter' | 'ops' | 'metrics'>;
 
 const hide = { hide: true };
 
@@ -25,8 +25,14 @@ export function probeRoutes(app: FastifyInstance, deps: ProbeDeps): void {
   const fromTrustedProxy = proxyMatcher(deps.config.server.trustedProxies);
   app.get('/health', { schema: { ...hide } }, async () => ({ ok: true }));
 
+  const readinessNow = sharedReadiness(() =>
+    checkReadiness(deps.readinessChecks, () => deps.ops.schemaVersion()),
+  );
   app.get('/ready', { schema: { ...hide } }, async (request, reply) => {
-    const readiness = await checkReadiness(deps.readinessChecks, () => deps.ops.schemaVersion());
+    // It needs no key, so the budget is per client address (the proxy's client behind TRUSTED_PROXIES).
+    const allowed = await deps.readyLimiter.consume(`ready:${request.ip}`);
+    if (!allowed.allowed) throw errors.rateLimited(allowed.retryAfterSeconds);
+    const readiness = await readinessNow();
     reply.code(readiness.status === 'unavailable' ? 503 : 200).header('cache-control', 'no-store');
     // On a hosted platform the endpoint may be public: only loopback callers and holders of the
     // metrics secret see latencies, versions and error texts. A request that a proxy outside
