@@ -746,7 +746,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: each dependency checked (within 3 s; callers within a second of a check share its answer). With HOSTED_PLATFORM_APP_NAME set, only loopback callers and holders of the metrics secret see latencies, errors and the schema version */
+        /** Readiness: each dependency checked (within 3 s; callers within a second of a check share its answer). With HOSTED_PLATFORM_APP_NAME set, only loopback callers that no proxy relayed and holders of the metrics secret see latencies, errors and the schema version */
         get: operations["ready"];
         put?: never;
         post?: never;

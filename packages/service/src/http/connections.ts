@@ -25,6 +25,35 @@ export function proxyMatcher(entries: string[]): (address: string) => boolean {
 }
 
 /**
+ * Headers by which a proxy says whom it relays: the standard `Forwarded` and `Via`, every
+ * `X-Forwarded-*`, and the client-address headers of common proxies, load balancers and CDNs.
+ */
+const RELAY_HEADERS = new Set([
+  'forwarded',
+  'via',
+  'x-real-ip',
+  'x-client-ip',
+  'x-cluster-client-ip',
+  'x-original-forwarded-for',
+  'x-envoy-external-address',
+  'true-client-ip',
+  'cf-connecting-ip',
+  'cf-connecting-ipv6',
+  'fastly-client-ip',
+  'fly-client-ip',
+  'x-appengine-user-ip',
+  'x-azure-clientip',
+]);
+
+/**
+ * Whether a proxy relayed the request, whichever proxy and whatever it wrote: the caller is then
+ * whoever called the proxy, not the socket the request arrived on. (Header names come lower-cased.)
+ */
+export function relayedByProxy(headers: Record<string, unknown>): boolean {
+  return Object.keys(headers).some((name) => name.startsWith('x-forwarded-') || RELAY_HEADERS.has(name));
+}
+
+/**
  * Fastify's options that end connections which never finish a request (slowloris) or sit idle: the
  * whole request within `requestTimeoutMs`, the headers within the body timeout (checked every second
  * or so, not Node's default of every 30 s), an idle keep-alive connection after its timeout. A

@@ -264,7 +264,7 @@ const OPS_PATHS = {
       tags: ['ops'],
       security: [{}, { metricsSecret: [] }],
       summary:
-        'Readiness: each dependency checked (within 3 s; callers within a second of a check share its answer). With HOSTED_PLATFORM_APP_NAME set, only loopback callers and holders of the metrics secret see latencies, errors and the schema version',
+        'Readiness: each dependency checked (within 3 s; callers within a second of a check share its answer). With HOSTED_PLATFORM_APP_NAME set, only loopback callers that no proxy relayed and holders of the metrics secret see latencies, errors and the schema version',
       responses: {
         200: {
           description: 'Ready, or degraded (a non-critical dependency failed)',

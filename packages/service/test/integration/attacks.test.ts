@@ -145,15 +145,38 @@ describe('forwarded headers from a caller that is not a configured proxy', () =>
     expect(local.json.schemaVersion).toBeDefined();
   });
 
-  it('treats a request relayed to loopback by a proxy it does not trust as public on /ready', async () => {
-    // A reverse proxy on the same host, not in TRUSTED_PROXIES, relays a public caller.
-    const relayed = await jsonRequest(srv.port, 'GET', '/ready', {
-      headers: { 'x-forwarded-for': '198.51.100.7' },
-    });
-    expect(relayed.status).toBe(200);
-    expect(Object.keys(relayed.json).sort()).toEqual(['checks', 'status']);
+  // What a reverse proxy on the same host (not in TRUSTED_PROXIES) may write to say whom it relays,
+  // as proxies spell the names: nginx, HAProxy, Envoy, Caddy, Traefik, CDNs and platforms.
+  const relayHeaders: [string, string][] = [
+    ['X-Forwarded-For', '198.51.100.7'],
+    ['Forwarded', 'for=198.51.100.7;proto=https'],
+    ['X-Real-IP', '198.51.100.7'],
+    ['X-Forwarded-Host', 'docs.example.com'],
+    ['X-Forwarded-Proto', 'https'],
+    ['X-Forwarded-Server', 'edge-1'],
+    ['Via', '1.1 edge-1'],
+    ['True-Client-IP', '198.51.100.7'],
+    ['CF-Connecting-IP', '198.51.100.7'],
+    ['Fastly-Client-IP', '198.51.100.7'],
+    ['Fly-Client-IP', '198.51.100.7'],
+    ['X-Client-IP', '198.51.100.7'],
+    ['X-Cluster-Client-IP', '198.51.100.7'],
+    ['X-Envoy-External-Address', '198.51.100.7'],
+  ];
+  it.each(relayHeaders)(
+    'treats a request relayed to loopback with %s as public on /ready',
+    async (name, value) => {
+      const relayed = await jsonRequest(srv.port, 'GET', '/ready', { headers: { [name]: value } });
+      expect(relayed.status).toBe(200);
+      expect(Object.keys(relayed.json).sort()).toEqual(['checks', 'status']);
+      expect(relayed.json.checks.database).toEqual({ ok: true });
+    },
+  );
+
+  it('gives the detail to a loopback caller that no proxy relayed', async () => {
     const local = await jsonRequest(srv.port, 'GET', '/ready');
     expect(local.json.schemaVersion).toBeDefined();
+    expect(local.json.checks.database.latencyMs).toBeTypeOf('number');
   });
 
   it('counts failed sign-ins per socket address however X-Forwarded-For varies', async () => {
@@ -211,6 +234,15 @@ describe('behind a configured proxy (TRUSTED_PROXIES)', () => {
     expect(Object.keys(r.json).sort()).toEqual(['checks', 'status']);
     const direct = await jsonRequest(proxied.port, 'GET', '/ready');
     expect(direct.json.schemaVersion).toBeDefined();
+  });
+
+  it('treats a request the proxy relayed without X-Forwarded-For as public on /ready', async () => {
+    // The configured proxy names its client in a header the server does not resolve: the client is
+    // unknown, so it is not the loopback address the proxy connects from.
+    for (const headers of [{ Forwarded: 'for=198.51.100.7' }, { 'X-Real-IP': '198.51.100.7' }]) {
+      const r = await jsonRequest(proxied.port, 'GET', '/ready', { headers });
+      expect(Object.keys(r.json).sort()).toEqual(['checks', 'status']);
+    }
   });
 
   it('caps the connections of one client address (429 too_many_connections), but not of the proxy', async () => {

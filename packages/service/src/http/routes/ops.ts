@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../../errors.js';
 import { checkReadiness, redactReadiness, sharedReadiness } from '../../ops/readiness.js';
 import { withoutTrailingSlashes } from '../../strings.js';
-import { proxyMatcher } from '../connections.js';
+import { relayedByProxy } from '../connections.js';
 import type { AppDeps } from '../context.js';
 import { servedDocument } from '../openapi.js';
 import { secretEquals } from '../secrets.js';
@@ -22,7 +22,6 @@ const hide = { hide: true };
 
 /** `/health`, `/ready` and `/metrics`, the same on the server's port and on a worker's. */
 export function probeRoutes(app: FastifyInstance, deps: ProbeDeps): void {
-  const fromTrustedProxy = proxyMatcher(deps.config.server.trustedProxies);
   app.get('/health', { schema: { ...hide } }, async () => ({ ok: true }));
 
   const readinessNow = sharedReadiness(() =>
@@ -34,17 +33,14 @@ export function probeRoutes(app: FastifyInstance, deps: ProbeDeps): void {
     if (!allowed.allowed) throw errors.rateLimited(allowed.retryAfterSeconds);
     const readiness = await readinessNow();
     reply.code(readiness.status === 'unavailable' ? 503 : 200).header('cache-control', 'no-store');
-    // On a hosted platform the endpoint may be public: only loopback callers and holders of the
-    // metrics secret see latencies, versions and error texts. A request that a proxy outside
-    // TRUSTED_PROXIES relayed (a reverse proxy on the same host, say) comes from whoever called that
-    // proxy, not from the loopback socket it arrived on: it is public.
+    // On a hosted platform the endpoint may be public: only local callers and holders of the metrics
+    // secret see latencies, versions and error texts. Local means on the loopback socket and relayed by
+    // no proxy: a reverse proxy on the same host arrives on loopback too, with whoever called it
+    // behind, and says so in a header of its own choosing (Forwarded, X-Real-IP, …), not always the
+    // X-Forwarded-For that TRUSTED_PROXIES resolves. Any such header makes the request public.
     const secret = deps.config.metricsSecret;
-    const relayed =
-      request.headers['x-forwarded-for'] !== undefined &&
-      !fromTrustedProxy(request.socket.remoteAddress ?? '');
-    const trusted =
-      (isLoopback(request.ip) && !relayed) ||
-      (secret !== undefined && secretEquals(bearer(request) ?? '', secret));
+    const local = isLoopback(request.socket.remoteAddress ?? '') && !relayedByProxy(request.headers);
+    const trusted = local || (secret !== undefined && secretEquals(bearer(request) ?? '', secret));
     if (deps.config.hostedPlatformAppName && !trusted) return redactReadiness(readiness);
     return readiness;
   });
