@@ -13,7 +13,12 @@ import Fastify, {
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { checkInput } from './domain/input.js';
 import { errors } from './errors.js';
-import { capConnectionsPerAddress, connectionTimeouts, proxyMatcher } from './http/connections.js';
+import {
+  capConnectionsPerAddress,
+  capTotalConnections,
+  connectionTimeouts,
+  proxyMatcher,
+} from './http/connections.js';
 import { isConsoleNavigation, registerConsole } from './http/console.js';
 import type { AppDeps } from './http/context.js';
 import { toAppError } from './http/errors.js';
@@ -99,8 +104,26 @@ function limitBodyTime(request: FastifyRequest, payload: RequestPayload, ms: num
   return body;
 }
 
-/** The HTTP application without listening, so tests inject requests and main/ binds the port. */
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+/**
+ * How many connections the server may hold at once, from the process's limit on open files
+ * (RLIMIT_NOFILE's soft limit): all but a reserve of a quarter, at least 256, for what the requests
+ * themselves open (database pools, object storage, the index's files; in `serve` the worker's parser
+ * processes too). A flood from many addresses, which the per-address cap does not stop, then fills
+ * the connections and not the descriptors the answers need. No cap where the limit is unknown.
+ */
+export function serverConnectionCap(openFilesLimit: number | undefined): number | undefined {
+  if (openFilesLimit === undefined) return undefined;
+  return Math.max(64, openFilesLimit - Math.max(256, Math.floor(openFilesLimit / 4)));
+}
+
+/**
+ * The HTTP application without listening, so tests inject requests and main/ binds the port.
+ * `maxConnections` caps the connections it holds in all (serverConnectionCap); none when unset.
+ */
+export async function buildApp(
+  deps: AppDeps,
+  options: { maxConnections?: number | undefined } = {},
+): Promise<FastifyInstance> {
   const { server } = deps.config;
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
@@ -153,6 +176,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           'refused connections over HTTP_MAX_CONNECTIONS_PER_ADDRESS (a reverse proxy belongs in TRUSTED_PROXIES)',
         ),
     );
+  if (options.maxConnections !== undefined) {
+    const max = options.maxConnections;
+    capTotalConnections(app.server, max, () =>
+      deps.log.warn(
+        { max },
+        'closed connections over the total cap, kept so that requests have descriptors left (the limit on open files)',
+      ),
+    );
+  }
   app.addHook('preParsing', async (request, _reply, payload) =>
     limitBodyTime(request, payload, server.bodyTimeoutMs),
   );

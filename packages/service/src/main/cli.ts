@@ -6,7 +6,7 @@ import { insertUser } from '../access/people.js';
 import { ConditionalWritesIgnored } from '../adapters/objects/conditional-writes.js';
 import { EmbeddedPostgresError } from '../adapters/postgres/embedded.js';
 import { ParserIsolationUnavailable } from '../adapters/sandbox/parser.js';
-import { buildApp } from '../app.js';
+import { buildApp, serverConnectionCap } from '../app.js';
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { createDeps, type Deps } from '../deps.js';
 import { DEFAULT_ACCOUNT, ensureBootstrapKey } from '../domain/keys.js';
@@ -120,7 +120,7 @@ async function startServer(deps: Deps): Promise<FastifyInstance> {
       return false;
     },
   );
-  const app = await buildApp(deps);
+  const app = await buildApp(deps, { maxConnections: serverConnectionCap(openFilesLimit()) });
   const { host, port } = deps.config.server;
   try {
     await app.listen({ host, port });

@@ -109,8 +109,20 @@ export async function runCli(
   return { code, output: p.output() };
 }
 
-export function startCli(name: string, args: string[], env: Record<string, string>): RunningProcess {
-  return spawnProcess(name, process.execPath, [cliPath(), ...args], env);
+export function startCli(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  options: { openFiles?: number | undefined } = {},
+): RunningProcess {
+  if (options.openFiles === undefined) return spawnProcess(name, process.execPath, [cliPath(), ...args], env);
+  // `ulimit -n` sets the soft and the hard limit: Node cannot raise it again at start.
+  return spawnProcess(
+    name,
+    '/bin/sh',
+    ['-c', `ulimit -n ${options.openFiles} && exec "$0" "$@"`, process.execPath, cliPath(), ...args],
+    env,
+  );
 }
 
 export async function freePort(): Promise<number> {

@@ -27,6 +27,8 @@ export interface ServerProcessOptions {
   host?: string;
   /** Serve the database and files of this server instead of new ones (two servers, one stack). */
   share?: ServerProcess;
+  /** The process's limit on open files (`ulimit -n`), else the runner's. */
+  openFiles?: number;
 }
 
 export async function startServerProcess(
@@ -57,7 +59,7 @@ export async function startServerProcess(
     LOG_LEVEL: 'warn',
     ...env,
   };
-  const child = startCli('server', ['server'], fullEnv);
+  const child = startCli('server', ['server'], fullEnv, { openFiles: options.openFiles });
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitForHealth(url, 30_000);

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { serverConnectionCap } from '../../src/app.js';
 import { probeConnectionCap } from '../../src/http/worker-app.js';
 import { openFilesLimit } from '../../src/main/descriptors.js';
 
@@ -38,5 +39,15 @@ describe('probeConnectionCap', () => {
     expect(probeConnectionCap(20_000)).toBe(256);
     expect(probeConnectionCap(64)).toBe(8);
     expect(probeConnectionCap(undefined)).toBe(64);
+  });
+});
+
+describe('serverConnectionCap', () => {
+  it('keeps a quarter of the descriptors, at least 256, for what the requests open', () => {
+    expect(serverConnectionCap(20_000)).toBe(15_000);
+    expect(serverConnectionCap(1024)).toBe(768);
+    expect(serverConnectionCap(512)).toBe(256);
+    expect(serverConnectionCap(300)).toBe(64);
+    expect(serverConnectionCap(undefined)).toBeUndefined();
   });
 });

@@ -1,15 +1,17 @@
 import { readdir } from 'node:fs/promises';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { serverConnectionCap } from '../../src/app.js';
 import { probeConnectionCap } from '../../src/http/worker-app.js';
-import { cliPath, freePort, type RunningProcess, spawnProcess } from '../support/processes.js';
+import { freePort, type RunningProcess, startCli } from '../support/processes.js';
 import { idleConnection, jsonRequest } from '../support/raw-http.js';
 import { type ServerProcess, startServerProcess } from '../support/server-process.js';
 
 /**
- * Issue 44: a worker's probe port (WORKER_HTTP_PORT) against callers that open connections and send
- * nothing (finding 2), and that call /ready in a loop (finding 9). The worker runs with a small limit
- * on open files, so that a flood that would take every descriptor fits in a test.
+ * Issue 44: the server's port and a worker's probe port (WORKER_HTTP_PORT) against callers that open
+ * connections and send nothing (finding 2), and that call /ready in a loop (finding 9). Both
+ * processes run with a small limit on open files, so that a flood that would take every descriptor
+ * fits in a test.
  */
 
 const OPEN_FILES = 512;
@@ -23,14 +25,13 @@ let worker: RunningProcess;
 let port: number;
 
 beforeAll(async () => {
-  srv = await startServerProcess(limits);
+  srv = await startServerProcess(limits, { openFiles: OPEN_FILES });
   port = await freePort();
-  // `ulimit -n` sets the soft and the hard limit: Node cannot raise it again at start.
-  worker = spawnProcess(
+  worker = startCli(
     'worker',
-    '/bin/sh',
-    ['-c', `ulimit -n ${OPEN_FILES} && exec "$0" "$@"`, process.execPath, cliPath(), 'worker'],
+    ['worker'],
     { ...srv.env, WORKER_HTTP_PORT: String(port), READY_RATE_LIMIT_PER_MINUTE: '5', LOG_LEVEL: 'info' },
+    { openFiles: OPEN_FILES },
   );
   await worker.waitFor(/worker probes listening/, 60_000);
 }, 90_000);
@@ -44,8 +45,8 @@ async function descriptors(pid: number): Promise<number> {
 }
 
 /** A connection from `from` that sends nothing; resolves once connected, says when the server closed it. */
-function silentConnection(from: string) {
-  const socket = net.connect({ port, host: '127.0.0.1', localAddress: from });
+function silentConnection(to: number, from: string) {
+  const socket = net.connect({ port: to, host: '127.0.0.1', localAddress: from });
   socket.on('error', () => {});
   let closed = false;
   socket.once('close', () => {
@@ -56,6 +57,26 @@ function silentConnection(from: string) {
     socket.once('connect', () => resolve(result));
     socket.once('close', () => resolve(result));
   });
+}
+
+/**
+ * 5 silent connections from each of 100 addresses (127.0.1.1 on), none over the per-address cap;
+ * after half a second, how many the server kept open, and how many descriptors its process holds.
+ */
+async function flood(to: number, pid: number) {
+  const connections = await Promise.all(
+    Array.from({ length: 100 }, (_, a) =>
+      Array.from({ length: 5 }, () => silentConnection(to, `127.0.1.${a + 1}`)),
+    ).flat(),
+  );
+  await new Promise((r) => setTimeout(r, 500));
+  return {
+    open: connections.filter((c) => !c.closed()).length,
+    descriptors: await descriptors(pid),
+    end: () => {
+      for (const c of connections) c.destroy();
+    },
+  };
 }
 
 describe("the worker's probe port", () => {
@@ -98,20 +119,12 @@ describe("the worker's probe port", () => {
     const cap = probeConnectionCap(OPEN_FILES);
     const pid = worker.child.pid!;
     const before = await descriptors(pid);
-    // 100 addresses with 5 connections each: none is over the per-address cap.
-    const flood = await Promise.all(
-      Array.from({ length: 100 }, (_, a) =>
-        Array.from({ length: 5 }, () => silentConnection(`127.0.1.${a + 1}`)),
-      ).flat(),
-    );
-    await new Promise((r) => setTimeout(r, 500));
-    const open = flood.filter((c) => !c.closed()).length;
-    const during = await descriptors(pid);
-    expect(open).toBeLessThanOrEqual(cap);
+    const flooded = await flood(port, pid);
+    expect(flooded.open).toBeLessThanOrEqual(cap);
     // The rest of the limit stays with the work: a little slack for the pools, which may open one more.
-    expect(during).toBeLessThanOrEqual(before + cap + 8);
+    expect(flooded.descriptors).toBeLessThanOrEqual(before + cap + 8);
     expect(worker.output()).toContain('closed connections to the worker probes over their cap');
-    for (const c of flood) c.destroy();
+    flooded.end();
     // Once the flood is gone, a prober from one of its addresses is answered, every check passing.
     await vi.waitFor(
       async () => {
@@ -134,5 +147,27 @@ describe("the worker's probe port", () => {
     expect(refused.json.error.code).toBe('rate_limited');
     const other = await jsonRequest(port, 'GET', '/ready', { localAddress: '127.0.0.5' });
     expect(other.status).toBe(200);
+  });
+});
+
+describe("the server's port", () => {
+  it('holds what its limit on open files leaves the requests, however many addresses connect', async () => {
+    const cap = serverConnectionCap(OPEN_FILES)!;
+    const before = await descriptors(srv.pid);
+    const flooded = await flood(srv.port, srv.pid);
+    expect(flooded.open).toBeLessThanOrEqual(cap);
+    expect(flooded.descriptors).toBeLessThanOrEqual(before + cap + 8);
+    await vi.waitFor(() => expect(srv.process.output()).toContain('closed connections over the total cap'));
+    flooded.end();
+    // Once the flood is gone, API calls are answered from the database as before.
+    await vi.waitFor(
+      async () => {
+        const r = await jsonRequest(srv.port, 'GET', '/v1/workspaces', {
+          headers: { authorization: `Bearer ${srv.key}` },
+        });
+        expect(r.status).toBe(200);
+      },
+      { timeout: 10_000, interval: 250 },
+    );
   });
 });
