@@ -1,12 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createDeps } from '../../src/deps.js';
+import { buildWorkerApp } from '../../src/http/worker-app.js';
 import { createLogger } from '../../src/logger.js';
 import { client } from '../support/http.js';
+import { rawRequest } from '../support/raw-http.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 let svc: TestService;
@@ -128,5 +131,72 @@ describe('/metrics', () => {
     expect(text).toMatch(/docslurp_document_stage_duration_seconds_count\{stage="indexing"\} 1/);
     // One document, so one parser process was started for it.
     expect(text).toMatch(/^docslurp_parser_processes_started_total 1$/m);
+  });
+});
+
+describe('operational endpoints spelled another way', () => {
+  const secret = 'metrics-secret-for-tests';
+  const port = (url: string) => Number(new URL(url).port);
+  /** One GET exactly as written on the request line: no client library normalises it on the way. */
+  const get = (p: number, target: string) =>
+    rawRequest(
+      p,
+      `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${secret}\r\nAccept: text/html\r\nConnection: close\r\n\r\n`,
+    );
+  // Each of these is what a reverse proxy's exact-path block on /ready or /metrics might not take for
+  // that path. The first ones are what the router itself decodes or strips to reach the endpoint (the
+  // bypass); the others it already refused, kept here so that no router option brings them back.
+  const spellings = [
+    '/re%61dy',
+    '/%72eady',
+    '/%72%65%61%64%79',
+    '/met%72ics',
+    '/%6detrics',
+    '/%68ealth',
+    '/openapi%2Ejson',
+    '/ready#x',
+    '/metrics#',
+    'http://127.0.0.1/ready',
+    'http://127.0.0.1/metrics',
+    '/re%61dy?x=1',
+    '//ready',
+    '/ready/',
+    '/./ready',
+    '/x/../ready',
+    '/%2e/ready',
+    '/READY',
+    '/Metrics',
+    '/ready;x',
+  ];
+
+  it('answers only the exact paths on the server’s port, over a real socket', async () => {
+    const p = port(svc.url);
+    for (const target of spellings) {
+      const r = await get(p, target);
+      expect(r.status, target).toBe(404);
+      // The service's own answer to an unknown path, never the endpoint's (nor the console's page).
+      expect(r.headers['content-type'], target).toMatch(/^application\/json/);
+      expect(JSON.parse(r.body).error.code, target).toBe('route_not_found');
+    }
+    for (const target of ['/health', '/ready', '/ready?verbose=1', '/metrics', '/openapi.json']) {
+      expect((await get(p, target)).status, target).toBe(200);
+    }
+    expect((await get(p, '/metrics')).body).toMatch(/^docslurp_http_request_duration_seconds/m);
+  });
+
+  it('answers only the exact paths on a worker’s port too', async () => {
+    const app = await buildWorkerApp({ ...svc.deps, readinessChecks: svc.deps.workerReadinessChecks }, 64);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const p = (app.server.address() as AddressInfo).port;
+      for (const target of spellings.filter((t) => !t.includes('openapi'))) {
+        const r = await get(p, target);
+        expect([r.status, JSON.parse(r.body).error.code], target).toEqual([404, 'route_not_found']);
+      }
+      expect((await get(p, '/health')).status).toBe(200);
+      expect((await get(p, '/metrics')).status).toBe(200);
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -18,16 +18,30 @@ function isLoopback(ip: string): boolean {
 /** What the probes need: the server's deps, or a worker's (with its own readiness checks). */
 export type ProbeDeps = Pick<AppDeps, 'config' | 'readinessChecks' | 'readyLimiter' | 'ops' | 'metrics'>;
 
-const hide = { hide: true };
+/**
+ * Refuses an operational path spelled any way but its own. The router decodes `%xx` before it
+ * matches and also takes an absolute URL (`http://host/ready`) or a `#…` tail for the bare path, so
+ * `/re%61dy` reached `/ready`; a reverse proxy that blocks `/ready` and `/metrics` by exact path
+ * compares the path as sent (or normalised its own way) and let it through. Answering only the exact
+ * spelling leaves no form that such a proxy passes and this route serves: anything else is an unknown
+ * path (404 route_not_found). The query string takes no part in path matching, here or at a proxy.
+ */
+async function onlyAsSpelled(request: FastifyRequest): Promise<void> {
+  const rawPath = request.url.split('?', 1)[0];
+  if (rawPath !== request.routeOptions.url) throw errors.routeNotFound(request.method, request.url);
+}
+
+/** Route options of an operational endpoint: hidden from the API document, exact spelling only. */
+const operational = { schema: { hide: true }, onRequest: onlyAsSpelled };
 
 /** `/health`, `/ready` and `/metrics`, the same on the server's port and on a worker's. */
 export function probeRoutes(app: FastifyInstance, deps: ProbeDeps): void {
-  app.get('/health', { schema: { ...hide } }, async () => ({ ok: true }));
+  app.get('/health', operational, async () => ({ ok: true }));
 
   const readinessNow = sharedReadiness(() =>
     checkReadiness(deps.readinessChecks, () => deps.ops.schemaVersion()),
   );
-  app.get('/ready', { schema: { ...hide } }, async (request, reply) => {
+  app.get('/ready', operational, async (request, reply) => {
     // It needs no key, so the budget is per client address (the proxy's client behind TRUSTED_PROXIES).
     const allowed = await deps.readyLimiter.consume(`ready:${request.ip}`);
     if (!allowed.allowed) throw errors.rateLimited(allowed.retryAfterSeconds);
@@ -45,7 +59,7 @@ export function probeRoutes(app: FastifyInstance, deps: ProbeDeps): void {
     return readiness;
   });
 
-  app.get('/metrics', { schema: { ...hide } }, async (request, reply) => {
+  app.get('/metrics', operational, async (request, reply) => {
     const secret = deps.config.metricsSecret;
     if (!secret) throw errors.routeNotFound('GET', '/metrics');
     if (!secretEquals(bearer(request) ?? '', secret)) {
@@ -59,7 +73,7 @@ export function probeRoutes(app: FastifyInstance, deps: ProbeDeps): void {
 export function opsRoutes(app: FastifyInstance, deps: AppDeps): void {
   probeRoutes(app, deps);
 
-  app.get('/openapi.json', { schema: { ...hide } }, async (request) =>
+  app.get('/openapi.json', operational, async (request) =>
     servedDocument(
       app.swagger(),
       (deps.config.server.publicUrl && withoutTrailingSlashes(deps.config.server.publicUrl)) ??
