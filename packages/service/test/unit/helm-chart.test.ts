@@ -31,6 +31,7 @@ const examples = readdirSync(path.join(chart, 'examples')).filter((f) => f.endsW
 interface K8sObject {
   apiVersion: string;
   kind: string;
+  automountServiceAccountToken?: boolean;
   metadata: { name: string; annotations?: Record<string, string>; labels?: Record<string, string> };
   // biome-ignore lint/suspicious/noExplicitAny: rendered objects; their schemas check their shape
   spec?: any;
@@ -184,6 +185,27 @@ describe.skipIf(skip)('the Helm chart', () => {
     expect(c.env).toContainEqual({ name: 'WORKER_HTTP_PORT', value: '9090' });
     const server = named(objects, 'Deployment', '-server')!.spec.template.spec;
     expect(server.securityContext.seccompProfile).toEqual({ type: 'RuntimeDefault' });
+  });
+
+  it('mounts no service-account token into any pod, with the chart’s account or one of your own', async () => {
+    const own = ['--set', 'existingSecret=s', '--set', 'serviceAccount.create=false'];
+    const cases: [string, string[]][] = [
+      ['docs-docslurp', ['--set', 'existingSecret=s']],
+      ['docs-docslurp', ['-f', path.join(chart, 'examples', 'aws-s3.yaml')]],
+      ['platform-default', [...own, '--set', 'serviceAccount.name=platform-default']],
+      ['default', own],
+    ];
+    for (const [account, args] of cases) {
+      const objects = await render(args);
+      const pods = podSpecs(objects);
+      expect(pods).toHaveLength(3);
+      // On the pod itself: an account the chart did not make may well have automounting on.
+      for (const { owner, spec } of pods) {
+        expect(spec.serviceAccountName, owner).toBe(account);
+        expect(spec.automountServiceAccountToken, `${owner} with ${account}`).toBe(false);
+      }
+      for (const sa of byKind(objects, 'ServiceAccount')) expect(sa.automountServiceAccountToken).toBe(false);
+    }
   });
 
   it('makes disruption budgets only for two replicas or more', async () => {
