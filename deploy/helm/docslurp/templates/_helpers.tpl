@@ -80,3 +80,35 @@ value leaves the service's default), then the secret's keys by reference (never 
 {{- define "docslurp.image" -}}
 {{- printf "%s:%s" .image.repository (default .root.Chart.AppVersion .image.tag) -}}
 {{- end -}}
+
+{{/*
+A pod's two temporary volumes, /tmp and /data (DATA_DIR), each with a size limit (dict: tmp, data).
+Without one, a volume may fill the node's disk: a file of any size written there is the node's
+problem, not the pod's. With one, the kubelet evicts the pod whose volume outgrows it.
+*/}}
+{{- define "docslurp.volumes" -}}
+- name: tmp
+  emptyDir: { sizeLimit: {{ .tmp | quote }} }
+- name: data
+  emptyDir: { sizeLimit: {{ .data | quote }} }
+{{- end -}}
+
+{{/*
+The worker's /tmp limit: worker.sizeLimits.tmp, or what its batches can hold at once. Each batch in
+flight (WORKER_DOC_CONCURRENCY) keeps a copy of the document being parsed and of the next one, each
+up to the larger of UPLOAD_MAX_FILE_BYTES and URL_FETCH_MAX_BYTES (the service's defaults when
+unset), plus 512 MiB for the rest. Derived from the settings so that raising a limit there cannot
+get workers evicted mid-batch.
+*/}}
+{{- define "docslurp.workerTmpSizeLimit" -}}
+{{- if .Values.worker.sizeLimits.tmp -}}
+{{- .Values.worker.sizeLimits.tmp -}}
+{{- else -}}
+{{- $c := .Values.config -}}
+{{- $concurrency := int64 (default 1 $c.WORKER_DOC_CONCURRENCY) -}}
+{{- $upload := int64 (default 536870912 $c.UPLOAD_MAX_FILE_BYTES) -}}
+{{- $largest := max $upload (int64 (default $upload $c.URL_FETCH_MAX_BYTES)) -}}
+{{- $mib := div (add (mul $concurrency 2 $largest) 1048575) 1048576 -}}
+{{- printf "%dMi" (add $mib 512) -}}
+{{- end -}}
+{{- end -}}

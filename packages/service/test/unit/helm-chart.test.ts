@@ -119,6 +119,10 @@ describe.skipIf(skip)('the Helm chart', () => {
         }
       }
     }
+    // No temporary volume without a size limit: one without fills the node's disk.
+    for (const { owner, spec } of podSpecs(objects))
+      for (const v of spec.volumes.filter((v: { emptyDir?: unknown }) => v.emptyDir))
+        expect(v.emptyDir.sizeLimit, `${owner} ${v.name}`).toMatch(/^\d+(Mi|Gi)$/);
     expect(byKind(objects, 'Secret')).toEqual([]);
     // No credential in a URL anywhere in what was rendered.
     expect(JSON.stringify(objects)).not.toMatch(/[a-z+]+:\/\/[^/\s"@]+:[^/\s"@]+@/);
@@ -206,6 +210,47 @@ describe.skipIf(skip)('the Helm chart', () => {
       }
       for (const sa of byKind(objects, 'ServiceAccount')) expect(sa.automountServiceAccountToken).toBe(false);
     }
+  });
+
+  it('sizes the worker’s /tmp for the documents its batches hold, unless told a size', async () => {
+    const volumes = async (args: string[]) =>
+      Object.fromEntries(
+        podSpecs(await render(['--set', 'existingSecret=s', ...args])).map(({ owner, spec }) => [
+          owner.replace(/^.*-/, ''),
+          Object.fromEntries(
+            spec.volumes.map((v: { name: string; emptyDir: { sizeLimit: string } }) => [
+              v.name,
+              v.emptyDir.sizeLimit,
+            ]),
+          ),
+        ]),
+      );
+    // The defaults: one batch, the current and the next document of up to 512 MiB each, + 512 MiB.
+    expect(await volumes([])).toEqual({
+      server: { tmp: '512Mi', data: '2Gi' },
+      worker: { tmp: '1536Mi', data: '2Gi' },
+      migrate: { tmp: '128Mi', data: '128Mi' },
+    });
+    const set = (pairs: Record<string, string>) =>
+      Object.entries(pairs).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
+    // Two batches of documents up to 1 GiB: 2 x 2 x 1024 + 512.
+    expect(
+      (
+        await volumes(
+          set({ 'config.WORKER_DOC_CONCURRENCY': '2', 'config.UPLOAD_MAX_FILE_BYTES': String(2 ** 30) }),
+        )
+      ).worker!.tmp,
+    ).toBe('4608Mi');
+    // URLs may be larger than uploads: the larger of the two counts (and a part MiB is a whole one).
+    expect((await volumes(set({ 'config.URL_FETCH_MAX_BYTES': String(3 * 2 ** 30 + 1) }))).worker!.tmp).toBe(
+      `${2 * 3 * 1024 + 1 + 512}Mi`,
+    );
+    expect(
+      await volumes(set({ 'worker.sizeLimits.tmp': '20Gi', 'server.sizeLimits.data': '8Gi' })),
+    ).toMatchObject({
+      server: { data: '8Gi' },
+      worker: { tmp: '20Gi' },
+    });
   });
 
   it('makes disruption budgets only for two replicas or more', async () => {
