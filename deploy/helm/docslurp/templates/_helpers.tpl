@@ -112,3 +112,27 @@ get workers evicted mid-batch.
 {{- printf "%dMi" (add $mib 512) -}}
 {{- end -}}
 {{- end -}}
+
+{{/*
+Egress rules of one component's NetworkPolicy (dict: np, the networkPolicy values; names, the
+entries of np.egress it needs; extra, further rules; internet, whether public addresses are open).
+An entry set to null is left out; one without `to` allows its ports to any address.
+*/}}
+{{- define "docslurp.egressRules" -}}
+{{- $rules := list -}}
+{{- range $name := .names -}}
+{{- with index $.np.egress $name -}}
+{{- $rule := dict -}}
+{{- with .to }}{{ $_ := set $rule "to" . }}{{ end -}}
+{{- with .ports }}{{ $_ := set $rule "ports" . }}{{ end -}}
+{{- $rules = append $rules $rule -}}
+{{- end -}}
+{{- end -}}
+{{- $rules = concat $rules .extra -}}
+{{- if .internet -}}
+{{- $v4 := dict "ipBlock" (dict "cidr" "0.0.0.0/0" "except" $.np.internet.except) -}}
+{{- $v6 := dict "ipBlock" (dict "cidr" "::/0" "except" $.np.internet.exceptIPv6) -}}
+{{- $rules = append $rules (dict "to" (list $v4 $v6)) -}}
+{{- end -}}
+{{- toYaml $rules -}}
+{{- end -}}

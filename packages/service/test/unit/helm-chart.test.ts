@@ -1,3 +1,5 @@
+// Over 400 lines: one chart, every object it renders, each rendered by the same helm binary and checked
+// against the same schemas, with the values that change it (examples, policies, limits, accounts).
 import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -90,6 +92,7 @@ describe.skipIf(skip)('the Helm chart', () => {
     ['the defaults', ['--set', 'existingSecret=docslurp']],
     ...examples.map((f): [string, string[]] => [f, ['-f', path.join(chart, 'examples', f)]]),
     ['plain migration Job', ['--set', 'existingSecret=docslurp', '--set', 'migrations.mode=job']],
+    ['NetworkPolicies', ['--set', 'existingSecret=docslurp', '--set', 'networkPolicy.enabled=true']],
   ];
 
   it.each(variants)('renders %s into objects the Kubernetes and KEDA schemas accept', async (_, args) => {
@@ -251,6 +254,90 @@ describe.skipIf(skip)('the Helm chart', () => {
       server: { data: '8Gi' },
       worker: { tmp: '20Gi' },
     });
+  });
+
+  it('offers NetworkPolicies, off by default: the server from the ingress only, out only where needed', async () => {
+    expect(byKind(await render(['--set', 'existingSecret=s']), 'NetworkPolicy')).toEqual([]);
+    const policies = async (...args: string[]) => {
+      const objects = await render([
+        '--set',
+        'existingSecret=s',
+        '--set',
+        'networkPolicy.enabled=true',
+        ...args,
+      ]);
+      const all = byKind(objects, 'NetworkPolicy');
+      // Every pod the chart makes is held by exactly one policy, both ways: none is left open.
+      for (const o of objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job')) {
+        const labels = o.spec.template.metadata.labels as Record<string, string>;
+        const holding = all.filter((p) =>
+          Object.entries(p.spec.podSelector.matchLabels).every(([k, v]) => labels[k] === v),
+        );
+        expect(holding, o.metadata.name).toHaveLength(1);
+        expect([...holding[0]!.spec.policyTypes].sort()).toEqual(['Egress', 'Ingress']);
+      }
+      const spec = (c: string) => named(all, 'NetworkPolicy', `-${c}`)!.spec;
+      return { server: spec('server'), worker: spec('worker'), migrate: spec('migrate'), objects };
+    };
+    type Rule = {
+      to?: { ipBlock?: { cidr: string; except: string[] } }[];
+      ports?: { port: number; protocol: string }[];
+    };
+    /** Where a policy lets its pods connect: "port/protocol" (to any address or to peers) or "internet". */
+    const reach = (egress: Rule[]) =>
+      egress
+        .flatMap((r) =>
+          r.to?.some((t) => t.ipBlock?.cidr === '0.0.0.0/0')
+            ? ['internet']
+            : (r.ports ?? []).map((p) => `${p.port}/${p.protocol}`),
+        )
+        .sort();
+    const base = ['443/TCP', '53/TCP', '53/UDP', '5432/TCP', '6432/TCP', '9000/TCP'];
+
+    const { server, worker, migrate, objects } = await policies();
+    const serverPort = named(objects, 'Deployment', '-server')!.spec.template.spec.containers[0].ports[0];
+    expect(server.ingress).toEqual([
+      {
+        from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } }],
+        ports: [{ port: serverPort.containerPort, protocol: 'TCP' }],
+      },
+    ]);
+    // Nobody calls a worker or migrate (probes come from the node, which a policy never blocks).
+    expect(worker.ingress).toEqual([]);
+    expect(migrate.ingress).toEqual([]);
+    // Redis is the server's alone; the internet (URLs, sources, webhooks) the workers'.
+    expect(reach(server.egress)).toEqual([...base, '6379/TCP'].sort());
+    expect(reach(worker.egress)).toEqual([...base, 'internet'].sort());
+    expect(reach(migrate.egress)).toEqual(base);
+    // DNS only to the cluster's DNS pods.
+    expect(server.egress[0]).toMatchObject({
+      to: [{ namespaceSelector: {}, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }],
+    });
+    // The internet is every port of public addresses: not the cluster's or the cloud's metadata.
+    const internet = (worker.egress as Rule[]).find((r) => r.to?.some((t) => t.ipBlock))!;
+    expect(internet.ports).toBeUndefined();
+    const v4 = internet.to!.find((t) => t.ipBlock!.cidr === '0.0.0.0/0')!.ipBlock!.except;
+    for (const range of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '127.0.0.0/8'])
+      expect(v4).toContain(range);
+    expect(internet.to!.find((t) => t.ipBlock!.cidr === '::/0')!.ipBlock!.except).toContain('fc00::/7');
+
+    // Monitoring reaches the server's port and the workers' probe port, nothing else of a worker.
+    const peer = { podSelector: { matchLabels: { app: 'prometheus' } } };
+    const watched = await policies(
+      '--set-json',
+      `networkPolicy.monitoring=${JSON.stringify([peer])}`,
+      '--set-json',
+      `networkPolicy.extraEgress=${JSON.stringify([{ ports: [{ port: 8443, protocol: 'TCP' }] }])}`,
+      '--set',
+      'networkPolicy.egress.redis=null',
+      '--set',
+      'networkPolicy.internet.server=true',
+    );
+    expect(watched.worker.ingress).toEqual([{ from: [peer], ports: [{ port: 9090, protocol: 'TCP' }] }]);
+    expect(watched.server.ingress[0].from).toContainEqual(peer);
+    expect(reach(watched.server.egress)).toEqual([...base, '8443/TCP', 'internet'].sort());
+    expect(reach(watched.worker.egress)).toEqual([...base, '8443/TCP', 'internet'].sort());
+    expect(reach(watched.migrate.egress)).toEqual(base);
   });
 
   it('makes disruption budgets only for two replicas or more', async () => {
