@@ -92,8 +92,9 @@ export async function createSource(
   workspaceId: string,
   input: SourceInput,
 ): Promise<SourceRecord> {
-  await workspaceToEdit(deps.workspaces, principal, workspaceId);
+  // What is wrong with the settings themselves is said first: it needs no store, and tells nothing.
   const settings = checkSettings(input.type, input.settings);
+  await workspaceToEdit(deps.workspaces, principal, workspaceId);
   const access = await resolveDocumentAccess(deps, principal.accountId, input.access ?? null);
   await deps.connectors[input.type].validate?.(settings, await rootsOf(deps, principal));
   const id = newId('src');
