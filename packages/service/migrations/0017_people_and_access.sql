@@ -76,3 +76,15 @@ BEGIN
 END $$;
 CREATE TRIGGER audit_events_append_only BEFORE UPDATE ON audit_events
   FOR EACH ROW EXECUTE FUNCTION audit_events_unchanged();
+
+-- Sign-in with the identity provider: the sign-ins under way (one use each: the callback takes the
+-- row), and on the session the ID token that ends the provider's session at sign-out. Such a session
+-- does not slide: it ends SESSION_TTL_HOURS after sign-in, when the provider's groups are read again.
+CREATE TABLE oidc_sign_ins (
+  state          text PRIMARY KEY,
+  nonce          text NOT NULL,
+  code_verifier  text NOT NULL,
+  return_to      text NOT NULL,
+  created_at     timestamptz NOT NULL DEFAULT now()
+);
+ALTER TABLE sessions ADD COLUMN id_token text, ADD COLUMN sliding boolean NOT NULL DEFAULT true;

@@ -26,6 +26,7 @@ import { swaggerOptions } from './http/openapi.js';
 import { documentRoutes } from './http/routes/documents.js';
 import { ingestRoutes } from './http/routes/ingest.js';
 import { keyRoutes } from './http/routes/keys.js';
+import { oidcRoutes } from './http/routes/oidc.js';
 import { mcpRoutes } from './http/routes/mcp.js';
 import { openAiRoutes } from './http/routes/openai.js';
 import { opsRoutes } from './http/routes/ops.js';
@@ -255,6 +256,7 @@ export async function buildApp(
   workspaceRoutes(app, deps);
   documentRoutes(app, deps);
   sessionRoutes(app, deps);
+  oidcRoutes(app, deps);
   keyRoutes(app, deps);
   peopleRoutes(app, deps);
   overviewRoutes(app, deps);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { ConfigError, envSchema } from './config/environment.js';
 import { parseFolderRoots } from './config/folder-roots.js';
 import { embeddingsConfig, rerankConfig } from './config/models.js';
+import { type OidcConfig, oidcConfig } from './config/oidc.js';
 import type {
   EmbeddingsConfig,
   LlmConfig,
@@ -104,6 +105,10 @@ export interface Config {
     adminPassword: string | undefined;
     /** The built web console served under `/` (CONSOLE_DIR; default packages/console/dist). */
     assetsDir: string;
+    /** Whether people may sign in with a password (CONSOLE_PASSWORD_SIGNIN); false: the provider only. */
+    passwordSignIn: boolean;
+    /** Sign-in with the organisation's identity provider, when OIDC_ISSUER is set. */
+    oidc: OidcConfig | undefined;
   };
   worker: {
     docConcurrency: number;
@@ -282,6 +287,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       adminEmail: e.CONSOLE_ADMIN_EMAIL,
       adminPassword: e.CONSOLE_ADMIN_PASSWORD,
       assetsDir: e.CONSOLE_DIR ? path.resolve(cwd, e.CONSOLE_DIR) : consoleDistDir(),
+      passwordSignIn: e.CONSOLE_PASSWORD_SIGNIN,
+      oidc: oidcConfig(e, e.SELFHOST_URL, 'default', (m) => new ConfigError(m)),
     },
     worker: {
       docConcurrency: e.WORKER_DOC_CONCURRENCY,

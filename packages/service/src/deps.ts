@@ -28,6 +28,7 @@ import { PgBossQueue } from './adapters/queue/pgboss.js';
 import { sandboxLayout } from './adapters/sandbox/bwrap.js';
 import { SandboxedParser } from './adapters/sandbox/parser.js';
 import { createSourceAdapters } from './adapters/sources/connectors.js';
+import { OpenIdProvider } from './adapters/oidc/openid.js';
 import { ThreadPreparer } from './adapters/threads/text-preparer.js';
 import { AllowList } from './adapters/web/address-policy.js';
 import { GuardedFetcher } from './adapters/web/fetcher.js';
@@ -377,6 +378,7 @@ export async function createDeps(
     candidates: reranking.candidates,
     observe: metrics.observeRerank,
   };
+  const identityProvider = config.console.oidc ? new OpenIdProvider(config.console.oidc) : undefined;
   const commonChecks: DependencyCheck[] = [
     { name: 'database', critical: true, run: () => ops.ping() },
     { name: 'objectStore', critical: true, run: () => objects.check() },
@@ -439,7 +441,15 @@ export async function createDeps(
     authenticator: new Authenticator(repositories.accounts, repositories.users),
     secrets,
     tmpDir,
-    readinessChecks: [...commonChecks, { name: 'cache', critical: false, run: () => rateLimiter.check() }],
+    identityProvider,
+    readinessChecks: [
+      ...commonChecks,
+      { name: 'cache', critical: false, run: () => rateLimiter.check() },
+      // Not critical: without it people sign in with a password, or wait for the provider.
+      ...(identityProvider
+        ? [{ name: 'identityProvider', critical: false, run: () => identityProvider.check() }]
+        : []),
+    ],
     readyLimiter,
     workerReadinessChecks: [
       ...commonChecks,

@@ -28,6 +28,7 @@ export const ERROR_STATUS = {
   csrf_token_invalid: 403,
   permission_denied: 403,
   on_behalf_of_denied: 403,
+  password_sign_in_disabled: 403,
   workspace_not_found: 404,
   run_not_found: 404,
   document_not_found: 404,
@@ -113,6 +114,11 @@ export const errors = {
     new AppError('csrf_token_invalid', `Send the session's CSRF token in the "${header}" header.`),
   permissionDenied: (message: string) => new AppError('permission_denied', message),
   onBehalfOfDenied: (message: string) => new AppError('on_behalf_of_denied', message),
+  passwordSignInDisabled: (provider: string | undefined) =>
+    new AppError(
+      'password_sign_in_disabled',
+      `Signing in with a password is turned off here (CONSOLE_PASSWORD_SIGNIN)${provider ? `: sign in with ${provider}` : ''}.`,
+    ),
   userNotFound: (id: string) => new AppError('user_not_found', `No user "${id}" in this account.`),
   groupNotFound: (id: string) => new AppError('group_not_found', `No group "${id}" in this account.`),
   userExists: (email: string) =>
@@ -296,6 +302,27 @@ export class DocumentFailure extends Error {
   ) {
     super(message);
     this.name = 'DocumentFailure';
+  }
+}
+
+/**
+ * A sign-in through the identity provider that must not go through: the reason is said to the person
+ * on the page the callback answers, and logged. `status`: the answer's HTTP status.
+ */
+export class SignInRefused extends Error {
+  constructor(
+    readonly reason:
+      | 'unknown_state'
+      | 'provider_error'
+      | 'not_verified'
+      | 'provider_unavailable'
+      | 'no_email'
+      | 'domain_not_allowed',
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+    this.name = 'SignInRefused';
   }
 }
 

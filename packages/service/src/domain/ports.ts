@@ -334,6 +334,43 @@ export interface SmallDocument {
  */
 export type GroupParse = ParsedDocument | DocumentFailure | undefined;
 
+/** Who an identity provider says signed in, from a verified ID token. */
+export interface ProvidedIdentity {
+  issuer: string;
+  subject: string;
+  email: string | undefined;
+  emailVerified: boolean | undefined;
+  name: string | undefined;
+  /** The names in the groups claim (OIDC_GROUPS_CLAIM); empty when it has none. */
+  groups: string[];
+  /** Kept with the session, to end the provider's session at sign-out. */
+  idToken: string;
+}
+
+/** What a sign-in under way keeps until the provider sends the person back (state, nonce, PKCE). */
+export interface PendingSignIn {
+  state: string;
+  nonce: string;
+  codeVerifier: string;
+}
+
+/**
+ * The organisation's identity provider (OpenID Connect, adapters/oidc/): where to send a person to
+ * sign in, and the verified identity its callback carries. Every check of the answer (state, nonce,
+ * PKCE, issuer, audience, expiry, signature) is the certified relying-party library's.
+ */
+export interface IdentityProvider {
+  readonly displayName: string;
+  /** A new sign-in: the provider's authorization URL, and what to keep for the callback. */
+  begin(): Promise<{ url: URL; pending: PendingSignIn }>;
+  /** Throws SignInRefused, with a reason for people, for any answer that does not verify. */
+  verify(callbackUrl: URL, pending: PendingSignIn): Promise<ProvidedIdentity>;
+  /** Where to send the browser to end the provider's session too; undefined when it offers none. */
+  endSessionUrl(idToken: string, postLogoutRedirect: string): Promise<string | undefined>;
+  /** Readiness: the provider's metadata can be read (/ready's identityProvider check). */
+  check(): Promise<void>;
+}
+
 /** What a parsed document's text is turned into index rows from (processing/prepare.ts). */
 export interface PrepareRequest {
   document: { id: string; filename: string; sourceUrl: string | null };

@@ -14,6 +14,8 @@ export interface SessionInfo {
   csrfToken: string;
   expiresAt: Date;
   user: User;
+  /** Signed in through the identity provider: its ID token; null after a password sign-in. */
+  idToken: string | null;
 }
 
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -34,11 +36,16 @@ export async function signIn(
   return openSession(store, found.user, ttlHours);
 }
 
-/** A new server-side session for a user who proved who they are (a password, the identity provider). */
+/**
+ * A new server-side session for a user who proved who they are (a password, or the identity provider:
+ * `idToken`, and then the session does not slide, so that the provider's groups are read again at
+ * least every `ttlHours`).
+ */
 export async function openSession(
   store: Pick<UserStore, 'insertSession'>,
   user: User,
   ttlHours: number,
+  idToken?: string,
 ): Promise<{ token: string; session: SessionInfo }> {
   const token = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(24).toString('base64url');
@@ -50,8 +57,10 @@ export async function openSession(
     tokenHash: hashToken(token),
     csrfToken,
     expiresAt,
+    idToken,
+    sliding: idToken === undefined,
   });
-  return { token, session: { sessionId, csrfToken, expiresAt, user } };
+  return { token, session: { sessionId, csrfToken, expiresAt, user, idToken: idToken ?? null } };
 }
 
 /** The session behind a cookie token, extended while in use; undefined when unknown or expired. */
@@ -63,13 +72,19 @@ export async function resumeSession(
   const s = await store.findSessionByTokenHash(hashToken(token));
   if (!s || s.expiresAt.getTime() <= Date.now()) return undefined;
   // Sliding expiry, written at most once a minute per session.
-  if (Date.now() - s.lastSeenAt.getTime() > 60_000) {
+  if (s.sliding && Date.now() - s.lastSeenAt.getTime() > 60_000) {
     s.expiresAt = new Date(Date.now() + ttlHours * 3600_000);
     await store.touchSession(s.sessionId, s.expiresAt);
   }
   return {
     principal: sessionPrincipal(s.user),
-    session: { sessionId: s.sessionId, csrfToken: s.csrfToken, expiresAt: s.expiresAt, user: s.user },
+    session: {
+      sessionId: s.sessionId,
+      csrfToken: s.csrfToken,
+      expiresAt: s.expiresAt,
+      user: s.user,
+      idToken: s.idToken,
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 // Over 400 lines: one interface per repository of the service database, the whole catalogue of its
 // ports in one place (decision 0011), each small.
 import type { DocumentFailureCode } from '../errors.js';
+import type { PendingSignIn } from './ports.js';
 import type {
   ApiKeyRecord,
   Audience,
@@ -472,7 +473,14 @@ export interface StoredSession {
   expiresAt: Date;
   lastSeenAt: Date;
   user: User;
+  /** Signed in through the identity provider: its ID token (to end its session too); null otherwise. */
+  idToken: string | null;
+  /** Whether use extends it (password sessions); one through the provider ends at a fixed time. */
+  sliding: boolean;
 }
+
+/** A sign-in through the identity provider under way, until its callback (one use). */
+export type PendingSignInRecord = PendingSignIn & { returnTo: string };
 
 export interface NewUser {
   id: string;
@@ -518,7 +526,12 @@ export interface UserStore {
     tokenHash: string;
     csrfToken: string;
     expiresAt: Date;
+    idToken?: string | undefined;
+    sliding?: boolean | undefined;
   }): Promise<void>;
+  savePendingSignIn(pending: PendingSignInRecord): Promise<void>;
+  /** Takes the sign-in begun with `state` (forgotten at once: a replayed callback finds nothing). */
+  takePendingSignIn(state: string, maxAgeSeconds: number): Promise<PendingSignInRecord | undefined>;
   findSessionByTokenHash(tokenHash: string): Promise<StoredSession | undefined>;
   touchSession(sessionId: string, expiresAt: Date): Promise<void>;
   deleteSessionByTokenHash(tokenHash: string): Promise<void>;

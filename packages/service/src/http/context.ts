@@ -6,6 +6,7 @@ import type { Authenticator } from '../domain/keys.js';
 import { requireAnyScope, requireScope } from '../domain/keys.js';
 import type {
   ChatModel,
+  IdentityProvider,
   JobQueue,
   LanguageDetector,
   Lexicons,
@@ -92,6 +93,8 @@ export interface AppDeps {
   lexicons: Lexicons | undefined;
   /** Tells the language a question is asked in. */
   languages: LanguageDetector | undefined;
+  /** The organisation's identity provider, when OIDC_ISSUER is set. */
+  identityProvider: IdentityProvider | undefined;
 }
 
 declare module 'fastify' {

@@ -71,6 +71,8 @@ export interface TestServiceOptions {
   worker?: boolean;
   /** Where the service logs (default: LOG_LEVEL to stdout). */
   log?: Logger;
+  /** The port to listen on (default: any free one), for settings that must name the URL beforehand. */
+  port?: number;
 }
 
 /** The real server (listening on a loopback port) and, by default, a worker, over real PostgreSQL. */
@@ -92,7 +94,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const log = options.log ?? createLogger(config.logLevel);
   const deps = await createDeps(config, log, dbs.urls);
   const app = await buildApp(deps);
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
   const workers: RunningWorker[] = [];

@@ -1,4 +1,10 @@
-import type { NewUser, StoredSession, UserChanges, UserStore } from '../../domain/stores.js';
+import type {
+  NewUser,
+  PendingSignInRecord,
+  StoredSession,
+  UserChanges,
+  UserStore,
+} from '../../domain/stores.js';
 import type { User } from '../../domain/types.js';
 import { inTransaction, type Pool, type Queryable } from './db.js';
 import { toUser, USER_COLUMNS, type UserRow } from './rows.js';
@@ -8,6 +14,8 @@ interface SessionUserRow extends UserRow {
   csrf_token: string;
   expires_at: Date;
   last_seen_at: Date;
+  id_token: string | null;
+  sliding: boolean;
 }
 
 async function userById(q: Queryable, accountId: string, userId: string): Promise<User | undefined> {
@@ -144,10 +152,13 @@ export class PgUserRepository implements UserStore {
     tokenHash: string;
     csrfToken: string;
     expiresAt: Date;
+    idToken?: string | undefined;
+    sliding?: boolean | undefined;
   }): Promise<void> {
     await this.pool.query(
-      'INSERT INTO sessions (id, user_id, token_hash, csrf_token, expires_at) VALUES ($1, $2, $3, $4, $5)',
-      [s.id, s.userId, s.tokenHash, s.csrfToken, s.expiresAt],
+      `INSERT INTO sessions (id, user_id, token_hash, csrf_token, expires_at, id_token, sliding)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [s.id, s.userId, s.tokenHash, s.csrfToken, s.expiresAt, s.idToken ?? null, s.sliding ?? true],
     );
     await this.pool.query('UPDATE users SET last_login_at = now() WHERE id = $1', [s.userId]);
     // Expired sessions are useless; sweep them on the (rare) sign-in path.
@@ -157,7 +168,7 @@ export class PgUserRepository implements UserStore {
   async findSessionByTokenHash(tokenHash: string): Promise<StoredSession | undefined> {
     // The user's role and groups as they are now: a change applies to the session's next request.
     const r = await this.pool.query<SessionUserRow>(
-      `SELECT s.id AS session_id, s.csrf_token, s.expires_at, s.last_seen_at, ${USER_COLUMNS}
+      `SELECT s.id AS session_id, s.csrf_token, s.expires_at, s.last_seen_at, s.id_token, s.sliding, ${USER_COLUMNS}
        FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = $1`,
       [tokenHash],
     );
@@ -169,7 +180,28 @@ export class PgUserRepository implements UserStore {
       expiresAt: row.expires_at,
       lastSeenAt: row.last_seen_at,
       user: toUser(row),
+      idToken: row.id_token,
+      sliding: row.sliding,
     };
+  }
+
+  async savePendingSignIn(p: PendingSignInRecord): Promise<void> {
+    await this.pool.query(
+      'INSERT INTO oidc_sign_ins (state, nonce, code_verifier, return_to) VALUES ($1, $2, $3, $4)',
+      [p.state, p.nonce, p.codeVerifier, p.returnTo],
+    );
+    // Sign-ins never finished are useless after a few minutes; swept on this (rare) path.
+    await this.pool.query("DELETE FROM oidc_sign_ins WHERE created_at < now() - interval '1 hour'");
+  }
+
+  async takePendingSignIn(state: string, maxAgeSeconds: number): Promise<PendingSignInRecord | undefined> {
+    const r = await this.pool.query<{ state: string; nonce: string; code_verifier: string; return_to: string }>(
+      `DELETE FROM oidc_sign_ins WHERE state = $1 AND created_at > now() - make_interval(secs => $2)
+       RETURNING state, nonce, code_verifier, return_to`,
+      [state, maxAgeSeconds],
+    );
+    const row = r.rows[0];
+    return row && { state: row.state, nonce: row.nonce, codeVerifier: row.code_verifier, returnTo: row.return_to };
   }
 
   async touchSession(sessionId: string, expiresAt: Date): Promise<void> {

@@ -7,6 +7,7 @@ import type { RateLimiter } from '../../domain/ports.js';
 import { SESSION_COOKIE, type SessionInfo, signIn, signOut } from '../../domain/sessions.js';
 import { ROLES, type User } from '../../domain/types.js';
 import { errors } from '../../errors.js';
+import { withoutTrailingSlashes } from '../../strings.js';
 import { type AppDeps, authenticate } from '../context.js';
 import { SECURITY } from '../openapi.js';
 import { ErrorBody } from '../schemas.js';
@@ -83,12 +84,18 @@ export async function auditFailedSignIn(deps: AppDeps, email: string, address: s
     .catch((err: unknown) => deps.log.warn({ err }, 'could not audit a failed sign-in'));
 }
 
+/** Where the browser reached the console: SELFHOST_URL, else the request's own origin. */
+function origin(deps: AppDeps, request: FastifyRequest): string {
+  const configured = deps.config.server.publicUrl;
+  return configured ? withoutTrailingSlashes(configured) : `${request.protocol}://${request.host}`;
+}
+
 /** `Secure` whenever the browser reached us over https (directly or behind a TLS proxy). */
-function secure(deps: AppDeps, request: FastifyRequest): boolean {
+export function secure(deps: AppDeps, request: FastifyRequest): boolean {
   return request.protocol === 'https' || (deps.config.server.publicUrl?.startsWith('https:') ?? false);
 }
 
-function setCookie(
+export function setCookie(
   deps: AppDeps,
   request: FastifyRequest,
   reply: FastifyReply,
@@ -121,6 +128,8 @@ export function sessionRoutes(app: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (request, reply) => {
+      if (!deps.config.console.passwordSignIn)
+        throw errors.passwordSignInDisabled(deps.identityProvider?.displayName);
       // Attempts are counted before the password is checked (so a blocked guesser learns nothing)
       // and given back when it was right: only failures use up the budget. Per address the budget is
       // five times larger, for offices behind one NAT.
@@ -176,12 +185,23 @@ export function sessionRoutes(app: FastifyInstance, deps: AppDeps): void {
         ...common,
         operationId: 'signOut',
         security: SECURITY.sessionWrite,
-        summary: 'Sign out: ends the session on the server',
-        response: { 204: z.null().describe('Signed out'), 401: ErrorBody, 403: ErrorBody },
+        summary:
+          "Sign out: ends the session on the server (and says where to end the identity provider's, when it signed the user in)",
+        response: {
+          200: z
+            .object({
+              endSessionUrl: z.string().describe("Send the browser here to end the identity provider's session too"),
+            })
+            .describe('Signed out; the identity provider has a session of its own to end'),
+          204: z.null().describe('Signed out'),
+          401: ErrorBody,
+          403: ErrorBody,
+        },
       },
     },
     async (request, reply) => {
       const principal = await authenticate(deps, request);
+      const idToken = request.session?.idToken;
       await signOut(deps.users, request.cookies[SESSION_COOKIE]!);
       await audit(deps.audit, principal, {
         action: 'session.signed_out',
@@ -189,6 +209,11 @@ export function sessionRoutes(app: FastifyInstance, deps: AppDeps): void {
         targetId: principal.userId,
       });
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
+      const endSessionUrl =
+        idToken && deps.identityProvider
+          ? await deps.identityProvider.endSessionUrl(idToken, `${origin(deps, request)}/`)
+          : undefined;
+      if (endSessionUrl) return reply.code(200).send({ endSessionUrl });
       return reply.code(204).send(null);
     },
   );
