@@ -24,12 +24,28 @@ export const CONSOLE_CSP = [
 ].join('; ');
 
 /** Paths of the API and the operational endpoints: they answer JSON (or text), never the console page. */
-const API_PATH = /^\/(?:v1|health|ready|metrics|openapi\.json)(?:[/?]|$)/;
+const API_PATH = /^\/(?:v1|health|ready|metrics|openapi\.json)(?:\W|$)/;
+
+/**
+ * The path as a lenient proxy or router might read it: decoded, slashes collapsed, dots resolved,
+ * in lower case. `//ready` or `/READY` is no screen of the console: it is a spelling of an endpoint,
+ * and answers the API's 404, as ops.ts's exact-spelling rule wants.
+ */
+function leniently(url: string): string {
+  let p = url.split('?', 1)[0]!.split('#', 1)[0]!;
+  try {
+    p = decodeURIComponent(p);
+  } catch {
+    // A malformed escape stays as it is.
+  }
+  return path.posix.normalize(p.replace(/\/+/g, '/')).toLowerCase();
+}
 
 /** Whether an unmatched request is a browser navigation to one of the console's screens. */
 export function isConsoleNavigation(request: FastifyRequest): boolean {
   if (request.method !== 'GET' && request.method !== 'HEAD') return false;
-  if (API_PATH.test(request.url)) return false;
+  // An absolute URL on the request line (`GET http://host/ready`) names no screen either.
+  if (!request.url.startsWith('/') || API_PATH.test(leniently(request.url))) return false;
   return (request.headers.accept ?? '').includes('text/html');
 }
 

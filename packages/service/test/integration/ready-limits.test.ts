@@ -55,8 +55,8 @@ describe('/ready under a flood', () => {
     expect(answers.filter((a) => a.status === 200)).toHaveLength(1000);
     const writes = s3.requests.slice(before).filter((r) => r.method !== 'GET' && r.method !== 'HEAD');
     // A round of checks writes three times (two create-only PUTs of the probe's key, its DELETE);
-    // one round per second at most, and one that was running when the count started.
-    expect(writes.length).toBeGreaterThan(0);
+    // one round per second at most, and one that was running when the count started (none at all
+    // when the burst is over within the second the first call's answer is shared for).
     expect(writes.length).toBeLessThanOrEqual(3 * (Math.ceil(seconds) + 1));
   });
 
