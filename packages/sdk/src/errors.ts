@@ -56,7 +56,8 @@ export class AuthenticationError extends APIError {}
 /**
  * 403: the API key lacks the scope this call needs (`insufficient_scope`), a session is needed
  * (`session_required`, `csrf_token_invalid`), the caller's role or the access lists do not let it
- * change this (`permission_denied`), or `onBehalfOf` was refused (`on_behalf_of_denied`).
+ * change this (`permission_denied`), `onBehalfOf` was refused (`on_behalf_of_denied`), or password
+ * sign-in is turned off here (`password_sign_in_disabled`: sign in through the identity provider).
  */
 export class PermissionDeniedError extends APIError {}
 /**

@@ -1,4 +1,3 @@
-import net from 'node:net';
 import path from 'node:path';
 import { ConfigError, envSchema } from './config/environment.js';
 import { parseFolderRoots } from './config/folder-roots.js';
@@ -11,6 +10,7 @@ import type {
   ParserConfig,
   RerankConfig,
 } from './config/sections.js';
+import { parseTrustedProxies } from './config/trusted-proxies.js';
 import { consoleDistDir } from './paths.js';
 import type { FolderRootGrant } from './sources/grants.js';
 import type { WebhookDeliverySettings } from './webhooks/dispatch.js';
@@ -371,26 +371,6 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     },
     llm,
   };
-}
-
-/** `10.0.0.5, 172.16.0.0/12, ::1`: addresses and CIDR ranges, nothing else (no names, no wildcards). */
-function parseTrustedProxies(raw: string | undefined): string[] {
-  const entries = (raw ?? '')
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean);
-  for (const entry of entries) {
-    const [address, prefix, extra] = entry.split('/');
-    const family = net.isIP(address ?? '');
-    const validPrefix =
-      prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
-    if (!family || !validPrefix || extra !== undefined) {
-      throw new ConfigError(
-        `TRUSTED_PROXIES: "${entry}" is not an IP address or CIDR range (e.g. 10.0.0.5 or 172.16.0.0/12)`,
-      );
-    }
-  }
-  return entries;
 }
 
 /** The job engine lives in its own database of the same instance: `<service db>_workflow` by default. */

@@ -317,7 +317,8 @@ export class SignInRefused extends Error {
       | 'not_verified'
       | 'provider_unavailable'
       | 'no_email'
-      | 'domain_not_allowed',
+      | 'domain_not_allowed'
+      | 'not_configured',
     message: string,
     readonly status = 400,
   ) {

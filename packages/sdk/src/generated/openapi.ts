@@ -379,8 +379,59 @@ export interface paths {
         put?: never;
         /** Sign in to the console: sets an HttpOnly session cookie */
         post: operations["signIn"];
-        /** Sign out: ends the session on the server */
+        /** Sign out: ends the session on the server (and says where to end the identity provider's, when it signed the user in) */
         delete: operations["signOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/session/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** How people sign in here: with a password, through the identity provider, or both */
+        get: operations["getSignInOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/session/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Start signing in with the identity provider (authorization code flow with PKCE) */
+        get: operations["beginOidcSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/session/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where the identity provider sends the browser back: signs in and returns to where it began */
+        get: operations["finishOidcSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1276,6 +1327,26 @@ export interface components {
             lastUsedAt: string | null;
             revokedAt: string | null;
         };
+        Session: {
+            user: {
+                id: string;
+                email: string;
+                name: string | null;
+                accountId: string;
+                /**
+                 * @description What the user may do (docs/security.md, "Who may do what")
+                 * @enum {string}
+                 */
+                role: "owner" | "admin" | "editor" | "reader";
+                groups: {
+                    id: string;
+                    name: string;
+                }[];
+            };
+            /** @description Send it as the x-csrf-token header on every state-changing request */
+            csrfToken: string;
+            expiresAt: string;
+        };
         OpenAiError: {
             error: {
                 message: string;
@@ -1381,26 +1452,6 @@ export interface components {
             details: {
                 [key: string]: unknown;
             };
-        };
-        Session: {
-            user: {
-                id: string;
-                email: string;
-                name: string | null;
-                accountId: string;
-                /**
-                 * @description What the user may do (docs/security.md, "Who may do what")
-                 * @enum {string}
-                 */
-                role: "owner" | "admin" | "editor" | "reader";
-                groups: {
-                    id: string;
-                    name: string;
-                }[];
-            };
-            /** @description Send it as the x-csrf-token header on every state-changing request */
-            csrfToken: string;
-            expiresAt: string;
         };
         Source: {
             id: string;
@@ -3744,6 +3795,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Signed out; the identity provider has a session of its own to end */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Send the browser here to end the identity provider's session too */
+                        endSessionUrl: string;
+                    };
+                };
+            };
             /** @description Signed out */
             204: {
                 headers: {
@@ -3769,6 +3832,154 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSignInOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: How people sign in here: with a password, through the identity provider, or both */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        passwordSignIn: boolean;
+                        provider: {
+                            name: string;
+                            /** @description Send the browser here to sign in */
+                            signInUrl: string;
+                        } | null;
+                    };
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    beginOidcSignIn: {
+        parameters: {
+            query?: {
+                /** @description A path of this site to return to afterwards */
+                returnTo?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the identity provider */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": null;
+                };
+            };
+            /** @description A page: no identity provider is set up */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page: the provider cannot be reached */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    finishOidcSignIn: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                iss?: string;
+                error?: string;
+                error_description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in: to the page the sign-in began from */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": null;
+                };
+            };
+            /** @description A page: the sign-in was not begun here, expired or was used already */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page: the provider refused, or its answer did not verify */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page: the person may not sign in here (e-mail domain, account) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page: no identity provider is set up */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A page: the provider cannot be reached */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };

@@ -42,7 +42,7 @@ export const SIGN_IN_MAX_AGE_SECONDS = 600;
 
 /** Where a sign-in may return to: a path of this site only, never another origin. */
 export function localPath(raw: string | undefined): string {
-  if (!raw || !raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\') || /[\r\n]/.test(raw))
+  if (!raw?.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\') || /[\r\n]/.test(raw))
     return '/';
   return raw;
 }
@@ -81,12 +81,16 @@ export async function finishSignIn(
   const identity = await deps.provider.verify(request.callbackUrl, pending);
   const user = await userFor(deps, settings, identity, request.address);
   const { token, session } = await openSession(deps.users, user, ttlHours, identity.idToken);
-  await audit(deps.audit, { ...sessionPrincipal(user), address: request.address }, {
-    action: 'session.signed_in',
-    targetType: 'user',
-    targetId: user.id,
-    details: { method: 'oidc', issuer: identity.issuer, groups: identity.groups },
-  });
+  await audit(
+    deps.audit,
+    { ...sessionPrincipal(user), address: request.address },
+    {
+      action: 'session.signed_in',
+      targetType: 'user',
+      targetId: user.id,
+      details: { method: 'oidc', issuer: identity.issuer, groups: identity.groups },
+    },
+  );
   return { token, session, returnTo: pending.returnTo };
 }
 
@@ -121,7 +125,8 @@ async function userFor(
   }
   const account = await deps.accounts.ensureAccount(settings.account);
   const groupIds = (await deps.groups.resolveGroups(account.id, identity.groups, true)).map((g) => g.id);
-  const role = settings.roleGroups.length > 0 ? (mappedRole(settings, identity.groups) ?? 'reader') : undefined;
+  const role =
+    settings.roleGroups.length > 0 ? (mappedRole(settings, identity.groups) ?? 'reader') : undefined;
   const oidc = { issuer: identity.issuer, subject: identity.subject };
   const known =
     (await deps.users.findUserBySubject(identity.issuer, identity.subject)) ??
@@ -140,13 +145,20 @@ async function userFor(
       groups: groupIds,
       oidc,
     });
-    deps.log.info({ userId: user.id, email, role: user.role }, 'user made at first sign-in through the provider');
-    await audit(deps.audit, { ...sessionPrincipal(user), address }, {
-      action: 'user.created',
-      targetType: 'user',
-      targetId: user.id,
-      details: { email, role: user.role, groups: user.groupIds, by: 'oidc' },
-    });
+    deps.log.info(
+      { userId: user.id, email, role: user.role },
+      'user made at first sign-in through the provider',
+    );
+    await audit(
+      deps.audit,
+      { ...sessionPrincipal(user), address },
+      {
+        action: 'user.created',
+        targetType: 'user',
+        targetId: user.id,
+        details: { email, role: user.role, groups: user.groupIds, by: 'oidc' },
+      },
+    );
     return user;
   }
   const newRole = role && known.role !== 'owner' && role !== known.role ? role : undefined;
@@ -158,15 +170,19 @@ async function userFor(
   });
   if (!updated) throw new SignInRefused('unknown_state', 'Your user was removed meanwhile. Sign in again.');
   if (newRole || known.groupIds.join() !== updated.groupIds.join())
-    await audit(deps.audit, { ...sessionPrincipal(updated), address }, {
-      action: newRole ? 'user.role_changed' : 'user.updated',
-      targetType: 'user',
-      targetId: known.id,
-      details: {
-        by: 'oidc',
-        groups: { from: known.groupIds, to: updated.groupIds },
-        ...(newRole ? { role: { from: known.role, to: newRole } } : {}),
+    await audit(
+      deps.audit,
+      { ...sessionPrincipal(updated), address },
+      {
+        action: newRole ? 'user.role_changed' : 'user.updated',
+        targetType: 'user',
+        targetId: known.id,
+        details: {
+          by: 'oidc',
+          groups: { from: known.groupIds, to: updated.groupIds },
+          ...(newRole ? { role: { from: known.role, to: newRole } } : {}),
+        },
       },
-    });
+    );
   return updated;
 }

@@ -1,5 +1,5 @@
-import { withoutTrailingSlashes } from '../strings.js';
 import { ROLES, type Role } from '../domain/types.js';
+import { withoutTrailingSlashes } from '../strings.js';
 
 /** Sign-in with the organisation's identity provider (OpenID Connect), when OIDC_ISSUER is set. */
 export interface OidcConfig {
@@ -65,7 +65,9 @@ export function oidcConfig(
   if (issuer.protocol !== 'https:' && !(issuer.protocol === 'http:' && isLoopbackHost(issuer.hostname)))
     throw fail(`OIDC_ISSUER must use https (plain http only on a loopback address), got "${e.OIDC_ISSUER}"`);
   if (!e.OIDC_CLIENT_ID) throw fail('OIDC_ISSUER is set: set OIDC_CLIENT_ID, the client id registered there');
-  const redirect = e.OIDC_REDIRECT_URL ?? (publicUrl ? `${withoutTrailingSlashes(publicUrl)}${OIDC_CALLBACK_PATH}` : undefined);
+  const redirect =
+    e.OIDC_REDIRECT_URL ??
+    (publicUrl ? `${withoutTrailingSlashes(publicUrl)}${OIDC_CALLBACK_PATH}` : undefined);
   if (!redirect)
     throw fail(
       `sign-in with OIDC needs the URL the provider sends people back to: set SELFHOST_URL (the callback is SELFHOST_URL${OIDC_CALLBACK_PATH}) or OIDC_REDIRECT_URL`,

@@ -58,7 +58,6 @@ let provider: TestProvider;
 let svc: TestService;
 let base: string;
 let admin: ReturnType<typeof client>;
-const logs: string[] = [];
 
 const isCallback = (url: string) => url.includes('/v1/session/oidc/callback');
 
@@ -353,6 +352,24 @@ describe('a provider that is down when the server starts', () => {
       );
     } finally {
       await only.close();
+    }
+  });
+});
+
+describe('a service without an identity provider', () => {
+  it('offers password sign-in only, and answers the sign-in steps with a page saying so', async () => {
+    const plain = await startTestService({ worker: false });
+    try {
+      const options = await client(plain.url).get('/v1/session/options');
+      expect(options.body).toEqual({ passwordSignIn: true, provider: null });
+      for (const step of ['/v1/session/oidc', '/v1/session/oidc/callback?code=x&state=y']) {
+        const res = await fetch(`${plain.url}${step}`, { redirect: 'manual' });
+        expect(res.status).toBe(404);
+        expect(res.headers.get('content-type')).toContain('text/html');
+        expect(await res.text()).toContain('not set up here');
+      }
+    } finally {
+      await plain.close();
     }
   });
 });

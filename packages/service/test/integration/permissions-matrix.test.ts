@@ -113,8 +113,16 @@ const MATRIX: Record<string, Row> = {
   'DELETE /v1/groups/{id}/members/{userId}': row('admin', 'people', 'none'),
   'GET /v1/audit': row('admin', 'people', 'none'),
 };
-/** Routes anyone may call: signing in, and the formats. */
-const OPEN = new Set(['POST /v1/session', 'GET /v1/session', 'DELETE /v1/session', 'GET /v1/formats']);
+/** Routes anyone may call: signing in (with a password or through the identity provider), and the formats. */
+const OPEN = new Set([
+  'POST /v1/session',
+  'GET /v1/session',
+  'DELETE /v1/session',
+  'GET /v1/session/options',
+  'GET /v1/session/oidc',
+  'GET /v1/session/oidc/callback',
+  'GET /v1/formats',
+]);
 
 const ROLES: Role[] = ['owner', 'admin', 'editor', 'reader'];
 type Via = 'session' | 'boundKey' | 'actAs';

@@ -73,7 +73,15 @@ const MATRIX: Record<string, Need> = {
   'GET /v1/audit': 'admin',
 };
 /** Routes that anyone may call (they authenticate differently or not at all). */
-const OPEN = new Set(['POST /v1/session', 'GET /v1/session', 'DELETE /v1/session', 'GET /v1/formats']);
+const OPEN = new Set([
+  'POST /v1/session',
+  'GET /v1/session',
+  'DELETE /v1/session',
+  'GET /v1/session/options',
+  'GET /v1/session/oidc',
+  'GET /v1/session/oidc/callback',
+  'GET /v1/formats',
+]);
 
 let svc: TestService;
 let ids: {

@@ -39,7 +39,9 @@ export class OpenIdProvider implements IdentityProvider {
         // provider on this machine (config/oidc.ts refuses it elsewhere).
         execute: [
           oidc.enableNonRepudiationChecks,
-          ...(issuer.protocol === 'http:' && isLoopbackHost(issuer.hostname) ? [oidc.allowInsecureRequests] : []),
+          ...(issuer.protocol === 'http:' && isLoopbackHost(issuer.hostname)
+            ? [oidc.allowInsecureRequests]
+            : []),
         ],
       },
     );

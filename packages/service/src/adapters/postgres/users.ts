@@ -195,13 +195,20 @@ export class PgUserRepository implements UserStore {
   }
 
   async takePendingSignIn(state: string, maxAgeSeconds: number): Promise<PendingSignInRecord | undefined> {
-    const r = await this.pool.query<{ state: string; nonce: string; code_verifier: string; return_to: string }>(
+    const r = await this.pool.query<{
+      state: string;
+      nonce: string;
+      code_verifier: string;
+      return_to: string;
+    }>(
       `DELETE FROM oidc_sign_ins WHERE state = $1 AND created_at > now() - make_interval(secs => $2)
        RETURNING state, nonce, code_verifier, return_to`,
       [state, maxAgeSeconds],
     );
     const row = r.rows[0];
-    return row && { state: row.state, nonce: row.nonce, codeVerifier: row.code_verifier, returnTo: row.return_to };
+    return (
+      row && { state: row.state, nonce: row.nonce, codeVerifier: row.code_verifier, returnTo: row.return_to }
+    );
   }
 
   async touchSession(sessionId: string, expiresAt: Date): Promise<void> {

@@ -33,8 +33,14 @@ async function auditRefusal(deps: AppDeps, account: string, address: string, err
 const STATE_COOKIE = 'docslurp_oidc_state';
 const STATE_COOKIE_PATH = '/v1/session/oidc';
 
-const escape = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escapeHtml = (text: string) =>
+  text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
+
+/** A response that is an HTML page for a person, not JSON for a script. */
+const page = (description: string) => ({ description, content: { 'text/html': { schema: z.string() } } });
 
 /** A page of its own for a sign-in that did not go through: what happened, and the way back. */
 function refusalPage(reply: FastifyReply, err: SignInRefused) {
@@ -44,7 +50,7 @@ function refusalPage(reply: FastifyReply, err: SignInRefused) {
     .header('cache-control', 'no-store')
     .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'")
     .send(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Sign-in failed · DocSlurp</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1d2430}a{color:#1f5fbf}</style></head><body><h1>Sign-in failed</h1><p>${escape(err.message)}</p><p><a href="/">Back to sign-in</a></p></body></html>`,
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Sign-in failed · DocSlurp</title><style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1d2430}a{color:#1f5fbf}</style></head><body><h1>Sign-in failed</h1><p>${escapeHtml(err.message)}</p><p><a href="/">Back to sign-in</a></p></body></html>`,
     );
 }
 
@@ -56,8 +62,18 @@ function refusalPage(reply: FastifyReply, err: SignInRefused) {
 export function oidcRoutes(app: FastifyInstance, deps: AppDeps): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const common = { tags: ['session'], security: SECURITY.none };
-  const provider = deps.identityProvider;
-  const settings = deps.config.console.oidc;
+  // The routes are declared whether a provider is set up or not, so the API document is the same
+  // everywhere; the provider itself is looked up when a request comes.
+  const configured = () => {
+    const provider = deps.identityProvider;
+    const settings = deps.config.console.oidc;
+    return provider && settings ? { provider, settings } : undefined;
+  };
+  const notConfigured = new SignInRefused(
+    'not_configured',
+    'Sign-in with an identity provider is not set up here.',
+    404,
+  );
 
   api.get(
     '/v1/session/options',
@@ -70,7 +86,10 @@ export function oidcRoutes(app: FastifyInstance, deps: AppDeps): void {
           200: z.object({
             passwordSignIn: z.boolean(),
             provider: z
-              .object({ name: z.string(), signInUrl: z.string().describe('Send the browser here to sign in') })
+              .object({
+                name: z.string(),
+                signInUrl: z.string().describe('Send the browser here to sign in'),
+              })
               .nullable(),
           }),
           429: ErrorBody,
@@ -79,11 +98,11 @@ export function oidcRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
     async () => ({
       passwordSignIn: deps.config.console.passwordSignIn,
-      provider: provider ? { name: provider.displayName, signInUrl: '/v1/session/oidc' } : null,
+      provider: deps.identityProvider
+        ? { name: deps.identityProvider.displayName, signInUrl: '/v1/session/oidc' }
+        : null,
     }),
   );
-
-  if (!provider || !settings) return;
 
   api.get(
     '/v1/session/oidc',
@@ -97,13 +116,19 @@ export function oidcRoutes(app: FastifyInstance, deps: AppDeps): void {
         }),
         response: {
           302: z.null().describe('To the identity provider'),
-          502: z.string().describe('A page: the provider cannot be reached'),
+          404: page('A page: no identity provider is set up'),
+          502: page('A page: the provider cannot be reached'),
         },
       },
     },
     async (request, reply) => {
+      const setUp = configured();
+      if (!setUp) return refusalPage(reply, notConfigured);
       try {
-        const { url, state } = await beginSignIn({ provider, users: deps.users }, request.query.returnTo);
+        const { url, state } = await beginSignIn(
+          { provider: setUp.provider, users: deps.users },
+          request.query.returnTo,
+        );
         reply.setCookie(STATE_COOKIE, state, {
           httpOnly: true,
           sameSite: 'lax',
@@ -127,17 +152,31 @@ export function oidcRoutes(app: FastifyInstance, deps: AppDeps): void {
         ...common,
         operationId: 'finishOidcSignIn',
         summary: 'Where the identity provider sends the browser back: signs in and returns to where it began',
-        querystring: z.record(z.string(), z.string()),
+        // What the provider sends back (RFC 6749 §4.1.2, RFC 9207's iss); anything else is kept for
+        // the library to judge, not refused here.
+        querystring: z
+          .object({
+            code: z.string().optional(),
+            state: z.string().optional(),
+            iss: z.string().optional(),
+            error: z.string().optional(),
+            error_description: z.string().optional(),
+          })
+          .loose(),
         response: {
           302: z.null().describe('Signed in: to the page the sign-in began from'),
-          400: z.string().describe('A page: the sign-in was not begun here, expired or was used already'),
-          401: z.string().describe('A page: the provider refused, or its answer did not verify'),
-          403: z.string().describe('A page: the person may not sign in here (e-mail domain, account)'),
-          502: z.string().describe('A page: the provider cannot be reached'),
+          400: page('A page: the sign-in was not begun here, expired or was used already'),
+          401: page('A page: the provider refused, or its answer did not verify'),
+          403: page('A page: the person may not sign in here (e-mail domain, account)'),
+          404: page('A page: no identity provider is set up'),
+          502: page('A page: the provider cannot be reached'),
         },
       },
     },
     async (request: FastifyRequest, reply) => {
+      const setUp = configured();
+      if (!setUp) return refusalPage(reply, notConfigured);
+      const { provider, settings } = setUp;
       const browserState = request.cookies[STATE_COOKIE];
       reply.clearCookie(STATE_COOKIE, { path: STATE_COOKIE_PATH });
       const callbackUrl = new URL(request.url, 'http://callback.invalid');
@@ -152,7 +191,10 @@ export function oidcRoutes(app: FastifyInstance, deps: AppDeps): void {
         return reply.header('cache-control', 'no-store').redirect(localPath(returnTo), 302);
       } catch (err) {
         if (!(err instanceof SignInRefused)) throw err;
-        deps.log.warn({ reason: err.reason, detail: err.message, address: request.ip }, 'sign-in through the provider refused');
+        deps.log.warn(
+          { reason: err.reason, detail: err.message, address: request.ip },
+          'sign-in through the provider refused',
+        );
         await auditRefusal(deps, settings.account, request.ip, err);
         return refusalPage(reply, err);
       }

@@ -190,7 +190,9 @@ export function sessionRoutes(app: FastifyInstance, deps: AppDeps): void {
         response: {
           200: z
             .object({
-              endSessionUrl: z.string().describe("Send the browser here to end the identity provider's session too"),
+              endSessionUrl: z
+                .string()
+                .describe("Send the browser here to end the identity provider's session too"),
             })
             .describe('Signed out; the identity provider has a session of its own to end'),
           204: z.null().describe('Signed out'),
