@@ -69,7 +69,9 @@ const MAX_RETRY_AFTER_MS = 60_000;
 const BASE_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 8_000;
 
-const isTransientStatus = (status: number) => status === 408 || status === 429 || status >= 500;
+/** Worth asking again; not 507 (insufficient_storage): a full disk does not free itself in seconds. */
+const isTransientStatus = (status: number) =>
+  status === 408 || status === 429 || (status >= 500 && status !== 507);
 
 export function validateMaxRetries(value: number, where: string): number {
   if (!Number.isInteger(value) || value < 0 || value > 2) {

@@ -137,6 +137,10 @@ export interface Config {
     rateLimitPerMinute: number;
     /** `/ready` calls per minute of one client address, in each process; 0: no limit. */
     readyRateLimitPerMinute: number;
+    /** Wrong API keys, session tokens and metrics secrets per minute of one client address; 0: no limit. */
+    authFailuresPerMinute: number;
+    /** Uploads are refused while they would leave less than this free on the local object store's disk. */
+    storageMinFreeBytes: number;
   };
   urlFetch: {
     /** Hosts and CIDR ranges that may be fetched although they are private (URL_FETCH_ALLOW_HOSTS). */
@@ -312,6 +316,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       maxTopK: e.SEARCH_MAX_TOP_K,
       rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
       readyRateLimitPerMinute: e.READY_RATE_LIMIT_PER_MINUTE,
+      authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
+      storageMinFreeBytes: e.STORAGE_MIN_FREE_MB * MIB,
     },
     urlFetch: {
       allowHosts: (e.URL_FETCH_ALLOW_HOSTS ?? '')

@@ -20,6 +20,7 @@ import { guardIndexWrites } from './adapters/objects/commit-guard.js';
 import { ConditionalWriteCheck, probeConditionalWrites } from './adapters/objects/conditional-writes.js';
 import { FsObjectStore } from './adapters/objects/fs.js';
 import { S3ObjectStore } from './adapters/objects/s3.js';
+import { DiskSpace, unmeasuredSpace } from './adapters/objects/space.js';
 import { OpenIdProvider } from './adapters/oidc/openid.js';
 import { createPool, type Pool } from './adapters/postgres/db.js';
 import { PgDocumentFilter } from './adapters/postgres/document-filter.js';
@@ -46,6 +47,7 @@ import type {
 } from './domain/ports.js';
 import { SecretBox } from './domain/secrets.js';
 import type { AppDeps } from './http/context.js';
+import { FailureThrottle } from './http/throttle.js';
 import { Metrics } from './ops/metrics.js';
 import type { DependencyCheck } from './ops/readiness.js';
 import { packageRoot } from './paths.js';
@@ -325,9 +327,30 @@ export async function createDeps(
   });
   const rateLimiter = createRateLimiter(config, config.limits.rateLimitPerMinute, 'docslurp:rl');
   const loginLimits = {
-    email: createRateLimiter(config, config.console.loginAttemptsPerMinute, 'docslurp:login-email'),
+    pair: createRateLimiter(config, config.console.loginAttemptsPerMinute, 'docslurp:login-pair'),
     address: createRateLimiter(config, config.console.loginAttemptsPerMinute * 5, 'docslurp:login-address'),
+    email: createRateLimiter(config, config.console.loginAttemptsPerMinute, 'docslurp:login-email'),
   };
+  const authFailureLimiter = createRateLimiter(
+    config,
+    config.limits.authFailuresPerMinute,
+    'docslurp:auth-failures',
+  );
+  const authFailures = new FailureThrottle(authFailureLimiter, (key, seconds) =>
+    log.warn(
+      { address: key.slice('auth:'.length), seconds },
+      'too many wrong credentials from this address: refused without a lookup for a while',
+    ),
+  );
+  const space =
+    config.objects.kind === 'fs' && config.limits.storageMinFreeBytes > 0
+      ? new DiskSpace(config.dataDir, config.limits.storageMinFreeBytes, (free, floor) =>
+          log.warn(
+            { freeMb: Math.floor(free / 2 ** 20), floorMb: floor / 2 ** 20, dir: config.dataDir },
+            'storage is short: uploads refused (STORAGE_MIN_FREE_MB)',
+          ),
+        )
+      : unmeasuredSpace;
   // In this process's memory even with Redis: what it protects, the checks behind /ready, is this
   // process's own, and a probe should not wait on the cache it is checking.
   const readyLimiter = new MemoryRateLimiter(config.limits.readyRateLimitPerMinute);
@@ -402,6 +425,8 @@ export async function createDeps(
     jobs,
     rateLimiter,
     loginLimits,
+    authFailures,
+    space,
     metrics,
     parser,
     preparer,
@@ -470,7 +495,7 @@ export async function createDeps(
       await parser.close();
       await preparer.close();
       await index.close().catch(() => {});
-      for (const limiter of [rateLimiter, loginLimits.email, loginLimits.address, readyLimiter])
+      for (const limiter of [rateLimiter, ...Object.values(loginLimits), authFailureLimiter, readyLimiter])
         await limiter.close().catch(() => {});
       await objects.close?.().catch(() => {});
       await pool.end().catch(() => {});

@@ -61,6 +61,7 @@ export const ERROR_STATUS = {
   model_unavailable: 502,
   database_unavailable: 503,
   storage_unavailable: 503,
+  insufficient_storage: 507,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -242,6 +243,11 @@ export const errors = {
   // Named after the dependency, so a client or a dashboard can tell which one is down.
   databaseUnavailable: () =>
     new AppError('database_unavailable', 'The database is unavailable; retry shortly.', RETRY_SOON),
+  insufficientStorage: () =>
+    new AppError(
+      'insufficient_storage',
+      'The service is short of storage space, so nothing was stored; tell its operator.',
+    ),
   storageUnavailable: () =>
     new AppError('storage_unavailable', 'Object storage is unavailable; retry shortly.', RETRY_SOON),
   internal: () =>

@@ -1605,6 +1605,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description HTTP 507: Ingest web pages and files by URL into a new or existing workspace (fetched by the worker) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     upload: {
@@ -1707,6 +1716,15 @@ export interface operations {
             };
             /** @description Too many requests: try again after the seconds in Retry-After */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description HTTP 507: Upload files into a new or existing workspace and start a processing run; a file no worker can read refuses the whole upload (415, each such file named) */
+            507: {
                 headers: {
                     [name: string]: unknown;
                 };

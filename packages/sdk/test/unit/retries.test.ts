@@ -171,7 +171,7 @@ describe('which failures are transient', () => {
     expect(requests).toHaveLength(2);
   });
 
-  it.each([400, 401, 403, 404, 409, 413, 415])('does not retry status %i', async (status) => {
+  it.each([400, 401, 403, 404, 409, 413, 415, 507])('does not retry status %i', async (status) => {
     const { client, requests } = clientWith([apiError(status, 'x')]);
     const { error } = await outcome(client.getRun('run_1'));
     expect(error).toMatchObject({ status, code: 'x' });

@@ -52,16 +52,19 @@ export async function getDocument(
   return doc;
 }
 
-/** The extracted Markdown (with page markers) that chunk offsets point into; text_not_available until parsed. */
+/**
+ * The extracted Markdown (with page markers) that chunk offsets point into, as a stream from storage
+ * (a 30 MB text is not held whole for each reader); text_not_available until parsed.
+ */
 export async function getDocumentText(
   deps: Pick<DocumentDeps, 'documents' | 'objects'>,
   principal: Principal,
   documentId: string,
-): Promise<{ document: DocumentRecord; text: string }> {
+): Promise<{ document: DocumentRecord; text: Readable }> {
   const document = await getDocument(deps.documents, principal, documentId);
-  const buf = await deps.objects.getBuffer(artifactKeys.text(documentId));
-  if (!buf) throw errors.textNotAvailable(document.id, document.status);
-  return { document, text: buf.toString('utf8') };
+  const text = await deps.objects.get(artifactKeys.text(documentId));
+  if (!text) throw errors.textNotAvailable(document.id, document.status);
+  return { document, text };
 }
 
 export async function getDocumentContent(

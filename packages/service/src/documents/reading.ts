@@ -1,6 +1,10 @@
+import { artifactKeys } from '../domain/artifacts.js';
+import type { ObjectStore } from '../domain/ports.js';
+import { byteRange, type TextMap, textMapOf } from '../domain/text-map.js';
 import type { DocumentRecord, DocumentStatus, Principal } from '../domain/types.js';
 import { errors } from '../errors.js';
-import { type DocumentDeps, getDocumentText, listDocuments } from './documents.js';
+import { Slots } from '../slots.js';
+import { type DocumentDeps, getDocument, listDocuments } from './documents.js';
 
 /**
  * Documents and their text a piece at a time, for readers with a small budget (agents): a workspace's
@@ -64,11 +68,6 @@ export async function listDocumentPage(
   };
 }
 
-/** Where each page starts in a text with `<!-- page N -->` lines (the parsers' page markers). */
-export function pageStarts(text: string): { page: number; at: number }[] {
-  return [...text.matchAll(/^<!-- page (\d+) -->$/gm)].map((m) => ({ page: Number(m[1]), at: m.index }));
-}
-
 export interface TextRequest {
   /** First and last page to read (paged formats); the whole text when both are absent. */
   pageStart?: number | undefined;
@@ -104,13 +103,14 @@ export async function readDocumentText(
   documentId: string,
   request: TextRequest,
 ): Promise<TextPiece> {
-  const { document, text } = await getDocumentText(deps, principal, documentId);
+  const document = await getDocument(deps.documents, principal, documentId);
   // Another workspace's document is as unknown here as a document that does not exist.
   if (document.workspaceId !== workspaceId) throw errors.documentNotFound(documentId);
-
-  const pages = pageStarts(text);
+  const stored = await storedMap(deps.objects, document);
+  const map = stored ?? (await mapOfWholeText(deps.objects, document));
+  const pages = map.pages.map(([page, at]) => ({ page, at }));
   let from = 0;
-  let to = text.length;
+  let to = map.chars;
   if (request.pageStart !== undefined || request.pageEnd !== undefined) {
     const last = pages.at(-1)?.page;
     if (last === undefined)
@@ -125,11 +125,11 @@ export async function readDocumentText(
       );
     if (end < first) throw errors.invalidRequest('pageEnd comes before pageStart.');
     from = pages.find((p) => p.page >= first)!.at;
-    to = pages.find((p) => p.page > end)?.at ?? text.length;
+    to = pages.find((p) => p.page > end)?.at ?? map.chars;
   }
   if (request.offset !== undefined) {
-    if (request.offset > text.length)
-      throw errors.invalidRequest(`offset ${request.offset} is past the end of the text (${text.length}).`);
+    if (request.offset > map.chars)
+      throw errors.invalidRequest(`offset ${request.offset} is past the end of the text (${map.chars}).`);
     from = Math.max(from, request.offset);
     if (from > to) throw errors.invalidRequest('offset lies after the requested pages.');
   }
@@ -140,12 +140,52 @@ export async function readDocumentText(
   const last = pageAt(Math.max(from, cut - 1)) ?? first;
   return {
     document,
-    text: text.slice(from, cut),
+    text: await window(deps.objects, document, map, from, cut),
     charStart: from,
     charEnd: cut,
-    totalChars: text.length,
+    totalChars: map.chars,
     pageStart: first?.page ?? null,
     pageEnd: last?.page ?? null,
     nextOffset: cut < to ? cut : null,
   };
+}
+
+/** Units `from`..`to` of the stored text, read from the marks around them only. */
+async function window(
+  objects: ObjectStore,
+  document: DocumentRecord,
+  map: TextMap,
+  from: number,
+  to: number,
+): Promise<string> {
+  if (to <= from) return '';
+  const range = byteRange(map, from, to);
+  const bytes = await objects.getRange(artifactKeys.text(document.id), range.start, range.end);
+  if (!bytes) throw errors.textNotAvailable(document.id, document.status);
+  const text = bytes.toString('utf8');
+  return text.slice(from - range.startUnit, to - range.startUnit);
+}
+
+async function storedMap(objects: ObjectStore, document: DocumentRecord): Promise<TextMap | undefined> {
+  const raw = await objects.getBuffer(artifactKeys.textMap(document.id));
+  if (!raw) return undefined;
+  const map = JSON.parse(raw.toString('utf8')) as TextMap;
+  return map.version === 1 ? map : undefined;
+}
+
+/**
+ * Texts stored before maps were made are read whole once, a few at a time (each is held twice, as
+ * bytes and as a string), and their map stored, so every later read is a window.
+ */
+const wholeReads = new Slots(2);
+async function mapOfWholeText(objects: ObjectStore, document: DocumentRecord): Promise<TextMap> {
+  return wholeReads.run(async () => {
+    const again = await storedMap(objects, document);
+    if (again) return again;
+    const bytes = await objects.getBuffer(artifactKeys.text(document.id));
+    if (!bytes) throw errors.textNotAvailable(document.id, document.status);
+    const map = textMapOf(bytes.toString('utf8'));
+    await objects.put(artifactKeys.textMap(document.id), JSON.stringify(map), 'application/json');
+    return map;
+  });
 }

@@ -2,6 +2,7 @@
 import type { Readable } from 'node:stream';
 import type { DocumentFailure } from '../errors.js';
 import type { JobHandlers, JobName, JobPayload } from './jobs.js';
+import type { TextMap } from './text-map.js';
 
 /** Raw and derived artifacts (originals, extracted text). A folder in embedded mode, S3 in the stack. */
 export interface ObjectStore {
@@ -9,8 +10,22 @@ export interface ObjectStore {
   /** Resolves to undefined when the object does not exist. */
   get(key: string): Promise<Readable | undefined>;
   getBuffer(key: string): Promise<Buffer | undefined>;
+  /** Bytes `start` up to (not including) `end` of an object, fewer past its end; undefined when it does not exist. */
+  getRange(key: string, start: number, end: number): Promise<Buffer | undefined>;
   delete(keys: string[]): Promise<void>;
   check(): Promise<void>;
+}
+
+/**
+ * The room left on the disk uploads are written to (STORAGE_MIN_FREE_MB): writing is refused while
+ * it would leave less than the floor free, so one upload cannot fill the disk the database, the
+ * index and every other account share.
+ */
+export interface StorageSpace {
+  /** Throws `insufficient_storage` when `bytes` more would leave less than the floor free. */
+  ensure(bytes: number): Promise<void>;
+  /** As ensure, and counts the bytes as written (they are about to be). */
+  reserve(bytes: number): Promise<void>;
 }
 
 /** One chunk as stored in a workspace's search index. */
@@ -388,6 +403,8 @@ export interface PreparedText {
   language: string;
   /** One row per chunk, in order. */
   rows: IndexRow[];
+  /** Where the stored text holds what, for reading windows of it (domain/text-map.ts). */
+  textMap: TextMap;
 }
 
 /**

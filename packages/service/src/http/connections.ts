@@ -9,6 +9,37 @@ export function plainAddress(address: string): string {
   return /^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(address) ? address.slice(7) : address;
 }
 
+/**
+ * What a per-address budget counts: an IPv4 address, or an IPv6 address's /64. One host (one
+ * subscriber, one cloud machine) is given a whole /64 and may send from any of its 2^64 addresses,
+ * so counting single IPv6 addresses would give it a fresh budget with every request.
+ */
+export function addressBucket(raw: string): string {
+  const address = plainAddress(raw);
+  if (!net.isIPv6(address)) return address;
+  return `${prefix64(address)}::/64`;
+}
+
+/** The first four groups of an IPv6 address, however it is written (`::` anywhere, IPv4 tail, zone). */
+function prefix64(address: string): string {
+  const [plain] = address.split('%') as [string];
+  let text = plain;
+  const last = text.slice(text.lastIndexOf(':') + 1);
+  if (last.includes('.')) {
+    const [a, b, c, d] = last.split('.').map(Number) as [number, number, number, number];
+    text = `${text.slice(0, text.length - last.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const left = head ? head.split(':') : [];
+  const right = tail === undefined ? [] : tail ? tail.split(':') : [];
+  const groups =
+    tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
+  return groups
+    .slice(0, 4)
+    .map((g) => Number.parseInt(g || '0', 16).toString(16))
+    .join(':');
+}
+
 /** Whether an address is one of the configured proxies (addresses or CIDR ranges, as validated by config). */
 export function proxyMatcher(entries: string[]): (address: string) => boolean {
   const list = new net.BlockList();

@@ -13,6 +13,7 @@ import type {
   ObjectStore,
   RateLimiter,
   SearchIndex,
+  StorageSpace,
   WebhookTargetGuard,
 } from '../domain/ports.js';
 import type { SecretBox } from '../domain/secrets.js';
@@ -31,7 +32,7 @@ import type {
   WorkspaceStore,
 } from '../domain/stores.js';
 import type { Principal, Scope } from '../domain/types.js';
-import { errors } from '../errors.js';
+import { AppError, errors } from '../errors.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { DependencyCheck } from '../ops/readiness.js';
 import type { EmbeddingService } from '../search/embeddings.js';
@@ -40,7 +41,9 @@ import type { DocumentFilterStore, SearchOptions } from '../search/search.js';
 import type { FolderRootGrant } from '../sources/grants.js';
 import type { SourceConnectors } from '../sources/model.js';
 import type { SourceStore } from '../sources/store.js';
+import { addressBucket } from './connections.js';
 import { secretEquals } from './secrets.js';
+import type { FailureThrottle } from './throttle.js';
 
 /**
  * Everything the HTTP layer needs, built once by createDeps. The repositories are named one by one:
@@ -72,8 +75,12 @@ export interface AppDeps {
   index: SearchIndex;
   jobs: Pick<JobQueue, 'enqueue' | 'enqueueMany'>;
   rateLimiter: RateLimiter;
-  /** Failed sign-in attempts, per email and (with a larger budget) per client address. */
-  loginLimits: { email: RateLimiter; address: RateLimiter };
+  /** Failed sign-in attempts: per e-mail and address, per address (a larger budget), per e-mail (slows down). */
+  loginLimits: { pair: RateLimiter; address: RateLimiter; email: RateLimiter };
+  /** Wrong API keys, session tokens and metrics secrets per client address (AUTH_FAILURES_PER_MINUTE). */
+  authFailures: FailureThrottle;
+  /** Room on the disk uploads are written to (STORAGE_MIN_FREE_MB). */
+  space: StorageSpace;
   metrics: Metrics;
   authenticator: Authenticator;
   /** Encrypts stored credentials; undefined in the stack when ENCRYPTION_KEY is unset. */
@@ -112,13 +119,36 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * cookies to requests that other sites start.
  */
 export async function authenticate(deps: AppDeps, request: FastifyRequest): Promise<Principal> {
-  const principal = await credentialOf(deps, request);
+  const principal = await throttled(deps, request, () => credentialOf(deps, request));
   principal.address = request.ip;
   const onBehalfOf = request.headers[ON_BEHALF_OF];
   if (onBehalfOf === undefined) return principal;
   if (typeof onBehalfOf !== 'string' || onBehalfOf.trim() === '')
     throw errors.onBehalfOfDenied(`Send one user id or e-mail address in ${ON_BEHALF_OF}.`);
   return actOnBehalfOf(deps.users, principal, onBehalfOf);
+}
+
+/** Credentials that were sent and are wrong: each cost a lookup, so they count against the address. */
+const FAILED_AUTHENTICATION = new Set(['invalid_api_key', 'session_expired', 'invalid_metrics_secret']);
+
+/**
+ * Checks a credential unless the client's address has used up its failures (AUTH_FAILURES_PER_MINUTE):
+ * then it is refused with 429 before any lookup. Shared with the metrics secret's check.
+ */
+export async function throttled<T>(
+  deps: Pick<AppDeps, 'authFailures'>,
+  request: FastifyRequest,
+  check: () => Promise<T>,
+): Promise<T> {
+  const key = `auth:${addressBucket(request.ip)}`;
+  const wait = deps.authFailures.retryAfter(key);
+  if (wait > 0) throw errors.rateLimited(wait);
+  try {
+    return await check();
+  } catch (err) {
+    if (err instanceof AppError && FAILED_AUTHENTICATION.has(err.code)) await deps.authFailures.failed(key);
+    throw err;
+  }
 }
 
 /**

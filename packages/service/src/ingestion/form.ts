@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { workspaceToEdit } from '../access/checks.js';
 import type { GrantsInput } from '../access/grants.js';
 import { checkInput } from '../domain/input.js';
+import type { StorageSpace } from '../domain/ports.js';
 import type { Principal } from '../domain/types.js';
 import { type AppError, errors, type RefusedFile } from '../errors.js';
 import { checkUpload, SUPPORTED_FORMATS, supportedFormatsText } from '../parsing/upload-check.js';
@@ -32,6 +33,7 @@ export class UploadFormError extends Error {
 
 export type FormDeps = UploadDeps & {
   limits: { maxFileBytes: number; maxFilesPerUpload: number };
+  space: StorageSpace;
 };
 
 function parseMetadata(raw: string | undefined): Record<string, unknown> {
@@ -90,9 +92,12 @@ export async function ingestForm(
   deps: FormDeps,
   principal: Principal,
   parts: AsyncIterable<UploadPart>,
+  /** The body's declared size (Content-Length), when it has one: refused at once if it cannot fit. */
+  declaredBytes?: number,
 ): Promise<UploadResult> {
+  await deps.space.ensure(declaredBytes ?? 0);
   const staged: Staged[] = [];
-  const stager = new Stager(deps.objects);
+  const stager = new Stager(deps.objects, deps.space);
   // After the writes under way: one finishing later would leave its object behind.
   const discardStaged = async () => {
     await stager.settled().catch(() => {});

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { requireEditOf } from '../access/checks.js';
 import { type GrantDeps, type GrantsInput, resolveDocumentAccess } from '../access/grants.js';
 import { artifactKeys } from '../domain/artifacts.js';
-import type { JobQueue, ObjectStore } from '../domain/ports.js';
+import type { JobQueue, ObjectStore, StorageSpace } from '../domain/ports.js';
 import type { StagedFile, WorkspaceStore } from '../domain/stores.js';
 import type { DocumentAccess, DocumentRecord, Principal, RunView, Workspace } from '../domain/types.js';
 import { errors } from '../errors.js';
@@ -84,7 +84,11 @@ export class Stager {
   private readonly writing = new Set<Promise<void>>();
   private failure: { error: unknown } | undefined;
 
-  constructor(private readonly objects: ObjectStore) {}
+  constructor(
+    private readonly objects: ObjectStore,
+    /** Every byte is counted against the disk's floor before it is written (STORAGE_MIN_FREE_MB). */
+    private readonly space: StorageSpace,
+  ) {}
 
   async stage(file: IncomingFile): Promise<Staged> {
     if (this.failure) throw this.failure.error;
@@ -116,6 +120,7 @@ export class Stager {
       for (;;) {
         const r = await next();
         if (r.done) {
+          await this.space.reserve(size);
           while (this.writing.size >= WRITES_IN_FLIGHT) await Promise.race(this.writing);
           this.write(storageKey, Buffer.concat(head), contentType);
           break;
@@ -124,10 +129,13 @@ export class Stager {
         head.push(r.value);
         if (size > SMALL_FILE_BYTES) {
           // A large file: what was read goes first, then the rest as it arrives.
+          const space = this.space;
           const body = async function* () {
+            await space.reserve(size);
             yield* head;
             for (let r = await next(); !r.done; r = await next()) {
               take(r.value);
+              await space.reserve(r.value.length);
               yield r.value;
             }
           };

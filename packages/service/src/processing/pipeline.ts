@@ -464,12 +464,20 @@ class Batch {
           signal,
         ),
       );
+      // The map is small; the text's window reads need it, so the document is ready only with both.
+      const mapped = deps.objects.put(
+        artifactKeys.textMap(current.id),
+        JSON.stringify(prepared.textMap),
+        'application/json',
+      );
+      mapped.catch(() => {});
+      this.writes.push(mapped);
       return {
         kind: 'parsed',
         doc: current,
         rows: prepared.rows,
         textBytes: parsed.text.length,
-        stored,
+        stored: Promise.all([stored, mapped]).then(() => {}),
         result: {
           status: 'ready',
           mediaType: parsed.mediaType,

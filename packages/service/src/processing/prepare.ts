@@ -1,4 +1,5 @@
 import type { LanguageDetector, PreparedText, PrepareRequest, TextPreparer } from '../domain/ports.js';
+import { textMapOf } from '../domain/text-map.js';
 import { DocumentFailure } from '../errors.js';
 import { indexRowsOf } from '../search/indexing.js';
 import { documentLanguage } from '../text/detection.js';
@@ -6,7 +7,8 @@ import { chunkText } from './chunker.js';
 
 /**
  * Everything between a document's parse and the index: its language, its chunks and their index
- * rows (terms and word codes), in passes linear in the text. A text without a word fails its
+ * rows (terms and word codes), and the map readers take windows of the text by, in passes linear in
+ * the text. A text without a word fails its
  * document. The worker runs it in a thread (TextPreparer); the parse itself ran in the sandbox.
  */
 export async function prepareText(
@@ -20,7 +22,11 @@ export async function prepareText(
       throw new DocumentFailure('needs_ocr', 'The PDF has no text layer (a scan?); its text needs OCR.');
     throw new DocumentFailure('empty_document', 'No text could be extracted from this file.');
   }
-  return { language: language.code, rows: indexRowsOf(request.document, request, chunks, language) };
+  return {
+    language: language.code,
+    rows: indexRowsOf(request.document, request, chunks, language),
+    textMap: textMapOf(request.text),
+  };
 }
 
 /**

@@ -1,8 +1,10 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { listDocumentPage, readDocumentText } from '../../src/documents/reading.js';
 import { artifactKeys } from '../../src/domain/artifacts.js';
 import type { ObjectStore } from '../../src/domain/ports.js';
 import type { DocumentStore, WorkspaceStore } from '../../src/domain/stores.js';
+import { textMapOf } from '../../src/domain/text-map.js';
 import type { Audience, DocumentRecord, Principal } from '../../src/domain/types.js';
 import { AppError } from '../../src/errors.js';
 import { joinPages } from '../../src/parsing/markdown.js';
@@ -50,7 +52,11 @@ function doc(id: string, createdAt: number, extra: Partial<DocumentRecord> = {})
 }
 
 /** Documents and texts in memory, in the order the PostgreSQL store lists them (created, then id). */
-function memory(docs: DocumentRecord[], texts: Record<string, string> = {}) {
+function memory(
+  docs: DocumentRecord[],
+  texts: Record<string, string> = {},
+  options: { maps?: boolean; step?: number } = { maps: true },
+) {
   const rows = [...docs];
   const listed = () =>
     rows
@@ -68,13 +74,27 @@ function memory(docs: DocumentRecord[], texts: Record<string, string> = {}) {
       listed().find((d) => d.id === id && d.accountId === accountId),
   } as unknown as DocumentStore;
   const store = { workspaces, documents };
+  // Texts as the pipeline stores them; `maps` says which also have their map (older ones do not).
+  const stored = new Map<string, Buffer>();
+  for (const [id, text] of Object.entries(texts)) {
+    stored.set(artifactKeys.text(id), Buffer.from(text, 'utf8'));
+    if (options.maps)
+      stored.set(artifactKeys.textMap(id), Buffer.from(JSON.stringify(textMapOf(text, options.step))));
+  }
+  const reads = { whole: 0, bytes: 0 };
   const objects = {
     getBuffer: async (key: string) => {
-      const id = Object.keys(texts).find((d) => artifactKeys.text(d) === key);
-      return id === undefined ? undefined : Buffer.from(texts[id]!, 'utf8');
+      if (key.endsWith('text.md')) reads.whole++;
+      return stored.get(key);
     },
+    getRange: async (key: string, start: number, end: number) => {
+      const bytes = stored.get(key)?.subarray(start, end);
+      reads.bytes += bytes?.length ?? 0;
+      return bytes;
+    },
+    put: async (key: string, body: string) => void stored.set(key, Buffer.from(body)),
   } as unknown as ObjectStore;
-  return { store, documents, objects, rows };
+  return { store, documents, objects, rows, reads, stored };
 }
 
 async function codeOf(p: Promise<unknown>): Promise<string> {
@@ -189,5 +209,49 @@ describe('readDocumentText', () => {
       /after the requested pages/,
     );
     expect(await codeOf(read('x', { maxChars: 10 }))).toBe('document_not_found: No document "x".');
+  });
+});
+
+describe('readDocumentText reads windows, not whole texts (issue 44, finding 6)', () => {
+  // Any text: several scripts, pairs of surrogates, lone halves (stored as U+FFFD, one unit still).
+  const unit = fc.oneof(
+    fc.constantFrom('a', ' ', '\n', 'é', '中', '😀', '\ud83d', '\ude00', '<!-- page 2 -->\n'),
+    fc.string({ unit: 'binary', maxLength: 3 }),
+  );
+  const texts = fc.array(unit, { maxLength: 200 }).map((parts) => parts.join(''));
+
+  it('gives what a slice of the whole text gives, reading only the marks around the window', async () => {
+    await fc.assert(
+      fc.asyncProperty(texts, fc.nat(), fc.integer({ min: 1, max: 60 }), async (raw, at, maxChars) => {
+        // As stored and read back: lone surrogates become U+FFFD (one unit for one unit).
+        const text = Buffer.from(raw, 'utf8').toString('utf8');
+        const offset = text.length === 0 ? 0 : at % (text.length + 1);
+        const step = 5;
+        const m = memory([doc('t', 1)], { t: text }, { maps: true, step });
+        const piece = await readDocumentText(m, principal, 'ws_a', 't', { offset, maxChars });
+        expect(piece.text).toBe(text.slice(offset, offset + maxChars));
+        expect([piece.charStart, piece.totalChars]).toEqual([offset, text.length]);
+        expect(m.reads.whole).toBe(0);
+        // The window and at most a step (and a surrogate pair's half) at either end, four bytes a unit.
+        expect(m.reads.bytes).toBeLessThanOrEqual(4 * (piece.text.length + 2 * step + 2));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('maps a text stored before maps existed once, then reads windows of it', async () => {
+    const text = joinPages(['One.', 'Two.', 'Three.']);
+    const m = memory([doc('old', 1, { pageCount: 3 })], { old: text }, { maps: false });
+    const first = await readDocumentText(m, principal, 'ws_a', 'old', {
+      pageStart: 2,
+      pageEnd: 2,
+      maxChars: 100,
+    });
+    expect(first.text.trim()).toBe('<!-- page 2 -->\n\nTwo.');
+    expect(m.reads.whole).toBe(1);
+    expect(m.stored.has(artifactKeys.textMap('old'))).toBe(true);
+    const again = await readDocumentText(m, principal, 'ws_a', 'old', { pageStart: 3, maxChars: 100 });
+    expect(again.text.trim()).toBe('<!-- page 3 -->\n\nThree.');
+    expect(m.reads.whole).toBe(1);
   });
 });

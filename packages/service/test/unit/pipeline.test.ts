@@ -216,7 +216,9 @@ describe('processing a batch of documents', () => {
 
     // The deletion removes the workspace's index tables and these objects (the reconcilers carry it out).
     expect([...(work.reopened.get('ws_test') ?? [])].sort()).toEqual([
+      'derived/doc_a/text-map.json',
       'derived/doc_a/text.md',
+      'derived/doc_b/text-map.json',
       'derived/doc_b/text.md',
       'raw/doc_a',
       'raw/doc_b',

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FsObjectStore } from '../../src/adapters/objects/fs.js';
+import { DiskSpace, unmeasuredSpace } from '../../src/adapters/objects/space.js';
 import type { Principal } from '../../src/domain/types.js';
 import { AppError } from '../../src/errors.js';
 import { type FormDeps, ingestForm, UploadFormError, type UploadPart } from '../../src/ingestion/form.js';
@@ -41,6 +42,7 @@ beforeEach(async () => {
     objects,
     limits,
     jobs,
+    space: unmeasuredSpace,
   };
 });
 
@@ -89,7 +91,7 @@ async function* parts(...list: (UploadPart | Error)[]): AsyncGenerator<UploadPar
 
 describe('recording an upload (createUpload)', () => {
   const staged = async (name = 'a.txt', body = 'hello') => {
-    const stager = new Stager(objects);
+    const stager = new Stager(objects, unmeasuredSpace);
     const f = await stager.stage({
       filename: name,
       mediaType: 'text/plain',
@@ -320,7 +322,7 @@ describe('storing a form’s files (Stager)', () => {
 
   it('reads the next small file while earlier ones are written, at most 16 at once', async () => {
     const store = new HeldStore(tmp);
-    const stager = new Stager(store);
+    const stager = new Stager(store, unmeasuredSpace);
     const files = Array.from({ length: 20 }, (_, i) => `file ${i}`);
     const staging = (async () => {
       const out = [];
@@ -349,7 +351,7 @@ describe('storing a form’s files (Stager)', () => {
 
   it('streams a large file as it arrives, the bytes read first included', async () => {
     const big = Buffer.alloc(700 * 1024, 'abcdefghij');
-    const stager = new Stager(objects);
+    const stager = new Stager(objects, unmeasuredSpace);
     const f = await stager.stage({
       filename: 'big.txt',
       mediaType: 'text/plain',
@@ -368,7 +370,7 @@ describe('storing a form’s files (Stager)', () => {
     const closed = new Readable({ read() {} });
     closed.push(Buffer.from('half'));
     closed.destroy();
-    const stager = new Stager(objects);
+    const stager = new Stager(objects, unmeasuredSpace);
     expect(await codeOf(stager.stage({ filename: 'cut.txt', mediaType: null, stream: closed }))).toBe(
       '400 upload_incomplete',
     );
@@ -381,7 +383,7 @@ describe('storing a form’s files (Stager)', () => {
       const broken = new Readable({ read() {} });
       broken.push(Buffer.alloc(size, 'a'));
       setImmediate(() => broken.destroy(new Error('client went away')));
-      const stager = new Stager(objects);
+      const stager = new Stager(objects, unmeasuredSpace);
       expect(
         await codeOf(stager.stage({ filename: 'cut.txt', mediaType: null, stream: broken })),
         `${size}`,
@@ -403,5 +405,74 @@ describe('storing a form’s files (Stager)', () => {
     await expect(upload).rejects.toThrow('disk full');
     expect(await stored()).toEqual([]);
     expect(workspaces.workspaces.size).toBe(0);
+  });
+});
+
+describe('the disk’s floor (STORAGE_MIN_FREE_MB)', () => {
+  const MIB = 1024 * 1024;
+  /** A disk with `free` bytes left that shrinks by what the store writes (read through statfs's stand-in). */
+  const disk = (free: number) => {
+    const state = { free, reads: 0, refusals: 0 };
+    let now = 0;
+    const space = new DiskSpace(
+      tmp,
+      100 * MIB,
+      () => state.refusals++,
+      async () => {
+        state.reads++;
+        return state.free;
+      },
+      () => now,
+    );
+    return { state, space, later: (ms: number) => (now += ms) };
+  };
+
+  it('refuses a form whose declared size would leave less than the floor, before it reads a byte', async () => {
+    const { space, state } = disk(150 * MIB);
+    let read = false;
+    const body = (async function* (): AsyncGenerator<UploadPart> {
+      read = true;
+      yield* parts(file('a.txt', 'one'));
+    })();
+    expect(await codeOf(ingestForm({ ...deps, space }, principal, body, 60 * MIB))).toBe(
+      '507 insufficient_storage',
+    );
+    expect(read).toBe(false);
+    expect(state.refusals).toBe(1);
+    expect(await stored()).toEqual([]);
+  });
+
+  it('stops a large file mid-stream when the disk reaches the floor, and keeps none of the form', async () => {
+    const { space } = disk(100 * MIB + 900 * 1024);
+    const chunk = Buffer.alloc(256 * 1024, 'x');
+    const endless = Readable.from(
+      (function* () {
+        for (let i = 0; i < 40; i++) yield chunk;
+      })(),
+    );
+    const form = async function* (): AsyncGenerator<UploadPart> {
+      yield* parts(file('small.txt', 'kept only if all fits'));
+      yield { kind: 'file', field: 'files', filename: 'big.bin', mediaType: null, stream: endless };
+    };
+    expect(await codeOf(ingestForm({ ...deps, space }, principal, form()))).toBe('507 insufficient_storage');
+    // 900 KiB above the floor: the small file and three chunks at most were let through, then nothing.
+    expect(endless.readableEnded).toBe(false);
+    expect(await stored()).toEqual([]);
+    expect((await readdir(tmp, { recursive: true })).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('reads the free space at most once a second, counting what it let through since', async () => {
+    const { space, state, later } = disk(100 * MIB + 10 * MIB);
+    for (let i = 0; i < 9; i++) await space.reserve(MIB);
+    // Nine MiB counted on one reading: the next two would cross the floor, though statfs was not asked.
+    expect(await codeOf(space.reserve(2 * MIB))).toBe('507 insufficient_storage');
+    expect(state.reads).toBe(1);
+    state.free = 100 * MIB + 10 * MIB; // space freed meanwhile
+    later(1000);
+    await space.reserve(2 * MIB);
+    expect(state.reads).toBe(2);
+    // ensure only looks: it counts nothing.
+    for (let i = 0; i < 20; i++) await space.ensure(7 * MIB);
+    await space.reserve(7 * MIB);
   });
 });

@@ -164,6 +164,28 @@ export class FsObjectStore implements ObjectStore {
     }
   }
 
+  async getRange(key: string, start: number, end: number): Promise<Buffer | undefined> {
+    let file: FileHandle;
+    try {
+      file = await open(this.pathOf(key), 'r');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    try {
+      const bytes = Buffer.allocUnsafe(Math.max(0, end - start));
+      let at = 0;
+      while (at < bytes.length) {
+        const { bytesRead } = await file.read(bytes, at, bytes.length - at, start + at);
+        if (bytesRead === 0) break;
+        at += bytesRead;
+      }
+      return bytes.subarray(0, at);
+    } finally {
+      await file.close();
+    }
+  }
+
   /** The file's bytes when it is small enough to read directly, else undefined. */
   private readDirect(file: string): Buffer | undefined {
     const fd = openSync(file, 'r');

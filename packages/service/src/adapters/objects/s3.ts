@@ -148,6 +148,23 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
+  async getRange(key: string, start: number, end: number): Promise<Buffer | undefined> {
+    // An empty range cannot be asked for: one byte says whether the object is there.
+    if (end <= start) return (await this.getRange(key, start, start + 1)) && Buffer.alloc(0);
+    try {
+      const out = await this.client.send(
+        new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=${start}-${end - 1}` }),
+      );
+      if (!out.Body) return Buffer.alloc(0);
+      return Buffer.from(await out.Body.transformToByteArray());
+    } catch (err) {
+      if (isMissingKey(err)) return undefined;
+      // A range that starts past the end: nothing there to read.
+      if ((err as { name?: string }).name === 'InvalidRange') return Buffer.alloc(0);
+      throw describeS3Error(err, this.bucket);
+    }
+  }
+
   async delete(keys: string[]): Promise<void> {
     for (let i = 0; i < keys.length; i += 1000) {
       const batch = keys.slice(i, i + 1000);

@@ -96,7 +96,8 @@ export function documentRoutes(app: FastifyInstance, deps: AppDeps): void {
     async (req, reply) => {
       const { text } = await getDocumentText(deps, principalOf(req), req.params.id);
       reply.type('text/markdown; charset=utf-8');
-      return text;
+      // A stream, sent as it is read; the route's schema only describes it.
+      return reply.send(text as never);
     },
   );
 

@@ -55,10 +55,12 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
         tags: ['ingest'],
         security: SECURITY.write,
         body: UrlsBody,
-        response: { 202: UploadResponse, ...errorResponses, 409: ErrorBody },
+        response: { 202: UploadResponse, ...errorResponses, 409: ErrorBody, 507: ErrorBody },
       },
     },
     async (request, reply) => {
+      // The worker stores what it fetches: refused now rather than failing every document later.
+      await deps.space.ensure(0);
       const result = await ingestUrls(deps, principalOf(request), {
         urls: request.body.urls,
         workspaceId: request.body.workspaceId,
@@ -84,7 +86,14 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
         tags: ['ingest'],
         consumes: ['multipart/form-data'],
         security: SECURITY.write,
-        response: { 202: UploadResponse, ...errorResponses, 409: ErrorBody, 413: ErrorBody, 415: ErrorBody },
+        response: {
+          202: UploadResponse,
+          ...errorResponses,
+          409: ErrorBody,
+          413: ErrorBody,
+          415: ErrorBody,
+          507: ErrorBody,
+        },
       },
     },
     async (request, reply) => {
@@ -92,7 +101,13 @@ export function ingestRoutes(app: FastifyInstance, deps: AppDeps): void {
         throw errors.unsupportedContentType(request.headers['content-type'] ?? 'none', 'multipart/form-data');
       }
       const limits = deps.config.limits;
-      const result = await ingestForm({ ...deps, limits }, principalOf(request), uploadForm(request));
+      const declared = Number(request.headers['content-length']);
+      const result = await ingestForm(
+        { ...deps, limits },
+        principalOf(request),
+        uploadForm(request),
+        Number.isSafeInteger(declared) && declared > 0 ? declared : undefined,
+      );
       reply.code(202).header('idempotent-replayed', String(result.replayed));
       return uploadView(result);
     },

@@ -2,8 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errors } from '../../errors.js';
 import { checkReadiness, redactReadiness, sharedReadiness } from '../../ops/readiness.js';
 import { withoutTrailingSlashes } from '../../strings.js';
-import { relayedByProxy } from '../connections.js';
-import type { AppDeps } from '../context.js';
+import { addressBucket, relayedByProxy } from '../connections.js';
+import { type AppDeps, throttled } from '../context.js';
 import { servedDocument } from '../openapi.js';
 import { secretEquals } from '../secrets.js';
 
@@ -16,7 +16,10 @@ function isLoopback(ip: string): boolean {
 }
 
 /** What the probes need: the server's deps, or a worker's (with its own readiness checks). */
-export type ProbeDeps = Pick<AppDeps, 'config' | 'readinessChecks' | 'readyLimiter' | 'ops' | 'metrics'>;
+export type ProbeDeps = Pick<
+  AppDeps,
+  'config' | 'readinessChecks' | 'readyLimiter' | 'authFailures' | 'ops' | 'metrics'
+>;
 
 /**
  * Refuses an operational path spelled any way but its own. The router decodes `%xx` before it
@@ -43,7 +46,7 @@ export function probeRoutes(app: FastifyInstance, deps: ProbeDeps): void {
   );
   app.get('/ready', operational, async (request, reply) => {
     // It needs no key, so the budget is per client address (the proxy's client behind TRUSTED_PROXIES).
-    const allowed = await deps.readyLimiter.consume(`ready:${request.ip}`);
+    const allowed = await deps.readyLimiter.consume(`ready:${addressBucket(request.ip)}`);
     if (!allowed.allowed) throw errors.rateLimited(allowed.retryAfterSeconds);
     const readiness = await readinessNow();
     reply.code(readiness.status === 'unavailable' ? 503 : 200).header('cache-control', 'no-store');
@@ -62,9 +65,9 @@ export function probeRoutes(app: FastifyInstance, deps: ProbeDeps): void {
   app.get('/metrics', operational, async (request, reply) => {
     const secret = deps.config.metricsSecret;
     if (!secret) throw errors.routeNotFound('GET', '/metrics');
-    if (!secretEquals(bearer(request) ?? '', secret)) {
-      throw errors.invalidMetricsSecret();
-    }
+    await throttled(deps, request, async () => {
+      if (!secretEquals(bearer(request) ?? '', secret)) throw errors.invalidMetricsSecret();
+    });
     reply.type(deps.metrics.registry.contentType);
     return deps.metrics.registry.metrics();
   });

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -8,6 +9,7 @@ import { SESSION_COOKIE, type SessionInfo, signIn, signOut } from '../../domain/
 import { ROLES, type User } from '../../domain/types.js';
 import { errors } from '../../errors.js';
 import { withoutTrailingSlashes } from '../../strings.js';
+import { addressBucket } from '../connections.js';
 import { type AppDeps, authenticate } from '../context.js';
 import { SECURITY } from '../openapi.js';
 import { ErrorBody } from '../schemas.js';
@@ -111,6 +113,47 @@ export function setCookie(
   });
 }
 
+/** How long each attempt for an e-mail waits once that e-mail has had its failures from everywhere. */
+export const SLOWED_SIGN_IN_MS = 2000;
+
+/**
+ * Counts a sign-in attempt before the password is checked (so a blocked guesser learns nothing);
+ * the caller gives the counts back when it was right, so only failures use up a budget (finding 8).
+ * Refused (429) are the e-mail from this address, and this address for any e-mail (five times the
+ * budget, for offices behind one NAT). An e-mail's failures from all addresses only slow it down:
+ * the right password from another address still signs in, so nobody can lock a person out.
+ */
+async function countAttempt(deps: AppDeps, email: string, address: string) {
+  const { pair, address: perAddress, email: perEmail } = deps.loginLimits;
+  const refusing: [RateLimiter, string][] = [
+    [pair, `login:${email}|${address}`],
+    [perAddress, `login:${address}`],
+  ];
+  for (const [limiter, key] of refusing) {
+    const r = await limiter.consume(key);
+    if (!r.allowed) {
+      warnOnce(deps, `refused:${key}`, { email, address }, 'sign-in attempts refused for a while');
+      throw errors.rateLimited(r.retryAfterSeconds);
+    }
+  }
+  const key = `login:${email}`;
+  if (!(await perEmail.consume(key)).allowed) {
+    warnOnce(deps, `slowed:${email}`, { email, address }, 'sign-in attempts for this e-mail slowed down');
+    await delay(SLOWED_SIGN_IN_MS);
+  }
+  return [...refusing, [perEmail, key]] as [RateLimiter, string][];
+}
+
+/** One log line per key and minute: a flood of attempts is not a flood of lines. */
+const warned = new Map<string, number>();
+function warnOnce(deps: AppDeps, key: string, fields: Record<string, string>, message: string) {
+  const now = Date.now();
+  if ((warned.get(key) ?? 0) > now - 60_000) return;
+  if (warned.size > 10_000) warned.clear();
+  warned.set(key, now);
+  deps.log.warn(fields, message);
+}
+
 export function sessionRoutes(app: FastifyInstance, deps: AppDeps): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const common = { tags: ['session'] };
@@ -130,20 +173,8 @@ export function sessionRoutes(app: FastifyInstance, deps: AppDeps): void {
     async (request, reply) => {
       if (!deps.config.console.passwordSignIn)
         throw errors.passwordSignInDisabled(deps.identityProvider?.displayName);
-      // Attempts are counted before the password is checked (so a blocked guesser learns nothing)
-      // and given back when it was right: only failures use up the budget. Per address the budget is
-      // five times larger, for offices behind one NAT.
-      const limits: [RateLimiter, string][] = [
-        [deps.loginLimits.email, `login:${request.body.email.trim().toLowerCase()}`],
-        [deps.loginLimits.address, `login:${request.ip}`],
-      ];
-      for (const [limiter, key] of limits) {
-        const r = await limiter.consume(key);
-        if (!r.allowed) {
-          reply.header('retry-after', String(r.retryAfterSeconds));
-          throw errors.rateLimited(r.retryAfterSeconds);
-        }
-      }
+      const email = request.body.email.trim().toLowerCase();
+      const limits = await countAttempt(deps, email, addressBucket(request.ip));
       const { token, session } = await signIn(
         deps.users,
         request.body,
