@@ -342,6 +342,8 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       retryHours: e.WEBHOOK_RETRY_HOURS,
       concurrency: e.WEBHOOK_CONCURRENCY,
       endpointConcurrency: e.WEBHOOK_ENDPOINT_CONCURRENCY,
+      // Below a worker's slots, so that one account's slow endpoints always leave one to the others.
+      accountConcurrency: e.WEBHOOK_ACCOUNT_CONCURRENCY ?? Math.max(1, e.WEBHOOK_CONCURRENCY - 1),
       pollIntervalSeconds: e.WEBHOOK_POLL_INTERVAL_SECONDS,
       retentionDays: e.WEBHOOK_RETENTION_DAYS,
     },

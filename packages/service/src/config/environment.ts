@@ -113,6 +113,8 @@ export const envSchema = z.object({
   WEBHOOK_RETRY_HOURS: z.coerce.number().positive().default(24),
   WEBHOOK_CONCURRENCY: int(4, 1),
   WEBHOOK_ENDPOINT_CONCURRENCY: int(2, 1),
+  // Default (loadConfig): one less than WEBHOOK_CONCURRENCY, at least 1.
+  WEBHOOK_ACCOUNT_CONCURRENCY: z.coerce.number().int().min(1).optional(),
   WEBHOOK_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.1).default(1),
   WEBHOOK_RETENTION_DAYS: int(30, 1),
   AUDIT_RETENTION_DAYS: int(365, 1),

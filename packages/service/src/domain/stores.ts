@@ -438,8 +438,17 @@ export type EndpointHealth = 'slow' | 'healthy' | 'unchanged';
 
 /** The worker's side of webhooks: the outbox of due deliveries. */
 export interface WebhookOutbox {
-  /** Claims due deliveries, fairly across accounts and endpoints, and opens an attempt for each. */
-  claimDue(limit: number, leaseSeconds: number, perEndpoint?: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Claims due deliveries, fairly across accounts and endpoints (an account with fewer in flight
+   * first), at most `perEndpoint` and `perAccount` in flight across all workers, and opens an
+   * attempt for each.
+   */
+  claimDue(
+    limit: number,
+    leaseSeconds: number,
+    perEndpoint?: number,
+    perAccount?: number,
+  ): Promise<ClaimedDelivery[]>;
   /** Closes the attempt and sets what follows, unless the claim was taken over meanwhile. */
   finishAttempt(d: ClaimedDelivery, o: AttemptOutcome, n: DeliveryNext, e?: EndpointHealth): Promise<void>;
   /** Removes events older than `days` with nothing left to send; answers how many. */

@@ -18,6 +18,11 @@ export interface WebhookDeliverySettings {
   concurrency: number;
   /** Deliveries to one endpoint in flight at once, across all workers. */
   endpointConcurrency: number;
+  /**
+   * Deliveries of one account in flight at once, across all workers: below `concurrency`, one
+   * account's slow endpoints cannot hold every slot of a worker.
+   */
+  accountConcurrency: number;
   /** Time limit of one attempt. */
   timeoutSeconds: number;
   /** The wait after the first failed attempt; each further one waits about twice as long. */
@@ -189,7 +194,13 @@ export function startWebhookDispatcher(deps: WebhookDispatcherDeps): RunningDisp
           const purged = await outbox.purgeOlderThan(settings.retentionDays);
           if (purged > 0) log.info({ purged }, 'old webhook events removed');
         }
-        if (free > 0) claimed = await outbox.claimDue(free, leaseSeconds, settings.endpointConcurrency);
+        if (free > 0)
+          claimed = await outbox.claimDue(
+            free,
+            leaseSeconds,
+            settings.endpointConcurrency,
+            settings.accountConcurrency,
+          );
       } catch (err) {
         failed = true;
         log.warn({ err }, 'webhook dispatcher pass failed');

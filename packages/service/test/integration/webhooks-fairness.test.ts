@@ -79,6 +79,27 @@ describe('claiming webhook deliveries', () => {
     expect(await outbox.claimDue(10, LEASE, 2)).toHaveLength(0);
   });
 
+  it('gives a slot that frees to an account with nothing in flight before one holding the others, however old its backlog', async () => {
+    // Issue 44, finding 11: turns were counted within one claim only. A worker whose slots free one
+    // at a time claims one delivery at a time, and B's older deliveries won every such claim until
+    // all of B's endpoints had paused: A waited for 20 slow attempts (about 75 s at the defaults).
+    for (let e = 0; e < 4; e++) await endpointWith('acc_b', `we_b${e}`, 3, 600);
+    expect(await outbox.claimDue(4, LEASE, 2, 10)).toHaveLength(4);
+    const [aDelivery] = await endpointWith('acc_a', 'we_a', 1, 1);
+    const next = await outbox.claimDue(1, LEASE, 2, 10);
+    expect(next.map((d) => d.id)).toEqual([aDelivery]);
+  });
+
+  it('keeps at most the per-account number in flight, across claims and endpoints', async () => {
+    for (let e = 0; e < 5; e++) await endpointWith('acc_b', `we_b${e}`, 3, 600);
+    const first = await outbox.claimDue(10, LEASE, 2, 3);
+    expect(first).toHaveLength(3);
+    expect(await outbox.claimDue(10, LEASE, 2, 3)).toHaveLength(0);
+    // Another account is not held by B's cap.
+    const [aDelivery] = await endpointWith('acc_a', 'we_a', 1, 1);
+    expect((await outbox.claimDue(10, LEASE, 2, 3)).map((d) => d.id)).toEqual([aDelivery]);
+  });
+
   it('pauses an endpoint that answered too slowly, and lets it go on once it answers in time', async () => {
     await endpointWith('acc_b', 'we_slow', 3, 60);
     const [first] = await outbox.claimDue(1, LEASE, 2);
@@ -138,6 +159,7 @@ describe('the dispatcher', () => {
         pollIntervalSeconds: 0.1,
         concurrency: 4,
         endpointConcurrency: 2,
+        accountConcurrency: 3,
         timeoutSeconds: 1,
         retryBaseSeconds: 60,
         retryHours: 24,
@@ -149,6 +171,57 @@ describe('the dispatcher', () => {
       // Due order alone would have sent all 100 of B's older deliveries first, 4 at a time.
       expect(started.indexOf('we_fasta.test')).toBeLessThan(4);
     } finally {
+      await dispatcher.stop();
+    }
+  });
+
+  it("sends another account's new event while one account's endpoints hold every other slot without answering", async () => {
+    // Issue 44, finding 11: B's endpoints could hold all of a worker's slots, so an event of A
+    // that came after them waited for one of B's attempts to time out (WEBHOOK_TIMEOUT_SECONDS).
+    // B's attempts here never end until the test lets them: A can only be sent in a slot B left.
+    for (let e = 0; e < 20; e++) await endpointWith('acc_b', `we_hungb${e}`, 5, 600);
+    let release = () => {};
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const started: string[] = [];
+    let bFinished = 0;
+    const sender = {
+      async send(request: WebhookRequest): Promise<WebhookResponse> {
+        started.push(new URL(request.url).hostname);
+        if (request.url.includes('hungb')) {
+          await gate;
+          bFinished++;
+          return { statusCode: null, error: 'No answer.', response: null, retryAfterSeconds: undefined };
+        }
+        return { statusCode: 200, error: null, response: 'ok', retryAfterSeconds: undefined };
+      },
+    };
+    const dispatcher = startWebhookDispatcher({
+      outbox,
+      sender,
+      secrets: box,
+      log: capturingLog().log,
+      settings: {
+        pollIntervalSeconds: 0.1,
+        concurrency: 4,
+        endpointConcurrency: 2,
+        accountConcurrency: 3,
+        timeoutSeconds: 600,
+        retryBaseSeconds: 60,
+        retryHours: 24,
+        retentionDays: 30,
+      },
+    });
+    try {
+      await waitFor("B's first attempts", () => started.length >= 3);
+      await endpointWith('acc_a', 'we_newa', 1, 0);
+      await waitFor("account A's delivery", () => started.includes('we_newa.test'), { timeoutMs: 30_000 });
+      // Sent while all of B's attempts still hang: B held three slots and left the fourth.
+      expect(bFinished).toBe(0);
+      expect(started.filter((h) => h.includes('hungb'))).toHaveLength(3);
+    } finally {
+      release();
       await dispatcher.stop();
     }
   });

@@ -130,3 +130,13 @@ describe('deriveWorkflowUrl', () => {
     expect(decodeURIComponent(derived.password)).toBe('p@ss:w/rd#1');
   });
 });
+
+describe('fair shares between accounts', () => {
+  it("keeps one webhook slot of a worker out of any one account's reach, unless told otherwise", () => {
+    expect(loadConfig({}).webhooks).toMatchObject({ concurrency: 4, accountConcurrency: 3 });
+    expect(loadConfig({ WEBHOOK_CONCURRENCY: '10' }).webhooks.accountConcurrency).toBe(9);
+    expect(loadConfig({ WEBHOOK_CONCURRENCY: '1' }).webhooks.accountConcurrency).toBe(1);
+    expect(loadConfig({ WEBHOOK_ACCOUNT_CONCURRENCY: '6' }).webhooks.accountConcurrency).toBe(6);
+    expect(() => loadConfig({ WEBHOOK_ACCOUNT_CONCURRENCY: '0' })).toThrow(/WEBHOOK_ACCOUNT_CONCURRENCY/);
+  });
+});

@@ -178,11 +178,20 @@ export class PgWebhookRepository implements WebhookStore, WebhookOutbox, SecretS
   /**
    * Takes due deliveries fairly (SKIP LOCKED: workers never wait for each other): round-robin across
    * accounts and, within an account, across its endpoints, at most `perEndpoint` in flight per
-   * endpoint, none of an endpoint paused for being slow. So one account's many or slow endpoints
-   * cannot fill every slot while another account's event waits. A claimed delivery's due time moves
-   * past the attempt's lease; attempts a stopped worker left open are closed, and this one opened.
+   * endpoint and `perAccount` per account (across all workers), none of an endpoint paused for being
+   * slow. The turns count what is already in flight: an account holding slots comes after one
+   * holding none, even when its deliveries are older, so a slot that frees goes to the account
+   * waiting for one rather than back to the one whose endpoints filled the others. With `perAccount`
+   * below the worker's slots, one account's slow endpoints leave a slot free for everyone else.
+   * A claimed delivery's due time moves past the attempt's lease; attempts a stopped worker left
+   * open are closed, and this one opened.
    */
-  async claimDue(limit: number, leaseSeconds: number, perEndpoint = limit): Promise<ClaimedDelivery[]> {
+  async claimDue(
+    limit: number,
+    leaseSeconds: number,
+    perEndpoint = limit,
+    perAccount = limit,
+  ): Promise<ClaimedDelivery[]> {
     const claim = randomToken(10);
     return inTransaction(this.pool, async (c) => {
       const fair = await c.query<{ id: string }>(
@@ -190,24 +199,32 @@ export class PgWebhookRepository implements WebhookStore, WebhookOutbox, SecretS
            SELECT endpoint_id, count(*)::int AS n FROM webhook_deliveries
            WHERE status = 'pending' AND claim IS NOT NULL AND next_attempt_at > now()
            GROUP BY endpoint_id
+         ), account_in_flight AS (
+           SELECT e.account_id, sum(f.n)::int AS n
+           FROM in_flight f JOIN webhook_endpoints e ON e.id = f.endpoint_id
+           GROUP BY e.account_id
          ), candidates AS (
            SELECT d.id, e.account_id, d.next_attempt_at,
                   coalesce(f.n, 0) + row_number() OVER (PARTITION BY e.id ORDER BY d.next_attempt_at, d.id) AS endpoint_rank
            FROM webhook_endpoints e
            LEFT JOIN in_flight f ON f.endpoint_id = e.id
+           LEFT JOIN account_in_flight a ON a.account_id = e.account_id
            CROSS JOIN LATERAL (
              SELECT id, next_attempt_at FROM webhook_deliveries
              WHERE endpoint_id = e.id AND status = 'pending' AND next_attempt_at <= now()
              ORDER BY next_attempt_at, id LIMIT $2
            ) d
            WHERE (e.paused_until IS NULL OR e.paused_until <= now()) AND coalesce(f.n, 0) < $2
+             AND coalesce(a.n, 0) < $3
          ), ranked AS (
-           SELECT id, endpoint_rank, next_attempt_at,
-                  row_number() OVER (PARTITION BY account_id ORDER BY endpoint_rank, next_attempt_at, id) AS account_rank
-           FROM candidates WHERE endpoint_rank <= $2
+           SELECT c.id, c.next_attempt_at,
+                  coalesce(a.n, 0) + row_number() OVER (
+                    PARTITION BY c.account_id ORDER BY c.endpoint_rank, c.next_attempt_at, c.id) AS account_rank
+           FROM candidates c LEFT JOIN account_in_flight a ON a.account_id = c.account_id
+           WHERE c.endpoint_rank <= $2
          )
-         SELECT id FROM ranked ORDER BY account_rank, next_attempt_at, id LIMIT $1`,
-        [limit, perEndpoint],
+         SELECT id FROM ranked WHERE account_rank <= $3 ORDER BY account_rank, next_attempt_at, id LIMIT $1`,
+        [limit, perEndpoint, perAccount],
       );
       if (fair.rows.length === 0) return [];
       const u = await c.query<{ id: string; attempts: number; was_manual: boolean }>(
