@@ -136,6 +136,8 @@ try {
       concurrency: 0,
       batchDocuments: 1,
       batchMaxBytes: 1,
+      syncConcurrency: 0,
+      syncsPerAccount: 1,
       reconcileIntervalSeconds: 3600,
       leaseSeconds: 60,
       maxAttempts: 3,

@@ -121,6 +121,10 @@ export interface Config {
     batchDocuments: number;
     /** Most bytes of originals in one batch; a larger document is processed alone. */
     batchMaxBytes: number;
+    /** Source syncs one worker runs at once (WORKER_SYNC_CONCURRENCY). */
+    syncConcurrency: number;
+    /** Of those, at most this many of one account: half, at least one. */
+    syncsPerAccount: number;
     /** Budgets of a text's chunking and index rows, in a thread of their own (CHUNKING_*). */
     chunking: { timeoutSeconds: number; memoryMb: number };
     leaseSeconds: number;
@@ -302,6 +306,9 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       // the queue, and a smaller batch spreads a backlog among them.
       batchDocuments: e.WORKER_BATCH_DOCUMENTS ?? (mode === 'embedded' ? 500 : 200),
       batchMaxBytes: e.WORKER_BATCH_MAX_BYTES,
+      syncConcurrency: e.WORKER_SYNC_CONCURRENCY,
+      // An account's syncs waiting on the network leave at least half the slots to other accounts.
+      syncsPerAccount: Math.max(1, Math.floor(e.WORKER_SYNC_CONCURRENCY / 2)),
       chunking: { timeoutSeconds: e.CHUNKING_TIMEOUT_SECONDS, memoryMb: e.CHUNKING_MEMORY_MB },
       leaseSeconds: e.DOCUMENT_LEASE_SECONDS,
       maxAttempts: e.DOCUMENT_MAX_ATTEMPTS,

@@ -84,6 +84,7 @@ export const envSchema = z.object({
   // Default by mode (loadConfig): 500 in embedded mode, 200 with DATABASE_URL.
   WORKER_BATCH_DOCUMENTS: z.coerce.number().int().min(1).optional(),
   WORKER_BATCH_MAX_BYTES: int(1024 * 1024, 1),
+  WORKER_SYNC_CONCURRENCY: int(3, 1),
   CHUNKING_TIMEOUT_SECONDS: int(300, 1),
   CHUNKING_MEMORY_MB: int(1024, 64),
   DOCUMENT_LEASE_SECONDS: int(60, 2),

@@ -70,6 +70,8 @@ export const JOBS = {
     // The sync's lease and run are in the service database; a retry of a failed handler lists again.
     retry: { limit: 3, delaySeconds: 10, backoff: true },
     singletonKey: (p) => p.sourceId,
+    // Taken by several consumers of a worker (WORKER_SYNC_CONCURRENCY), shared among accounts by the
+    // handler (sources/sync.ts, SyncSlots).
   }),
 };
 

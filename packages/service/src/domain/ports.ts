@@ -265,6 +265,8 @@ export interface WorkerOptions {
   concurrency: number;
   /** Most jobs of a batched job a consumer takes at once. */
   batchSize: number;
+  /** Consumers of a job that is not batched, each handling one job at a time (one by default). */
+  consumers?: Partial<Record<JobName, number>>;
 }
 
 export interface EnqueueOptions {

@@ -159,6 +159,8 @@ async function runWorker(deps: Deps): Promise<RunningWorker> {
       concurrency: deps.config.worker.docConcurrency,
       batchDocuments: deps.config.worker.batchDocuments,
       batchMaxBytes: deps.config.worker.batchMaxBytes,
+      syncConcurrency: deps.config.worker.syncConcurrency,
+      syncsPerAccount: deps.config.worker.syncsPerAccount,
       reconcileIntervalSeconds: deps.config.worker.reconcileIntervalSeconds,
       leaseSeconds: deps.config.worker.leaseSeconds,
       maxAttempts: deps.config.worker.maxAttempts,

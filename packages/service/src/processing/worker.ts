@@ -7,7 +7,7 @@ import { randomToken } from '../ids.js';
 import type { FolderRootGrant } from '../sources/grants.js';
 import type { SourceConnectors, SourceLister } from '../sources/model.js';
 import type { SyncStore } from '../sources/store.js';
-import { enqueueDueSyncs, syncHandler } from '../sources/sync.js';
+import { enqueueDueSyncs, SyncSlots, syncHandler } from '../sources/sync.js';
 import { startWebhookDispatcher, type WebhookDeliverySettings } from '../webhooks/dispatch.js';
 import { removeDeletedStorage } from '../workspaces/workspaces.js';
 import { maintenanceHandler } from './maintenance.js';
@@ -65,6 +65,9 @@ export interface WorkerDeps extends PipelineDeps {
   concurrency: number;
   /** Most documents (jobs) one batch takes (WORKER_BATCH_DOCUMENTS). */
   batchDocuments: number;
+  /** Syncs this worker runs at once (WORKER_SYNC_CONCURRENCY), and at most how many of one account. */
+  syncConcurrency: number;
+  syncsPerAccount: number;
   reconcileIntervalSeconds: number;
   log: Log;
   /** The webhook outbox this worker sends from, and how. */
@@ -177,9 +180,13 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const handlers: JobHandlers = {
     processDocument: processingHandler(deps, id, deps.measureBatch),
     maintainWorkspace: maintenanceHandler(deps, id),
-    syncSource: syncHandler(deps, id),
+    syncSource: syncHandler(deps, id, new SyncSlots(deps.syncsPerAccount)),
   };
-  await deps.jobs.startWorkers(handlers, { concurrency: deps.concurrency, batchSize: deps.batchDocuments });
+  await deps.jobs.startWorkers(handlers, {
+    concurrency: deps.concurrency,
+    batchSize: deps.batchDocuments,
+    consumers: { syncSource: deps.syncConcurrency },
+  });
 
   const dispatcher = startWebhookDispatcher({
     outbox: deps.webhooks,
@@ -199,7 +206,12 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
   const timer = setInterval(tick, deps.reconcileIntervalSeconds * 1000);
   timer.unref();
   log.info(
-    { workerId: id, concurrency: deps.concurrency, batchDocuments: deps.batchDocuments },
+    {
+      workerId: id,
+      concurrency: deps.concurrency,
+      batchDocuments: deps.batchDocuments,
+      syncConcurrency: deps.syncConcurrency,
+    },
     'worker started',
   );
 

@@ -67,10 +67,65 @@ export interface SyncOutcome {
   removed?: number;
 }
 
-/** The handler of the `syncSource` job, for the worker `workerId`. */
-export function syncHandler(deps: SyncDeps, workerId: string): JobHandlers['syncSource'] {
+/** How long a sync put off (see SyncSlots) waits before a worker tries it again. */
+export const SYNC_PUT_OFF_SECONDS = 3;
+
+/**
+ * The syncs one worker runs at once (as many as the queue has consumers, WORKER_SYNC_CONCURRENCY),
+ * shared among accounts: one account holds at most `perAccount` of them, so that its syncs waiting
+ * on the network (a slow site, a bucket that does not answer) leave the other slots to other
+ * accounts. Never two of one source: the sync's lease is this worker's, and a second job of the
+ * source taken by another of its consumers would claim that lease again and list the source twice.
+ */
+export class SyncSlots {
+  private readonly sources = new Set<string>();
+  private readonly accounts = new Map<string, number>();
+
+  constructor(private readonly perAccount: number) {}
+
+  /** A slot for the source's sync, with what gives it back; or what is full. */
+  take(accountId: string, sourceId: string): { release: () => void } | 'source' | 'account' {
+    if (this.sources.has(sourceId)) return 'source';
+    const held = this.accounts.get(accountId) ?? 0;
+    if (held >= this.perAccount) return 'account';
+    this.sources.add(sourceId);
+    this.accounts.set(accountId, held + 1);
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.sources.delete(sourceId);
+        const left = (this.accounts.get(accountId) ?? 1) - 1;
+        if (left > 0) this.accounts.set(accountId, left);
+        else this.accounts.delete(accountId);
+      },
+    };
+  }
+}
+
+/**
+ * The handler of the `syncSource` job, for the worker `workerId`. A sync whose account already holds
+ * its share of the worker's slots, or whose source this worker is syncing, is put off (its job sent
+ * again a few seconds on) rather than waited for in a slot that another account could use.
+ */
+export function syncHandler(deps: SyncDeps, workerId: string, slots: SyncSlots): JobHandlers['syncSource'] {
   return async ({ sourceId }) => {
-    await syncSource(deps, sourceId, workerId);
+    const source = await deps.syncs.sourceById(sourceId);
+    if (!source) return;
+    const slot = slots.take(source.accountId, sourceId);
+    if (typeof slot === 'string') {
+      // An account waiting for its share is routine; a second job for a sync in hand is not.
+      const level = slot === 'source' ? 'info' : 'debug';
+      deps.log[level]({ sourceId, accountId: source.accountId, reason: slot }, 'sync put off');
+      await deps.jobs.enqueue('syncSource', { sourceId }, { delaySeconds: SYNC_PUT_OFF_SECONDS });
+      return;
+    }
+    try {
+      await syncSource(deps, sourceId, workerId);
+    } finally {
+      slot.release();
+    }
   };
 }
 

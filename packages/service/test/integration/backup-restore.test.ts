@@ -101,6 +101,8 @@ async function startService(withWorker: boolean) {
       concurrency: 1,
       batchDocuments: config.worker.batchDocuments,
       batchMaxBytes: config.worker.batchMaxBytes,
+      syncConcurrency: config.worker.syncConcurrency,
+      syncsPerAccount: config.worker.syncsPerAccount,
       reconcileIntervalSeconds: 1,
       leaseSeconds: config.worker.leaseSeconds,
       maxAttempts: config.worker.maxAttempts,

@@ -155,6 +155,8 @@ describe('hybrid search and a change of embedding model', () => {
       concurrency: 1,
       batchDocuments: config.worker.batchDocuments,
       batchMaxBytes: config.worker.batchMaxBytes,
+      syncConcurrency: config.worker.syncConcurrency,
+      syncsPerAccount: config.worker.syncsPerAccount,
       reconcileIntervalSeconds: 1,
       leaseSeconds: 30,
       maxAttempts: 3,

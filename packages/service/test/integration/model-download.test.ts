@@ -330,6 +330,8 @@ describe.skipIf(noData)('a local embedding model by name, downloaded from the hu
       concurrency: 1,
       batchDocuments: 1,
       batchMaxBytes: 1 << 20,
+      syncConcurrency: 1,
+      syncsPerAccount: 1,
       reconcileIntervalSeconds: 1,
       leaseSeconds: 30,
       maxAttempts: 3,

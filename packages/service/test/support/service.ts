@@ -104,6 +104,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       concurrency: config.worker.docConcurrency,
       batchDocuments: config.worker.batchDocuments,
       batchMaxBytes: config.worker.batchMaxBytes,
+      syncConcurrency: config.worker.syncConcurrency,
+      syncsPerAccount: config.worker.syncsPerAccount,
       reconcileIntervalSeconds: config.worker.reconcileIntervalSeconds,
       leaseSeconds: config.worker.leaseSeconds,
       maxAttempts: config.worker.maxAttempts,

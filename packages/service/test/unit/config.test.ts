@@ -139,4 +139,11 @@ describe('fair shares between accounts', () => {
     expect(loadConfig({ WEBHOOK_ACCOUNT_CONCURRENCY: '6' }).webhooks.accountConcurrency).toBe(6);
     expect(() => loadConfig({ WEBHOOK_ACCOUNT_CONCURRENCY: '0' })).toThrow(/WEBHOOK_ACCOUNT_CONCURRENCY/);
   });
+
+  it('runs several syncs per worker, of which one account takes at most half', () => {
+    expect(loadConfig({}).worker).toMatchObject({ syncConcurrency: 3, syncsPerAccount: 1 });
+    expect(loadConfig({ WORKER_SYNC_CONCURRENCY: '4' }).worker.syncsPerAccount).toBe(2);
+    expect(loadConfig({ WORKER_SYNC_CONCURRENCY: '1' }).worker.syncsPerAccount).toBe(1);
+    expect(() => loadConfig({ WORKER_SYNC_CONCURRENCY: '0' })).toThrow(/WORKER_SYNC_CONCURRENCY/);
+  });
 });

@@ -3,6 +3,7 @@ import type { ListedItem, PreviousItem } from '../../src/sources/model.js';
 import { canonicalUrl, MAX_LINKS_PER_PAGE, pageLinks, sitemapEntries } from '../../src/sources/pages.js';
 import { exceedsDeletionLimit, planSync } from '../../src/sources/plan.js';
 import { MAX_CRAWL_DELAY_SECONDS, PathPattern, RobotsRules } from '../../src/sources/robots.js';
+import { SyncSlots } from '../../src/sources/sync.js';
 
 const prev = (key: string, fields: Partial<PreviousItem> = {}): PreviousItem => ({
   key,
@@ -332,5 +333,25 @@ describe('include and exclude patterns', () => {
     const pattern = `${'*a'.repeat(100)}*b`;
     expect(globMatcher(pattern)('a'.repeat(20_000))).toBe(false);
     expect(globMatcher('**/'.repeat(50) + 'x')(`${'a/'.repeat(5000)}y`)).toBe(false);
+  });
+});
+
+describe("a worker's sync slots", () => {
+  it("gives one account at most its share, never a source's second sync, and takes a slot back once", () => {
+    const slots = new SyncSlots(2);
+    const b1 = slots.take('acc_b', 'src_b1');
+    const b2 = slots.take('acc_b', 'src_b2');
+    expect(typeof b1).toBe('object');
+    expect(typeof b2).toBe('object');
+    expect(slots.take('acc_b', 'src_b3')).toBe('account');
+    expect(typeof slots.take('acc_a', 'src_a1')).toBe('object');
+    // A second job of a source in hand, whoever's account it is, waits for the first.
+    expect(slots.take('acc_a', 'src_b1')).toBe('source');
+    if (typeof b1 !== 'object') throw new Error('no slot');
+    b1.release();
+    b1.release();
+    // Released twice, counted once: B has one sync left, so one more fits, and no second.
+    expect(typeof slots.take('acc_b', 'src_b1')).toBe('object');
+    expect(slots.take('acc_b', 'src_b3')).toBe('account');
   });
 });

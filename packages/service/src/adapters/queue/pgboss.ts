@@ -145,7 +145,8 @@ export class PgBossQueue implements JobQueue {
         batchSize: batched ? options.batchSize : 1,
         pollingIntervalSeconds: definition.pollSeconds ?? this.options.pollIntervalSeconds,
       };
-      for (let i = 0; i < (batched ? options.concurrency : 1); i++) {
+      const consumers = batched ? options.concurrency : (options.consumers?.[key] ?? 1);
+      for (let i = 0; i < consumers; i++) {
         let id = '';
         id = await this.boss.work(definition.name, poll, async (jobs) => {
           try {
