@@ -42,3 +42,37 @@ export function joinsBatch(
 ): boolean {
   return place.kind === batch.kind && batch.bytes + place.weight <= maxBytes;
 }
+
+/** A document a batch could take, with its place (batchPlace). */
+export interface Claimable {
+  id: string;
+  workspaceId: string;
+  place: BatchPlace;
+}
+
+/**
+ * The documents one batch takes from `claimable`, in order, all of `workspaceId`: the first of them,
+ * then those of the same kind while the bytes add up to at most `maxBytes`, at most `maxDocuments`
+ * in all. The others are left (`left`), of another workspace or over the budget.
+ */
+export function formBatch<C extends Claimable>(
+  claimable: readonly C[],
+  workspaceId: string,
+  maxBytes: number,
+  maxDocuments = Number.POSITIVE_INFINITY,
+): { take: C[]; left: C[] } {
+  const take: C[] = [];
+  const left: C[] = [];
+  let batch: { kind: BatchPlace['kind']; bytes: number } | undefined;
+  for (const c of claimable) {
+    if (c.workspaceId !== workspaceId || take.length >= maxDocuments) left.push(c);
+    else if (!batch) {
+      batch = { kind: c.place.kind, bytes: c.place.weight };
+      take.push(c);
+    } else if (joinsBatch(c.place, batch, maxBytes)) {
+      batch.bytes += c.place.weight;
+      take.push(c);
+    } else left.push(c);
+  }
+  return { take, left };
+}

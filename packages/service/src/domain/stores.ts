@@ -245,11 +245,19 @@ export interface ClaimOptions {
   maxAttempts: number;
   /** Most bytes of originals in one batch; a larger document is claimed alone. */
   maxBytes: number;
+  /**
+   * Most documents of a batch taken from the queue rather than from the jobs in hand, when another
+   * workspace's turn has come (WORKER_BATCH_DOCUMENTS; by default as many as the jobs in hand).
+   */
+  maxDocuments?: number | undefined;
 }
 
 /** What claiming a batch gave this worker. */
 export interface BatchClaim {
-  /** Held by this worker now, in the order asked; all of one workspace. */
+  /**
+   * Held by this worker now, all of one workspace: of the documents asked for, in the order asked,
+   * or, when another workspace's turn has come, its oldest waiting ones (their jobs still queued).
+   */
   claimed: DocumentRecord[];
   /** Could be processed, but not in this batch (another workspace, or over its budget). */
   deferred: string[];

@@ -52,6 +52,11 @@ export interface PipelineDeps {
   maxAttempts: number;
   /** Most bytes of originals one batch takes (WORKER_BATCH_MAX_BYTES); a larger document goes alone. */
   batchMaxBytes: number;
+  /**
+   * Most documents one batch takes (WORKER_BATCH_DOCUMENTS), also when it takes them from the queue
+   * in another workspace's turn; by default as many as the jobs in hand.
+   */
+  batchDocuments?: number;
   observeStage?: (stage: DocumentStage, seconds: number) => void;
   /** Told of each document this worker finished, with its resulting status (for the metrics). */
   observeFinished?: (status: FinishDocument['status']) => void;
@@ -157,7 +162,7 @@ export function processingHandler(
 
 /**
  * Processes the documents of a batch of jobs: claims those it may take together (one workspace,
- * within the batch's size; see claimDocuments), then parses them one after another through the
+ * the one whose turn it is, within the batch's size; see claimDocuments), then parses them one after another through the
  * workspace's parser process and makes them searchable a group at a time: one index commit and one
  * transaction per group. Leases, attempts and failures stay per document, and every step can run
  * twice without harm (artifacts are overwritten, index rows are replaced as one set per document),
@@ -172,6 +177,7 @@ export async function processDocuments(
     leaseSeconds: deps.leaseSeconds,
     maxAttempts: deps.maxAttempts,
     maxBytes: deps.batchMaxBytes,
+    maxDocuments: deps.batchDocuments,
   });
   for (const s of claim.skipped) {
     deps.log.debug({ documentId: s.documentId, outcome: s.reason }, 'document not claimed');

@@ -126,11 +126,12 @@ describe('claiming a batch', () => {
     // Claimed, not started: no attempt counted yet.
     expect(first.claimed.map((d) => d.attempts)).toEqual([0, 0, 0]);
 
-    // Another worker finds them held; the large document comes first in its batch, so it goes alone.
+    // Another worker finds them held; the other workspace, not served yet, has its turn before a's
+    // second batch, although its job comes after the large document's.
     const second = await store.claimDocuments([a0!, big!, b0!], 'wrk_2', options);
     expect(second.skipped).toEqual([{ documentId: a0, reason: 'leased_elsewhere' }]);
-    expect(second.claimed.map((d) => d.id)).toEqual([big]);
-    expect(second.deferred).toEqual([b0]);
+    expect(second.claimed.map((d) => d.id)).toEqual([b0]);
+    expect(second.deferred).toEqual([big]);
 
     // a0 is started and its attempt fails (lease released): next time it goes alone.
     expect(await startDocument(store, a0!, 'wrk_1', 'parsing')).toEqual({
@@ -144,6 +145,10 @@ describe('claiming a batch', () => {
     const third = await store.claimDocuments([a0!, a1!, a2!], 'wrk_3', options);
     expect(third.claimed.map((d) => [d.id, d.attempts])).toEqual([[a0, 1]]);
     expect(third.deferred).toEqual([a1, a2]);
+    // The large document comes first in its batch, so it goes alone.
+    const fourth = await store.claimDocuments([big!, a1!, a2!], 'wrk_3', options);
+    expect(fourth.claimed.map((d) => d.id)).toEqual([big]);
+    expect(fourth.deferred).toEqual([a1, a2]);
   });
 
   it('reports the pace of a run, and lets a pause stop a batch between documents without counting an attempt', async () => {

@@ -17,19 +17,26 @@ workStoreContract('PostgreSQL', async () => {
   await pool.query(`INSERT INTO workspaces (id, account_id) VALUES ($1, 'acc_default')`, [workspaceId]);
   return {
     work,
-    async seed(status: RunStatus, attempts: number[]) {
+    async seed(status: RunStatus, attempts: number[], where = { accountId: 'acc_default', workspaceId }) {
+      await pool.query('INSERT INTO accounts (id, name) VALUES ($1, $1) ON CONFLICT DO NOTHING', [
+        where.accountId,
+      ]);
+      await pool.query('INSERT INTO workspaces (id, account_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+        where.workspaceId,
+        where.accountId,
+      ]);
       const runId = newId('run');
       await pool.query(
-        `INSERT INTO runs (id, account_id, workspace_id, status, kind) VALUES ($1, 'acc_default', $2, $3, 'upload')`,
-        [runId, workspaceId, status],
+        `INSERT INTO runs (id, account_id, workspace_id, status, kind) VALUES ($1, $2, $3, $4, 'upload')`,
+        [runId, where.accountId, where.workspaceId, status],
       );
       const documentIds: string[] = [];
       for (const a of attempts) {
         const id = newId('doc');
         await pool.query(
           `INSERT INTO documents (id, account_id, workspace_id, run_id, filename, size_bytes, sha256, storage_key, status, attempts)
-           VALUES ($1, 'acc_default', $2, $3, 'a.md', 1, 'x', $4, 'queued', $5)`,
-          [id, workspaceId, runId, `raw/${id}`, a],
+           VALUES ($1, $2, $3, $4, 'a.md', 1, 'x', $5, 'queued', $6)`,
+          [id, where.accountId, where.workspaceId, runId, `raw/${id}`, a],
         );
         documentIds.push(id);
       }

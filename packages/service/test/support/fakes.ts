@@ -9,7 +9,7 @@
  * fake and repository to the same suite.
  */
 import type { GrantDeps } from '../../src/access/grants.js';
-import { type BatchPlace, batchPlace, joinsBatch } from '../../src/domain/batches.js';
+import { batchPlace, type Claimable, formBatch } from '../../src/domain/batches.js';
 import type {
   BatchClaim,
   ClaimOptions,
@@ -144,11 +144,63 @@ export class MemoryWorkStore implements WorkStore {
     d.fetchHeaders = null;
   }
 
+  /** When a batch of each workspace was last claimed, on a counter of claims (claimDocuments). */
+  private readonly turns = new Map<string, { accountId: string; served: number }>();
+  private claims = 0;
+
+  /** Whether a batch could take the document now (the claim decides for certain). */
+  private waiting(d: HeldDocument, maxAttempts: number, asked: boolean): boolean {
+    const free =
+      d.record.status === 'queued' ||
+      (asked && d.record.status === 'processing' && d.leaseExpiresAt <= this.now);
+    return free && this.runs.get(d.record.runId)?.status === 'processing' && d.record.attempts < maxAttempts;
+  }
+
+  /** The workspace whose turn it is, as the repository's nextTurnIn chooses it. */
+  private nextTurn(documentIds: string[], maxAttempts: number): string | undefined {
+    // By workspace: its account, and the place of its first job in hand (none: only waiting).
+    const candidates = new Map<string, { accountId: string; position: number }>();
+    documentIds.forEach((id, position) => {
+      const d = this.documents.get(id);
+      if (d && !candidates.has(d.record.workspaceId) && this.waiting(d, maxAttempts, true))
+        candidates.set(d.record.workspaceId, { accountId: d.record.accountId, position });
+    });
+    for (const d of this.documents.values())
+      if (!candidates.has(d.record.workspaceId) && this.waiting(d, maxAttempts, false))
+        candidates.set(d.record.workspaceId, {
+          accountId: d.record.accountId,
+          position: Number.POSITIVE_INFINITY,
+        });
+    const accountServed = (accountId: string) =>
+      Math.max(
+        Number.NEGATIVE_INFINITY,
+        ...[...this.turns.values()].filter((t) => t.accountId === accountId).map((t) => t.served),
+      );
+    const order = [...candidates].sort(
+      ([wa, a], [wb, b]) =>
+        accountServed(a.accountId) - accountServed(b.accountId) ||
+        (this.turns.get(wa)?.served ?? Number.NEGATIVE_INFINITY) -
+          (this.turns.get(wb)?.served ?? Number.NEGATIVE_INFINITY) ||
+        a.position - b.position ||
+        (wa < wb ? -1 : 1),
+    );
+    const chosen = order[0]?.[0];
+    for (const [workspaceId, c] of candidates)
+      if ((c.position < Number.POSITIVE_INFINITY || workspaceId === chosen) && !this.turns.has(workspaceId))
+        this.turns.set(workspaceId, { accountId: c.accountId, served: Number.NEGATIVE_INFINITY });
+    return chosen;
+  }
+
   async claimDocuments(documentIds: string[], workerId: string, options: ClaimOptions): Promise<BatchClaim> {
+    const turn = this.nextTurn(documentIds, options.maxAttempts);
     const out: BatchClaim = { claimed: [], deferred: [], exhausted: [], skipped: [] };
-    const take: HeldDocument[] = [];
-    let workspaceId: string | undefined;
-    let batch: { kind: BatchPlace['kind']; bytes: number } | undefined;
+    const claimable: (Claimable & { d: HeldDocument })[] = [];
+    const claimableOf = (d: HeldDocument) => ({
+      id: d.record.id,
+      workspaceId: d.record.workspaceId,
+      place: batchPlace(d.record, options),
+      d,
+    });
     for (const id of new Set(documentIds)) {
       const d = this.documents.get(id);
       if (!d || d.record.status === 'deleted') {
@@ -158,7 +210,7 @@ export class MemoryWorkStore implements WorkStore {
       const run = this.runs.get(d.record.runId)!;
       if (TERMINAL_DOCUMENT_STATUSES.has(d.record.status)) {
         out.skipped.push({ documentId: id, reason: 'terminal' });
-      } else if (d.leaseExpiresAt > this.now && d.leaseOwner !== workerId) {
+      } else if (d.leaseExpiresAt > this.now) {
         out.skipped.push({ documentId: id, reason: 'leased_elsewhere' });
       } else if (run.status === 'paused') {
         this.update(d, { status: 'queued', stage: 'queued' });
@@ -171,20 +223,29 @@ export class MemoryWorkStore implements WorkStore {
       } else if (d.record.attempts >= options.maxAttempts) {
         out.exhausted.push({ ...d.record });
       } else {
-        const place = batchPlace(d.record, options);
-        if (!batch) {
-          workspaceId = d.record.workspaceId;
-          batch = { kind: place.kind, bytes: place.weight };
-          take.push(d);
-        } else if (d.record.workspaceId === workspaceId && joinsBatch(place, batch, options.maxBytes)) {
-          batch.bytes += place.weight;
-          take.push(d);
-        } else {
-          out.deferred.push(id);
-        }
+        claimable.push(claimableOf(d));
       }
     }
-    for (const d of take) {
+    let take: (Claimable & { d: HeldDocument })[] = [];
+    const asked = turn !== undefined && claimable.some((c) => c.workspaceId === turn);
+    if (turn !== undefined && !asked) {
+      const waiting = [...this.documents.values()]
+        .filter((d) => d.record.workspaceId === turn && this.waiting(d, options.maxAttempts, false))
+        .sort((a, b) => (a.record.runId + a.record.id < b.record.runId + b.record.id ? -1 : 1))
+        .slice(0, options.maxDocuments ?? documentIds.length);
+      take = formBatch(waiting.map(claimableOf), turn, options.maxBytes).take;
+      if (take.length > 0) out.deferred = claimable.map((c) => c.id);
+    }
+    if (take.length === 0 && claimable.length > 0) {
+      const batch = formBatch(claimable, asked ? turn : claimable[0]!.workspaceId, options.maxBytes);
+      take = batch.take;
+      out.deferred = batch.left.map((c) => c.id);
+    }
+    if (take.length > 0) {
+      const turnOf = this.turns.get(take[0]!.workspaceId);
+      if (turnOf) turnOf.served = ++this.claims;
+    }
+    for (const { d } of take) {
       this.update(d, { status: 'processing', stage: 'queued' });
       d.leaseOwner = workerId;
       d.leaseExpiresAt = this.now + options.leaseSeconds * 1000;

@@ -11,8 +11,15 @@ import { startDocument } from './start.js';
 
 export interface WorkStoreFixture {
   work: WorkStore;
-  /** A run in `status` with one queued document of 1 byte per entry of `attempts` (its attempts so far). */
-  seed(status: RunStatus, attempts: number[]): Promise<{ runId: string; documentIds: string[] }>;
+  /**
+   * A run in `status` with one queued document of 1 byte per entry of `attempts` (its attempts so
+   * far), in the fixture's one workspace unless `where` names an account and one of its workspaces.
+   */
+  seed(
+    status: RunStatus,
+    attempts: number[],
+    where?: { accountId: string; workspaceId: string },
+  ): Promise<{ runId: string; documentIds: string[] }>;
   setRunStatus(runId: string, status: RunStatus): Promise<void>;
   document(id: string): Promise<DocumentRecord>;
   runStatus(runId: string): Promise<RunStatus>;
@@ -326,6 +333,43 @@ export function workStoreContract(name: string, make: () => Promise<WorkStoreFix
         expect((await f.work.claimDocuments([id], 'wrk_b', options())).claimed.map((d) => d.id)).toEqual([
           id,
         ]);
+      }),
+    );
+
+    it(
+      "takes batches in turns across accounts, then across an account's workspaces, from the queue when no job in hand has its turn",
+      withFixture(async (f) => {
+        const ids = (claim: { claimed: DocumentRecord[] }) => claim.claimed.map((d) => d.id);
+        const b1 = { accountId: 'acc_turn_b', workspaceId: 'ws_turn_b1' };
+        const { documentIds: backlog } = await f.seed('processing', [0, 0, 0, 0, 0], b1);
+        const [b0, bb1, b2, b3, b4] = backlog as [string, string, string, string, string];
+        expect(ids(await f.work.claimDocuments([b0, bb1], 'wrk_a', options()))).toEqual([b0, bb1]);
+
+        // Account A's one document comes after all of B's jobs: its turn comes first all the same,
+        // and its document is taken from the queue; B's jobs in hand wait for another batch.
+        const { documentIds: ofA } = await f.seed('processing', [0], {
+          accountId: 'acc_turn_a',
+          workspaceId: 'ws_turn_a',
+        });
+        const turnOfA = await f.work.claimDocuments([b2, b3], 'wrk_a', options());
+        expect(ids(turnOfA)).toEqual(ofA);
+        expect(turnOfA.deferred).toEqual([b2, b3]);
+        // A's own job, when it comes, finds its document held, by this very worker too; the batch
+        // takes the oldest of B's waiting documents instead.
+        const lateJob = await f.work.claimDocuments(ofA, 'wrk_a', options());
+        expect(lateJob.skipped).toEqual([{ documentId: ofA[0], reason: 'leased_elsewhere' }]);
+        expect(ids(lateJob)).toEqual([b2]);
+
+        // Another workspace of B, never served, has its turn before B's first workspace again.
+        const { documentIds: ofB2 } = await f.seed('processing', [0], {
+          accountId: 'acc_turn_b',
+          workspaceId: 'ws_turn_b2',
+        });
+        const turnOfB2 = await f.work.claimDocuments([b3, b4], 'wrk_b', options());
+        expect(ids(turnOfB2)).toEqual(ofB2);
+        expect(turnOfB2.deferred).toEqual([b3, b4]);
+        // Then B's first workspace, from the jobs in hand.
+        expect(ids(await f.work.claimDocuments([b3, b4], 'wrk_b', options()))).toEqual([b3, b4]);
       }),
     );
   });

@@ -9,12 +9,12 @@ workStoreContract('in memory', async () => {
   let n = 0;
   return {
     work,
-    async seed(status: RunStatus, attempts: number[]) {
+    async seed(status: RunStatus, attempts: number[], where) {
       const runId = `run_${++n}`;
       work.addRun(runId, status);
       const documentIds = attempts.map((a, i) => {
         const id = `doc_${n}_${i}`;
-        work.addDocument(documentRecord({ id, runId, attempts: a, sizeBytes: 1 }));
+        work.addDocument(documentRecord({ id, runId, attempts: a, sizeBytes: 1, ...where }));
         return id;
       });
       return { runId, documentIds };

@@ -1,4 +1,3 @@
-import { type BatchPlace, batchPlace, joinsBatch } from '../../domain/batches.js';
 import type {
   BatchClaim,
   ClaimOptions,
@@ -8,13 +7,14 @@ import type {
   StartOutcome,
   WorkStore,
 } from '../../domain/stores.js';
-import { type DocumentStage, type RunStatus, TERMINAL_DOCUMENT_STATUSES } from '../../domain/types.js';
+import type { DocumentStage, RunStatus } from '../../domain/types.js';
 import type { DocumentFailureCode } from '../../errors.js';
+import { claimDocuments } from './claims.js';
 import { inTransaction, type Pool, type PoolClient } from './db.js';
 import { keepIndexedVersion, recordFetched } from './fetched.js';
 import { announceDocumentsIn } from './outbox.js';
 import { type DocumentRow, toDocument } from './rows.js';
-import { CANCELLED_BEFORE_PROCESSING, settleRunIn } from './runs.js';
+import { settleRunIn } from './runs.js';
 import { startDocuments } from './starts.js';
 
 /**
@@ -24,98 +24,9 @@ import { startDocuments } from './starts.js';
 export class PgWorkRepository implements WorkStore {
   constructor(private readonly pool: Pool) {}
 
-  /**
-   * Claims documents for one batch, in the order given: those of the first claimable document's
-   * workspace and kind while their sizes add up to at most `maxBytes` (the first one always). A
-   * document of unknown size (a URL not fetched yet) weighs a whole batch, so it is claimed alone.
-   * One whose last attempt started and did not finish shares a batch only with a few such others,
-   * and goes alone on its last attempt (batchPlace): a document that crashed its worker cannot take
-   * a batch of others down with it again. The others are `deferred`, left for another batch. A
-   * claimed document is `processing` at stage `queued` until the worker starts it; its attempt
-   * counts from then.
-   */
-  async claimDocuments(documentIds: string[], workerId: string, options: ClaimOptions): Promise<BatchClaim> {
-    return inTransaction(this.pool, async (c) => {
-      // In id order, as every batch locks them, so two claims never wait on each other in a cycle.
-      const r = await c.query<
-        DocumentRow & { run_status: RunStatus; lease_live: boolean | null; workspace_language: string }
-      >(
-        `SELECT d.*, r.status AS run_status, (d.lease_expires_at > now()) AS lease_live,
-           w.language AS workspace_language
-         FROM documents d JOIN runs r ON r.id = d.run_id JOIN workspaces w ON w.id = d.workspace_id
-         WHERE d.id = ANY($1::text[]) ORDER BY d.id
-         FOR UPDATE OF d`,
-        [documentIds],
-      );
-      const rows = new Map(r.rows.map((row) => [row.id, row]));
-      const out: BatchClaim = { claimed: [], deferred: [], exhausted: [], skipped: [] };
-      const take: string[] = [];
-      const paused: string[] = [];
-      const cancelled: string[] = [];
-      let workspaceId: string | undefined;
-      let batch: { kind: BatchPlace['kind']; bytes: number } | undefined;
-      for (const id of new Set(documentIds)) {
-        const row = rows.get(id);
-        if (!row || row.status === 'deleted') {
-          out.skipped.push({ documentId: id, reason: 'gone' });
-          continue;
-        }
-        const doc = toDocument(row);
-        if (TERMINAL_DOCUMENT_STATUSES.has(doc.status)) {
-          out.skipped.push({ documentId: id, reason: 'terminal' });
-        } else if (row.lease_live === true && row.lease_owner !== workerId) {
-          out.skipped.push({ documentId: id, reason: 'leased_elsewhere' });
-        } else if (row.run_status === 'paused') {
-          paused.push(id);
-          out.skipped.push({ documentId: id, reason: 'run_paused' });
-        } else if (row.run_status === 'cancelled') {
-          cancelled.push(id);
-          out.skipped.push({ documentId: id, reason: 'run_cancelled' });
-        } else if (doc.attempts >= options.maxAttempts) {
-          out.exhausted.push(doc);
-        } else {
-          const place = batchPlace(doc, options);
-          if (!batch) {
-            workspaceId = doc.workspaceId;
-            out.workspaceLanguage = row.workspace_language;
-            batch = { kind: place.kind, bytes: place.weight };
-            take.push(id);
-          } else if (doc.workspaceId === workspaceId && joinsBatch(place, batch, options.maxBytes)) {
-            batch.bytes += place.weight;
-            take.push(id);
-          } else {
-            out.deferred.push(id);
-          }
-        }
-      }
-      if (paused.length > 0) {
-        await c.query(
-          `UPDATE documents SET status = 'queued', stage = 'queued', lease_owner = NULL, lease_expires_at = NULL,
-             updated_at = now() WHERE id = ANY($1::text[])`,
-          [paused],
-        );
-      }
-      if (cancelled.length > 0) {
-        await c.query(
-          `UPDATE documents SET status = 'cancelled', stage = 'done', error_code = 'cancelled',
-             error_message = $2, fetch_headers = NULL, lease_owner = NULL, lease_expires_at = NULL,
-             updated_at = now(), finished_at = now()
-           WHERE id = ANY($1::text[])`,
-          [cancelled, CANCELLED_BEFORE_PROCESSING],
-        );
-      }
-      if (take.length > 0) {
-        const u = await c.query<DocumentRow>(
-          `UPDATE documents SET status = 'processing', stage = 'queued', lease_owner = $2,
-             lease_expires_at = now() + make_interval(secs => $3), updated_at = now()
-           WHERE id = ANY($1::text[]) RETURNING *`,
-          [take, workerId, options.leaseSeconds],
-        );
-        const byId = new Map(u.rows.map((row) => [row.id, toDocument(row)]));
-        out.claimed = take.map((id) => byId.get(id)!);
-      }
-      return out;
-    });
+  /** See claims.ts: batches in turns across accounts and workspaces. */
+  claimDocuments(documentIds: string[], workerId: string, options: ClaimOptions): Promise<BatchClaim> {
+    return claimDocuments(this.pool, documentIds, workerId, options);
   }
 
   /**
