@@ -4,6 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import os from 'node:os';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
@@ -41,6 +42,27 @@ async function withDatabase<T>(
   }
 }
 
+/**
+ * What a command changed, in the account's audit log like the same change made through the API: the
+ * actor is the command line and the operating-system user who ran it (who has the database anyway).
+ */
+function auditCli(
+  deps: Deps,
+  accountId: string,
+  entry: { action: string; targetType: string; targetId: string; details?: Record<string, unknown> },
+): Promise<void> {
+  return deps.audit.append({
+    accountId,
+    actor: `command line (${os.userInfo().username}@${os.hostname()})`,
+    actorUserId: null,
+    actorKeyId: null,
+    clientAddress: null,
+    outcome: 'success',
+    details: {},
+    ...entry,
+  });
+}
+
 export async function keys(config: Config, log: Logger, args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
@@ -69,6 +91,12 @@ export async function keys(config: Config, log: Logger, args: string[]): Promise
         scopes,
         name: values.name ?? null,
         userId: user?.id ?? null,
+      });
+      await auditCli(deps, account.id, {
+        action: 'key.created',
+        targetType: 'key',
+        targetId: key.id,
+        details: { scopes, name: key.name, userId: key.userId },
       });
       if (values.json) {
         process.stdout.write(
@@ -101,6 +129,7 @@ export async function keys(config: Config, log: Logger, args: string[]): Promise
       if (!target) throw new ConfigError('keys revoke needs the key id or its prefix');
       const k = await deps.accounts.revokeApiKey(target, undefined);
       if (!k) throw new ConfigError(`no key with id or prefix "${target}"`);
+      await auditCli(deps, k.accountId, { action: 'key.revoked', targetType: 'key', targetId: k.id });
       process.stdout.write(`Revoked ${k.id} (${k.prefix}…).\n`);
     } else {
       throw new ConfigError(`unknown keys action "${action ?? ''}"; use create, list or revoke`);
@@ -176,6 +205,12 @@ export async function users(config: Config, log: Logger, args: string[]): Promis
         name: values.name,
         groups: values.group ?? [],
       }).catch(asConfigError);
+      await auditCli(deps, account.id, {
+        action: 'user.created',
+        targetType: 'user',
+        targetId: user.id,
+        details: { email: user.email, role: user.role, groups: user.groupIds },
+      });
       if (values.json) process.stdout.write(`${JSON.stringify(user)}\n`);
       else
         process.stdout.write(
@@ -222,6 +257,12 @@ export async function groups(config: Config, log: Logger, args: string[]): Promi
         name: group.trim(),
       });
       if (!created) throw new ConfigError(`a group named "${group}" exists already`);
+      await auditCli(deps, account.id, {
+        action: 'group.created',
+        targetType: 'group',
+        targetId: created.id,
+        details: { name: created.name },
+      });
       process.stdout.write(
         values.json ? `${JSON.stringify(created)}\n` : `Created group ${created.name} (${created.id}).\n`,
       );
@@ -241,6 +282,12 @@ export async function groups(config: Config, log: Logger, args: string[]): Promi
       if (!user) throw new ConfigError(`no user "${member}" in account "${account.name}"`);
       if (action === 'add-member') await deps.groups.addMember(account.id, g.id, user.id);
       else await deps.groups.removeMember(account.id, g.id, user.id);
+      await auditCli(deps, account.id, {
+        action: action === 'add-member' ? 'group.member_added' : 'group.member_removed',
+        targetType: 'group',
+        targetId: g.id,
+        details: { userId: user.id, email: user.email },
+      });
       process.stdout.write(
         `${action === 'add-member' ? 'Added' : 'Removed'} ${user.email} ${action === 'add-member' ? 'to' : 'from'} ${g.name}.\n`,
       );

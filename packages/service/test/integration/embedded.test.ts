@@ -200,6 +200,16 @@ describe('embedded mode (docslurp serve)', () => {
     });
     const listed = await runCli(dataDir, ['groups', 'list']);
     expect(listed.stdout).toMatch(/grp_\w+ {2}Readers {2}1 members/);
+    // What the commands changed is in the account's audit log, as the same changes through the API.
+    const cookie = res.headers.getSetCookie()[0]!.split(';')[0]!;
+    const logged = (await (await fetch(`${serve.url}/v1/audit`, { headers: { cookie } })).json()) as {
+      events: { action: string; actor: string; details: Record<string, unknown> }[];
+    };
+    const byCli = logged.events.filter((e) => e.actor.startsWith('command line ('));
+    expect(byCli.map((e) => e.action).sort()).toEqual(['group.created', 'user.created', 'user.created']);
+    expect(byCli.find((e) => e.details.email === 'reader@example.com')?.details).toMatchObject({
+      role: 'reader',
+    });
     const short = await runCli(dataDir, [
       'users',
       'create',
