@@ -1,5 +1,6 @@
 // Over 400 lines: one provider and one service for every way a sign-in goes right and wrong.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Browser } from '../support/cookie-browser.js';
 import { client } from '../support/http.js';
 import { startTestProvider, type TestProvider } from '../support/oidc-provider.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -11,48 +12,6 @@ import { freePort } from '../support/spawn.js';
  * a browser the test plays (cookies per host, redirects by hand). Every refusal is a page that says why
  * and a log line, never a half signed-in state (no session cookie).
  */
-
-/** A browser: a cookie jar per host, redirects followed one by one so that each can be looked at. */
-class Browser {
-  private readonly jars = new Map<string, Map<string, string>>();
-
-  async get(url: string): Promise<Response> {
-    const u = new URL(url);
-    const jar = this.jars.get(u.host) ?? new Map<string, string>();
-    const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
-    for (const set of res.headers.getSetCookie()) {
-      const [pair] = set.split(';');
-      const [name, ...value] = pair!.split('=');
-      const v = value.join('=');
-      if (v === '' || /max-age=0|expires=thu, 01 jan 1970/i.test(set)) jar.delete(name!.trim());
-      else jar.set(name!.trim(), v);
-    }
-    this.jars.set(u.host, jar);
-    return res;
-  }
-
-  /** Follows redirects from `url` until `stop` says so (or an answer is not a redirect). */
-  async follow(
-    url: string,
-    stop: (url: string) => boolean = () => false,
-  ): Promise<{ url: string; res?: Response }> {
-    let current = url;
-    for (let hops = 0; hops < 20; hops++) {
-      if (stop(current)) return { url: current };
-      const res = await this.get(current);
-      const location = res.headers.get('location');
-      if (res.status < 300 || res.status >= 400 || !location) return { url: current, res };
-      await res.arrayBuffer();
-      current = new URL(location, current).toString();
-    }
-    throw new Error('too many redirects');
-  }
-
-  cookie(host: string, name: string): string | undefined {
-    return this.jars.get(host)?.get(name);
-  }
-}
 
 let provider: TestProvider;
 let svc: TestService;

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Browser } from '../support/cookie-browser.js';
 import { client } from '../support/http.js';
+import { startTestProvider } from '../support/oidc-provider.js';
 import { freePort } from '../support/processes.js';
 import {
   buildStandins,
@@ -220,6 +222,89 @@ describe('compose.selfhost.yml on real containers', () => {
     expect(
       ((await workspaces.json()) as { workspaces: { id: string }[] }).workspaces.map((w) => w.id),
     ).toContain(workspaceId);
+  });
+
+  it('signs people in through an identity provider the server trusts by its own certificate authority', async () => {
+    // The provider runs here, on an address of this machine the containers reach, over https with a
+    // certificate of its own that the server is given as an extra authority (compose.oidc.yml).
+    const hostAddress = Object.values(os.networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+    expect(hostAddress, 'an IPv4 address of this machine besides loopback').toBeDefined();
+    const caDir = path.join(tmp, 'oidc-ca');
+    await mkdir(caDir, { recursive: true });
+    await mustExec('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=docslurp-test-idp',
+      '-addext',
+      `subjectAltName=IP:${hostAddress}`,
+      '-keyout',
+      path.join(caDir, 'key.pem'),
+      '-out',
+      path.join(caDir, 'ca.pem'),
+    ]);
+    // The server runs as the image's user, not root: the authority must be readable by it.
+    await chmod(caDir, 0o755);
+    await chmod(path.join(caDir, 'ca.pem'), 0o644);
+    const cert = await readFile(path.join(caDir, 'ca.pem'), 'utf8');
+    const provider = await startTestProvider({
+      redirectUri: `${url}/v1/session/oidc/callback`,
+      postLogoutRedirectUri: `${url}/`,
+      host: hostAddress!,
+      tls: { key: await readFile(path.join(caDir, 'key.pem'), 'utf8'), cert },
+    });
+    const original = await readFile(envFile, 'utf8');
+    const withOidc = [
+      original.replace(/^SELFHOST_URL=.*$/m, `SELFHOST_URL=${url}`),
+      `OIDC_ISSUER=${provider.issuer}`,
+      `OIDC_CLIENT_ID=${provider.clientId}`,
+      `OIDC_CLIENT_SECRET=${provider.clientSecret}`,
+      'OIDC_DISPLAY_NAME=Stack SSO',
+      'OIDC_ROLE_GROUPS=editor=writers',
+      `DOCSLURP_TEST_CA_DIR=${caDir}`,
+    ].join('\n');
+    const withOverride = [
+      ...prefix,
+      '-f',
+      path.join(repoRoot, 'packages/service/test/stack/compose.oidc.yml'),
+    ];
+    try {
+      await writeFile(envFile, `${withOidc}\n`);
+      await mustExec('docker-compose', [...withOverride, 'up', '-d', '--no-deps', 'server'], {
+        timeoutMs: 900_000,
+      });
+      await serverHealthy();
+      const ready = await api.get('/ready');
+      expect(ready.body.checks.identityProvider, JSON.stringify(ready.body)).toMatchObject({ ok: true });
+      expect((await api.get('/v1/session/options')).body.provider).toEqual({
+        name: 'Stack SSO',
+        signInUrl: '/v1/session/oidc',
+      });
+      provider.signInAs('sub-stack', { email: 'sso@example.com', name: 'Sam', groups: ['writers'] });
+      const browser = new Browser(cert);
+      const done = await browser.follow(
+        `${url}/v1/session/oidc?returnTo=${encodeURIComponent('/workspaces')}`,
+      );
+      expect(done.url).toBe(`${url}/workspaces`);
+      expect(done.res?.status).toBe(200);
+      const session = (await (await browser.get(`${url}/v1/session`)).json()) as {
+        user: { email: string; role: string };
+      };
+      expect(session.user).toMatchObject({ email: 'sso@example.com', role: 'editor' });
+    } finally {
+      // Back to the stack the other tests expect: no provider, the server as shipped.
+      await writeFile(envFile, original);
+      await mustCompose(['up', '-d', '--no-deps', 'server']);
+      await serverHealthy();
+      await provider.stop();
+    }
   });
 
   it('runs the parser sandbox (bubblewrap) inside the worker container', async () => {

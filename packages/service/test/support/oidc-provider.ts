@@ -1,5 +1,6 @@
 import { generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 
@@ -57,8 +58,8 @@ function signJwt(claims: Record<string, unknown>, key: SigningKey): string {
   return `${head}.${body}.${b64(sign('sha256', Buffer.from(`${head}.${body}`), key.privateKey))}`;
 }
 
-async function listen(server: Server, port = 0): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+async function listen(server: Server, port = 0, host = '127.0.0.1'): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
   return (server.address() as AddressInfo).port;
 }
 
@@ -71,6 +72,10 @@ async function bodyOf(req: IncomingMessage): Promise<Buffer> {
 export async function startTestProvider(options: {
   redirectUri: string;
   postLogoutRedirectUri: string;
+  /** Where the issuer listens and what it is called (default loopback), e.g. an address containers reach. */
+  host?: string;
+  /** Serve the issuer over https with this certificate (the service then needs to trust it). */
+  tls?: { key: string; cert: string };
 }): Promise<TestProvider> {
   const clientId = 'docslurp-test';
   const clientSecret = randomBytes(16).toString('hex');
@@ -82,9 +87,11 @@ export async function startTestProvider(options: {
     | undefined;
   let up = true;
 
-  const proxy = createServer();
-  const issuerPort = await listen(proxy);
-  const issuer = `http://127.0.0.1:${issuerPort}`;
+  const host = options.host ?? '127.0.0.1';
+  const scheme = options.tls ? 'https' : 'http';
+  const proxy: Server = options.tls ? createTlsServer(options.tls) : createServer();
+  const issuerPort = await listen(proxy, 0, host);
+  const issuer = `${scheme}://${host}:${issuerPort}`;
 
   let backend: Server | undefined;
   let backendPort = 0;
@@ -155,8 +162,8 @@ export async function startTestProvider(options: {
       const headers = new Headers();
       for (const [k, v] of Object.entries(req.headers))
         if (v !== undefined && k !== 'content-length') headers.set(k, Array.isArray(v) ? v.join(', ') : v);
-      headers.set('x-forwarded-host', `127.0.0.1:${issuerPort}`);
-      headers.set('x-forwarded-proto', 'http');
+      headers.set('x-forwarded-host', `${host}:${issuerPort}`);
+      headers.set('x-forwarded-proto', scheme);
       const answer = await fetch(`http://127.0.0.1:${backendPort}${req.url}`, {
         method: req.method ?? 'GET',
         headers,
