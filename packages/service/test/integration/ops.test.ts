@@ -200,3 +200,20 @@ describe('operational endpoints spelled another way', () => {
     }
   });
 });
+
+describe('/openapi.json', () => {
+  it('names the origin it was reached at, whatever the Host, from one document built once', async () => {
+    const port = Number(new URL(svc.url).port);
+    const get = async (host: string) =>
+      JSON.parse(
+        (await rawRequest(port, `GET /openapi.json HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`))
+          .body,
+      ) as { servers: { url: string }[]; paths: Record<string, unknown> };
+    const a = await get('a.example:8080');
+    const b = await get('b.example');
+    expect(a.servers.map((s) => s.url)).toEqual(['http://a.example:8080']);
+    expect(b.servers.map((s) => s.url)).toEqual(['http://b.example']);
+    expect(a.paths).toEqual(b.paths);
+    expect(Object.keys(a.paths)).toContain('/v1/search');
+  });
+});
