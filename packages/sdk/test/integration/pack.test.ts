@@ -211,7 +211,7 @@ export const isRetryable = (e: unknown) => e instanceof RateLimitError && (e.ret
 // The OpenAPI document's schemas, for the records the client has no method for (the console's).
 export const scopes: components['schemas']['ApiKey']['scopes'] = ['search'];
 // @ts-expect-error a scope the document does not list
-export const unknownScope: components['schemas']['ApiKey']['scopes'] = ['admin'];
+export const unknownScope: components['schemas']['ApiKey']['scopes'] = ['superuser'];
 `;
     const imports = [
       "import { createDocSlurpClient, RateLimitError, type RunProgress } from '@service/sdk';",

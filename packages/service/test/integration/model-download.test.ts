@@ -216,8 +216,12 @@ describe.skipIf(noData)('a local embedding model by name, downloaded from the hu
         ? true
         : undefined,
     );
-    expect((await client(svc.url).get('/ready')).body.checks.embeddingModel.error).toMatch(
-      new RegExp(`SHA-256 ${sha256(tokenizer)}, not the pinned ${wrong}`),
+    // /ready's answer may be a second older than the log line (its checks are shared for a second).
+    const refusal = new RegExp(`SHA-256 ${sha256(tokenizer)}, not the pinned ${wrong}`);
+    await waitFor('/ready to name the refusal', async () =>
+      refusal.test((await client(svc.url).get('/ready')).body.checks.embeddingModel.error ?? '')
+        ? true
+        : undefined,
     );
     expect(ready.status).toBe('degraded');
     // Nothing refused is kept: no model folder, no partial file.
