@@ -1,3 +1,4 @@
+// Over 400 lines: one compose stack for every case (bringing it up costs minutes), the cases in order.
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';

@@ -87,7 +87,7 @@ export function keyPrincipal(accountId: string, scopes: Scope[], keyId = 'key_te
 /** The worker's view of documents and runs, with leases that expire on the given clock. */
 export class MemoryWorkStore implements WorkStore {
   readonly documents = new Map<string, HeldDocument>();
-  readonly runs = new Map<string, { status: RunStatus }>();
+  readonly runs = new Map<string, { status: RunStatus; began: number }>();
   readonly deletedWorkspaces = new Set<string>();
   /** What workers handed to deleted workspaces' deletions (reopenDeletion), by workspace. */
   readonly reopened = new Map<string, Set<string>>();
@@ -95,7 +95,7 @@ export class MemoryWorkStore implements WorkStore {
   now = 1_000_000;
 
   addRun(runId: string, status: RunStatus = 'processing'): void {
-    this.runs.set(runId, { status });
+    this.runs.set(runId, { status, began: ++this.events });
   }
 
   addDocument(record: DocumentRecord, fetchHeaders: string | null = null): void {
@@ -144,9 +144,9 @@ export class MemoryWorkStore implements WorkStore {
     d.fetchHeaders = null;
   }
 
-  /** When a batch of each workspace was last claimed, on a counter of claims (claimDocuments). */
+  /** When a batch of each workspace was last claimed, on the count of runs begun and claims made. */
   private readonly turns = new Map<string, { accountId: string; served: number }>();
-  private claims = 0;
+  private events = 0;
 
   /** Whether a batch could take the document now (the claim decides for certain). */
   private waiting(d: HeldDocument, maxAttempts: number, asked: boolean): boolean {
@@ -176,11 +176,23 @@ export class MemoryWorkStore implements WorkStore {
         Number.NEGATIVE_INFINITY,
         ...[...this.turns.values()].filter((t) => t.accountId === accountId).map((t) => t.served),
       );
+    // A workspace never served counts from when its oldest running run began.
+    const began = (workspaceId: string) =>
+      Math.min(
+        ...[...this.documents.values()]
+          .filter((d) => d.record.workspaceId === workspaceId)
+          .map((d) => this.runs.get(d.record.runId)!)
+          .filter((r) => r.status === 'processing')
+          .map((r) => r.began),
+      );
+    const served = (workspaceId: string) => {
+      const at = this.turns.get(workspaceId)?.served ?? Number.NEGATIVE_INFINITY;
+      return at === Number.NEGATIVE_INFINITY ? began(workspaceId) : at;
+    };
     const order = [...candidates].sort(
       ([wa, a], [wb, b]) =>
         accountServed(a.accountId) - accountServed(b.accountId) ||
-        (this.turns.get(wa)?.served ?? Number.NEGATIVE_INFINITY) -
-          (this.turns.get(wb)?.served ?? Number.NEGATIVE_INFINITY) ||
+        served(wa) - served(wb) ||
         a.position - b.position ||
         (wa < wb ? -1 : 1),
     );
@@ -243,7 +255,7 @@ export class MemoryWorkStore implements WorkStore {
     }
     if (take.length > 0) {
       const turnOf = this.turns.get(take[0]!.workspaceId);
-      if (turnOf) turnOf.served = ++this.claims;
+      if (turnOf) turnOf.served = ++this.events;
     }
     for (const { d } of take) {
       this.update(d, { status: 'processing', stage: 'queued' });

@@ -1,3 +1,4 @@
+// Over 400 lines: one contract, run against both repositories; split, the two halves would drift.
 /**
  * The rules of the work store, as one suite that runs against the PostgreSQL repository (integration)
  * and against the in-memory fake the unit tests use: so the pipeline's unit tests meet the answers
@@ -360,16 +361,50 @@ export function workStoreContract(name: string, make: () => Promise<WorkStoreFix
         expect(lateJob.skipped).toEqual([{ documentId: ofA[0], reason: 'leased_elsewhere' }]);
         expect(ids(lateJob)).toEqual([b2]);
 
-        // Another workspace of B, never served, has its turn before B's first workspace again.
+        // Another workspace of B joins the round at the back: B's first workspace, last served before
+        // the newcomer's run began, goes once more, then the newcomer, then the first one again.
         const { documentIds: ofB2 } = await f.seed('processing', [0], {
           accountId: 'acc_turn_b',
           workspaceId: 'ws_turn_b2',
         });
-        const turnOfB2 = await f.work.claimDocuments([b3, b4], 'wrk_b', options());
+        expect(ids(await f.work.claimDocuments([b3], 'wrk_b', options()))).toEqual([b3]);
+        const turnOfB2 = await f.work.claimDocuments([b4], 'wrk_b', options());
         expect(ids(turnOfB2)).toEqual(ofB2);
-        expect(turnOfB2.deferred).toEqual([b3, b4]);
-        // Then B's first workspace, from the jobs in hand.
-        expect(ids(await f.work.claimDocuments([b3, b4], 'wrk_b', options()))).toEqual([b3, b4]);
+        expect(turnOfB2.deferred).toEqual([b4]);
+        expect(ids(await f.work.claimDocuments([b4], 'wrk_b', options()))).toEqual([b4]);
+      }),
+    );
+
+    it(
+      'does not keep a workspace waiting while its account keeps making new ones',
+      withFixture(async (f) => {
+        const ids = (claim: { claimed: DocumentRecord[] }) => claim.claimed.map((d) => d.id);
+        const account = 'acc_stream';
+        const { documentIds: first } = await f.seed('processing', [0], {
+          accountId: account,
+          workspaceId: 'ws_old',
+        });
+        expect(ids(await f.work.claimDocuments(first, 'wrk_s', options()))).toEqual(first);
+        // A second run in the served workspace (a large file, say), then one new workspace after
+        // another, each with a note whose job comes first.
+        const { documentIds: late } = await f.seed('processing', [0], {
+          accountId: account,
+          workspaceId: 'ws_old',
+        });
+        const { documentIds: n1 } = await f.seed('processing', [0], {
+          accountId: account,
+          workspaceId: 'ws_new1',
+        });
+        const turn = await f.work.claimDocuments(n1, 'wrk_s', options());
+        expect(ids(turn)).toEqual(late);
+        expect(turn.deferred).toEqual(n1);
+        const { documentIds: n2 } = await f.seed('processing', [0], {
+          accountId: account,
+          workspaceId: 'ws_new2',
+        });
+        // The newcomers in the order they came.
+        expect(ids(await f.work.claimDocuments([...n2, ...n1], 'wrk_s', options()))).toEqual(n1);
+        expect(ids(await f.work.claimDocuments(n2, 'wrk_s', options()))).toEqual(n2);
       }),
     );
   });

@@ -142,9 +142,12 @@ type ClaimRow = DocumentRow & {
 /**
  * The workspace whose turn it is to be served, among the workspaces of the documents asked for
  * (`documentIds`: the jobs a consumer took) and those with documents waiting in a running run: the
- * one whose account was served least recently (by any of its workspaces), then within the account
- * the one served least recently, then the workspace of the first job in hand (the queue's order,
- * among equals). Undefined when none waits.
+ * one whose account was served least recently (by any of its workspaces; an account never served
+ * first), then within the account the one served least recently, a workspace never served counting
+ * from when its oldest running run began (it joins the round at the back), then the workspace of
+ * the first job in hand (the queue's order, among equals). Undefined when none waits. Were a
+ * workspace never served always first, an account that uploads into a new workspace every few
+ * seconds would keep its older workspaces waiting for as long as it went on.
  *
  * A workspace's turn is a row of `workspace_turns`, updated when a batch of it is claimed. Rows of
  * these workspaces not there yet are inserted here, before the claim locks any document: the row's
@@ -180,7 +183,10 @@ async function nextTurnIn(
        SELECT c.account_id, c.workspace_id FROM candidates c
        LEFT JOIN workspace_turns t ON t.workspace_id = c.workspace_id
        ORDER BY coalesce((SELECT max(a.served_at) FROM workspace_turns a WHERE a.account_id = c.account_id), '-infinity'),
-         coalesce(t.served_at, '-infinity'), c.position NULLS LAST, c.workspace_id
+         CASE WHEN coalesce(t.served_at, '-infinity') = '-infinity'
+           THEN (SELECT min(r.created_at) FROM runs r WHERE r.workspace_id = c.workspace_id AND r.status = 'processing')
+           ELSE t.served_at END,
+         c.position NULLS LAST, c.workspace_id
        LIMIT 1
      ), noted AS (
        INSERT INTO workspace_turns (workspace_id, account_id, served_at)
