@@ -237,10 +237,14 @@ async function withFreshService<T>(
  * the member's p50 at most 1.3 × the unrestricted one. The access is put back afterwards.
  */
 async function restrictedSearch(service: RunningService, workspaceId: string) {
-  const call = async (method: string, route: string, body?: unknown) => {
+  const call = async (method: string, route: string, body?: unknown, onBehalfOf?: string) => {
     const res = await fetch(service.url + route, {
       method,
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${KEY}`,
+        'content-type': 'application/json',
+        ...(onBehalfOf ? { 'docslurp-on-behalf-of': onBehalfOf } : {}),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
@@ -263,6 +267,19 @@ async function restrictedSearch(service: RunningService, workspaceId: string) {
   );
   const rounds = [];
   try {
+    // A fast answer that leaks would be no result: the member's hits must all be documents they see.
+    const visible = new Set(documents.filter((_, i) => i % 10 === 0).map((d) => d.id));
+    for (const q of loadTexts().queries.slice(0, 20)) {
+      const { results } = (await call(
+        'POST',
+        '/v1/search',
+        { workspaceId, q, topK: settings.topK },
+        'bench-reader@example.com',
+      )) as { results: { citation: { documentId: string } }[] };
+      const leaked = results.find((hit) => !visible.has(hit.citation.documentId));
+      if (leaked)
+        throw new Error(`restricted search: the member got hidden document ${leaked.citation.documentId}`);
+    }
     for (let r = 0; r < settings.rounds; r++) {
       const measure = (onBehalfOf?: string) =>
         searchService({
@@ -500,6 +517,24 @@ function markdown(): string {
       ]),
       '',
       `p50 ratio service / reference: ${s.rounds.map((x: { p50Ratio: number }) => x.p50Ratio).join(', ')} (median ${s.medianP50Ratio}; target ≤ ${s.target}).`,
+      '',
+    );
+  }
+  if (r.restrictedSearch) {
+    const s = r.restrictedSearch;
+    lines.push(
+      `## Search as a member who sees ${s.visibleDocuments} of ${s.documents} documents`,
+      '',
+      `The other documents were narrowed to a group the member is not in (${s.documents - s.visibleDocuments} \`PATCH\`es in ${s.accessChangeSeconds} s, no reprocessing, no index rewrite). The same queries as the member (an act-as key with \`DocSlurp-On-Behalf-Of\`) and, right after, as the whole account; same clients and seconds as above.`,
+      '',
+      '| round | as | requests/s | p50 | p99 | errors | CPU ms per request |',
+      '|---|---|---|---|---|---|---|',
+      ...s.rounds.flatMap((x: { member: Lat; account: Lat }, i: number) => [
+        `| ${i + 1} | the member | ${x.member.requestsPerSecond} | ${x.member.p50Ms} ms | ${x.member.p99Ms} ms | ${x.member.errors} | ${x.member.cpuMsPerRequest} |`,
+        `| ${i + 1} | the account | ${x.account.requestsPerSecond} | ${x.account.p50Ms} ms | ${x.account.p99Ms} ms | ${x.account.errors} | ${x.account.cpuMsPerRequest} |`,
+      ]),
+      '',
+      `p50 ratio member / account: ${s.rounds.map((x: { p50Ratio: number }) => x.p50Ratio).join(', ')} (median ${s.medianP50Ratio}; target ≤ ${s.target}).`,
       '',
     );
   }
