@@ -478,12 +478,16 @@ class Batch {
       );
       mapped.catch(() => {});
       this.writes.push(mapped);
+      // A promise of its own, awaited only where the document is completed: when indexing fails first
+      // (storage down), nothing awaits it, and a rejection nobody handles would end the worker.
+      const both = Promise.all([stored, mapped]).then(() => {});
+      both.catch(() => {});
       return {
         kind: 'parsed',
         doc: current,
         rows: prepared.rows,
         textBytes: parsed.text.length,
-        stored: Promise.all([stored, mapped]).then(() => {}),
+        stored: both,
         result: {
           status: 'ready',
           mediaType: parsed.mediaType,
