@@ -4,7 +4,7 @@
  */
 const service = '^packages/service/src';
 /** Domain code: records, ports and operations, free of HTTP and of storage clients. */
-const domain = `${service}/(domain|access|ingestion|runs|documents|workspaces|accounts|search|answers|processing|parsing|text|webhooks|sources)/`;
+const domain = `${service}/(domain|access|ingestion|runs|documents|workspaces|accounts|search|answers|processing|parsing|text|webhooks|sources|evaluation)/`;
 /** Clients of the infrastructure that only adapters (and the HTTP layer, for Fastify) may use. */
 const infrastructure = `(^|/)node_modules/(${[
   'fastify',

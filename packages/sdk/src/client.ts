@@ -6,6 +6,7 @@ import { Api } from './resources/api.js';
 import { Documents } from './resources/documents.js';
 import { Ingest, type IngestUrlsParams, type UploadParams } from './resources/ingest.js';
 import { Audit, Groups, Users } from './resources/people.js';
+import { QuestionSets } from './resources/question-sets.js';
 import { Runs, type WaitForRunOptions } from './resources/runs.js';
 import { type ChatParams, Search, type SearchParams } from './resources/search.js';
 import { type CreateSourceParams, Sources, type UpdateSourceParams } from './resources/sources.js';
@@ -54,6 +55,8 @@ export class DocSlurpClient {
   readonly groups: Groups;
   /** The account's audit log: `list({actor, action, target, since, until, cursor, limit})`. */
   readonly audit: Audit;
+  /** A workspace's question sets, for evaluations: `create`, `list`, `get`, `delete`. */
+  readonly questionSets: QuestionSets;
   private readonly options: ClientOptions;
   private readonly ingest: Ingest;
   private readonly runs: Runs;
@@ -71,6 +74,7 @@ export class DocSlurpClient {
     this.users = new Users(api);
     this.groups = new Groups(api);
     this.audit = new Audit(api);
+    this.questionSets = new QuestionSets(api);
     this.ingest = new Ingest(api);
     this.runs = new Runs(api);
     this.searches = new Search(api);

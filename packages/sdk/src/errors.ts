@@ -48,9 +48,20 @@ export class APIError extends DocSlurpError {
  * 400: the request is malformed (`invalid_request`, `invalid_json`, `no_files`, `query_too_long`,
  * `vector_search_unavailable`, `encryption_not_configured`, `upload_incomplete`, `malformed_multipart`,
  * `invalid_characters`, `too_deeply_nested`, `too_many_filter_values`, `webhook_url_forbidden`,
- * `too_many_webhooks`, `source_path_forbidden`).
+ * `too_many_webhooks`, `source_path_forbidden`, `invalid_questions`: its `problems` name each bad
+ * question by line).
  */
-export class BadRequestError extends APIError {}
+export class BadRequestError extends APIError {
+  /** `invalid_questions`: each bad question of the set, by line of its file (or place in the list), from 1. */
+  readonly problems: { line: number; message: string }[];
+
+  constructor(message: string, init: ResponseInit) {
+    super(message, init);
+    this.problems = Array.isArray(init.body?.problems)
+      ? (init.body.problems as { line: number; message: string }[])
+      : [];
+  }
+}
 /** 401: no API key, or one that is unknown or revoked (or a console session that ended). */
 export class AuthenticationError extends APIError {}
 /**
@@ -61,7 +72,8 @@ export class AuthenticationError extends APIError {}
  */
 export class PermissionDeniedError extends APIError {}
 /**
- * 404: no such workspace, run, document, key, webhook, delivery, source, user or group for this
+ * 404: no such workspace, run, document, key, webhook, delivery, source, user, group or question
+ * set for this
  * caller (what it may not see answers the same), or no such route.
  */
 export class NotFoundError extends APIError {}

@@ -31,6 +31,7 @@ export type {
   UpdateUserParams,
   Users,
 } from './resources/people.js';
+export type { CreateQuestionSetParams, QuestionInput } from './resources/question-sets.js';
 export { DEFAULT_WAIT_TIMEOUT_MS, type WaitForRunOptions } from './resources/runs.js';
 export type { ChatParams, SearchParams } from './resources/search.js';
 export type { CreateSourceParams, UpdateSourceParams } from './resources/sources.js';
@@ -57,6 +58,9 @@ export type {
   Grants,
   GrantsInput,
   Group,
+  Question,
+  QuestionSet,
+  QuestionSetSummary,
   RefusedFile,
   ReprocessResult,
   Role,

@@ -93,6 +93,13 @@ export type SourceTypeOffer = Schemas['SourceTypeOffer'];
 /** The run of a sync (`created`: false when a sync was already under way). */
 export type SourceSync = Answer<'syncSource', 202>;
 
+/** A question of a set as stored: every field present (docs/evaluation.md). */
+export type Question = Schemas['Question'];
+/** A question set as listed, without its questions. */
+export type QuestionSetSummary = Schemas['QuestionSetSummary'];
+/** A question set with its questions. */
+export type QuestionSet = Schemas['QuestionSet'];
+
 /** Users and groups by id: an access list. */
 export type Grants = Schemas['Grants'];
 /** Who may read and edit a workspace; null: the whole account. */

@@ -24,6 +24,7 @@ import type { AppDeps } from './http/context.js';
 import { toAppError } from './http/errors.js';
 import { swaggerOptions } from './http/openapi.js';
 import { documentRoutes } from './http/routes/documents.js';
+import { evaluationRoutes } from './http/routes/evaluation.js';
 import { ingestRoutes } from './http/routes/ingest.js';
 import { keyRoutes } from './http/routes/keys.js';
 import { mcpRoutes } from './http/routes/mcp.js';
@@ -262,5 +263,6 @@ export async function buildApp(
   overviewRoutes(app, deps);
   webhookRoutes(app, deps);
   sourceRoutes(app, deps);
+  evaluationRoutes(app, deps);
   return app;
 }

@@ -13,6 +13,7 @@ export const ERROR_STATUS = {
   invalid_characters: 400,
   too_deeply_nested: 400,
   too_many_filter_values: 400,
+  invalid_questions: 400,
   webhook_url_forbidden: 400,
   source_path_forbidden: 400,
   too_many_webhooks: 400,
@@ -36,6 +37,7 @@ export const ERROR_STATUS = {
   webhook_not_found: 404,
   source_not_found: 404,
   delivery_not_found: 404,
+  question_set_not_found: 404,
   user_not_found: 404,
   group_not_found: 404,
   route_not_found: 404,
@@ -81,6 +83,8 @@ export interface RefusedFile {
 export interface ErrorDetails {
   files?: RefusedFile[];
   supportedFormats?: string[];
+  /** invalid_questions: every bad question of a set, by line (or place in the list), from 1. */
+  problems?: { line: number; message: string }[];
 }
 
 /** An error the API answers with: its status follows from its code. */
@@ -139,6 +143,17 @@ export const errors = {
     new AppError(
       'source_path_forbidden',
       `"${path}" is not under a folder the operator allows for sources (SOURCE_FOLDER_ROOTS).`,
+    ),
+  questionSetNotFound: (id: string) => new AppError('question_set_not_found', `No question set "${id}".`),
+  invalidQuestions: (problems: { line: number; message: string }[], listed: number) =>
+    new AppError(
+      'invalid_questions',
+      `${problems.length === 1 ? 'A question is' : `${problems.length} questions are`} not right, so nothing was stored: ${problems
+        .slice(0, 3)
+        .map((p) => `line ${p.line}: ${p.message}`)
+        .join('; ')}${problems.length > 3 ? '; …' : ''}.`,
+      {},
+      { problems: problems.slice(0, listed) },
     ),
   deliveryNotFound: (id: string) =>
     new AppError('delivery_not_found', `No delivery "${id}" of this endpoint.`),

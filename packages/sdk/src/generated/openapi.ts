@@ -739,6 +739,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workspaces/{id}/question-sets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's question sets, newest first (without their questions) */
+        get: operations["listQuestionSets"];
+        put?: never;
+        /** Store a question set: JSON {name, questions}, or a JSONL, CSV or JSON file (multipart "file") */
+        post: operations["createQuestionSet"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/question-sets/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A question set with its questions */
+        get: operations["getQuestionSet"];
+        put?: never;
+        post?: never;
+        /** Delete a question set (the set deleted, without its questions) */
+        delete: operations["deleteQuestionSet"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workspaces/{workspaceId}/openai/models": {
         parameters: {
             query?: never;
@@ -845,6 +881,43 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        Question: {
+            q: string;
+            /** @description Strings a right answer contains (compared after NFKC, case and space folding) */
+            answers: string[];
+            /** @description What a right search finds */
+            expected: ({
+                /** @description A document id or filename */
+                document: string;
+                page?: number;
+            } | {
+                /** @description A text one of the retrieved passages contains */
+                passage: string;
+            })[];
+            /** @description The workspace holds no answer: a right answer declines */
+            unanswerable: boolean;
+            language: string | null;
+            tags: string[];
+        };
+        QuestionSetSummary: {
+            id: string;
+            workspaceId: string;
+            name: string;
+            questionCount: number;
+            /** @description Who made it: the user's e-mail or the key's prefix */
+            createdBy: string;
+            createdAt: string;
+        };
+        QuestionSet: {
+            id: string;
+            workspaceId: string;
+            name: string;
+            questionCount: number;
+            /** @description Who made it: the user's e-mail or the key's prefix */
+            createdBy: string;
+            createdAt: string;
+            questions: components["schemas"]["Question"][];
+        };
         Grants: {
             /** @description User ids */
             users: string[];
@@ -906,6 +979,11 @@ export interface components {
                 files?: components["schemas"]["RefusedFile"][];
                 /** @description unsupported_file_format only: the formats the service reads (GET /v1/formats) */
                 supportedFormats?: string[];
+                /** @description invalid_questions only: the bad questions (up to 100), by line of the file or place in the list, from 1 */
+                problems?: {
+                    line: number;
+                    message: string;
+                }[];
             };
         };
         Workspace: {
@@ -6154,6 +6232,308 @@ export interface operations {
                         run: components["schemas"]["Run"];
                         created: boolean;
                     };
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listQuestionSets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: The workspace's question sets, newest first (without their questions) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        questionSets: components["schemas"]["QuestionSetSummary"][];
+                    };
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createQuestionSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    questions: {
+                        q: string;
+                        /** @default [] */
+                        answers?: string[];
+                        expected?: (string | {
+                            document: string;
+                            page?: number;
+                        } | {
+                            passage: string;
+                        })[];
+                        /** @default false */
+                        unanswerable?: boolean;
+                        /** @default null */
+                        language?: string | null;
+                        /** @default [] */
+                        tags?: string[];
+                    }[];
+                };
+                "multipart/form-data": {
+                    /** @description The set's name; the file's name without its extension when left out */
+                    name?: string;
+                    /**
+                     * Format: binary
+                     * @description One JSONL, CSV or JSON file of questions (docs/evaluation.md), up to 16 MiB
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created: Store a question set: JSON {name, questions}, or a JSONL, CSV or JSON file (multipart "file") */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuestionSet"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getQuestionSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: A question set with its questions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuestionSet"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteQuestionSet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: Delete a question set (the set deleted, without its questions) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuestionSetSummary"];
                 };
             };
             /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */

@@ -2,6 +2,7 @@ import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CSRF_HEADER, SESSION_COOKIE } from '../domain/sessions.js';
+import { QuestionSetCreateDocumented } from './evaluation-views.js';
 
 /**
  * The OpenAPI document served at /openapi.json, built from the routes' own schemas. `npm run lint`
@@ -50,6 +51,8 @@ export const swaggerOptions: FastifyDynamicSwaggerOptions = {
         name: 'webhooks',
         description: 'Endpoints told when runs and documents finish, and their deliveries',
       },
+      { name: 'sources', description: 'Buckets, websites and folders a workspace stays in sync with' },
+      { name: 'evaluation', description: "Question sets, and evaluations of a workspace's answers on them" },
       { name: 'ops', description: 'Liveness, readiness, metrics and this document, for operators and tools' },
     ],
     components: {
@@ -110,6 +113,18 @@ export const UploadForm = z
       .describe(
         'One or more file parts (field "files", repeatable; "file" is accepted too); send them after the other fields',
       ),
+  })
+  .describe('multipart/form-data');
+
+/** A question set sent as a file (the handler reads the form; no route schema has it). */
+const QuestionSetForm = z
+  .object({
+    name: z
+      .string()
+      .max(200)
+      .optional()
+      .describe("The set's name; the file's name without its extension when left out"),
+    file: z.string().describe('One JSONL, CSV or JSON file of questions (docs/evaluation.md), up to 16 MiB'),
   })
   .describe('multipart/form-data');
 
@@ -332,6 +347,22 @@ export function servedDocument(generated: unknown, origin: string): unknown {
       required: true,
       content: {
         'multipart/form-data': { schema: form },
+      },
+    };
+  }
+  const questionSets = doc.paths?.['/v1/workspaces/{id}/question-sets']?.post as Operation | undefined;
+  if (questionSets) {
+    const file = z.toJSONSchema(QuestionSetForm, { target: 'openapi-3.0' }) as unknown as {
+      properties: { file: Record<string, unknown> };
+    };
+    file.properties.file = { ...file.properties.file, type: 'string', format: 'binary' };
+    questionSets.requestBody = {
+      required: true,
+      content: {
+        'application/json': {
+          schema: z.toJSONSchema(QuestionSetCreateDocumented, { target: 'openapi-3.0', io: 'input' }),
+        },
+        'multipart/form-data': { schema: file },
       },
     };
   }

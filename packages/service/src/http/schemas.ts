@@ -37,6 +37,12 @@ export const ErrorBody = z
         .array(z.string())
         .optional()
         .describe('unsupported_file_format only: the formats the service reads (GET /v1/formats)'),
+      problems: z
+        .array(z.object({ line: z.number().int(), message: z.string() }))
+        .optional()
+        .describe(
+          'invalid_questions only: the bad questions (up to 100), by line of the file or place in the list, from 1',
+        ),
     }),
   })
   .meta({ id: 'Error' });

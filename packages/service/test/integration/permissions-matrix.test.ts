@@ -34,7 +34,7 @@ type Kind =
   /** People, groups, audit: the admin scope, which only owners' and admins' roles allow. */
   | 'people';
 /** What a route is about, and so which fixture stands for a visible, read-only or hidden one. */
-type Target = 'workspace' | 'document' | 'run' | 'source' | 'none';
+type Target = 'workspace' | 'document' | 'run' | 'source' | 'questionSet' | 'none';
 
 interface Row {
   /** Scopes of which any one opens the route. */
@@ -96,6 +96,10 @@ const MATRIX: Record<string, Row> = {
   'PATCH /v1/workspaces/{id}/sources/{sourceId}': row('ingest', 'edit', 'source'),
   'DELETE /v1/workspaces/{id}/sources/{sourceId}': row('ingest', 'edit', 'source', true),
   'POST /v1/workspaces/{id}/sources/{sourceId}/sync': row('ingest', 'edit', 'source'),
+  'POST /v1/workspaces/{id}/question-sets': row('ingest', 'edit', 'workspace'),
+  'GET /v1/workspaces/{id}/question-sets': row(['search', 'artifacts'], 'read', 'workspace'),
+  'GET /v1/question-sets/{id}': row(['search', 'artifacts'], 'read', 'questionSet'),
+  'DELETE /v1/question-sets/{id}': row('ingest', 'edit', 'questionSet', true),
   'GET /v1/keys': row([], 'keys', 'none'),
   'POST /v1/keys': row([], 'keys', 'none'),
   'DELETE /v1/keys/{id}': row([], 'keys', 'none', true),
@@ -158,6 +162,7 @@ const at: Record<Exclude<Target, 'none'>, Partial<Record<Place, () => Promise<Re
   document: {},
   run: {},
   source: {},
+  questionSet: {},
 };
 const fixed: Record<string, string> = {};
 const callers: Record<
@@ -183,6 +188,15 @@ async function upload(workspaceId: string, docAccess?: unknown) {
   });
   expect(up.status, JSON.stringify(up.body)).toBe(202);
   return { document: up.body.documents[0].id as string, run: up.body.run.id as string };
+}
+
+async function questionSet(workspaceId: string) {
+  const s = await root.post(`/v1/workspaces/${workspaceId}/question-sets`, {
+    name: 'Matrix questions',
+    questions: [{ q: 'When does the garden gate open?', answers: ['nine'] }],
+  });
+  expect(s.status, JSON.stringify(s.body)).toBe(201);
+  return s.body.id as string;
 }
 
 async function source(workspaceId: string) {
@@ -259,11 +273,17 @@ beforeAll(async () => {
     readOnly: await source(spaces.readOnly),
     hidden: await source(spaces.hidden),
   };
+  const questionSets = {
+    visible: await questionSet(spaces.visible),
+    readOnly: await questionSet(spaces.readOnly),
+    hidden: await questionSet(spaces.hidden),
+  };
   for (const run of Object.values(uploads)) await root.waitForRun(run.run);
   for (const place of ['visible', 'readOnly', 'hidden'] as const) {
     at.workspace[place] = async () => ({ workspace: spaces[place] });
     at.run[place] = async () => ({ workspace: spaces[place], run: uploads[place].run });
     at.source[place] = async () => ({ workspace: spaces[place], source: sources[place] });
+    at.questionSet[place] = async () => ({ workspace: spaces[place], questionSet: questionSets[place] });
   }
   for (const place of ['visible', 'readOnly', 'hidden', 'hiddenInVisible'] as const)
     at.document[place] = async () => ({
@@ -304,6 +324,8 @@ async function freshFor(route: string, ids: Record<string, string>, place: Place
     };
   if (route === 'DELETE /v1/workspaces/{id}/sources/{sourceId}')
     return { ...ids, source: await source(ids.workspace!) };
+  if (route === 'DELETE /v1/question-sets/{id}')
+    return { ...ids, questionSet: await questionSet(ids.workspace!) };
   if (route === 'DELETE /v1/webhooks/{id}')
     return {
       ...ids,
@@ -338,7 +360,9 @@ function requestOf(route: string, ids: Record<string, string>, place: Place | un
             ? (ids.group ?? fixed.group)
             : template.startsWith('/v1/keys')
               ? ids.key
-              : ids.workspace;
+              : template.startsWith('/v1/question-sets')
+                ? ids.questionSet
+                : ids.workspace;
   let path = template
     .replace('{id}', id ?? '')
     .replace('{workspaceId}', ids.workspace ?? '')
@@ -367,6 +391,7 @@ function requestOf(route: string, ids: Record<string, string>, place: Place | un
       messages: [{ role: 'user', content: 'When does the garden gate open?' }],
     },
     'POST /v1/workspaces/{workspaceId}/mcp': { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    'POST /v1/workspaces/{id}/question-sets': { name: `Set ${n}`, questions: [{ q: 'Is the gate open?' }] },
     'POST /v1/users': { email: `new${n}@example.com`, role: 'reader' },
     'PATCH /v1/users/{id}': { name: `Renamed ${n}` },
     'POST /v1/groups': { name: `New ${n}` },

@@ -54,6 +54,10 @@ const MATRIX: Record<string, Need> = {
   'PATCH /v1/workspaces/{id}/sources/{sourceId}': 'ingest',
   'DELETE /v1/workspaces/{id}/sources/{sourceId}': 'ingest',
   'POST /v1/workspaces/{id}/sources/{sourceId}/sync': 'ingest',
+  'POST /v1/workspaces/{id}/question-sets': 'ingest',
+  'GET /v1/workspaces/{id}/question-sets': ['search', 'artifacts'],
+  'GET /v1/question-sets/{id}': ['search', 'artifacts'],
+  'DELETE /v1/question-sets/{id}': 'ingest',
   'GET /v1/keys': 'session',
   'POST /v1/keys': 'session',
   'DELETE /v1/keys/{id}': 'session',
@@ -94,6 +98,7 @@ let ids: {
   source: string;
   user: string;
   group: string;
+  questionSet: string;
 };
 let routes: string[];
 
@@ -122,6 +127,10 @@ beforeAll(async () => {
     type: 'website',
     settings: { startUrl: 'http://127.0.0.1:9/' },
   });
+  const questions = await owner.post(`/v1/workspaces/${up.body.workspace.id}/question-sets`, {
+    name: 'Matrix',
+    questions: [{ q: 'Who may see this text?' }],
+  });
   const admin = client(svc.url, await svc.key(['admin']));
   const user = await admin.post('/v1/users', { email: 'matrix@example.com', role: 'reader' });
   const group = await admin.post('/v1/groups', { name: 'Matrix' });
@@ -137,6 +146,7 @@ beforeAll(async () => {
     source: source.body.id,
     user: user.body.id,
     group: group.body.id,
+    questionSet: questions.body.id,
   };
   const doc = (await client(svc.url).get('/openapi.json')).body as {
     paths: Record<string, Record<string, unknown>>;
@@ -161,7 +171,9 @@ function request(route: string) {
             ? ids.user
             : template.startsWith('/v1/groups')
               ? ids.group
-              : ids.workspace;
+              : template.startsWith('/v1/question-sets')
+                ? ids.questionSet
+                : ids.workspace;
   const path = template
     .replace('{id}', id)
     .replace('{workspaceId}', ids.workspace)
@@ -175,6 +187,7 @@ function request(route: string) {
     'POST /v1/keys': { scopes: ['search'] },
     'POST /v1/workspaces': { name: 'Matrix' },
     'PATCH /v1/documents/{id}': { access: null },
+    'POST /v1/workspaces/{id}/question-sets': { name: 'More', questions: [{ q: 'And this?' }] },
     'POST /v1/users': { email: `u${Math.random().toString(36).slice(2)}@example.com`, role: 'reader' },
     'PATCH /v1/users/{id}': { name: 'Renamed' },
     'POST /v1/groups': { name: `G ${Math.random().toString(36).slice(2)}` },

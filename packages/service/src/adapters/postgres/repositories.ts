@@ -6,6 +6,7 @@ import { PgDocumentRepository } from './documents.js';
 import { PgGroupRepository } from './groups.js';
 import { PgLeaseRepository } from './leases.js';
 import { PgOpsRepository } from './operations.js';
+import { PgQuestionSetRepository } from './question-sets.js';
 import { PgRunRepository } from './runs.js';
 import { PgSourceRepository } from './sources.js';
 import { PgUserRepository } from './users.js';
@@ -28,6 +29,7 @@ export interface Repositories {
   webhooks: PgWebhookRepository;
   sources: PgSourceRepository;
   leases: PgLeaseRepository;
+  questionSets: PgQuestionSetRepository;
 }
 
 export function createRepositories(pool: Pool): Repositories {
@@ -45,5 +47,6 @@ export function createRepositories(pool: Pool): Repositories {
     webhooks: new PgWebhookRepository(pool),
     sources: new PgSourceRepository(pool),
     leases: new PgLeaseRepository(pool),
+    questionSets: new PgQuestionSetRepository(pool),
   };
 }

@@ -1,0 +1,300 @@
+import Papa from 'papaparse';
+import { z } from 'zod';
+
+/**
+ * Questions an evaluation asks (issue 40): what a question set holds, read from JSON, JSONL or CSV
+ * and checked line by line. A file with any bad line is refused whole, each bad line named, so a set
+ * is never stored with part of its questions silently left out.
+ */
+
+/** A document a right search finds: by id or filename, optionally on one page. */
+export interface ExpectedDocument {
+  document: string;
+  page?: number;
+}
+/** A text that must be in one of the retrieved passages (compared folded, as answers are). */
+export interface ExpectedPassage {
+  passage: string;
+}
+export type Expected = ExpectedDocument | ExpectedPassage;
+
+export interface Question {
+  q: string;
+  /** Strings a right answer contains (compared after NFKC, case and whitespace folding). */
+  answers: string[];
+  expected: Expected[];
+  /** The workspace holds no answer: a right answer declines. */
+  unanswerable: boolean;
+  language: string | null;
+  tags: string[];
+}
+
+/** What is wrong with one question: its line in the file (from 1), or its place in the JSON list. */
+export interface QuestionProblem {
+  line: number;
+  message: string;
+}
+
+export type QuestionFormat = 'json' | 'jsonl' | 'csv';
+
+export const QUESTION_LIMITS = {
+  questions: 5_000,
+  questionChars: 2_000,
+  answers: 50,
+  answerChars: 2_000,
+  expected: 50,
+  tags: 20,
+  tagChars: 64,
+  /** More problems than this are summed up, not listed: the first ones show what is wrong. */
+  problemsListed: 100,
+} as const;
+
+const text = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1, 'is empty')
+    .max(max, `is longer than ${max} characters`)
+    .refine((s) => !s.includes('\u0000'), 'contains a NUL character');
+
+const ExpectedInput = z.union([
+  text(1_000).transform((document): Expected => ({ document })),
+  z
+    .object({ document: text(1_000), page: z.number().int().min(1).optional() })
+    .strict()
+    .transform(
+      (e): Expected =>
+        e.page === undefined ? { document: e.document } : { document: e.document, page: e.page },
+    ),
+  z.object({ passage: text(QUESTION_LIMITS.answerChars) }).strict(),
+]);
+
+/** One question as the API takes it (fields left out take their defaults). */
+export const QuestionInput = z
+  .object({
+    q: text(QUESTION_LIMITS.questionChars),
+    answers: z.array(text(QUESTION_LIMITS.answerChars)).max(QUESTION_LIMITS.answers).default([]),
+    expected: z.array(ExpectedInput).max(QUESTION_LIMITS.expected).default([]),
+    unanswerable: z.boolean().default(false),
+    language: z
+      .string()
+      .regex(/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/, 'is not a language code such as "en" or "zh-tw"')
+      .nullable()
+      .default(null),
+    tags: z.array(text(QUESTION_LIMITS.tagChars)).max(QUESTION_LIMITS.tags).default([]),
+  })
+  .strict()
+  .superRefine((question, ctx) => {
+    if (question.unanswerable && (question.answers.length > 0 || question.expected.length > 0))
+      ctx.addIssue({
+        code: 'custom',
+        message: 'an unanswerable question has no answers and no expected documents',
+      });
+  });
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => {
+      const where = issue.path.join('.');
+      if (issue.code === 'unrecognized_keys')
+        return `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+      if (issue.code === 'invalid_union' && where.startsWith('expected'))
+        return `${where}: an expected item is a document id or filename, {"document", "page"} or {"passage"}`;
+      return where ? `${where} ${issue.message}` : issue.message;
+    })
+    .join('; ');
+}
+
+function checkAll(items: { line: number; value: unknown }[]): Question[] | QuestionProblem[] {
+  const questions: Question[] = [];
+  const problems: QuestionProblem[] = [];
+  for (const { line, value } of items) {
+    const parsed = QuestionInput.safeParse(value);
+    if (parsed.success) questions.push(parsed.data);
+    else problems.push({ line, message: describeIssues(parsed.error) });
+  }
+  if (problems.length > 0) return problems;
+  if (questions.length === 0) return [{ line: 1, message: 'the set has no questions' }];
+  if (questions.length > QUESTION_LIMITS.questions)
+    return [
+      {
+        line: items[QUESTION_LIMITS.questions]!.line,
+        message: `a set holds at most ${QUESTION_LIMITS.questions} questions`,
+      },
+    ];
+  return questions;
+}
+
+/** Questions given in a JSON body: `line` is the question's place in the list, from 1. */
+export function checkQuestions(values: readonly unknown[]): Question[] | QuestionProblem[] {
+  return checkAll(values.map((value, i) => ({ line: i + 1, value })));
+}
+
+function jsonLines(content: string): { line: number; value: unknown }[] | QuestionProblem[] {
+  const items: { line: number; value: unknown }[] = [];
+  const problems: QuestionProblem[] = [];
+  content.split(/\r?\n/).forEach((raw, i) => {
+    if (raw.trim() === '') return;
+    try {
+      items.push({ line: i + 1, value: JSON.parse(raw) });
+    } catch (err) {
+      problems.push({ line: i + 1, message: `not JSON: ${(err as Error).message}` });
+    }
+  });
+  return problems.length > 0 ? problems : items;
+}
+
+/** Cells that hold several values separate them with "|" (a value that has one cannot be given in CSV). */
+const list = (cell: string | undefined) =>
+  (cell ?? '')
+    .split('|')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+
+const CSV_COLUMNS = ['q', 'answers', 'expected', 'page', 'passage', 'unanswerable', 'language', 'tags'];
+
+function csvRows(content: string): { line: number; value: unknown }[] | QuestionProblem[] {
+  const parsed = Papa.parse<Record<string, string>>(content, {
+    header: true,
+    skipEmptyLines: 'greedy',
+    transformHeader: (h) => h.trim().toLowerCase(),
+  });
+  const columns = parsed.meta.fields ?? [];
+  if (!columns.includes('q'))
+    return [
+      { line: 1, message: `the first line names the columns, and one is "q" (${CSV_COLUMNS.join(', ')})` },
+    ];
+  const unknown = columns.filter((c) => !CSV_COLUMNS.includes(c));
+  if (unknown.length > 0)
+    return [
+      {
+        line: 1,
+        message: `unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `"${c}"`).join(', ')} (the columns are ${CSV_COLUMNS.join(', ')})`,
+      },
+    ];
+  const problems: QuestionProblem[] = [];
+  const items: { line: number; value: unknown }[] = [];
+  // Papa counts rows from 0 after the header; quoted cells may span lines, so its cursor gives the line.
+  const lineOf = (index: number) => lineStarts[index] ?? index + 2;
+  const lineStarts = rowLines(content);
+  for (const error of parsed.errors)
+    if (error.row !== undefined) problems.push({ line: lineOf(error.row), message: error.message });
+  parsed.data.forEach((row, index) => {
+    const line = lineOf(index);
+    const value: Record<string, unknown> = { q: row.q ?? '' };
+    const answers = list(row.answers);
+    if (answers.length > 0) value.answers = answers;
+    const page = row.page?.trim();
+    let pageNumber: number | undefined;
+    if (page) {
+      pageNumber = Number(page);
+      if (!Number.isInteger(pageNumber) || pageNumber < 1) {
+        problems.push({ line, message: `page "${page}" is not a page number (1, 2, …)` });
+        return;
+      }
+    }
+    const expected: Expected[] = list(row.expected).map((document) =>
+      pageNumber === undefined ? { document } : { document, page: pageNumber },
+    );
+    if (pageNumber !== undefined && expected.length === 0) {
+      problems.push({ line, message: 'page needs a document in "expected"' });
+      return;
+    }
+    if (row.passage?.trim()) expected.push({ passage: row.passage.trim() });
+    if (expected.length > 0) value.expected = expected;
+    const unanswerable = row.unanswerable?.trim().toLowerCase();
+    if (unanswerable) {
+      if (!['true', 'false', 'yes', 'no', '1', '0'].includes(unanswerable)) {
+        problems.push({ line, message: `unanswerable "${row.unanswerable}" is not true or false` });
+        return;
+      }
+      value.unanswerable = ['true', 'yes', '1'].includes(unanswerable);
+    }
+    if (row.language?.trim()) value.language = row.language.trim();
+    const tags = list(row.tags);
+    if (tags.length > 0) value.tags = tags;
+    items.push({ line, value });
+  });
+  return problems.length > 0 ? problems : items;
+}
+
+/** The line (from 1) each data row of a CSV text starts on: quoted cells may hold line breaks. */
+function rowLines(content: string): number[] {
+  const starts: number[] = [];
+  let line = 1;
+  let quoted = false;
+  let atRowStart = true;
+  let header = true;
+  for (let i = 0; i < content.length; i++) {
+    const c = content[i];
+    if (atRowStart && c !== '\n' && c !== '\r' && c !== ' ' && c !== '\t') {
+      if (!header) starts.push(line);
+      atRowStart = false;
+    }
+    if (c === '"') quoted = !quoted;
+    else if (c === '\n') {
+      line++;
+      if (!quoted) {
+        header = false;
+        atRowStart = true;
+      }
+    }
+  }
+  return starts;
+}
+
+/** Questions of an uploaded file, or every bad line of it. */
+export function readQuestionFile(format: QuestionFormat, content: string): Question[] | QuestionProblem[] {
+  if (content.includes('\u0000')) return [{ line: 1, message: 'the file is binary, not text' }];
+  const body = content.charCodeAt(0) === 0xfeff ? content.slice(1) : content;
+  if (format === 'json') {
+    let value: unknown;
+    try {
+      value = JSON.parse(body);
+    } catch (err) {
+      return [{ line: 1, message: `not JSON: ${(err as Error).message}` }];
+    }
+    const questions = Array.isArray(value)
+      ? value
+      : value && typeof value === 'object' && Array.isArray((value as { questions?: unknown }).questions)
+        ? (value as { questions: unknown[] }).questions
+        : undefined;
+    if (!questions)
+      return [{ line: 1, message: 'a JSON file is a list of questions, or {"questions": [...]}' }];
+    return checkQuestions(questions);
+  }
+  const items = format === 'jsonl' ? jsonLines(body) : csvRows(body);
+  if (items.length > 0 && 'message' in items[0]!) return items as QuestionProblem[];
+  return checkAll(items as { line: number; value: unknown }[]);
+}
+
+/** Whether a result is problems (a refused set) or the questions. */
+export function isProblems(result: Question[] | QuestionProblem[]): result is QuestionProblem[] {
+  return result.length > 0 && 'message' in result[0]!;
+}
+
+/** The format of an uploaded question file, by its name or media type; undefined when neither says. */
+export function questionFormatOf(
+  filename: string,
+  mediaType: string | undefined,
+): QuestionFormat | undefined {
+  const ext = filename.toLowerCase().match(/\.(jsonl|ndjson|json|csv)$/)?.[1];
+  if (ext) return ext === 'ndjson' ? 'jsonl' : (ext as QuestionFormat);
+  const type = mediaType?.split(';')[0]?.trim().toLowerCase();
+  if (type === 'text/csv') return 'csv';
+  if (type === 'application/x-ndjson' || type === 'application/jsonl') return 'jsonl';
+  if (type === 'application/json') return 'json';
+  return undefined;
+}
+
+/** The form answers are compared in: NFKC, lower case, runs of white space as one space. */
+export function foldForComparison(s: string): string {
+  return s.normalize('NFKC').toLowerCase().replace(/\s+/gu, ' ').trim();
+}
+
+/** Whether a text contains one of the answers (folded both). */
+export function containsAnswer(textToSearch: string, answers: readonly string[]): boolean {
+  if (answers.length === 0) return false;
+  const folded = foldForComparison(textToSearch);
+  return answers.some((a) => folded.includes(foldForComparison(a)));
+}

@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import {
+  checkQuestions,
+  containsAnswer,
+  foldForComparison,
+  isProblems,
+  QUESTION_LIMITS,
+  questionFormatOf,
+  readQuestionFile,
+} from '../../src/evaluation/questions.js';
+
+describe('question files (issue 40)', () => {
+  it('reads JSONL, filling in what a line leaves out, with documents, pages and passages expected', () => {
+    const file = [
+      '{"q": "How long is the warranty?", "answers": ["two years"], "expected": ["handbook.pdf"]}',
+      '',
+      '{"q": "Where is the reset button?", "expected": [{"document": "manual.pdf", "page": 4}, {"passage": "press and hold"}], "tags": ["hardware"], "language": "en"}',
+      '{"q": "Who won the 1998 World Cup?", "unanswerable": true}',
+    ].join('\n');
+    expect(readQuestionFile('jsonl', file)).toEqual([
+      {
+        q: 'How long is the warranty?',
+        answers: ['two years'],
+        expected: [{ document: 'handbook.pdf' }],
+        unanswerable: false,
+        language: null,
+        tags: [],
+      },
+      {
+        q: 'Where is the reset button?',
+        answers: [],
+        expected: [{ document: 'manual.pdf', page: 4 }, { passage: 'press and hold' }],
+        unanswerable: false,
+        language: 'en',
+        tags: ['hardware'],
+      },
+      {
+        q: 'Who won the 1998 World Cup?',
+        answers: [],
+        expected: [],
+        unanswerable: true,
+        language: null,
+        tags: [],
+      },
+    ]);
+  });
+
+  it('names every bad line of a file, by its line number, and keeps none of the good ones', () => {
+    const file = [
+      '{"q": "fine"}',
+      '{"q": ""}',
+      'not json at all',
+      '{"q": "x", "answer": ["typo in the field name"]}',
+      '{"q": "x", "expected": [{"page": 3}]}',
+      '{"q": "x", "unanswerable": true, "answers": ["but an answer"]}',
+      '{"q": "x", "language": "English"}',
+    ].join('\n');
+    const result = readQuestionFile('jsonl', file);
+    expect(isProblems(result)).toBe(true);
+    // A line that is not JSON is said first: the rest cannot be checked until the file reads.
+    expect(result).toEqual([{ line: 3, message: expect.stringContaining('not JSON') }]);
+
+    const readable = file.replace('not json at all\n', '');
+    expect(readQuestionFile('jsonl', readable)).toEqual([
+      { line: 2, message: 'q is empty' },
+      { line: 3, message: 'unknown field "answer"' },
+      {
+        line: 4,
+        message: expect.stringContaining('expected.0: an expected item is a document id or filename'),
+      },
+      { line: 5, message: 'an unanswerable question has no answers and no expected documents' },
+      { line: 6, message: expect.stringContaining('is not a language code') },
+    ]);
+  });
+
+  it('reads CSV with a header, several values a cell separated by "|", and lines counted through quoted line breaks', () => {
+    const file = [
+      'q,answers,expected,page,tags,unanswerable',
+      '"How long is the warranty?","two years|24 months",handbook.pdf,3,warranty|terms,',
+      '"A question',
+      'over two lines",,,,,no',
+      'Is there a moon base?,,,,,yes',
+      'Bad page,,handbook.pdf,three,,',
+    ].join('\r\n');
+    expect(readQuestionFile('csv', file)).toEqual([
+      { line: 6, message: 'page "three" is not a page number (1, 2, …)' },
+    ]);
+    const good = file.split('\r\n').slice(0, 5).join('\r\n');
+    expect(readQuestionFile('csv', good)).toEqual([
+      {
+        q: 'How long is the warranty?',
+        answers: ['two years', '24 months'],
+        expected: [{ document: 'handbook.pdf', page: 3 }],
+        unanswerable: false,
+        language: null,
+        tags: ['warranty', 'terms'],
+      },
+      {
+        q: 'A question\r\nover two lines',
+        answers: [],
+        expected: [],
+        unanswerable: false,
+        language: null,
+        tags: [],
+      },
+      { q: 'Is there a moon base?', answers: [], expected: [], unanswerable: true, language: null, tags: [] },
+    ]);
+  });
+
+  it('refuses a CSV without a "q" column or with a column it does not know', () => {
+    expect(readQuestionFile('csv', 'question,answers\nx,y\n')).toEqual([
+      { line: 1, message: expect.stringContaining('one is "q"') },
+    ]);
+    expect(readQuestionFile('csv', 'q,answer\nx,y\n')).toEqual([
+      { line: 1, message: expect.stringContaining('unknown column "answer"') },
+    ]);
+  });
+
+  it('takes a JSON file as a list or as {"questions"}, and refuses an empty set or one over the limit', () => {
+    const list = JSON.stringify([{ q: 'one' }, { q: 'two' }]);
+    expect(readQuestionFile('json', list)).toHaveLength(2);
+    expect(readQuestionFile('json', JSON.stringify({ questions: [{ q: 'one' }] }))).toHaveLength(1);
+    expect(readQuestionFile('json', '{"name": "x"}')).toEqual([
+      { line: 1, message: 'a JSON file is a list of questions, or {"questions": [...]}' },
+    ]);
+    expect(readQuestionFile('jsonl', '\n\n')).toEqual([{ line: 1, message: 'the set has no questions' }]);
+    const many = Array.from({ length: QUESTION_LIMITS.questions + 1 }, (_, i) => ({ q: `question ${i}` }));
+    expect(checkQuestions(many)).toEqual([
+      {
+        line: QUESTION_LIMITS.questions + 1,
+        message: `a set holds at most ${QUESTION_LIMITS.questions} questions`,
+      },
+    ]);
+    expect(readQuestionFile('jsonl', '{"q": "a"}\u0000')).toEqual([
+      { line: 1, message: 'the file is binary, not text' },
+    ]);
+  });
+
+  it('knows a file by its extension first, then by its media type', () => {
+    expect(questionFormatOf('set.JSONL', 'application/octet-stream')).toBe('jsonl');
+    expect(questionFormatOf('set.ndjson', undefined)).toBe('jsonl');
+    expect(questionFormatOf('set.csv', 'application/json')).toBe('csv');
+    expect(questionFormatOf('questions', 'text/csv; charset=utf-8')).toBe('csv');
+    expect(questionFormatOf('questions.txt', 'text/plain')).toBeUndefined();
+  });
+
+  it('compares answers after NFKC, case and white-space folding', () => {
+    expect(foldForComparison('  Two\u00a0 YEARS\n')).toBe('two years');
+    // Full-width letters and digits fold to their ASCII forms (NFKC).
+    expect(containsAnswer('The warranty lasts ＴＷＯ years.', ['two years'])).toBe(true);
+    expect(containsAnswer('Garantie: 24\nMonate', ['24 monate'])).toBe(true);
+    expect(containsAnswer('The warranty lasts one year.', ['two years', '24 months'])).toBe(false);
+    expect(containsAnswer('anything', [])).toBe(false);
+  });
+});
