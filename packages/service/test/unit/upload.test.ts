@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FsObjectStore } from '../../src/adapters/objects/fs.js';
-import { DiskSpace, unmeasuredSpace } from '../../src/adapters/objects/space.js';
+import { DiskSpace, freeBytes, unmeasuredSpace } from '../../src/adapters/objects/space.js';
 import type { Principal } from '../../src/domain/types.js';
 import { AppError } from '../../src/errors.js';
 import { type FormDeps, ingestForm, UploadFormError, type UploadPart } from '../../src/ingestion/form.js';
@@ -426,6 +426,14 @@ describe('the disk’s floor (STORAGE_MIN_FREE_MB)', () => {
     );
     return { state, space, later: (ms: number) => (now += ms) };
   };
+
+  it('measures the disk a store folder not made yet will be on (a fresh DATA_DIR before its first upload)', async () => {
+    const missing = path.join(tmp, 'objects-not-made-yet', 'deeper');
+    const [below, above] = [await freeBytes(missing), await freeBytes(tmp)];
+    expect(below).toBeGreaterThan(0);
+    // The same file system, read twice: only what other processes wrote in between differs.
+    expect(Math.abs(below - above)).toBeLessThan(256 * 1024 * 1024);
+  });
 
   it('refuses a form whose declared size would leave less than the floor, before it reads a byte', async () => {
     const { space, state } = disk(150 * MIB);

@@ -1,11 +1,24 @@
 import { statfs } from 'node:fs/promises';
+import path from 'node:path';
 import type { StorageSpace } from '../../domain/ports.js';
 import { errors } from '../../errors.js';
 
-/** Free bytes of the file system holding `dir`, as an unprivileged process may use them. */
+/**
+ * Free bytes of the file system holding `dir`, as an unprivileged process may use them. The store
+ * makes its folder at the first write, so before the first upload `dir` may not exist yet: the
+ * nearest folder above it that does is on the file system it will be made on.
+ */
 export async function freeBytes(dir: string): Promise<number> {
-  const s = await statfs(dir);
-  return s.bavail * s.bsize;
+  for (let at = path.resolve(dir); ; ) {
+    try {
+      const s = await statfs(at);
+      return s.bavail * s.bsize;
+    } catch (err) {
+      const parent = path.dirname(at);
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || parent === at) throw err;
+      at = parent;
+    }
+  }
 }
 
 /** How long one reading of the free space stands (less the bytes let through since). */
