@@ -1,0 +1,295 @@
+import { containsAnswer, type Expected, foldForComparison, type Question } from './questions.js';
+
+/**
+ * How an evaluation scores what search and chat gave for each question (issue 40, docs/evaluation.md):
+ * checks per question, then each metric over the questions it applies to, with a 95 % bootstrap
+ * interval. Pure: the runner asks, this counts.
+ */
+
+/** A passage search returned, in its order. */
+export interface RetrievedPassage {
+  documentId: string;
+  filename: string;
+  /** The page the passage starts on; null for formats without pages. */
+  page: number | null;
+  text: string;
+  score: number;
+}
+
+export interface GivenAnswer {
+  text: string;
+  /** The answer said the workspace holds no answer. */
+  declined: boolean;
+  citations: { n: number; documentId: string; text: string }[];
+}
+
+/** What one question got. */
+export interface QuestionOutcome {
+  question: Question;
+  retrieved: RetrievedPassage[];
+  searchMs: number;
+  /** Absent when the evaluation asked for passages only. */
+  answer?: GivenAnswer | undefined;
+  chatMs?: number | undefined;
+}
+
+/**
+ * Which checks a question passed; null where a check does not apply to it (no `expected`, no
+ * `answers`, no answer asked for). Rank checks are expectations over the order of passages with equal
+ * scores (see `rankOdds`), so they may be fractions.
+ */
+export interface QuestionChecks {
+  /** Expected rank of the first passage that is what the question expects (1 = first); null when none is. */
+  firstHitRank: number | null;
+  hitAt1: number | null;
+  hitAt5: number | null;
+  hitAt10: number | null;
+  reciprocalRank: number | null;
+  answerRecallAt5: number | null;
+  ndcgAt10: number | null;
+  chatContains: number | null;
+  citedContains: number | null;
+  markersResolve: number | null;
+  unanswerableDeclined: number | null;
+  falseDecline: number | null;
+}
+
+function matches(passage: RetrievedPassage, expected: Expected): boolean {
+  if ('passage' in expected)
+    return foldForComparison(passage.text).includes(foldForComparison(expected.passage));
+  if (passage.documentId !== expected.document && passage.filename !== expected.document) return false;
+  return expected.page === undefined || passage.page === expected.page;
+}
+
+/** n choose k, small n (a group of passages with one score). */
+function choose(n: number, k: number): number {
+  if (k < 0 || k > n) return 0;
+  let r = 1;
+  for (let i = 1; i <= k; i++) r = (r * (n - k + i)) / i;
+  return r;
+}
+
+/**
+ * The first relevant passage's rank, as odds over the orders search could have given passages of
+ * equal score: a group of m equal passages at ranks a..a+m-1 holding g relevant ones has its first
+ * relevant one at a+j with probability C(m-j-1, g-1) / C(m, g). Returns those ranks and odds, or
+ * none when no passage is relevant. Without ties this is the one rank, with odds 1.
+ */
+export function rankOdds(
+  relevant: readonly boolean[],
+  scores: readonly number[],
+): { rank: number; p: number }[] {
+  let start = 0;
+  while (start < relevant.length) {
+    let end = start + 1;
+    while (end < relevant.length && scores[end] === scores[start]) end++;
+    const m = end - start;
+    let g = 0;
+    for (let i = start; i < end; i++) if (relevant[i]) g++;
+    if (g > 0) {
+      const total = choose(m, g);
+      const odds: { rank: number; p: number }[] = [];
+      for (let j = 0; j <= m - g; j++)
+        odds.push({ rank: start + 1 + j, p: choose(m - j - 1, g - 1) / total });
+      return odds;
+    }
+    start = end;
+  }
+  return [];
+}
+
+const expectation = (odds: { rank: number; p: number }[], f: (rank: number) => number) =>
+  odds.reduce((sum, o) => sum + o.p * f(o.rank), 0);
+
+/** nDCG@10 with each expected item a relevant unit, credited to the first passage that matches it. */
+function ndcgAt10(retrieved: readonly RetrievedPassage[], expected: readonly Expected[]): number {
+  const credited = new Set<number>();
+  let dcg = 0;
+  retrieved.slice(0, 10).forEach((passage, i) => {
+    const item = expected.findIndex((e, k) => !credited.has(k) && matches(passage, e));
+    if (item >= 0) {
+      credited.add(item);
+      dcg += 1 / Math.log2(i + 2);
+    }
+  });
+  let ideal = 0;
+  for (let i = 0; i < Math.min(10, expected.length); i++) ideal += 1 / Math.log2(i + 2);
+  return dcg / ideal;
+}
+
+const MARKER = /\[(\d+)\]/g;
+const bit = (b: boolean) => (b ? 1 : 0);
+
+export function checkQuestion(outcome: QuestionOutcome): QuestionChecks {
+  const { question, retrieved, answer } = outcome;
+  const expectsPassages = question.expected.length > 0;
+  const hasAnswers = question.answers.length > 0;
+  const odds = expectsPassages
+    ? rankOdds(
+        retrieved.map((p) => question.expected.some((e) => matches(p, e))),
+        retrieved.map((p) => p.score),
+      )
+    : [];
+  const within = (k: number) => (expectsPassages ? expectation(odds, (r) => bit(r <= k)) : null);
+  const answerable = !question.unanswerable && (hasAnswers || expectsPassages);
+  const spoken = answer && !answer.declined ? answer : undefined;
+  return {
+    firstHitRank: odds.length > 0 ? expectation(odds, (r) => r) : null,
+    hitAt1: within(1),
+    hitAt5: within(5),
+    hitAt10: within(10),
+    reciprocalRank: expectsPassages ? expectation(odds, (r) => 1 / r) : null,
+    answerRecallAt5: hasAnswers
+      ? bit(retrieved.slice(0, 5).some((p) => containsAnswer(p.text, question.answers)))
+      : null,
+    ndcgAt10: expectsPassages ? ndcgAt10(retrieved, question.expected) : null,
+    chatContains:
+      answer && hasAnswers && !question.unanswerable
+        ? bit(!!spoken && containsAnswer(spoken.text, question.answers))
+        : null,
+    citedContains:
+      answer && hasAnswers && !question.unanswerable
+        ? bit(!!spoken && spoken.citations.some((c) => containsAnswer(c.text, question.answers)))
+        : null,
+    markersResolve: spoken
+      ? bit(
+          [...spoken.text.matchAll(MARKER)].every((m) => spoken.citations.some((c) => c.n === Number(m[1]))),
+        )
+      : null,
+    unanswerableDeclined: answer && question.unanswerable ? bit(answer.declined) : null,
+    falseDecline: answer && answerable ? bit(answer.declined) : null,
+  };
+}
+
+/** A metric over the questions it applies to: its value and 95 % bootstrap interval. */
+export interface Metric {
+  value: number;
+  low: number;
+  high: number;
+  n: number;
+}
+
+export const CHECK_METRICS = {
+  hitAt1: 'hitAt1',
+  hitAt5: 'hitAt5',
+  hitAt10: 'hitAt10',
+  mrr: 'reciprocalRank',
+  answerRecallAt5: 'answerRecallAt5',
+  ndcgAt10: 'ndcgAt10',
+  chatContains: 'chatContains',
+  citedContains: 'citedContains',
+  markersResolve: 'markersResolve',
+  unanswerableDeclined: 'unanswerableDeclined',
+  falseDeclines: 'falseDecline',
+} as const satisfies Record<string, keyof QuestionChecks>;
+
+export const LATENCY_METRICS = ['searchP50Ms', 'searchP95Ms', 'chatP50Ms', 'chatP95Ms'] as const;
+
+export type MetricName = keyof typeof CHECK_METRICS | (typeof LATENCY_METRICS)[number];
+export type Metrics = Record<MetricName, Metric | null>;
+
+/** Seeded, so that an evaluation's intervals are the same each time its numbers are summed up. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Nearest-rank percentile (p in 0..100) of a sorted sample. */
+function percentileOfSorted(sorted: readonly number[], p: number): number {
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
+}
+
+export function percentile(values: readonly number[], p: number): number {
+  return percentileOfSorted(
+    [...values].sort((a, b) => a - b),
+    p,
+  );
+}
+
+export interface BootstrapOptions {
+  resamples: number;
+  seed: number;
+}
+export const DEFAULT_BOOTSTRAP: BootstrapOptions = { resamples: 1000, seed: 40 };
+
+/**
+ * The statistic of the sample, and the 2.5th and 97.5th percentiles of it over resamples drawn with
+ * replacement (the percentile bootstrap). Null for an empty sample.
+ */
+export function bootstrap(
+  values: readonly number[],
+  statistic: (sample: readonly number[]) => number,
+  options: BootstrapOptions = DEFAULT_BOOTSTRAP,
+): Metric | null {
+  const n = values.length;
+  if (n === 0) return null;
+  const random = mulberry32(options.seed);
+  const stats: number[] = [];
+  const sample = new Array<number>(n);
+  for (let b = 0; b < options.resamples; b++) {
+    for (let i = 0; i < n; i++) sample[i] = values[Math.floor(random() * n)]!;
+    stats.push(statistic(sample));
+  }
+  stats.sort((a, b) => a - b);
+  return {
+    value: statistic(values),
+    low: percentileOfSorted(stats, 2.5),
+    high: percentileOfSorted(stats, 97.5),
+    n,
+  };
+}
+
+const meanOf = (sample: readonly number[]) => sample.reduce((a, b) => a + b, 0) / sample.length;
+
+/** Every metric over the outcomes given (null for a metric no question of them applies to). */
+export function summarize(
+  outcomes: readonly QuestionOutcome[],
+  options: BootstrapOptions = DEFAULT_BOOTSTRAP,
+): Metrics {
+  const checks = outcomes.map(checkQuestion);
+  const result = {} as Metrics;
+  for (const [name, check] of Object.entries(CHECK_METRICS) as [
+    keyof typeof CHECK_METRICS,
+    keyof QuestionChecks,
+  ][]) {
+    const values = checks.map((c) => c[check]).filter((v): v is number => v !== null);
+    result[name] = bootstrap(values, meanOf, options);
+  }
+  const search = outcomes.map((o) => o.searchMs);
+  const chat = outcomes.flatMap((o) => (o.chatMs === undefined ? [] : [o.chatMs]));
+  result.searchP50Ms = bootstrap(search, (s) => percentile(s, 50), options);
+  result.searchP95Ms = bootstrap(search, (s) => percentile(s, 95), options);
+  result.chatP50Ms = bootstrap(chat, (s) => percentile(s, 50), options);
+  result.chatP95Ms = bootstrap(chat, (s) => percentile(s, 95), options);
+  return result;
+}
+
+/** The metrics per language and per tag (a question with several tags counts in each). */
+export function summarizeGroups(
+  outcomes: readonly QuestionOutcome[],
+  options: BootstrapOptions = DEFAULT_BOOTSTRAP,
+): { languages: Record<string, Metrics>; tags: Record<string, Metrics> } {
+  const byLanguage = new Map<string, QuestionOutcome[]>();
+  const byTag = new Map<string, QuestionOutcome[]>();
+  const add = (map: Map<string, QuestionOutcome[]>, key: string, o: QuestionOutcome) => {
+    const list = map.get(key);
+    if (list) list.push(o);
+    else map.set(key, [o]);
+  };
+  for (const o of outcomes) {
+    if (o.question.language) add(byLanguage, o.question.language, o);
+    for (const tag of new Set(o.question.tags)) add(byTag, tag, o);
+  }
+  const sum = (map: Map<string, QuestionOutcome[]>) =>
+    Object.fromEntries(
+      [...map].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, summarize(v, options)]),
+    );
+  return { languages: sum(byLanguage), tags: sum(byTag) };
+}
