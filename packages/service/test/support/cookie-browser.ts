@@ -9,6 +9,9 @@ export interface BrowserAnswer {
   json(): Promise<unknown>;
 }
 
+/** What Chromium and Firefox send for a page navigation. */
+const NAVIGATION_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+
 /**
  * A browser for sign-in tests: a cookie jar per host, redirects followed one by one so that each can
  * be looked at. `ca` is trusted for https (a test provider's own certificate), as a browser would
@@ -19,11 +22,11 @@ export class Browser {
 
   constructor(private readonly ca?: string) {}
 
-  async get(url: string): Promise<BrowserAnswer> {
+  async get(url: string, headers: Record<string, string> = {}): Promise<BrowserAnswer> {
     const u = new URL(url);
     const jar = this.jars.get(u.host) ?? new Map<string, string>();
     const cookie = [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
-    const res = await this.fetch(u, cookie ? { cookie } : {});
+    const res = await this.fetch(u, { ...headers, ...(cookie ? { cookie } : {}) });
     for (const set of res.headers.getSetCookie()) {
       const [pair] = set.split(';');
       const [name, ...value] = pair!.split('=');
@@ -35,7 +38,10 @@ export class Browser {
     return res;
   }
 
-  /** Follows redirects from `url` until `stop` says so (or an answer is not a redirect). */
+  /**
+   * Follows redirects from `url` until `stop` says so (or an answer is not a redirect), as a page
+   * navigation: asking for HTML, as browsers do, so the console's screens answer with its page.
+   */
   async follow(
     url: string,
     stop: (url: string) => boolean = () => false,
@@ -43,7 +49,7 @@ export class Browser {
     let current = url;
     for (let hops = 0; hops < 20; hops++) {
       if (stop(current)) return { url: current };
-      const res = await this.get(current);
+      const res = await this.get(current, { accept: NAVIGATION_ACCEPT });
       const location = res.headers.get('location');
       if (res.status < 300 || res.status >= 400 || !location) return { url: current, res };
       await res.text();
