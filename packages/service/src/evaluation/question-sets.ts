@@ -38,8 +38,8 @@ export async function createQuestionSet(
   requireEdit(principal, workspace);
   const result: Question[] | { line: number; message: string }[] =
     input.questions.kind === 'list'
-      ? checkQuestions(input.questions.questions)
-      : readQuestionFile(input.questions.format, input.questions.content);
+      ? await checkQuestions(input.questions.questions)
+      : await readQuestionFile(input.questions.format, input.questions.content);
   if (isProblems(result)) throw errors.invalidQuestions(result, QUESTION_LIMITS.problemsListed);
   const set = await deps.questionSets.insertQuestionSet({
     id: newId('qs'),

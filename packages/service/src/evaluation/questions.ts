@@ -105,43 +105,96 @@ function describeIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-function checkAll(items: { line: number; value: unknown }[]): Question[] | QuestionProblem[] {
-  const questions: Question[] = [];
-  const problems: QuestionProblem[] = [];
-  for (const { line, value } of items) {
-    const parsed = QuestionInput.safeParse(value);
-    if (parsed.success) questions.push(parsed.data);
-    else problems.push({ line, message: describeIssues(parsed.error) });
-  }
-  if (problems.length > 0) return problems;
-  if (questions.length === 0) return [{ line: 1, message: 'the set has no questions' }];
-  if (questions.length > QUESTION_LIMITS.questions)
+/**
+ * Gives the event loop a turn every few milliseconds: a file of thousands of questions is checked in
+ * slices, so the server answers others meanwhile (a set is checked in the request that sends it).
+ */
+function turns(everyMs = 5): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < everyMs) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    since = performance.now();
+  };
+}
+
+type Item = { line: number; value: unknown };
+
+async function checkAll(items: Item[]): Promise<Question[] | QuestionProblem[]> {
+  if (items.length === 0) return [{ line: 1, message: 'the set has no questions' }];
+  // Counted before anything is checked: a file far over the limit costs no more than one at it.
+  if (items.length > QUESTION_LIMITS.questions)
     return [
       {
         line: items[QUESTION_LIMITS.questions]!.line,
         message: `a set holds at most ${QUESTION_LIMITS.questions} questions`,
       },
     ];
-  return questions;
+  const turn = turns();
+  const questions: Question[] = [];
+  const problems: QuestionProblem[] = [];
+  for (const { line, value } of items) {
+    await turn();
+    const parsed = QuestionInput.safeParse(value);
+    if (parsed.success) questions.push(parsed.data);
+    else problems.push({ line, message: describeIssues(parsed.error) });
+  }
+  return problems.length > 0 ? problems : questions;
 }
 
 /** Questions given in a JSON body: `line` is the question's place in the list, from 1. */
-export function checkQuestions(values: readonly unknown[]): Question[] | QuestionProblem[] {
+export function checkQuestions(values: readonly unknown[]): Promise<Question[] | QuestionProblem[]> {
   return checkAll(values.map((value, i) => ({ line: i + 1, value })));
 }
 
-function jsonLines(content: string): { line: number; value: unknown }[] | QuestionProblem[] {
-  const items: { line: number; value: unknown }[] = [];
+/** The lines of a text with their numbers (from 1), blank ones left out. */
+function* linesOf(content: string): Generator<{ line: number; text: string }> {
+  let line = 1;
+  for (let at = 0; at <= content.length; line++) {
+    let end = content.indexOf('\n', at);
+    if (end < 0) end = content.length;
+    const text = content.slice(at, end).replace(/\r$/, '');
+    if (text.trim() !== '') yield { line, text };
+    at = end + 1;
+  }
+}
+
+async function jsonLines(content: string): Promise<Item[] | QuestionProblem[]> {
+  const turn = turns();
+  const items: Item[] = [];
   const problems: QuestionProblem[] = [];
-  content.split(/\r?\n/).forEach((raw, i) => {
-    if (raw.trim() === '') return;
+  for (const { line, text } of linesOf(content)) {
+    await turn();
     try {
-      items.push({ line: i + 1, value: JSON.parse(raw) });
+      items.push({ line, value: JSON.parse(text) });
     } catch (err) {
-      problems.push({ line: i + 1, message: `not JSON: ${(err as Error).message}` });
+      problems.push({ line, message: `not JSON: ${(err as Error).message}` });
     }
-  });
+  }
   return problems.length > 0 ? problems : items;
+}
+
+/**
+ * The rows of a CSV text with the line each starts on: a quoted cell may hold line breaks, so a row
+ * ends at a line break outside quotes (a doubled quote inside quotes toggles twice, and stays in).
+ * Blank rows are left out.
+ */
+function* csvRowTexts(content: string): Generator<{ line: number; text: string }> {
+  let line = 1;
+  let rowLine = 1;
+  let quoted = false;
+  let start = 0;
+  for (let i = 0; i <= content.length; i++) {
+    const c = content[i];
+    if (c === '"') quoted = !quoted;
+    else if ((c === '\n' && !quoted) || i === content.length) {
+      const text = content.slice(start, i).replace(/\r$/, '');
+      if (text.trim() !== '') yield { line: rowLine, text };
+      start = i + 1;
+      rowLine = line + 1;
+    }
+    if (c === '\n') line++;
+  }
 }
 
 /** Cells that hold several values separate them with "|" (a value that has one cannot be given in CSV). */
@@ -153,98 +206,88 @@ const list = (cell: string | undefined) =>
 
 const CSV_COLUMNS = ['q', 'answers', 'expected', 'page', 'passage', 'unanswerable', 'language', 'tags'];
 
-function csvRows(content: string): { line: number; value: unknown }[] | QuestionProblem[] {
-  const parsed = Papa.parse<Record<string, string>>(content, {
-    header: true,
-    skipEmptyLines: 'greedy',
-    transformHeader: (h) => h.trim().toLowerCase(),
-  });
-  const columns = parsed.meta.fields ?? [];
+/** One CSV row's cells by column, or what is wrong with it. */
+function questionOfRow(row: Record<string, string>): Record<string, unknown> | string {
+  const value: Record<string, unknown> = { q: row.q ?? '' };
+  const answers = list(row.answers);
+  if (answers.length > 0) value.answers = answers;
+  const page = row.page?.trim();
+  let pageNumber: number | undefined;
+  if (page) {
+    pageNumber = Number(page);
+    if (!Number.isInteger(pageNumber) || pageNumber < 1)
+      return `page "${page}" is not a page number (1, 2, …)`;
+  }
+  const expected: Expected[] = list(row.expected).map((document) =>
+    pageNumber === undefined ? { document } : { document, page: pageNumber },
+  );
+  if (pageNumber !== undefined && expected.length === 0) return 'page needs a document in "expected"';
+  if (row.passage?.trim()) expected.push({ passage: row.passage.trim() });
+  if (expected.length > 0) value.expected = expected;
+  const unanswerable = row.unanswerable?.trim().toLowerCase();
+  if (unanswerable) {
+    if (!['true', 'false', 'yes', 'no', '1', '0'].includes(unanswerable))
+      return `unanswerable "${row.unanswerable}" is not true or false`;
+    value.unanswerable = ['true', 'yes', '1'].includes(unanswerable);
+  }
+  if (row.language?.trim()) value.language = row.language.trim();
+  const tags = list(row.tags);
+  if (tags.length > 0) value.tags = tags;
+  return value;
+}
+
+async function csvRows(content: string): Promise<Item[] | QuestionProblem[]> {
+  const rows = csvRowTexts(content);
+  const first = rows.next();
+  if (first.done) return [];
+  // Each row is parsed alone, so its line is known and the loop can be given turns between rows.
+  const cellsOf = (text: string) => Papa.parse<string[]>(text, { header: false });
+  const columns = (cellsOf(first.value.text).data[0] ?? []).map((h) => h.trim().toLowerCase());
   if (!columns.includes('q'))
     return [
-      { line: 1, message: `the first line names the columns, and one is "q" (${CSV_COLUMNS.join(', ')})` },
+      {
+        line: first.value.line,
+        message: `the first line names the columns, and one is "q" (${CSV_COLUMNS.join(', ')})`,
+      },
     ];
   const unknown = columns.filter((c) => !CSV_COLUMNS.includes(c));
   if (unknown.length > 0)
     return [
       {
-        line: 1,
+        line: first.value.line,
         message: `unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `"${c}"`).join(', ')} (the columns are ${CSV_COLUMNS.join(', ')})`,
       },
     ];
+  const turn = turns();
   const problems: QuestionProblem[] = [];
-  const items: { line: number; value: unknown }[] = [];
-  // Papa counts rows from 0 after the header; quoted cells may span lines, so its cursor gives the line.
-  const lineOf = (index: number) => lineStarts[index] ?? index + 2;
-  const lineStarts = rowLines(content);
-  for (const error of parsed.errors)
-    if (error.row !== undefined) problems.push({ line: lineOf(error.row), message: error.message });
-  parsed.data.forEach((row, index) => {
-    const line = lineOf(index);
-    const value: Record<string, unknown> = { q: row.q ?? '' };
-    const answers = list(row.answers);
-    if (answers.length > 0) value.answers = answers;
-    const page = row.page?.trim();
-    let pageNumber: number | undefined;
-    if (page) {
-      pageNumber = Number(page);
-      if (!Number.isInteger(pageNumber) || pageNumber < 1) {
-        problems.push({ line, message: `page "${page}" is not a page number (1, 2, …)` });
-        return;
-      }
+  const items: Item[] = [];
+  for (const { line, text } of rows) {
+    await turn();
+    const parsed = cellsOf(text);
+    const cells = parsed.data[0] ?? [];
+    if (parsed.errors.length > 0) {
+      problems.push({ line, message: parsed.errors[0]!.message });
+      continue;
     }
-    const expected: Expected[] = list(row.expected).map((document) =>
-      pageNumber === undefined ? { document } : { document, page: pageNumber },
-    );
-    if (pageNumber !== undefined && expected.length === 0) {
-      problems.push({ line, message: 'page needs a document in "expected"' });
-      return;
+    if (cells.length > columns.length) {
+      problems.push({
+        line,
+        message: `${cells.length} cells, and the first line names ${columns.length} columns`,
+      });
+      continue;
     }
-    if (row.passage?.trim()) expected.push({ passage: row.passage.trim() });
-    if (expected.length > 0) value.expected = expected;
-    const unanswerable = row.unanswerable?.trim().toLowerCase();
-    if (unanswerable) {
-      if (!['true', 'false', 'yes', 'no', '1', '0'].includes(unanswerable)) {
-        problems.push({ line, message: `unanswerable "${row.unanswerable}" is not true or false` });
-        return;
-      }
-      value.unanswerable = ['true', 'yes', '1'].includes(unanswerable);
-    }
-    if (row.language?.trim()) value.language = row.language.trim();
-    const tags = list(row.tags);
-    if (tags.length > 0) value.tags = tags;
-    items.push({ line, value });
-  });
+    const question = questionOfRow(Object.fromEntries(columns.map((c, i) => [c, cells[i] ?? ''])));
+    if (typeof question === 'string') problems.push({ line, message: question });
+    else items.push({ line, value: question });
+  }
   return problems.length > 0 ? problems : items;
 }
 
-/** The line (from 1) each data row of a CSV text starts on: quoted cells may hold line breaks. */
-function rowLines(content: string): number[] {
-  const starts: number[] = [];
-  let line = 1;
-  let quoted = false;
-  let atRowStart = true;
-  let header = true;
-  for (let i = 0; i < content.length; i++) {
-    const c = content[i];
-    if (atRowStart && c !== '\n' && c !== '\r' && c !== ' ' && c !== '\t') {
-      if (!header) starts.push(line);
-      atRowStart = false;
-    }
-    if (c === '"') quoted = !quoted;
-    else if (c === '\n') {
-      line++;
-      if (!quoted) {
-        header = false;
-        atRowStart = true;
-      }
-    }
-  }
-  return starts;
-}
-
 /** Questions of an uploaded file, or every bad line of it. */
-export function readQuestionFile(format: QuestionFormat, content: string): Question[] | QuestionProblem[] {
+export async function readQuestionFile(
+  format: QuestionFormat,
+  content: string,
+): Promise<Question[] | QuestionProblem[]> {
   if (content.includes('\u0000')) return [{ line: 1, message: 'the file is binary, not text' }];
   const body = content.charCodeAt(0) === 0xfeff ? content.slice(1) : content;
   if (format === 'json') {
@@ -263,9 +306,9 @@ export function readQuestionFile(format: QuestionFormat, content: string): Quest
       return [{ line: 1, message: 'a JSON file is a list of questions, or {"questions": [...]}' }];
     return checkQuestions(questions);
   }
-  const items = format === 'jsonl' ? jsonLines(body) : csvRows(body);
+  const items = format === 'jsonl' ? await jsonLines(body) : await csvRows(body);
   if (items.length > 0 && 'message' in items[0]!) return items as QuestionProblem[];
-  return checkAll(items as { line: number; value: unknown }[]);
+  return checkAll(items as Item[]);
 }
 
 /** Whether a result is problems (a refused set) or the questions. */

@@ -124,7 +124,7 @@ const QuestionSetForm = z
       .max(200)
       .optional()
       .describe("The set's name; the file's name without its extension when left out"),
-    file: z.string().describe('One JSONL, CSV or JSON file of questions (docs/evaluation.md), up to 16 MiB'),
+    file: z.string().describe('One JSONL, CSV or JSON file of questions (docs/evaluation.md), up to 8 MiB'),
   })
   .describe('multipart/form-data');
 

@@ -10,14 +10,14 @@ import {
 } from '../../src/evaluation/questions.js';
 
 describe('question files (issue 40)', () => {
-  it('reads JSONL, filling in what a line leaves out, with documents, pages and passages expected', () => {
+  it('reads JSONL, filling in what a line leaves out, with documents, pages and passages expected', async () => {
     const file = [
       '{"q": "How long is the warranty?", "answers": ["two years"], "expected": ["handbook.pdf"]}',
       '',
       '{"q": "Where is the reset button?", "expected": [{"document": "manual.pdf", "page": 4}, {"passage": "press and hold"}], "tags": ["hardware"], "language": "en"}',
       '{"q": "Who won the 1998 World Cup?", "unanswerable": true}',
     ].join('\n');
-    expect(readQuestionFile('jsonl', file)).toEqual([
+    expect(await readQuestionFile('jsonl', file)).toEqual([
       {
         q: 'How long is the warranty?',
         answers: ['two years'],
@@ -45,7 +45,7 @@ describe('question files (issue 40)', () => {
     ]);
   });
 
-  it('names every bad line of a file, by its line number, and keeps none of the good ones', () => {
+  it('names every bad line of a file, by its line number, and keeps none of the good ones', async () => {
     const file = [
       '{"q": "fine"}',
       '{"q": ""}',
@@ -55,13 +55,13 @@ describe('question files (issue 40)', () => {
       '{"q": "x", "unanswerable": true, "answers": ["but an answer"]}',
       '{"q": "x", "language": "English"}',
     ].join('\n');
-    const result = readQuestionFile('jsonl', file);
+    const result = await readQuestionFile('jsonl', file);
     expect(isProblems(result)).toBe(true);
     // A line that is not JSON is said first: the rest cannot be checked until the file reads.
     expect(result).toEqual([{ line: 3, message: expect.stringContaining('not JSON') }]);
 
     const readable = file.replace('not json at all\n', '');
-    expect(readQuestionFile('jsonl', readable)).toEqual([
+    expect(await readQuestionFile('jsonl', readable)).toEqual([
       { line: 2, message: 'q is empty' },
       { line: 3, message: 'unknown field "answer"' },
       {
@@ -73,7 +73,7 @@ describe('question files (issue 40)', () => {
     ]);
   });
 
-  it('reads CSV with a header, several values a cell separated by "|", and lines counted through quoted line breaks', () => {
+  it('reads CSV with a header, several values a cell separated by "|", and lines counted through quoted line breaks', async () => {
     const file = [
       'q,answers,expected,page,tags,unanswerable',
       '"How long is the warranty?","two years|24 months",handbook.pdf,3,warranty|terms,',
@@ -82,11 +82,11 @@ describe('question files (issue 40)', () => {
       'Is there a moon base?,,,,,yes',
       'Bad page,,handbook.pdf,three,,',
     ].join('\r\n');
-    expect(readQuestionFile('csv', file)).toEqual([
+    expect(await readQuestionFile('csv', file)).toEqual([
       { line: 6, message: 'page "three" is not a page number (1, 2, …)' },
     ]);
     const good = file.split('\r\n').slice(0, 5).join('\r\n');
-    expect(readQuestionFile('csv', good)).toEqual([
+    expect(await readQuestionFile('csv', good)).toEqual([
       {
         q: 'How long is the warranty?',
         answers: ['two years', '24 months'],
@@ -107,36 +107,53 @@ describe('question files (issue 40)', () => {
     ]);
   });
 
-  it('refuses a CSV without a "q" column or with a column it does not know', () => {
-    expect(readQuestionFile('csv', 'question,answers\nx,y\n')).toEqual([
+  it('refuses a CSV without a "q" column or with a column it does not know', async () => {
+    expect(await readQuestionFile('csv', 'question,answers\nx,y\n')).toEqual([
       { line: 1, message: expect.stringContaining('one is "q"') },
     ]);
-    expect(readQuestionFile('csv', 'q,answer\nx,y\n')).toEqual([
+    expect(await readQuestionFile('csv', 'q,answer\nx,y\n')).toEqual([
       { line: 1, message: expect.stringContaining('unknown column "answer"') },
     ]);
   });
 
-  it('takes a JSON file as a list or as {"questions"}, and refuses an empty set or one over the limit', () => {
+  it('takes a JSON file as a list or as {"questions"}, and refuses an empty set or one over the limit', async () => {
     const list = JSON.stringify([{ q: 'one' }, { q: 'two' }]);
-    expect(readQuestionFile('json', list)).toHaveLength(2);
-    expect(readQuestionFile('json', JSON.stringify({ questions: [{ q: 'one' }] }))).toHaveLength(1);
-    expect(readQuestionFile('json', '{"name": "x"}')).toEqual([
+    expect(await readQuestionFile('json', list)).toHaveLength(2);
+    expect(await readQuestionFile('json', JSON.stringify({ questions: [{ q: 'one' }] }))).toHaveLength(1);
+    expect(await readQuestionFile('json', '{"name": "x"}')).toEqual([
       { line: 1, message: 'a JSON file is a list of questions, or {"questions": [...]}' },
     ]);
-    expect(readQuestionFile('jsonl', '\n\n')).toEqual([{ line: 1, message: 'the set has no questions' }]);
+    expect(await readQuestionFile('jsonl', '\n\n')).toEqual([
+      { line: 1, message: 'the set has no questions' },
+    ]);
     const many = Array.from({ length: QUESTION_LIMITS.questions + 1 }, (_, i) => ({ q: `question ${i}` }));
-    expect(checkQuestions(many)).toEqual([
+    expect(await checkQuestions(many)).toEqual([
       {
         line: QUESTION_LIMITS.questions + 1,
         message: `a set holds at most ${QUESTION_LIMITS.questions} questions`,
       },
     ]);
-    expect(readQuestionFile('jsonl', '{"q": "a"}\u0000')).toEqual([
+    expect(await readQuestionFile('jsonl', '{"q": "a"}\u0000')).toEqual([
       { line: 1, message: 'the file is binary, not text' },
     ]);
   });
 
-  it('knows a file by its extension first, then by its media type', () => {
+  it('gives the event loop turns while it checks a large file (the server answers others meanwhile)', async () => {
+    const rows = Array.from(
+      { length: QUESTION_LIMITS.questions },
+      (_, i) => `"Question ${i}, in full?",answer ${i}|other,doc-${i}.pdf,2,a|b`,
+    );
+    let turnTaken = false;
+    setImmediate(() => {
+      turnTaken = true;
+    });
+    // Without turns the whole check runs in promise callbacks, before any immediate: the flag would still be false.
+    const questions = await readQuestionFile('csv', `q,answers,expected,page,tags\n${rows.join('\n')}\n`);
+    expect(turnTaken).toBe(true);
+    expect(questions).toHaveLength(QUESTION_LIMITS.questions);
+  });
+
+  it('knows a file by its extension first, then by its media type', async () => {
     expect(questionFormatOf('set.JSONL', 'application/octet-stream')).toBe('jsonl');
     expect(questionFormatOf('set.ndjson', undefined)).toBe('jsonl');
     expect(questionFormatOf('set.csv', 'application/json')).toBe('csv');
@@ -144,7 +161,7 @@ describe('question files (issue 40)', () => {
     expect(questionFormatOf('questions.txt', 'text/plain')).toBeUndefined();
   });
 
-  it('compares answers after NFKC, case and white-space folding', () => {
+  it('compares answers after NFKC, case and white-space folding', async () => {
     expect(foldForComparison('  Two\u00a0 YEARS\n')).toBe('two years');
     // Full-width letters and digits fold to their ASCII forms (NFKC).
     expect(containsAnswer('The warranty lasts ＴＷＯ years.', ['two years'])).toBe(true);

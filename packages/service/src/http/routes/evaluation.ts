@@ -25,8 +25,11 @@ import { errorResponses } from '../schemas.js';
 const WorkspaceParams = z.object({ id: z.string().min(1).max(100) });
 const Params = z.object({ id: z.string().min(1).max(100) });
 
-/** A question file is text: far below an upload's limit, and read whole to be checked line by line. */
-export const QUESTION_FILE_MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * A question file is text, far below an upload's limit (5,000 questions are 1–2 MB), and read whole
+ * to be checked line by line.
+ */
+export const QUESTION_FILE_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
  * The set's name and questions from the request: a JSON body `{name, questions}`, or a multipart
