@@ -207,11 +207,12 @@ describe('embedded mode (docslurp serve)', () => {
     };
     // The keys made and revoked by the test before are the command line's too.
     const byCli = logged.events.filter((e) => e.actor.startsWith('command line ('));
-    expect(byCli.map((e) => e.action).filter((a) => !a.startsWith('key.')).sort()).toEqual([
-      'group.created',
-      'user.created',
-      'user.created',
-    ]);
+    expect(
+      byCli
+        .map((e) => e.action)
+        .filter((a) => !a.startsWith('key.'))
+        .sort(),
+    ).toEqual(['group.created', 'user.created', 'user.created']);
     expect(byCli.map((e) => e.action)).toEqual(expect.arrayContaining(['key.created', 'key.revoked']));
     expect(byCli.find((e) => e.details.email === 'reader@example.com')?.details).toMatchObject({
       role: 'reader',

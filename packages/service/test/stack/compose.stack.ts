@@ -1,3 +1,4 @@
+// Over 400 lines: one container stack, started once (it costs minutes), carries every check of the self-hosted setup.
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
