@@ -5,8 +5,10 @@ import { ActionNote } from '../components/ActionNote';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { Details, ErrorNote, Loading, ScrollRegion, Status, When } from '../components/common';
 import { documentLabel } from '../components/DocumentName';
+import { DocumentSharing } from '../components/DocumentSharing';
 import { Markdown, useMarkdown } from '../components/Markdown';
 import { WorkspaceCrumb } from '../components/WorkspaceCrumb';
+import { mayEdit, maySeeRuns, useUser } from '../lib/access';
 import { useAction, useLoad, useTitle } from '../lib/hooks';
 import { contentHref, isPdf } from '../lib/links';
 import { markSplitter, withMarkChars } from '../lib/marks';
@@ -142,15 +144,22 @@ export function DocumentScreen({ id }: { id: string }) {
   const [tab, setTab] = useState<'original' | 'text'>();
   const action = useAction(reload);
   // Its run, named by what it was (and a sync by its source): after the record, beside the text.
+  const user = useUser();
   const origin = useLoad(
     (signal) =>
       doc
         ? Promise.all([
-            sdk.getRun(doc.runId, { signal }),
+            // Runs need the ingest scope: a reader sees the document without its run.
+            maySeeRuns(user) ? sdk.getRun(doc.runId, { signal }) : Promise.resolve(undefined),
             doc.source ? sdk.listSources(doc.workspaceId, { signal }) : Promise.resolve({ sources: [] }),
           ])
         : Promise.resolve(undefined),
     [doc?.runId, doc?.source],
+  );
+  // Whether the person may change it: its workspace's access lists say.
+  const workspace = useLoad(
+    (signal) => (doc ? sdk.getWorkspace(doc.workspaceId, { signal }) : Promise.resolve(undefined)),
+    [doc?.workspaceId],
   );
   useTitle(doc ? documentLabel(doc) : 'Document');
 
@@ -186,6 +195,8 @@ export function DocumentScreen({ id }: { id: string }) {
       : '';
 
   const [run, { sources }] = origin.data ?? [undefined, { sources: [] }];
+  // Processing again and deleting are for those who may edit its workspace; until it is known, no buttons.
+  const editable = workspace.data ? mayEdit(user, workspace.data.access) : false;
   const source = sources.find((x) => x.id === doc.source);
   const reprocessable = doc.status === 'cancelled' || doc.status === 'failed';
 
@@ -210,12 +221,16 @@ export function DocumentScreen({ id }: { id: string }) {
         <dd>
           <When iso={doc.createdAt} />
         </dd>
-        <dt>Run</dt>
-        <dd>
-          <Link to={`/runs/${doc.runId}`}>
-            {run ? runName(run, source && sourceLabel(source)) : 'its run'}
-          </Link>
-        </dd>
+        {maySeeRuns(user) ? (
+          <>
+            <dt>Run</dt>
+            <dd>
+              <Link to={`/runs/${doc.runId}`}>
+                {run ? runName(run, source && sourceLabel(source)) : 'its run'}
+              </Link>
+            </dd>
+          </>
+        ) : null}
         {doc.sourceItem ? (
           <>
             <dt>Source</dt>
@@ -241,7 +256,7 @@ export function DocumentScreen({ id }: { id: string }) {
         <a className="button" href={contentHref(id)} download={doc.filename}>
           Download original
         </a>
-        {reprocessable ? (
+        {editable && reprocessable ? (
           <button
             type="button"
             className="primary"
@@ -257,7 +272,7 @@ export function DocumentScreen({ id }: { id: string }) {
             Process again
           </button>
         ) : null}
-        {doc.status !== 'deleted' ? (
+        {editable && doc.status !== 'deleted' ? (
           <ConfirmButton
             label="Delete"
             confirmLabel="Delete for good"
@@ -275,6 +290,7 @@ export function DocumentScreen({ id }: { id: string }) {
         ) : null}
       </div>
       <ActionNote action={action} />
+      <DocumentSharing doc={doc} editable={editable} onChanged={reload} />
 
       {mark && text ? (
         <div className="cited-note" data-testid="cited-passage">
