@@ -1,32 +1,13 @@
-import type { DocumentAccess, GrantsInput } from '@service/sdk';
 import { sdk } from '../api';
-import { type Directory, isManager, ownDirectory, useUser } from '../lib/access';
+import {
+  type Chosen,
+  type Directory,
+  type DocumentChoice,
+  isManager,
+  ownDirectory,
+  useUser,
+} from '../lib/access';
 import { useLoad } from '../lib/hooks';
-
-/** Chosen users and groups (ids), and for a person who cannot list the account, names typed in. */
-export interface Chosen {
-  users: string[];
-  groups: string[];
-  /** E-mail addresses and group names, separated by commas. */
-  typed: string;
-}
-
-export const NOBODY: Chosen = { users: [], groups: [], typed: '' };
-
-export const chosenOf = (g: { users: string[]; groups: string[] } | null | undefined): Chosen =>
-  g ? { users: [...g.users], groups: [...g.groups], typed: '' } : NOBODY;
-
-/** As the API takes it: typed words with an @ are people's e-mails, the others group names. */
-export function grantsOf(c: Chosen): Required<GrantsInput> {
-  const typed = c.typed
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  return {
-    users: [...c.users, ...typed.filter((s) => s.includes('@'))],
-    groups: [...c.groups, ...typed.filter((s) => !s.includes('@'))],
-  };
-}
 
 /**
  * The people and groups an access choice offers: the whole account's for owners and admins, else the
@@ -117,20 +98,6 @@ export function GrantsChooser({
     </fieldset>
   );
 }
-
-/** A document's readers as a choice: its workspace's readers, or only those chosen among them. */
-export interface DocumentChoice {
-  restricted: boolean;
-  chosen: Chosen;
-}
-
-export const documentChoiceOf = (a: DocumentAccess | undefined): DocumentChoice => ({
-  restricted: !!a,
-  chosen: chosenOf(a),
-});
-
-export const documentAccessOf = (c: DocumentChoice): GrantsInput | null =>
-  c.restricted ? grantsOf(c.chosen) : null;
 
 /** "Who may read it": everyone who reads its workspace, or only the groups and people ticked. */
 export function DocumentAccessChoice({

@@ -1,9 +1,9 @@
 import type { Workspace } from '@service/sdk';
 import { type FormEvent, useState } from 'react';
 import { sdk } from '../api';
-import { describeGrants, isManager, useUser } from '../lib/access';
+import { type Chosen, chosenOf, describeGrants, grantsOf, isManager, useUser } from '../lib/access';
 import { useAction } from '../lib/hooks';
-import { type Chosen, chosenOf, GrantsChooser, grantsOf, useDirectory } from './Access';
+import { GrantsChooser, useDirectory } from './Access';
 import { ActionNote } from './ActionNote';
 import { ErrorNote } from './common';
 

@@ -1,17 +1,12 @@
 import type { UploadResult } from '@service/sdk';
 import { type DragEvent, useRef, useState } from 'react';
 import { sdk, type UploadTask, uploadFiles } from '../api';
+import { type DocumentChoice, documentAccessOf, documentChoiceOf } from '../lib/access';
 import { checkFile, describeFormats } from '../lib/formats';
 import { useLoad } from '../lib/hooks';
 import { formatBytes } from '../lib/progress';
 import { suggestedName, WORKSPACE_NAME_MAX } from '../lib/workspaces';
-import {
-  DocumentAccessChoice,
-  type DocumentChoice,
-  documentAccessOf,
-  documentChoiceOf,
-  useDirectory,
-} from './Access';
+import { DocumentAccessChoice, useDirectory } from './Access';
 import { ErrorNote, Hidden, ProgressBar } from './common';
 
 /**

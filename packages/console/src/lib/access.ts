@@ -1,6 +1,9 @@
-import type { DocumentAccess, Group, User, WorkspaceAccess } from '@service/sdk';
+import type { DocumentAccess, GrantsInput, Group, User, WorkspaceAccess } from '@service/sdk';
+import type { components } from '@service/sdk/openapi';
 import { createContext, useContext } from 'react';
-import type { SessionUser } from '../api';
+
+/** The signed-in person, as GET /v1/session describes them (the type api.ts exports too). */
+type SessionUser = components['schemas']['Session']['user'];
 
 /**
  * What the signed-in person may do, for the screens to show only the buttons that work for them.
@@ -69,3 +72,42 @@ export function describeDocumentAccess(access: DocumentAccess, dir: Directory): 
   const names = describeGrants(access, dir);
   return names.length === 0 ? 'Nobody but owners and admins' : `Only ${names.join(', ')}`;
 }
+
+/** Chosen users and groups (ids), and for a person who cannot list the account, names typed in. */
+export interface Chosen {
+  users: string[];
+  groups: string[];
+  /** E-mail addresses and group names, separated by commas. */
+  typed: string;
+}
+
+export const NOBODY: Chosen = { users: [], groups: [], typed: '' };
+
+export const chosenOf = (g: { users: string[]; groups: string[] } | null | undefined): Chosen =>
+  g ? { users: [...g.users], groups: [...g.groups], typed: '' } : NOBODY;
+
+/** As the API takes it: typed words with an @ are people's e-mails, the others group names. */
+export function grantsOf(c: Chosen): Required<GrantsInput> {
+  const typed = c.typed
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return {
+    users: [...c.users, ...typed.filter((s) => s.includes('@'))],
+    groups: [...c.groups, ...typed.filter((s) => !s.includes('@'))],
+  };
+}
+
+/** A document's readers as a choice: its workspace's readers, or only those chosen among them. */
+export interface DocumentChoice {
+  restricted: boolean;
+  chosen: Chosen;
+}
+
+export const documentChoiceOf = (a: DocumentAccess | undefined): DocumentChoice => ({
+  restricted: !!a,
+  chosen: chosenOf(a),
+});
+
+export const documentAccessOf = (c: DocumentChoice): GrantsInput | null =>
+  c.restricted ? grantsOf(c.chosen) : null;

@@ -1,11 +1,12 @@
 import { ConflictError, type Document } from '@service/sdk';
 import { lazy, type ReactNode, Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { isNotFound, sdk } from '../api';
+import { useDirectory } from '../components/Access';
 import { ActionNote } from '../components/ActionNote';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { Details, ErrorNote, Loading, ScrollRegion, Status, When } from '../components/common';
 import { documentLabel } from '../components/DocumentName';
-import { DocumentSharing } from '../components/DocumentSharing';
+import { AccessFact, AccessForm } from '../components/DocumentSharing';
 import { Markdown, useMarkdown } from '../components/Markdown';
 import { WorkspaceCrumb } from '../components/WorkspaceCrumb';
 import { mayEdit, maySeeRuns, useUser } from '../lib/access';
@@ -161,6 +162,8 @@ export function DocumentScreen({ id }: { id: string }) {
     (signal) => (doc ? sdk.getWorkspace(doc.workspaceId, { signal }) : Promise.resolve(undefined)),
     [doc?.workspaceId],
   );
+  const { dir } = useDirectory();
+  const [changingAccess, setChangingAccess] = useState(false);
   useTitle(doc ? documentLabel(doc) : 'Document');
 
   if (error && isNotFound(error)) {
@@ -243,7 +246,20 @@ export function DocumentScreen({ id }: { id: string }) {
             </dd>
           </>
         ) : null}
+        <AccessFact
+          doc={doc}
+          dir={dir}
+          editable={editable}
+          open={changingAccess}
+          onOpen={() => {
+            action.clear();
+            setChangingAccess(true);
+          }}
+        />
       </dl>
+      {editable && changingAccess ? (
+        <AccessForm doc={doc} dir={dir} action={action} onClose={() => setChangingAccess(false)} />
+      ) : null}
       {doc.error ? (
         <div className={doc.status === 'cancelled' ? 'note' : 'error'}>
           <strong>{doc.status === 'cancelled' ? 'Not processed' : 'Failed'}:</strong> {doc.error.message}
@@ -290,7 +306,6 @@ export function DocumentScreen({ id }: { id: string }) {
         ) : null}
       </div>
       <ActionNote action={action} />
-      <DocumentSharing doc={doc} editable={editable} onChanged={reload} />
 
       {mark && text ? (
         <div className="cited-note" data-testid="cited-passage">

@@ -186,15 +186,19 @@ describe('who may see what', () => {
 
   it("changes a document's access on its page", async () => {
     await page.goto(`${url}/documents/${ids.handbook}`);
-    const panel = page.getByTestId('document-access');
+    const summary = page.getByTestId('document-access-summary');
+    await expect.poll(() => summary.textContent()).toBe('Everyone who may read the workspace');
+    await page.getByRole('button', { name: 'Change who may read it' }).click();
+    const form = page.getByRole('form', { name: 'Who may read it' });
+    await form.getByLabel(/Only the groups and people chosen/).check();
+    await form.getByLabel('group HR').check();
+    await form.getByRole('button', { name: 'Save access' }).click();
+    await expect.poll(() => summary.textContent()).toBe('Only group HR');
+    // The form is gone; the screen's note says what changed and has the keyboard's focus.
+    expect(await form.count()).toBe(0);
     await expect
-      .poll(() => panel.getByTestId('document-access-summary').textContent())
-      .toBe('Everyone who may read the workspace');
-    await panel.getByRole('button', { name: 'Change who may read it' }).click();
-    await panel.getByLabel(/Only the groups and people chosen/).check();
-    await panel.getByLabel('group HR').check();
-    await panel.getByRole('button', { name: 'Save access' }).click();
-    await expect.poll(() => panel.getByTestId('document-access-summary').textContent()).toBe('Only group HR');
+      .poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')))
+      .toBe('action-note');
     expect((await api(page, 'GET', `/v1/documents/${ids.handbook}`)).body.access).toEqual({
       users: [],
       groups: [ids.hr],
