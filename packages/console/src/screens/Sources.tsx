@@ -1,12 +1,12 @@
 import type { SourceType } from '@service/sdk';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, type ReactNode, useState } from 'react';
 import { sdk } from '../api';
 import { ActionNote } from '../components/ActionNote';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { Details, Status, When } from '../components/common';
 import { Listing } from '../components/Listing';
 import { WorkspaceHeader } from '../components/WorkspaceHeader';
-import { mayEdit, useUser } from '../lib/access';
+import { mayEdit, maySeeRuns, useUser } from '../lib/access';
 import { useAction, useLoad, useTitle } from '../lib/hooks';
 import { allowedSourceTypes, SOURCE_TYPES, sourceLabel, sourceWhere } from '../lib/sources';
 import { workspaceLabel } from '../lib/workspaces';
@@ -23,6 +23,11 @@ function settingsOf(type: SourceType, f: Record<string, string>): Record<string,
     };
   const url = f.url ?? '';
   return /sitemap[^/]*\.xml($|\?)/i.test(url) ? { sitemapUrl: url } : { startUrl: url };
+}
+
+/** A sync's run as a link, for those who may open runs (readers may not: the words alone). */
+function RunLink({ id, runs, children }: { id: string; runs: boolean; children: ReactNode }) {
+  return runs ? <Link to={`/runs/${id}`}>{children}</Link> : <>{children}</>;
 }
 
 /** A workspace's sources: what each follows, its last sync and the next, "Sync now", add and delete. */
@@ -44,6 +49,7 @@ export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
   // Adding, syncing and deleting sources is for those who may edit the workspace; the rest see the list.
   const user = useUser();
   const editable = workspace ? mayEdit(user, workspace.access) : false;
+  const runs = maySeeRuns(user);
   useTitle(`Sources${workspace ? ` · ${workspaceLabel(workspace)}` : ''}`);
   const types = SOURCE_TYPES.filter((t) => allowedSourceTypes(list.data).includes(t.type));
   const type = chosen && types.some((t) => t.type === chosen) ? chosen : (types[0]?.type ?? 'website');
@@ -114,12 +120,14 @@ export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
               <td data-label="Type">{SOURCE_TYPES.find((t) => t.type === s.type)?.label ?? s.type}</td>
               <td data-label="Last sync" data-testid="last-sync">
                 {s.syncRunId ? (
-                  <Link to={`/runs/${s.syncRunId}`}>syncing…</Link>
+                  <RunLink id={s.syncRunId} runs={runs}>
+                    syncing…
+                  </RunLink>
                 ) : s.lastSync ? (
                   <>
-                    <Link to={`/runs/${s.lastSync.runId}`}>
+                    <RunLink id={s.lastSync.runId} runs={runs}>
                       <Status value={s.lastSync.status} />
-                    </Link>{' '}
+                    </RunLink>{' '}
                     <When iso={s.lastSync.finishedAt ?? s.lastSync.startedAt} />
                     {s.lastSync.error ? (
                       <div className="bad-text small">
