@@ -1070,6 +1070,9 @@ describe.skipIf(noChromium)('the web console in Chromium', () => {
       ['Workspaces', 'page'],
       ['Webhooks', null],
       ['API keys', null],
+      ['People', null],
+      ['Groups', null],
+      ['Audit log', null],
     ]);
     await page.goto(workspaceUrl);
     await page.getByTestId('documents').waitFor();
