@@ -1,12 +1,16 @@
 import { type ReactNode, useEffect, useRef, useState } from 'react';
 import { consoleApi, onSignedOut, type Session } from './api';
 import { ErrorNote, Loading } from './components/common';
+import { isManager, SessionContext } from './lib/access';
 import { useTitle } from './lib/hooks';
 import { Link, match, navigate, useLocation } from './router';
+import { AuditScreen } from './screens/Audit';
 import { ChatScreen } from './screens/Chat';
 import { DocumentScreen } from './screens/Document';
+import { GroupsScreen } from './screens/Groups';
 import { KeysScreen } from './screens/Keys';
 import { OverviewScreen } from './screens/Overview';
+import { PeopleScreen } from './screens/People';
 import { RunScreen } from './screens/Run';
 import { SearchScreen } from './screens/Search';
 import { SignIn } from './screens/SignIn';
@@ -30,6 +34,9 @@ const ROUTES: [string, (p: Record<string, string>) => ReactNode][] = [
   ['/keys', () => <KeysScreen />],
   ['/webhooks', () => <WebhooksScreen />],
   ['/webhooks/:id', (p) => <WebhookScreen key={p.id} id={p.id!} />],
+  ['/people', () => <PeopleScreen />],
+  ['/groups', () => <GroupsScreen />],
+  ['/audit', () => <AuditScreen />],
 ];
 
 function NotFound({ path }: { path: string }) {
@@ -58,6 +65,9 @@ function sectionOf(path: string): string {
     return '/workspaces';
   if (path.startsWith('/keys')) return '/keys';
   if (path.startsWith('/webhooks')) return '/webhooks';
+  if (path.startsWith('/people')) return '/people';
+  if (path.startsWith('/groups')) return '/groups';
+  if (path.startsWith('/audit')) return '/audit';
   return path === '/' ? '/' : '';
 }
 
@@ -118,11 +128,17 @@ export function App() {
   }, [session]);
 
   const signOut = async () => {
+    let endSessionUrl: string | undefined;
     try {
-      await consoleApi.signOut();
+      endSessionUrl = await consoleApi.signOut();
     } finally {
-      setSession(null);
-      navigate('/', { replace: true });
+      // Signed in through the identity provider: its session ends too, or "Sign in with …" would
+      // sign the person straight back in. The provider sends the browser back to the console.
+      if (endSessionUrl) window.location.assign(endSessionUrl);
+      else {
+        setSession(null);
+        navigate('/', { replace: true });
+      }
     }
   };
 
@@ -137,8 +153,10 @@ export function App() {
         }}
       />
     );
+  // Keys, webhooks, people, groups and the audit log are for owners and admins: nobody else is shown them.
+  const manager = isManager(session.user);
   return (
-    <>
+    <SessionContext value={session.user}>
       {/* The browser moves focus to the target (focusable with tabIndex -1) by itself. */}
       <a className="skip-link" href="#main">
         Skip to content
@@ -166,12 +184,25 @@ export function App() {
             <NavLink to="/workspaces" path={path}>
               Workspaces
             </NavLink>
-            <NavLink to="/webhooks" path={path}>
-              Webhooks
-            </NavLink>
-            <NavLink to="/keys" path={path}>
-              API keys
-            </NavLink>
+            {manager ? (
+              <>
+                <NavLink to="/webhooks" path={path}>
+                  Webhooks
+                </NavLink>
+                <NavLink to="/keys" path={path}>
+                  API keys
+                </NavLink>
+                <NavLink to="/people" path={path}>
+                  People
+                </NavLink>
+                <NavLink to="/groups" path={path}>
+                  Groups
+                </NavLink>
+                <NavLink to="/audit" path={path}>
+                  Audit log
+                </NavLink>
+              </>
+            ) : null}
           </nav>
           <div className="who">
             <span className="muted small" data-testid="user-email">
@@ -186,6 +217,6 @@ export function App() {
       <main id="main" tabIndex={-1}>
         <Screen path={path} />
       </main>
-    </>
+    </SessionContext>
   );
 }

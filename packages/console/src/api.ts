@@ -1,5 +1,11 @@
-import { createDocSlurpClient, DocSlurpError, type FetchLike, type UploadResult } from '@service/sdk';
-import type { components } from '@service/sdk/openapi';
+import {
+  createDocSlurpClient,
+  DocSlurpError,
+  type FetchLike,
+  type GrantsInput,
+  type UploadResult,
+} from '@service/sdk';
+import type { components, paths } from '@service/sdk/openapi';
 import { fileFractions } from './lib/progress';
 
 /**
@@ -21,6 +27,8 @@ export type Scope = ApiKey['scopes'][number];
 /** In the order the key form offers them. */
 export const SCOPES: readonly Scope[] = ['ingest', 'search', 'artifacts', 'admin', 'act-as'];
 export type Overview = Schemas['Overview'];
+export type SignInOptions =
+  paths['/v1/session/options']['get']['responses'][200]['content']['application/json'];
 
 let csrfToken: string | undefined;
 const signedOutListeners = new Set<() => void>();
@@ -133,10 +141,14 @@ export const consoleApi = {
     csrfToken = session.csrfToken;
     return session;
   },
-  async signOut(): Promise<void> {
-    await call<void>('DELETE', '/v1/session');
+  /** Ends the session; answers where to end the identity provider's too, when it signed the person in. */
+  async signOut(): Promise<string | undefined> {
+    const ended = await call<{ endSessionUrl: string } | undefined>('DELETE', '/v1/session');
     csrfToken = undefined;
+    return ended?.endSessionUrl;
   },
+  /** How people sign in here (password, identity provider, both): asked before anyone is signed in. */
+  signInOptions: () => call<SignInOptions>('GET', '/v1/session/options'),
   listKeys: () => call<{ keys: ApiKey[] }>('GET', '/v1/keys'),
   createKey: (name: string, scopes: Scope[]) =>
     call<{ key: ApiKey; secret: string }>('POST', '/v1/keys', { ...(name ? { name } : {}), scopes }),
@@ -158,11 +170,14 @@ export function uploadFiles(
   files: File[],
   target: { workspaceId: string } | { workspaceName: string | undefined },
   onProgress: (perFile: number[]) => void,
+  access: GrantsInput | null = null,
 ): UploadTask {
   const form = new FormData();
   // Fields before files: the server checks the workspace before any file is streamed.
   if ('workspaceId' in target) form.append('workspaceId', target.workspaceId);
   else if (target.workspaceName) form.append('workspaceName', target.workspaceName);
+  // Who of the workspace's readers may read every file of this upload; left out, all of them.
+  if (access) form.append('access', JSON.stringify(access));
   for (const f of files) form.append('files', f, f.name);
   const xhr = new XMLHttpRequest();
   const promise = new Promise<UploadResult>((resolve, reject) => {

@@ -1,10 +1,12 @@
 import type { UploadResult } from '@service/sdk';
 import { type DragEvent, useRef, useState } from 'react';
 import { sdk, type UploadTask, uploadFiles } from '../api';
+import { type DocumentChoice, documentAccessOf, documentChoiceOf } from '../lib/access';
 import { checkFile, describeFormats } from '../lib/formats';
 import { useLoad } from '../lib/hooks';
 import { formatBytes } from '../lib/progress';
 import { suggestedName, WORKSPACE_NAME_MAX } from '../lib/workspaces';
+import { DocumentAccessChoice, useDirectory } from './Access';
 import { ErrorNote, Hidden, ProgressBar } from './common';
 
 /**
@@ -32,6 +34,9 @@ export function Uploader({
   const [typedName, setTypedName] = useState<string>();
   const input = useRef<HTMLInputElement>(null);
   const formats = useLoad((signal) => sdk.listFormats({ signal }), []);
+  // Who may read the files: the workspace's readers unless narrowed, for every file of the upload.
+  const [access, setAccess] = useState<DocumentChoice>(() => documentChoiceOf(null));
+  const { dir } = useDirectory();
   const name = typedName ?? suggestedName(files.map((f) => f.file));
 
   const add = async (list: FileList | null) => {
@@ -63,6 +68,7 @@ export function Uploader({
       files.map((f) => f.file),
       workspaceId ? { workspaceId } : { workspaceName: name.trim() || undefined },
       setProgress,
+      documentAccessOf(access),
     );
     setTask(t);
     try {
@@ -70,6 +76,7 @@ export function Uploader({
       setFiles([]);
       setProgress([]);
       setTypedName(undefined);
+      setAccess(documentChoiceOf(null));
       onUploaded(result);
     } catch (err) {
       setError(err);
@@ -152,6 +159,14 @@ export function Uploader({
               />
             </label>
           )}
+          <DocumentAccessChoice
+            legend="Who may read these files"
+            name="upload-access"
+            dir={dir}
+            value={access}
+            onChange={setAccess}
+            disabled={!!task}
+          />
           <div className="row">
             {task ? (
               <button type="button" onClick={() => task.abort()}>

@@ -1,12 +1,15 @@
 import { ConflictError, type Document } from '@service/sdk';
 import { lazy, type ReactNode, Suspense, useEffect, useMemo, useRef, useState } from 'react';
 import { isNotFound, sdk } from '../api';
+import { useDirectory } from '../components/Access';
 import { ActionNote } from '../components/ActionNote';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { Details, ErrorNote, Loading, ScrollRegion, Status, When } from '../components/common';
 import { documentLabel } from '../components/DocumentName';
+import { AccessFact, AccessForm } from '../components/DocumentSharing';
 import { Markdown, useMarkdown } from '../components/Markdown';
 import { WorkspaceCrumb } from '../components/WorkspaceCrumb';
+import { mayEdit, maySeeRuns, useUser } from '../lib/access';
 import { useAction, useLoad, useTitle } from '../lib/hooks';
 import { contentHref, isPdf } from '../lib/links';
 import { markSplitter, withMarkChars } from '../lib/marks';
@@ -142,16 +145,25 @@ export function DocumentScreen({ id }: { id: string }) {
   const [tab, setTab] = useState<'original' | 'text'>();
   const action = useAction(reload);
   // Its run, named by what it was (and a sync by its source): after the record, beside the text.
+  const user = useUser();
   const origin = useLoad(
     (signal) =>
       doc
         ? Promise.all([
-            sdk.getRun(doc.runId, { signal }),
+            // Runs need the ingest scope: a reader sees the document without its run.
+            maySeeRuns(user) ? sdk.getRun(doc.runId, { signal }) : Promise.resolve(undefined),
             doc.source ? sdk.listSources(doc.workspaceId, { signal }) : Promise.resolve({ sources: [] }),
           ])
         : Promise.resolve(undefined),
     [doc?.runId, doc?.source],
   );
+  // Whether the person may change it: its workspace's access lists say.
+  const workspace = useLoad(
+    (signal) => (doc ? sdk.getWorkspace(doc.workspaceId, { signal }) : Promise.resolve(undefined)),
+    [doc?.workspaceId],
+  );
+  const { dir } = useDirectory();
+  const [changingAccess, setChangingAccess] = useState(false);
   useTitle(doc ? documentLabel(doc) : 'Document');
 
   if (error && isNotFound(error)) {
@@ -186,6 +198,8 @@ export function DocumentScreen({ id }: { id: string }) {
       : '';
 
   const [run, { sources }] = origin.data ?? [undefined, { sources: [] }];
+  // Processing again and deleting are for those who may edit its workspace; until it is known, no buttons.
+  const editable = workspace.data ? mayEdit(user, workspace.data.access) : false;
   const source = sources.find((x) => x.id === doc.source);
   const reprocessable = doc.status === 'cancelled' || doc.status === 'failed';
 
@@ -210,12 +224,16 @@ export function DocumentScreen({ id }: { id: string }) {
         <dd>
           <When iso={doc.createdAt} />
         </dd>
-        <dt>Run</dt>
-        <dd>
-          <Link to={`/runs/${doc.runId}`}>
-            {run ? runName(run, source && sourceLabel(source)) : 'its run'}
-          </Link>
-        </dd>
+        {maySeeRuns(user) ? (
+          <>
+            <dt>Run</dt>
+            <dd>
+              <Link to={`/runs/${doc.runId}`}>
+                {run ? runName(run, source && sourceLabel(source)) : 'its run'}
+              </Link>
+            </dd>
+          </>
+        ) : null}
         {doc.sourceItem ? (
           <>
             <dt>Source</dt>
@@ -228,7 +246,20 @@ export function DocumentScreen({ id }: { id: string }) {
             </dd>
           </>
         ) : null}
+        <AccessFact
+          doc={doc}
+          dir={dir}
+          editable={editable}
+          open={changingAccess}
+          onOpen={() => {
+            action.clear();
+            setChangingAccess(true);
+          }}
+        />
       </dl>
+      {editable && changingAccess ? (
+        <AccessForm doc={doc} dir={dir} action={action} onClose={() => setChangingAccess(false)} />
+      ) : null}
       {doc.error ? (
         <div className={doc.status === 'cancelled' ? 'note' : 'error'}>
           <strong>{doc.status === 'cancelled' ? 'Not processed' : 'Failed'}:</strong> {doc.error.message}
@@ -241,7 +272,7 @@ export function DocumentScreen({ id }: { id: string }) {
         <a className="button" href={contentHref(id)} download={doc.filename}>
           Download original
         </a>
-        {reprocessable ? (
+        {editable && reprocessable ? (
           <button
             type="button"
             className="primary"
@@ -257,7 +288,7 @@ export function DocumentScreen({ id }: { id: string }) {
             Process again
           </button>
         ) : null}
-        {doc.status !== 'deleted' ? (
+        {editable && doc.status !== 'deleted' ? (
           <ConfirmButton
             label="Delete"
             confirmLabel="Delete for good"

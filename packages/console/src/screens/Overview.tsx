@@ -1,6 +1,7 @@
 import { consoleApi, sdk } from '../api';
 import { Details, ErrorNote, Loading, ProgressBar, Status, When } from '../components/common';
 import { Listing } from '../components/Listing';
+import { maySeeRuns, useUser } from '../lib/access';
 import { useLoad, useTitle } from '../lib/hooks';
 import { runName } from '../lib/runs';
 import { workspaceLabel } from '../lib/workspaces';
@@ -9,6 +10,7 @@ import { Link } from '../router';
 const STATES = ['ready', 'queued', 'processing', 'needs_ocr', 'failed', 'cancelled'] as const;
 
 export function OverviewScreen() {
+  const user = useUser();
   // Both in parallel: the screen needs them together.
   const { data, error } = useLoad(
     (signal) => Promise.all([consoleApi.overview(), sdk.listWorkspaces({ signal })]),
@@ -51,7 +53,9 @@ export function OverviewScreen() {
                 const name = runName({ kind: r.kind, counts: { total: r.documents } }, r.sourceName);
                 return (
                   <li key={r.id}>
-                    <Link to={`/runs/${r.id}`}>{name}</Link> <Status value={r.status} />{' '}
+                    {/* A reader may not open runs (they need the ingest scope): it reads their names. */}
+                    {maySeeRuns(user) ? <Link to={`/runs/${r.id}`}>{name}</Link> : name}{' '}
+                    <Status value={r.status} />{' '}
                     <span className="muted small">
                       in {names.get(r.workspaceId) ?? 'a workspace'} · <When iso={r.createdAt} />
                     </span>

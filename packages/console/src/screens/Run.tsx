@@ -7,6 +7,7 @@ import { Details, ErrorNote, Loading, ProgressBar, RunBar, Status, When } from '
 import { DocumentName, documentLabel } from '../components/DocumentName';
 import { Listing } from '../components/Listing';
 import { WorkspaceCrumb } from '../components/WorkspaceCrumb';
+import { mayEdit, useUser } from '../lib/access';
 import { type Action, useAction, useLoad, useTitle } from '../lib/hooks';
 import { documentHref } from '../lib/links';
 import { paceText } from '../lib/progress';
@@ -115,6 +116,10 @@ function ReprocessButton({
 
 function RunView({ data, name, reload }: { data: RunProgress; name: string; reload: () => void }) {
   const action = useAction(reload);
+  // Pausing, cancelling and processing again are for those who may edit the run's workspace.
+  const user = useUser();
+  const workspace = useLoad((signal) => sdk.getWorkspace(data.workspaceId, { signal }), [data.workspaceId]);
+  const editable = workspace.data ? mayEdit(user, workspace.data.access) : false;
   const [filter, setFilter] = useState<DocumentStatus | 'all'>('all');
   const [page, setPage] = useState(0);
   const table = useRef<HTMLHeadingElement>(null);
@@ -137,7 +142,7 @@ function RunView({ data, name, reload }: { data: RunProgress; name: string; relo
   };
 
   const c = data.counts;
-  const open = data.status === 'processing' || data.status === 'paused';
+  const open = editable && (data.status === 'processing' || data.status === 'paused');
   const segments = runSegments(c);
   const sentence = describeRun(data.status, c);
   const shown = filter === 'all' ? sorted : sorted.filter((d) => d.status === filter);
@@ -236,8 +241,12 @@ function RunView({ data, name, reload }: { data: RunProgress; name: string; relo
               }
             />
           ) : null}
-          <ReprocessButton data={data} state="cancelled" action={action} />
-          <ReprocessButton data={data} state="failed" action={action} />
+          {editable ? (
+            <>
+              <ReprocessButton data={data} state="cancelled" action={action} />
+              <ReprocessButton data={data} state="failed" action={action} />
+            </>
+          ) : null}
           {data.status === 'completed' ? (
             <Link to={`/workspaces/${data.workspaceId}/search`} className="button primary">
               Search this workspace

@@ -1,11 +1,12 @@
 import type { SourceType } from '@service/sdk';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, type ReactNode, useState } from 'react';
 import { sdk } from '../api';
 import { ActionNote } from '../components/ActionNote';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { Details, Status, When } from '../components/common';
 import { Listing } from '../components/Listing';
 import { WorkspaceHeader } from '../components/WorkspaceHeader';
+import { mayEdit, maySeeRuns, useUser } from '../lib/access';
 import { useAction, useLoad, useTitle } from '../lib/hooks';
 import { allowedSourceTypes, SOURCE_TYPES, sourceLabel, sourceWhere } from '../lib/sources';
 import { workspaceLabel } from '../lib/workspaces';
@@ -24,6 +25,11 @@ function settingsOf(type: SourceType, f: Record<string, string>): Record<string,
   return /sitemap[^/]*\.xml($|\?)/i.test(url) ? { sitemapUrl: url } : { startUrl: url };
 }
 
+/** A sync's run as a link, for those who may open runs (readers may not: the words alone). */
+function RunLink({ id, runs, children }: { id: string; runs: boolean; children: ReactNode }) {
+  return runs ? <Link to={`/runs/${id}`}>{children}</Link> : <>{children}</>;
+}
+
 /** A workspace's sources: what each follows, its last sync and the next, "Sync now", add and delete. */
 export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
   const { data: workspace } = useLoad((signal) => sdk.getWorkspace(workspaceId, { signal }), [workspaceId]);
@@ -40,6 +46,10 @@ export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
   const [chosen, setType] = useState<SourceType>();
   const [fields, setFields] = useState<Record<string, string>>({});
   const [interval, setIntervalMinutes] = useState('');
+  // Adding, syncing and deleting sources is for those who may edit the workspace; the rest see the list.
+  const user = useUser();
+  const editable = workspace ? mayEdit(user, workspace.access) : false;
+  const runs = maySeeRuns(user);
   useTitle(`Sources${workspace ? ` · ${workspaceLabel(workspace)}` : ''}`);
   const types = SOURCE_TYPES.filter((t) => allowedSourceTypes(list.data).includes(t.type));
   const type = chosen && types.some((t) => t.type === chosen) ? chosen : (types[0]?.type ?? 'website');
@@ -92,7 +102,13 @@ export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
         label="Sources of the workspace"
         testId="sources"
         stack
-        columns={['Source', 'Type', 'Last sync', 'Next sync', { label: 'Actions', hidden: true }]}
+        columns={[
+          'Source',
+          'Type',
+          'Last sync',
+          'Next sync',
+          ...(editable ? [{ label: 'Actions', hidden: true }] : []),
+        ]}
         row={(s) => {
           const label = sourceLabel(s);
           return (
@@ -104,12 +120,14 @@ export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
               <td data-label="Type">{SOURCE_TYPES.find((t) => t.type === s.type)?.label ?? s.type}</td>
               <td data-label="Last sync" data-testid="last-sync">
                 {s.syncRunId ? (
-                  <Link to={`/runs/${s.syncRunId}`}>syncing…</Link>
+                  <RunLink id={s.syncRunId} runs={runs}>
+                    syncing…
+                  </RunLink>
                 ) : s.lastSync ? (
                   <>
-                    <Link to={`/runs/${s.lastSync.runId}`}>
+                    <RunLink id={s.lastSync.runId} runs={runs}>
                       <Status value={s.lastSync.status} />
-                    </Link>{' '}
+                    </RunLink>{' '}
                     <When iso={s.lastSync.finishedAt ?? s.lastSync.startedAt} />
                     {s.lastSync.error ? (
                       <div className="bad-text small">
@@ -127,104 +145,110 @@ export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
               <td data-label="Next sync">
                 {s.nextSyncAt ? <When iso={s.nextSyncAt} /> : <span className="muted">on request</span>}
               </td>
-              <td className="actions">
-                {/* aria-disabled while it syncs: a disabled button would drop the focus it has. */}
-                <button
-                  type="button"
-                  aria-label={`Sync now: ${label}`}
-                  aria-disabled={s.syncRunId !== null || action.busy}
-                  onClick={() =>
-                    s.syncRunId === null &&
-                    !action.busy &&
-                    action.run(() => sdk.syncSource(workspaceId, s.id), { failed: 'The sync did not start' })
-                  }
-                >
-                  Sync now
-                </button>{' '}
-                <ConfirmButton
-                  label="Delete"
-                  confirmLabel="Delete with its documents"
-                  target={`source ${label}`}
-                  onConfirm={() =>
-                    action.run(() => sdk.deleteSource(workspaceId, s.id), {
-                      done: `The source ${label} is deleted, with its documents.`,
-                      failed: 'Could not delete the source',
-                    })
-                  }
-                />
-              </td>
+              {editable ? (
+                <td className="actions">
+                  {/* aria-disabled while it syncs: a disabled button would drop the focus it has. */}
+                  <button
+                    type="button"
+                    aria-label={`Sync now: ${label}`}
+                    aria-disabled={s.syncRunId !== null || action.busy}
+                    onClick={() =>
+                      s.syncRunId === null &&
+                      !action.busy &&
+                      action.run(() => sdk.syncSource(workspaceId, s.id), {
+                        failed: 'The sync did not start',
+                      })
+                    }
+                  >
+                    Sync now
+                  </button>{' '}
+                  <ConfirmButton
+                    label="Delete"
+                    confirmLabel="Delete with its documents"
+                    target={`source ${label}`}
+                    onConfirm={() =>
+                      action.run(() => sdk.deleteSource(workspaceId, s.id), {
+                        done: `The source ${label} is deleted, with its documents.`,
+                        failed: 'Could not delete the source',
+                      })
+                    }
+                  />
+                </td>
+              ) : null}
             </tr>
           );
         }}
       />
 
-      <form className="key-form" onSubmit={add} aria-labelledby="new-source-title">
-        <h2 id="new-source-title">Add a source</h2>
-        <label>
-          Type
-          <select name="type" value={type} onChange={(e) => setType(e.target.value as SourceType)}>
-            {types.map((t) => (
-              <option key={t.type} value={t.type}>
-                {t.label}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Name <span className="muted small">(optional)</span>
-          <input type="text" maxLength={200} {...field('name')} />
-        </label>
-        {type === 'website' ? (
+      {editable ? (
+        <form className="key-form" onSubmit={add} aria-labelledby="new-source-title">
+          <h2 id="new-source-title">Add a source</h2>
           <label>
-            Start page or sitemap URL
-            <input type="url" required placeholder="https://docs.example.com/" {...field('url')} />
+            Type
+            <select name="type" value={type} onChange={(e) => setType(e.target.value as SourceType)}>
+              {types.map((t) => (
+                <option key={t.type} value={t.type}>
+                  {t.label}
+                </option>
+              ))}
+            </select>
           </label>
-        ) : null}
-        {type === 'folder' ? (
           <label>
-            Folder <span className="muted small">(absolute, under a folder the operator allows)</span>
-            <input type="text" required placeholder="/srv/handbook" {...field('path')} />
+            Name <span className="muted small">(optional)</span>
+            <input type="text" maxLength={200} {...field('name')} />
           </label>
-        ) : null}
-        {type === 's3' ? (
-          <>
+          {type === 'website' ? (
             <label>
-              Endpoint <span className="muted small">(empty for AWS)</span>
-              <input type="url" placeholder="https://minio.example.com" {...field('endpoint')} />
+              Start page or sitemap URL
+              <input type="url" required placeholder="https://docs.example.com/" {...field('url')} />
             </label>
+          ) : null}
+          {type === 'folder' ? (
             <label>
-              Bucket
-              <input type="text" required {...field('bucket')} />
+              Folder <span className="muted small">(absolute, under a folder the operator allows)</span>
+              <input type="text" required placeholder="/srv/handbook" {...field('path')} />
             </label>
-            <label>
-              Prefix <span className="muted small">(optional)</span>
-              <input type="text" {...field('prefix')} />
-            </label>
-            <label>
-              Access key id <span className="muted small">(stored encrypted)</span>
-              <input type="text" autoComplete="off" {...field('accessKeyId')} />
-            </label>
-            <label>
-              Secret access key
-              <input type="password" autoComplete="off" {...field('secretAccessKey')} />
-            </label>
-          </>
-        ) : null}
-        <label>
-          Sync every … minutes <span className="muted small">(empty: only with "Sync now")</span>
-          <input
-            type="number"
-            name="interval"
-            min={1}
-            value={interval}
-            onChange={(e) => setIntervalMinutes(e.target.value)}
-          />
-        </label>
-        <button type="submit" className="primary" aria-disabled={adding.busy}>
-          Add source
-        </button>
-        <ActionNote action={adding} />
-      </form>
+          ) : null}
+          {type === 's3' ? (
+            <>
+              <label>
+                Endpoint <span className="muted small">(empty for AWS)</span>
+                <input type="url" placeholder="https://minio.example.com" {...field('endpoint')} />
+              </label>
+              <label>
+                Bucket
+                <input type="text" required {...field('bucket')} />
+              </label>
+              <label>
+                Prefix <span className="muted small">(optional)</span>
+                <input type="text" {...field('prefix')} />
+              </label>
+              <label>
+                Access key id <span className="muted small">(stored encrypted)</span>
+                <input type="text" autoComplete="off" {...field('accessKeyId')} />
+              </label>
+              <label>
+                Secret access key
+                <input type="password" autoComplete="off" {...field('secretAccessKey')} />
+              </label>
+            </>
+          ) : null}
+          <label>
+            Sync every … minutes <span className="muted small">(empty: only with "Sync now")</span>
+            <input
+              type="number"
+              name="interval"
+              min={1}
+              value={interval}
+              onChange={(e) => setIntervalMinutes(e.target.value)}
+            />
+          </label>
+          <button type="submit" className="primary" aria-disabled={adding.busy}>
+            Add source
+          </button>
+          <ActionNote action={adding} />
+        </form>
+      ) : null}
     </section>
   );
 }

@@ -6,8 +6,10 @@ import { ConfirmButton } from '../components/ConfirmButton';
 import { Details, ErrorNote, Hidden, Loading, Status, When } from '../components/common';
 import { DocumentName, documentLabel } from '../components/DocumentName';
 import { Listing } from '../components/Listing';
+import { SharingPanel } from '../components/Sharing';
 import { Uploader } from '../components/Uploader';
 import { WorkspaceHeader } from '../components/WorkspaceHeader';
+import { isManager, mayEdit, maySeeRuns, useUser } from '../lib/access';
 import { type Action, useAction, useLoad, useTitle } from '../lib/hooks';
 import { contentHref, documentHref } from '../lib/links';
 import { formatBytes } from '../lib/progress';
@@ -103,14 +105,15 @@ function RunList({ runs, sourceNames }: { runs: Run[]; sourceNames: Map<string, 
   );
 }
 
-function DocumentActions({ d, action }: { d: Document; action: Action }) {
+/** Download for everyone who sees it; processing again and deleting for those who may edit the workspace. */
+function DocumentActions({ d, action, editable }: { d: Document; action: Action; editable: boolean }) {
   const label = documentLabel(d);
   return (
     <>
       <a href={contentHref(d.id)} download={d.filename}>
         Download<Hidden> {label}</Hidden>
       </a>
-      {d.status === 'cancelled' || d.status === 'failed' ? (
+      {!editable ? null : d.status === 'cancelled' || d.status === 'failed' ? (
         <button
           type="button"
           aria-disabled={action.busy}
@@ -125,28 +128,34 @@ function DocumentActions({ d, action }: { d: Document; action: Action }) {
           Process again<Hidden>: {label}</Hidden>
         </button>
       ) : null}
-      <ConfirmButton
-        label="Delete"
-        confirmLabel="Delete for good"
-        target={label}
-        onConfirm={() =>
-          action.run(() => sdk.deleteDocument(d.id), {
-            done: `${label} is deleted.`,
-            failed: 'Could not delete',
-          })
-        }
-      />
+      {editable ? (
+        <ConfirmButton
+          label="Delete"
+          confirmLabel="Delete for good"
+          target={label}
+          onConfirm={() =>
+            action.run(() => sdk.deleteDocument(d.id), {
+              done: `${label} is deleted.`,
+              failed: 'Could not delete',
+            })
+          }
+        />
+      ) : null}
     </>
   );
 }
 
 export function WorkspaceScreen({ id }: { id: string }) {
+  const user = useUser();
   const { data, error, reload } = useLoad(
     (signal) =>
       Promise.all([
         sdk.getWorkspace(id, { signal }),
         sdk.listDocuments(id, { signal }),
-        sdk.listRuns(id, { limit: RUNS_SHOWN }, { signal }),
+        // A reader may not list runs (they need the ingest scope): it reads documents only.
+        maySeeRuns(user)
+          ? sdk.listRuns(id, { limit: RUNS_SHOWN }, { signal })
+          : Promise.resolve({ runs: [] }),
         sdk.listSources(id, { signal }),
       ]),
     [id],
@@ -182,13 +191,15 @@ export function WorkspaceScreen({ id }: { id: string }) {
   const [workspace, { documents }, { runs }, { sources }] = data;
   const sourceNames = new Map(sources.map((s) => [s.id, sourceLabel(s)]));
   const label = workspaceLabel(workspace);
+  // Readers (and editors outside its editors) see no button the service would refuse them.
+  const editable = mayEdit(user, workspace.access);
 
   return (
     <section>
       <WorkspaceHeader id={id} workspace={workspace} current="documents" />
       <p className="muted small">
         <code>{workspace.id}</code> · created <When iso={workspace.createdAt} />
-        {renaming ? null : (
+        {renaming || !editable ? null : (
           <>
             {' '}
             ·{' '}
@@ -209,8 +220,12 @@ export function WorkspaceScreen({ id }: { id: string }) {
         />
       ) : null}
 
-      <h2>Add documents</h2>
-      <Uploader workspaceId={id} onUploaded={(r) => navigate(`/runs/${r.run.id}`)} />
+      {editable ? (
+        <>
+          <h2>Add documents</h2>
+          <Uploader workspaceId={id} onUploaded={(r) => navigate(`/runs/${r.run.id}`)} />
+        </>
+      ) : null}
 
       {runs.length > 0 ? (
         <>
@@ -225,11 +240,15 @@ export function WorkspaceScreen({ id }: { id: string }) {
         state={{ data: documents, error }}
         items={(docs) => [...docs].sort((a, b) => naturalCompare(documentLabel(a), documentLabel(b)))}
         empty={
-          <>
-            This workspace has no documents yet. Add files above, or{' '}
-            <Link to={`/workspaces/${id}/sources`}>a source</Link> that keeps it in sync with a website, a
-            bucket or a folder.
-          </>
+          editable ? (
+            <>
+              This workspace has no documents yet. Add files above, or{' '}
+              <Link to={`/workspaces/${id}/sources`}>a source</Link> that keeps it in sync with a website, a
+              bucket or a folder.
+            </>
+          ) : (
+            'This workspace has no documents you may read yet.'
+          )
         }
         label="Documents of the workspace"
         testId="documents"
@@ -248,6 +267,11 @@ export function WorkspaceScreen({ id }: { id: string }) {
               <Link to={documentHref(d.id, { mediaType: d.mediaType })}>
                 <DocumentName filename={d.filename} sourceItem={d.sourceItem} />
               </Link>
+              {d.access ? (
+                <div className="muted small" data-testid="restricted">
+                  only some readers
+                </div>
+              ) : null}
               {d.error && d.status !== 'cancelled' ? (
                 <div className="small bad-text">
                   {d.error.message}
@@ -268,35 +292,42 @@ export function WorkspaceScreen({ id }: { id: string }) {
               <When iso={d.createdAt} />
             </td>
             <td className="actions">
-              <DocumentActions d={d} action={action} />
+              <DocumentActions d={d} action={action} editable={editable} />
             </td>
           </tr>
         )}
       />
 
-      <h2>Delete the workspace</h2>
-      <p className="muted" data-testid="delete-note">
-        {deletionNote(
-          documents,
-          runs.filter((r) => r.status === 'processing' || r.status === 'paused').length,
-        )}
-      </p>
-      <ConfirmButton
-        label="Delete workspace"
-        confirmLabel={`Delete ${label} and its ${documents.length === 1 ? 'document' : `${documents.length} documents`}`}
-        keepLabel="Keep it"
-        target={label}
-        onConfirm={() =>
-          removal.run(
-            async () => {
-              await sdk.deleteWorkspace(id);
-              navigate('/workspaces');
-            },
-            { failed: 'Could not delete the workspace' },
-          )
-        }
-      />
-      <ActionNote action={removal} />
+      <SharingPanel workspace={workspace} onChanged={reload} />
+
+      {/* Deleting a workspace is for owners and admins (DELETE /v1/workspaces/{id}). */}
+      {isManager(user) ? (
+        <>
+          <h2>Delete the workspace</h2>
+          <p className="muted" data-testid="delete-note">
+            {deletionNote(
+              documents,
+              runs.filter((r) => r.status === 'processing' || r.status === 'paused').length,
+            )}
+          </p>
+          <ConfirmButton
+            label="Delete workspace"
+            confirmLabel={`Delete ${label} and its ${documents.length === 1 ? 'document' : `${documents.length} documents`}`}
+            keepLabel="Keep it"
+            target={label}
+            onConfirm={() =>
+              removal.run(
+                async () => {
+                  await sdk.deleteWorkspace(id);
+                  navigate('/workspaces');
+                },
+                { failed: 'Could not delete the workspace' },
+              )
+            }
+          />
+          <ActionNote action={removal} />
+        </>
+      ) : null}
     </section>
   );
 }

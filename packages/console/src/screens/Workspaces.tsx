@@ -5,6 +5,7 @@ import { ActionNote } from '../components/ActionNote';
 import { When } from '../components/common';
 import { Listing } from '../components/Listing';
 import { Uploader } from '../components/Uploader';
+import { mayCreateWorkspaces, useUser } from '../lib/access';
 import { useAction, useLoad, useTitle } from '../lib/hooks';
 import { WORKSPACE_NAME_MAX, workspaceLabel } from '../lib/workspaces';
 import { Link, navigate } from '../router';
@@ -78,19 +79,27 @@ function NewEmptyWorkspace() {
 
 export function WorkspacesScreen() {
   const list = useLoad((signal) => sdk.listWorkspaces({ signal }), []);
+  const user = useUser();
   useTitle('Workspaces');
   return (
     <section>
       <h1>Workspaces</h1>
-      <h2>New workspace</h2>
-      <p className="muted">Name it and upload documents to create a workspace; processing starts at once.</p>
-      <Uploader onUploaded={(r) => navigate(`/runs/${r.run.id}`)} />
-      <NewEmptyWorkspace />
+      {/* Readers search and read: creating a workspace is for editors and up. */}
+      {mayCreateWorkspaces(user) ? (
+        <>
+          <h2>New workspace</h2>
+          <p className="muted">
+            Name it and upload documents to create a workspace; processing starts at once.
+          </p>
+          <Uploader onUploaded={(r) => navigate(`/runs/${r.run.id}`)} />
+          <NewEmptyWorkspace />
+        </>
+      ) : null}
       <h2>Your workspaces</h2>
       <Listing
         state={list}
         items={(d) => d.workspaces}
-        empty="None yet."
+        empty={mayCreateWorkspaces(user) ? 'None yet.' : 'None you may read yet.'}
         label="Your workspaces"
         testId="workspaces"
         columns={['Workspace', 'Documents', ...COUNTED.map(([, label]) => label), 'Created']}

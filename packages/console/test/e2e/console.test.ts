@@ -1055,6 +1055,10 @@ describe.skipIf(noChromium)('the web console in Chromium', () => {
       ['Workspaces', null],
       ['Webhooks', null],
       ['API keys', 'page'],
+      // Ada is the account's owner: the screens of owners and admins are hers too.
+      ['People', null],
+      ['Groups', null],
+      ['Audit log', null],
     ]);
     await nav.getByRole('link', { name: 'Workspaces' }).click();
     await page.getByRole('heading', { name: 'Workspaces', level: 1 }).waitFor();
@@ -1066,6 +1070,9 @@ describe.skipIf(noChromium)('the web console in Chromium', () => {
       ['Workspaces', 'page'],
       ['Webhooks', null],
       ['API keys', null],
+      ['People', null],
+      ['Groups', null],
+      ['Audit log', null],
     ]);
     await page.goto(workspaceUrl);
     await page.getByTestId('documents').waitFor();

@@ -168,7 +168,10 @@ export async function startTestProvider(options: {
         method: req.method ?? 'GET',
         headers,
         redirect: 'manual',
-        ...(body.length && req.method !== 'GET' && req.method !== 'HEAD' ? { body } : {}),
+        // A Uint8Array: the DOM's fetch typings (the console's tests use this harness too) take no Buffer.
+        ...(body.length && req.method !== 'GET' && req.method !== 'HEAD'
+          ? { body: new Uint8Array(body) }
+          : {}),
       });
       let out = Buffer.from(await answer.arrayBuffer());
       if (tamper && req.url?.startsWith('/token') && answer.ok) {

@@ -49,7 +49,8 @@ export interface ServeProcess {
 
 /** Runs `docslurp serve` as `npm start` does and waits until /health answers. */
 export async function spawnServe(dataDir: string, extra: Record<string, string> = {}): Promise<ServeProcess> {
-  const port = await freePort();
+  // A port given in advance: for a test whose identity provider must know the redirect URL first.
+  const port = extra.SERVER_PORT ? Number(extra.SERVER_PORT) : await freePort();
   const t0 = Date.now();
   // The launcher execs node, so the child is the service itself (signals reach it directly).
   const child = spawn('sh', [launcherPath, process.execPath, cliPath, 'serve'], {
