@@ -6386,7 +6386,7 @@ export interface operations {
                     name?: string;
                     /**
                      * Format: binary
-                     * @description One JSONL, CSV or JSON file of questions (docs/evaluation.md), up to 16 MiB
+                     * @description One JSONL, CSV or JSON file of questions (docs/evaluation.md), up to 8 MiB
                      */
                     file: string;
                 };
