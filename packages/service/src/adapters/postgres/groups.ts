@@ -1,6 +1,7 @@
 import type { GroupStore } from '../../domain/stores.js';
 import type { Group } from '../../domain/types.js';
 import { newId } from '../../ids.js';
+import { removeFromAccessLists } from './access-lists.js';
 import { inTransaction, type Pool, type Queryable } from './db.js';
 import { GROUP_COLUMNS, type GroupRow, toGroup } from './rows.js';
 
@@ -62,22 +63,7 @@ export class PgGroupRepository implements GroupStore {
     return inTransaction(this.pool, async (c) => {
       const group = await groupById(c, accountId, groupId);
       if (!group) return undefined;
-      // Off every access list: a group made later under the same name must not inherit its grants.
-      await c.query(
-        `UPDATE workspaces SET read_groups = array_remove(read_groups, $1), edit_groups = array_remove(edit_groups, $1)
-          WHERE account_id = $2 AND (read_groups @> ARRAY[$1] OR edit_groups @> ARRAY[$1])`,
-        [groupId, accountId],
-      );
-      await c.query(
-        `UPDATE documents SET access_groups = array_remove(access_groups, $1)
-          WHERE account_id = $2 AND access_groups @> ARRAY[$1]`,
-        [groupId, accountId],
-      );
-      await c.query(
-        `UPDATE sources SET access_groups = array_remove(access_groups, $1)
-          WHERE account_id = $2 AND access_groups @> ARRAY[$1]`,
-        [groupId, accountId],
-      );
+      await removeFromAccessLists(c, 'groups', groupId, accountId);
       await c.query('DELETE FROM groups WHERE id = $1', [groupId]);
       return group;
     });

@@ -6,6 +6,7 @@ import type {
   UserStore,
 } from '../../domain/stores.js';
 import type { User } from '../../domain/types.js';
+import { removeFromAccessLists } from './access-lists.js';
 import { inTransaction, type Pool, type Queryable } from './db.js';
 import { toUser, USER_COLUMNS, type UserRow } from './rows.js';
 
@@ -120,22 +121,7 @@ export class PgUserRepository implements UserStore {
     return inTransaction(this.pool, async (c) => {
       const user = await userById(c, accountId, userId);
       if (!user) return undefined;
-      // Off every access list, so that a later user given the same id could never inherit its grants.
-      await c.query(
-        `UPDATE workspaces SET read_users = array_remove(read_users, $1), edit_users = array_remove(edit_users, $1)
-          WHERE account_id = $2 AND (read_users @> ARRAY[$1] OR edit_users @> ARRAY[$1])`,
-        [userId, accountId],
-      );
-      await c.query(
-        `UPDATE documents SET access_users = array_remove(access_users, $1)
-          WHERE account_id = $2 AND access_users @> ARRAY[$1]`,
-        [userId, accountId],
-      );
-      await c.query(
-        `UPDATE sources SET access_users = array_remove(access_users, $1)
-          WHERE account_id = $2 AND access_users @> ARRAY[$1]`,
-        [userId, accountId],
-      );
+      await removeFromAccessLists(c, 'users', userId, accountId);
       // Its sessions, memberships, keys and webhook endpoints go with it (ON DELETE CASCADE).
       await c.query('DELETE FROM users WHERE id = $1', [userId]);
       return user;
