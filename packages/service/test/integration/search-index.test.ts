@@ -465,6 +465,78 @@ describe('batches and maintenance', () => {
     }
   });
 
+  it('indexes the columns a narrowed search filters by, in new tables and in older ones at their next maintenance', async () => {
+    const uri = path.join(dir, 'scalar');
+    const index = new LanceSearchIndex(uri);
+    const indexesOf = async (name: string) => {
+      const db = await lancedb.connect(uri);
+      const table = await db.openTable(name);
+      try {
+        const found = await table.listIndices();
+        const stats = await Promise.all(found.map((i) => table.indexStats(i.name)));
+        return Object.fromEntries(
+          found.map((i, n) => [i.columns.join(), `${i.indexType}/${stats[n]?.numUnindexedRows ?? '?'}`]),
+        );
+      } finally {
+        table.close();
+        db.close();
+      }
+    };
+    const space = { model: 'test', dimension: 2 };
+    try {
+      for (const d of ['doc_a', 'doc_b', 'doc_c'])
+        await index.replaceDocument(
+          'ws_s',
+          d,
+          rowsOf(d).map((r) => ({ ...r, language: d === 'doc_c' ? 'de' : 'en' })),
+        );
+      await index.upsertVectors('ws_s', space, [
+        { id: 'doc_a_0', documentId: 'doc_a', vector: new Float32Array([1, 0]) },
+      ]);
+      // A table made before these indexes: they are dropped as if it had never had them.
+      const db = await lancedb.connect(uri);
+      for (const name of await db.tableNames()) {
+        const table = await db.openTable(name);
+        for (const i of await table.listIndices()) if (i.indexType !== 'FTS') await table.dropIndex(i.name);
+        table.close();
+      }
+      db.close();
+      expect(Object.keys(await indexesOf('ws_s'))).toEqual(['terms']);
+      // Still searched rightly without them, then given them by maintenance, every row indexed.
+      const narrowed = async () => ({
+        only: await index.search('ws_s', { text: 'vitamin fracture', limit: 50, documentIds: ['doc_b'] }),
+        except: await index.search('ws_s', {
+          text: 'vitamin fracture',
+          limit: 50,
+          excludeDocumentIds: ['doc_b'],
+          language: 'en',
+        }),
+      });
+      const before = await narrowed();
+      await index.optimize('ws_s');
+      expect(await indexesOf('ws_s')).toEqual({
+        terms: 'FTS/0',
+        document_id: 'BTree/0',
+        language: 'Bitmap/0',
+      });
+      const vectorTable = (await (await lancedb.connect(uri)).tableNames()).find((n) =>
+        n.startsWith('ws_s__v_'),
+      )!;
+      expect(await indexesOf(vectorTable)).toEqual({ document_id: 'BTree/0' });
+      const after = await narrowed();
+      expect(new Set(after.only.map((h) => h.row.documentId))).toEqual(new Set(['doc_b']));
+      expect(new Set(after.except.map((h) => h.row.documentId))).toEqual(new Set(['doc_a']));
+      // The same rows either way (their BM25 scores move as maintenance folds rows into the index).
+      const ids = (r: typeof before) => ({
+        only: byId(r.only).map((h) => h.row.id),
+        except: byId(r.except).map((h) => h.row.id),
+      });
+      expect(ids(after)).toEqual(ids(before));
+    } finally {
+      await index.close();
+    }
+  });
+
   it('optimize compacts, removes versions older than it keeps and says how many remain', async () => {
     const uri = path.join(dir, 'versions');
     const index = new LanceSearchIndex(uri, {}, { oldVersionsKeptSeconds: 1 });

@@ -57,28 +57,29 @@ export class PgWorkspaceRepository implements WorkspaceStore {
       return { language: workspace.language, languages: workspace.languages, visibility: undefined };
     }
     // A member's view is read afresh: an access change applies to the next request, in every process.
-    const workspace = await this.getWorkspace(audience, workspaceId);
-    if (!workspace) return undefined;
+    // The workspace and what the member may see of its documents are asked at once, in one pass.
     const vis = visibilityFor(audience, 2);
-    const hidden = await this.pool.query<{ id: string; language: string | null }>(
-      `SELECT d.id, d.language FROM documents d
-        WHERE d.workspace_id = $1 AND d.access_users IS NOT NULL AND NOT ${vis.document('d')}`,
-      [workspaceId, ...vis.params],
-    );
-    if (hidden.rows.length === 0)
+    const [workspace, documents] = await Promise.all([
+      this.getWorkspace(audience, workspaceId),
+      this.pool.query<{ id: string; language: string | null; status: string; visible: boolean }>(
+        `SELECT d.id, d.language, d.status, ${vis.document('d')} AS visible
+           FROM documents d WHERE d.workspace_id = $1`,
+        [workspaceId, ...vis.params],
+      ),
+    ]);
+    if (!workspace) return undefined;
+    const seen = documents.rows.filter((d) => d.visible);
+    const hidden = documents.rows.length - seen.length;
+    if (hidden === 0)
       return { language: workspace.language, languages: workspace.languages, visibility: undefined };
     // What the audience may see decides how a question is read: the languages of visible documents.
-    const seen = await this.pool.query<{ id: string; language: string | null; status: string }>(
-      `SELECT d.id, d.language, d.status FROM documents d WHERE d.workspace_id = $1 AND ${vis.document('d')}`,
-      [workspaceId, ...vis.params],
-    );
     const languages = [
-      ...new Set(seen.rows.filter((d) => d.status === 'ready' && d.language).map((d) => d.language!)),
+      ...new Set(seen.filter((d) => d.status === 'ready' && d.language).map((d) => d.language!)),
     ].sort();
     const visibility =
-      seen.rows.length < hidden.rows.length
-        ? { only: seen.rows.map((d) => d.id) }
-        : { except: hidden.rows.map((d) => d.id) };
+      seen.length < hidden
+        ? { only: seen.map((d) => d.id) }
+        : { except: documents.rows.filter((d) => !d.visible).map((d) => d.id) };
     return { language: workspace.language, languages, visibility };
   }
 
