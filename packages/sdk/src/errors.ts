@@ -49,7 +49,8 @@ export class APIError extends DocSlurpError {
  * `vector_search_unavailable`, `encryption_not_configured`, `upload_incomplete`, `malformed_multipart`,
  * `invalid_characters`, `too_deeply_nested`, `too_many_filter_values`, `webhook_url_forbidden`,
  * `too_many_webhooks`, `source_path_forbidden`, `invalid_questions`: its `problems` name each bad
- * question by line).
+ * question by line; `configuration_unavailable`: an evaluation's configuration asks for what the
+ * server has not, named in the message).
  */
 export class BadRequestError extends APIError {
   /** `invalid_questions`: each bad question of the set, by line of its file (or place in the list), from 1. */
@@ -72,9 +73,8 @@ export class AuthenticationError extends APIError {}
  */
 export class PermissionDeniedError extends APIError {}
 /**
- * 404: no such workspace, run, document, key, webhook, delivery, source, user, group or question
- * set for this
- * caller (what it may not see answers the same), or no such route.
+ * 404: no such workspace, run, document, key, webhook, delivery, source, user, group, question set
+ * or evaluation for this caller (what it may not see answers the same), or no such route.
  */
 export class NotFoundError extends APIError {}
 /**
@@ -83,8 +83,8 @@ export class NotFoundError extends APIError {}
  */
 export class RequestTimeoutError extends APIError {}
 /**
- * 409: `idempotency_conflict`, `invalid_run_state`, `not_reprocessable`, `text_not_available`,
- * `user_exists`, `group_exists` or `last_owner`.
+ * 409: `idempotency_conflict`, `invalid_run_state`, `invalid_evaluation_state`, `not_reprocessable`,
+ * `text_not_available`, `user_exists`, `group_exists` or `last_owner`.
  */
 export class ConflictError extends APIError {}
 /**

@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   too_deeply_nested: 400,
   too_many_filter_values: 400,
   invalid_questions: 400,
+  configuration_unavailable: 400,
   webhook_url_forbidden: 400,
   source_path_forbidden: 400,
   too_many_webhooks: 400,
@@ -38,6 +39,7 @@ export const ERROR_STATUS = {
   source_not_found: 404,
   delivery_not_found: 404,
   question_set_not_found: 404,
+  evaluation_not_found: 404,
   user_not_found: 404,
   group_not_found: 404,
   route_not_found: 404,
@@ -45,6 +47,7 @@ export const ERROR_STATUS = {
   request_timeout: 408,
   idempotency_conflict: 409,
   invalid_run_state: 409,
+  invalid_evaluation_state: 409,
   not_reprocessable: 409,
   text_not_available: 409,
   user_exists: 409,
@@ -145,6 +148,11 @@ export const errors = {
       `"${path}" is not under a folder the operator allows for sources (SOURCE_FOLDER_ROOTS).`,
     ),
   questionSetNotFound: (id: string) => new AppError('question_set_not_found', `No question set "${id}".`),
+  evaluationNotFound: (id: string) => new AppError('evaluation_not_found', `No evaluation "${id}".`),
+  invalidEvaluationState: (message: string) => new AppError('invalid_evaluation_state', message),
+  /** A configuration asks for what this server does not have: `what` names it and how to configure it. */
+  configurationUnavailable: (configuration: string, what: string) =>
+    new AppError('configuration_unavailable', `Configuration "${configuration}" cannot run here: ${what}.`),
   invalidQuestions: (problems: { line: number; message: string }[], listed: number) =>
     new AppError(
       'invalid_questions',

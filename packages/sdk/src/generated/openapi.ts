@@ -775,6 +775,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/evaluations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ask a question set's questions under one or more configurations, as a job (202) */
+        post: operations["createEvaluation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspaces/{id}/evaluations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's evaluations the caller may see, newest first */
+        get: operations["listEvaluations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/evaluations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An evaluation: its progress and, once completed, its metrics */
+        get: operations["getEvaluation"];
+        put?: never;
+        post?: never;
+        /** Delete an evaluation and what its questions got (the evaluation deleted) */
+        delete: operations["deleteEvaluation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/evaluations/{id}/questions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What each question got: passages retrieved, the answer, its citations and the checks passed */
+        get: operations["listEvaluationQuestions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/evaluations/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a queued or running evaluation (what it asked so far stays readable) */
+        post: operations["cancelEvaluation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/evaluations/{id}/compare/{other}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Another evaluation against this one (the baseline): each metric, its difference and the questions that changed */
+        get: operations["compareEvaluations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workspaces/{workspaceId}/openai/models": {
         parameters: {
             query?: never;
@@ -917,6 +1020,266 @@ export interface components {
             createdBy: string;
             createdAt: string;
             questions: components["schemas"]["Question"][];
+        };
+        EvaluationMetric: {
+            value: number;
+            /** @description 2.5th percentile of the bootstrap */
+            low: number;
+            /** @description 97.5th percentile of the bootstrap */
+            high: number;
+            /** @description Questions the metric is over */
+            n: number;
+        } | null;
+        /** @description Each metric over the questions it applies to (null when none does), with its 95 % interval */
+        EvaluationMetrics: {
+            hitAt1: components["schemas"]["EvaluationMetric"];
+            hitAt5: components["schemas"]["EvaluationMetric"];
+            hitAt10: components["schemas"]["EvaluationMetric"];
+            mrr: components["schemas"]["EvaluationMetric"];
+            answerRecallAt5: components["schemas"]["EvaluationMetric"];
+            ndcgAt10: components["schemas"]["EvaluationMetric"];
+            chatContains: components["schemas"]["EvaluationMetric"];
+            citedContains: components["schemas"]["EvaluationMetric"];
+            markersResolve: components["schemas"]["EvaluationMetric"];
+            unanswerableDeclined: components["schemas"]["EvaluationMetric"];
+            falseDeclines: components["schemas"]["EvaluationMetric"];
+            searchP50Ms: components["schemas"]["EvaluationMetric"];
+            searchP95Ms: components["schemas"]["EvaluationMetric"];
+            chatP50Ms: components["schemas"]["EvaluationMetric"];
+            chatP95Ms: components["schemas"]["EvaluationMetric"];
+        };
+        EvaluationConfiguration: {
+            name: string;
+            search: {
+                topK: number;
+                /** @enum {string} */
+                mode: "lexical" | "vector" | "hybrid";
+                hybridWeight: number;
+                rerank: boolean;
+            };
+            answers: {
+                /** @enum {string} */
+                mode: "extractive" | "model";
+            } | null;
+        };
+        EvaluationResults: {
+            configuration: string;
+            metrics: components["schemas"]["EvaluationMetrics"];
+            /** @description The metrics per question language */
+            languages: {
+                [key: string]: components["schemas"]["EvaluationMetrics"];
+            };
+            /** @description The metrics per tag */
+            tags: {
+                [key: string]: components["schemas"]["EvaluationMetrics"];
+            };
+        };
+        Evaluation: {
+            id: string;
+            workspaceId: string;
+            /** @description Null once the set was deleted */
+            questionSetId: string | null;
+            questionSetName: string;
+            name: string;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+            configurations: components["schemas"]["EvaluationConfiguration"][];
+            progress: {
+                /** @description Questions asked, over every configuration */
+                done: number;
+                total: number;
+                /** @description At the pace so far; null unless running */
+                etaSeconds: number | null;
+            };
+            createdBy: string;
+            createdAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            /** @description Once completed: per configuration */
+            results: components["schemas"]["EvaluationResults"][] | null;
+        };
+        EvaluationOutcome: {
+            configuration: string;
+            /** @description The question's place in the set, from 0 */
+            ordinal: number;
+            q: string;
+            language: string | null;
+            tags: string[];
+            retrieved: {
+                rank: number;
+                documentId: string;
+                filename: string;
+                page: number | null;
+                score: number;
+                chunkId: string;
+            }[];
+            answer: {
+                text: string;
+                kind: string;
+                declined: boolean;
+                citations: {
+                    n: number;
+                    documentId: string;
+                    filename: string;
+                    page: number | null;
+                    chunkId: string;
+                }[];
+            } | null;
+            searchMs: number;
+            chatMs: number | null;
+            /** @description Each check: 1 passed, 0 failed, null not applicable; rank checks may be fractions (expectations over the order of passages with equal scores) */
+            checks: {
+                firstHitRank: number | null;
+                hitAt1: number | null;
+                hitAt5: number | null;
+                hitAt10: number | null;
+                reciprocalRank: number | null;
+                answerRecallAt5: number | null;
+                ndcgAt10: number | null;
+                chatContains: number | null;
+                citedContains: number | null;
+                markersResolve: number | null;
+                unanswerableDeclined: number | null;
+                falseDecline: number | null;
+            };
+            /** @description The metrics this question counts as right for */
+            passed: string[];
+            /** @description The metrics this question counts as wrong for */
+            failed: string[];
+        };
+        EvaluationComparison: {
+            /** @description The baseline */
+            a: string;
+            b: string;
+            configurations: {
+                a: string;
+                b: string;
+                /** @description Both asked the same questions: differences are over the same questions */
+                paired: boolean;
+                metrics: {
+                    /** @description Each side, and the difference b - a with its 95 % interval */
+                    hitAt1: {
+                        a: components["schemas"]["EvaluationMetric"];
+                        b: components["schemas"]["EvaluationMetric"];
+                        difference: components["schemas"]["EvaluationMetric"];
+                    };
+                    /** @description Each side, and the difference b - a with its 95 % interval */
+                    hitAt5: {
+                        a: components["schemas"]["EvaluationMetric"];
+                        b: components["schemas"]["EvaluationMetric"];
+                        difference: components["schemas"]["EvaluationMetric"];
+                    };
+                    /** @description Each side, and the difference b - a with its 95 % interval */
+                    hitAt10: {
+                        a: components["schemas"]["EvaluationMetric"];
+                        b: components["schemas"]["EvaluationMetric"];
+                        difference: components["schemas"]["EvaluationMetric"];
+                    };
+                    /** @description Each side, and the difference b - a with its 95 % interval */
+                    mrr: {
+                        a: components["schemas"]["EvaluationMetric"];
+                        b: components["schemas"]["EvaluationMetric"];
+                        difference: components["schemas"]["EvaluationMetric"];
+                    };
+                    /** @description Each side, and the difference b - a with its 95 % interval */
+                    answerRecallAt5: {
+                        a: components["schemas"]["EvaluationMetric"];
+                        b: components["schemas"]["EvaluationMetric"];
+                        difference: components["schemas"]["EvaluationMetric"];
+                    };
+                    /** @description Each side, and the difference b - a with its 95 % interval */
+                    ndcgAt10: {
+                        a: components["schemas"]["EvaluationMetric"];
+                        b: components["schemas"]["EvaluationMetric"];
+                        difference: components["schemas"]["EvaluationMetric"];
+                    };
+                    /** @description Each side, and the difference b - a with its 95 % interval */
+                    chatContains: {
+                        a: components["schemas"]["EvaluationMetric"];
+                        b: components["schemas"]["EvaluationMetric"];
+                        difference: components["schemas"]["EvaluationMetric"];
+                    };
+                    /** @description Each side, and the difference b - a with its 95 % interval */
+                    citedContains: {
+                        a: components["schemas"]["EvaluationMetric"];
+                        b: components["schemas"]["EvaluationMetric"];
+                        difference: components["schemas"]["EvaluationMetric"];
+                    };
+                    /** @description Each side, and the difference b - a with its 95 % interval */
+                    markersResolve: {
+                        a: components["schemas"]["EvaluationMetric"];
+                        b: components["schemas"]["EvaluationMetric"];
+                        difference: components["schemas"]["EvaluationMetric"];
+                    };
+                    /** @description Each side, and the difference b - a with its 95 % interval */
+                    unanswerableDeclined: {
+                        a: components["schemas"]["EvaluationMetric"];
+                        b: components["schemas"]["EvaluationMetric"];
+                        difference: components["schemas"]["EvaluationMetric"];
+                    };
+                    /** @description Each side, and the difference b - a with its 95 % interval */
+                    falseDeclines: {
+                        a: components["schemas"]["EvaluationMetric"];
+                        b: components["schemas"]["EvaluationMetric"];
+                        difference: components["schemas"]["EvaluationMetric"];
+                    };
+                    /** @description Each side, and the difference b - a with its 95 % interval */
+                    searchP50Ms: {
+                        a: components["schemas"]["EvaluationMetric"];
+                        b: components["schemas"]["EvaluationMetric"];
+                        difference: components["schemas"]["EvaluationMetric"];
+                    };
+                    /** @description Each side, and the difference b - a with its 95 % interval */
+                    searchP95Ms: {
+                        a: components["schemas"]["EvaluationMetric"];
+                        b: components["schemas"]["EvaluationMetric"];
+                        difference: components["schemas"]["EvaluationMetric"];
+                    };
+                    /** @description Each side, and the difference b - a with its 95 % interval */
+                    chatP50Ms: {
+                        a: components["schemas"]["EvaluationMetric"];
+                        b: components["schemas"]["EvaluationMetric"];
+                        difference: components["schemas"]["EvaluationMetric"];
+                    };
+                    /** @description Each side, and the difference b - a with its 95 % interval */
+                    chatP95Ms: {
+                        a: components["schemas"]["EvaluationMetric"];
+                        b: components["schemas"]["EvaluationMetric"];
+                        difference: components["schemas"]["EvaluationMetric"];
+                    };
+                };
+                /** @description Questions right in a and wrong in b (worse), or the other way (better) */
+                changed: {
+                    ordinal: number;
+                    q: string;
+                    worse: string[];
+                    better: string[];
+                }[];
+            }[];
+        };
+        WebhookEvaluationData: {
+            id: string;
+            workspaceId: string;
+            questionSetId: string | null;
+            name: string;
+            /** @enum {string} */
+            status: "completed" | "failed";
+            finishedAt: string | null;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            results: {
+                configuration: string;
+                /** @description Each metric's value (the API has its interval) */
+                metrics: {
+                    [key: string]: number | null;
+                };
+            }[];
         };
         Grants: {
             /** @description User ids */
@@ -1302,7 +1665,7 @@ export interface components {
         WebhookEndpoint: {
             id: string;
             url: string;
-            events: ("run.completed" | "run.failed" | "run.cancelled" | "document.ready" | "document.failed")[];
+            events: ("run.completed" | "run.failed" | "run.cancelled" | "document.ready" | "document.failed" | "evaluation.completed" | "evaluation.failed")[];
             description: string | null;
             createdAt: string;
             /** @description Deliveries to this endpoint by status */
@@ -1366,6 +1729,12 @@ export interface components {
             type: "document.ready" | "document.failed";
             timestamp: string;
             data: components["schemas"]["WebhookDocumentData"];
+        } | {
+            id: string;
+            /** @enum {string} */
+            type: "evaluation.completed" | "evaluation.failed";
+            timestamp: string;
+            data: components["schemas"]["WebhookEvaluationData"];
         };
         WebhookAttempt: {
             number: number;
@@ -5402,7 +5771,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("run.completed" | "run.failed" | "run.cancelled" | "document.ready" | "document.failed")[];
+                    events: ("run.completed" | "run.failed" | "run.cancelled" | "document.ready" | "document.failed" | "evaluation.completed" | "evaluation.failed")[];
                     description?: string;
                 };
             };
@@ -6534,6 +6903,517 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["QuestionSetSummary"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createEvaluation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    questionSetId: string;
+                    /** @description Default: the question set's name */
+                    name?: string;
+                    /** @description Ways to ask the questions, compared side by side (default: one, the server's defaults) */
+                    configurations?: {
+                        name?: string;
+                        search?: {
+                            /** @description Passages retrieved and scored (default 10) */
+                            topK?: number;
+                            /**
+                             * @description Default: hybrid when the server has an embedding model, else lexical
+                             * @enum {string}
+                             */
+                            mode?: "lexical" | "vector" | "hybrid";
+                            /** @description The vector ranking's share in hybrid fusion */
+                            hybridWeight?: number;
+                            /** @description Default: on when the server has a reranker */
+                            rerank?: boolean;
+                        };
+                        /** @description null: passages only, no answers asked for */
+                        answers?: {
+                            /**
+                             * @description Default: model when the server has one
+                             * @enum {string}
+                             */
+                            mode?: "extractive" | "model";
+                        } | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted: the work goes on in the background: Ask a question set's questions under one or more configurations, as a job (202) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Evaluation"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvaluations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: The workspace's evaluations the caller may see, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        evaluations: components["schemas"]["Evaluation"][];
+                    };
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEvaluation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: An evaluation: its progress and, once completed, its metrics */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Evaluation"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteEvaluation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: Delete an evaluation and what its questions got (the evaluation deleted) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Evaluation"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listEvaluationQuestions: {
+        parameters: {
+            query?: {
+                /** @description One configuration's, by name (default: every one) */
+                configuration?: string;
+                offset?: number;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: What each question got: passages retrieved, the answer, its citations and the checks passed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        questions: components["schemas"]["EvaluationOutcome"][];
+                        nextOffset: number | null;
+                    };
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelEvaluation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: Stop a queued or running evaluation (what it asked so far stays readable) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Evaluation"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    compareEvaluations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                other: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: Another evaluation against this one (the baseline): each metric, its difference and the questions that changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluationComparison"];
                 };
             };
             /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */

@@ -2,7 +2,7 @@ import type { ChatMessage, ChatModel, ChatUsage, DocumentScope, Lexicons } from 
 import type { Principal, SearchHit } from '../domain/types.js';
 import { errors } from '../errors.js';
 import { scopeOf, searchContextOf } from '../search/scope.js';
-import { type SearchDeps, type SearchFilters, searchPassages } from '../search/search.js';
+import { type SearchDeps, type SearchFilters, type SearchMode, searchPassages } from '../search/search.js';
 import { questionLanguage } from '../text/detection.js';
 import type { Language } from '../text/language.js';
 import { countedTermOf, wordsAbsentFromWorkspace, wordsToLookUp } from './absent.js';
@@ -26,6 +26,8 @@ export interface AnswerRequest {
   q: string;
   topK: number;
   filters?: SearchFilters | undefined;
+  /** How passages are found: the search's default (hybrid when the workspace has vectors) unless given. */
+  mode?: SearchMode | undefined;
   /** Earlier turns of the conversation (used by the chat model; the extractive answerer ignores them). */
   history?: ChatMessage[] | undefined;
 }
@@ -69,6 +71,7 @@ async function retrieve(
     q: req.q,
     topK: req.topK,
     filters: req.filters,
+    mode: req.mode,
     maxChunksPerDocument: 3,
     language,
     context,

@@ -73,6 +73,13 @@ export const JOBS = {
     // Taken by several consumers of a worker (WORKER_SYNC_CONCURRENCY), shared among accounts by the
     // handler (sources/sync.ts, SyncSlots).
   }),
+  runEvaluation: job({
+    name: 'run-evaluation',
+    payload: z.object({ evaluationId: z.string().min(1) }),
+    // The evaluation's row holds its state and lease (evaluation/runner.ts): a retry asks what is left.
+    retry: { limit: 3, delaySeconds: 10, backoff: true },
+    singletonKey: (p) => p.evaluationId,
+  }),
 };
 
 export type JobName = keyof typeof JOBS;

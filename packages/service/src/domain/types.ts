@@ -283,6 +283,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'run.cancelled',
   'document.ready',
   'document.failed',
+  'evaluation.completed',
+  'evaluation.failed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -189,7 +189,7 @@ export type MetricName = keyof typeof CHECK_METRICS | (typeof LATENCY_METRICS)[n
 export type Metrics = Record<MetricName, Metric | null>;
 
 /** Seeded, so that an evaluation's intervals are the same each time its numbers are summed up. */
-function mulberry32(seed: number): () => number {
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -201,7 +201,7 @@ function mulberry32(seed: number): () => number {
 }
 
 /** Nearest-rank percentile (p in 0..100) of a sorted sample. */
-function percentileOfSorted(sorted: readonly number[], p: number): number {
+export function percentileOfSorted(sorted: readonly number[], p: number): number {
   const rank = Math.ceil((p / 100) * sorted.length);
   return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
 }
@@ -246,24 +246,50 @@ export function bootstrap(
   };
 }
 
-const meanOf = (sample: readonly number[]) => sample.reduce((a, b) => a + b, 0) / sample.length;
+export const meanOf = (sample: readonly number[]) => sample.reduce((a, b) => a + b, 0) / sample.length;
+
+/**
+ * A question once asked and checked: what the metrics are summed from. An evaluation keeps these (not
+ * the passages' texts), so its metrics can be summed up again from what it stored.
+ */
+export interface ScoredQuestion {
+  question: Pick<Question, 'language' | 'tags'>;
+  checks: QuestionChecks;
+  searchMs: number;
+  chatMs?: number | null | undefined;
+}
+
+export function scored(outcome: QuestionOutcome): ScoredQuestion {
+  return {
+    question: outcome.question,
+    checks: checkQuestion(outcome),
+    searchMs: outcome.searchMs,
+    chatMs: outcome.chatMs,
+  };
+}
 
 /** Every metric over the outcomes given (null for a metric no question of them applies to). */
 export function summarize(
   outcomes: readonly QuestionOutcome[],
   options: BootstrapOptions = DEFAULT_BOOTSTRAP,
 ): Metrics {
-  const checks = outcomes.map(checkQuestion);
+  return summarizeScored(outcomes.map(scored), options);
+}
+
+export function summarizeScored(
+  questions: readonly ScoredQuestion[],
+  options: BootstrapOptions = DEFAULT_BOOTSTRAP,
+): Metrics {
   const result = {} as Metrics;
   for (const [name, check] of Object.entries(CHECK_METRICS) as [
     keyof typeof CHECK_METRICS,
     keyof QuestionChecks,
   ][]) {
-    const values = checks.map((c) => c[check]).filter((v): v is number => v !== null);
+    const values = questions.map((q) => q.checks[check]).filter((v): v is number => v !== null);
     result[name] = bootstrap(values, meanOf, options);
   }
-  const search = outcomes.map((o) => o.searchMs);
-  const chat = outcomes.flatMap((o) => (o.chatMs === undefined ? [] : [o.chatMs]));
+  const search = questions.map((q) => q.searchMs);
+  const chat = questions.flatMap((q) => (q.chatMs === undefined || q.chatMs === null ? [] : [q.chatMs]));
   result.searchP50Ms = bootstrap(search, (s) => percentile(s, 50), options);
   result.searchP95Ms = bootstrap(search, (s) => percentile(s, 95), options);
   result.chatP50Ms = bootstrap(chat, (s) => percentile(s, 50), options);
@@ -276,20 +302,27 @@ export function summarizeGroups(
   outcomes: readonly QuestionOutcome[],
   options: BootstrapOptions = DEFAULT_BOOTSTRAP,
 ): { languages: Record<string, Metrics>; tags: Record<string, Metrics> } {
-  const byLanguage = new Map<string, QuestionOutcome[]>();
-  const byTag = new Map<string, QuestionOutcome[]>();
-  const add = (map: Map<string, QuestionOutcome[]>, key: string, o: QuestionOutcome) => {
+  return summarizeScoredGroups(outcomes.map(scored), options);
+}
+
+export function summarizeScoredGroups(
+  questions: readonly ScoredQuestion[],
+  options: BootstrapOptions = DEFAULT_BOOTSTRAP,
+): { languages: Record<string, Metrics>; tags: Record<string, Metrics> } {
+  const byLanguage = new Map<string, ScoredQuestion[]>();
+  const byTag = new Map<string, ScoredQuestion[]>();
+  const add = (map: Map<string, ScoredQuestion[]>, key: string, q: ScoredQuestion) => {
     const list = map.get(key);
-    if (list) list.push(o);
-    else map.set(key, [o]);
+    if (list) list.push(q);
+    else map.set(key, [q]);
   };
-  for (const o of outcomes) {
-    if (o.question.language) add(byLanguage, o.question.language, o);
-    for (const tag of new Set(o.question.tags)) add(byTag, tag, o);
+  for (const q of questions) {
+    if (q.question.language) add(byLanguage, q.question.language, q);
+    for (const tag of new Set(q.question.tags)) add(byTag, tag, q);
   }
-  const sum = (map: Map<string, QuestionOutcome[]>) =>
+  const sum = (map: Map<string, ScoredQuestion[]>) =>
     Object.fromEntries(
-      [...map].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, summarize(v, options)]),
+      [...map].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, summarizeScored(v, options)]),
     );
   return { languages: sum(byLanguage), tags: sum(byTag) };
 }

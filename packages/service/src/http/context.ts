@@ -33,7 +33,7 @@ import type {
 } from '../domain/stores.js';
 import type { Principal, Scope } from '../domain/types.js';
 import { AppError, errors } from '../errors.js';
-import type { QuestionSetStore } from '../evaluation/store.js';
+import type { EvaluationStore, QuestionSetStore } from '../evaluation/store.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { DependencyCheck } from '../ops/readiness.js';
 import type { EmbeddingService } from '../search/embeddings.js';
@@ -67,6 +67,8 @@ export interface AppDeps {
   sources: SourceStore;
   /** Question sets, for evaluations (issue 40). */
   questionSets: QuestionSetStore;
+  /** Evaluations of question sets and what each question got. */
+  evaluations: EvaluationStore;
   /** Each source type's lister and reader (a folder source's path is checked against the allowed roots). */
   connectors: SourceConnectors;
   /** SOURCE_FOLDER_ROOTS: the folders each account may sync. */

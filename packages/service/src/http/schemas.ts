@@ -9,6 +9,7 @@ import {
   WEBHOOK_EVENT_TYPES,
 } from '../domain/types.js';
 import { DocumentAccess, WorkspaceAccess } from './access-schemas.js';
+import { WebhookEvaluationEvent } from './evaluation-views.js';
 
 /** JSON shapes of the API. Routes declare them, so the OpenAPI document and the responses agree. */
 
@@ -357,6 +358,7 @@ export const WebhookEvent = z
       timestamp: z.string(),
       data: WebhookDocumentData,
     }),
+    WebhookEvaluationEvent,
   ])
   .meta({ id: 'WebhookEvent' });
 

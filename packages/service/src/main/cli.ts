@@ -168,6 +168,7 @@ async function runWorker(deps: Deps): Promise<RunningWorker> {
       observeFinished: deps.metrics.observeFinished,
       measureBatch: deps.metrics.batch,
       auditRetentionDays: deps.config.audit.retentionDays,
+      evaluating: deps,
     }),
   );
 }

@@ -3,6 +3,7 @@ import type { JobHandlers } from '../domain/jobs.js';
 import type { Log } from '../domain/log.js';
 import type { JobQueue, SearchIndex, WebhookSender } from '../domain/ports.js';
 import type { AuditStore, LeaseStore, WebhookOutbox, WorkspaceDeletionStore } from '../domain/stores.js';
+import { type EvaluationRunnerDeps, runEvaluation } from '../evaluation/runner.js';
 import { randomToken } from '../ids.js';
 import type { FolderRootGrant } from '../sources/grants.js';
 import type { SourceConnectors, SourceLister } from '../sources/model.js';
@@ -84,6 +85,8 @@ export interface WorkerDeps extends PipelineDeps {
   /** The audit log, whose events older than `auditRetentionDays` the reconciler removes. */
   audit: Pick<AuditStore, 'purgeOlderThan'>;
   auditRetentionDays: number;
+  /** What an evaluation asks with: search and chat as the server has them, and its records. */
+  evaluating: EvaluationRunnerDeps;
 }
 
 /** The audit log's old events are removed at most this often (by the worker that reconciles). */
@@ -149,6 +152,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     }
     // Syncs whose time has come, and syncs whose worker died (their lease lapsed).
     await enqueueDueSyncs(deps);
+    // Evaluations whose job was lost, or whose worker died mid-way: the next one asks what is left.
+    for (const evaluationId of await deps.evaluating.evaluations.lostEvaluations(LOST_JOB_AFTER_SECONDS, 20))
+      await deps.jobs.enqueue('runEvaluation', { evaluationId });
     const runs = await deps.work.findUnsettledRuns(100);
     for (const runId of runs) await deps.work.settleRun(runId);
     // Runs waiting long for their index: the maintenance job that completes them was lost.
@@ -181,6 +187,9 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     processDocument: processingHandler(deps, id, deps.measureBatch),
     maintainWorkspace: maintenanceHandler(deps, id),
     syncSource: syncHandler(deps, id, new SyncSlots(deps.syncsPerAccount)),
+    runEvaluation: async ({ evaluationId }) => {
+      await runEvaluation(deps.evaluating, evaluationId, id);
+    },
   };
   await deps.jobs.startWorkers(handlers, {
     concurrency: deps.concurrency,

@@ -5,6 +5,7 @@ import type {
   RunView,
   WebhookEventType,
 } from '../domain/types.js';
+import type { EvaluationRecord, EvaluationStatus } from '../evaluation/store.js';
 import { newId } from '../ids.js';
 
 /**
@@ -79,6 +80,36 @@ export function documentEventData(doc: DocumentRecord) {
 function event(accountId: string, type: WebhookEventType, at: Date, data: unknown): NewWebhookEvent {
   const id = newId('evt');
   return { id, accountId, type, body: JSON.stringify({ id, type, timestamp: at.toISOString(), data }) };
+}
+
+/**
+ * An evaluation that completed or failed (a cancelled one was its canceller's doing): its outcome and
+ * each configuration's headline values; the API has intervals, groups and questions.
+ */
+export function evaluationEventType(status: EvaluationStatus): WebhookEventType | undefined {
+  if (status === 'completed') return 'evaluation.completed';
+  if (status === 'failed') return 'evaluation.failed';
+  return undefined;
+}
+
+export function evaluationEventData(e: EvaluationRecord) {
+  return {
+    id: e.id,
+    workspaceId: e.workspaceId,
+    questionSetId: e.questionSetId,
+    name: e.name,
+    status: e.status,
+    finishedAt: iso(e.finishedAt),
+    error: e.error,
+    results: (e.results ?? []).map((r) => ({
+      configuration: r.configuration,
+      metrics: Object.fromEntries(Object.entries(r.metrics).map(([k, m]) => [k, m ? m.value : null])),
+    })),
+  };
+}
+
+export function evaluationEvent(e: EvaluationRecord, type: WebhookEventType): NewWebhookEvent {
+  return event(e.accountId, type, e.finishedAt ?? new Date(), evaluationEventData(e));
 }
 
 export function runEvent(run: RunView, type: WebhookEventType): NewWebhookEvent {

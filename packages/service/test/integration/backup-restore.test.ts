@@ -98,6 +98,7 @@ async function startService(withWorker: boolean) {
   if (withWorker) {
     worker = await startWorker({
       ...deps,
+      evaluating: deps,
       concurrency: 1,
       batchDocuments: config.worker.batchDocuments,
       batchMaxBytes: config.worker.batchMaxBytes,

@@ -152,6 +152,7 @@ describe('hybrid search and a change of embedding model', () => {
     const api2 = client(`http://127.0.0.1:${port}`, await svc.key());
     const worker = await startWorker({
       ...deps,
+      evaluating: deps,
       concurrency: 1,
       batchDocuments: config.worker.batchDocuments,
       batchMaxBytes: config.worker.batchMaxBytes,

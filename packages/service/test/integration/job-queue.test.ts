@@ -130,6 +130,7 @@ describe('the pg-boss queue', () => {
       processDocument: async (payloads) => {
         batches.push(payloads);
       },
+      runEvaluation: async () => {},
       syncSource: async (payload) => {
         syncs.push(payload);
       },
@@ -157,6 +158,7 @@ describe('the pg-boss queue', () => {
     const syncs: JobPayload<'syncSource'>[] = [];
     const handlers: JobHandlers = {
       processDocument: async () => {},
+      runEvaluation: async () => {},
       syncSource: async (payload) => {
         syncs.push(payload);
       },

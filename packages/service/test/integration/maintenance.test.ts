@@ -99,6 +99,7 @@ describe('index maintenance jobs', () => {
       const handlers: JobHandlers = {
         processDocument: async () => {},
         syncSource: async () => {},
+        runEvaluation: async () => {},
         maintainWorkspace: maintenanceHandler(deps, `wrk_${i}`),
       };
       await q.startWorkers(handlers, { concurrency: 1, batchSize: 1 });

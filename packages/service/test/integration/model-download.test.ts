@@ -331,6 +331,7 @@ describe.skipIf(noData)('a local embedding model by name, downloaded from the hu
     );
     const worker = await startWorker({
       ...deps,
+      evaluating: deps,
       concurrency: 1,
       batchDocuments: 1,
       batchMaxBytes: 1 << 20,

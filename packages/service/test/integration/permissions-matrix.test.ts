@@ -32,9 +32,11 @@ type Kind =
   /** Key management: a session of an owner or admin. */
   | 'keys'
   /** People, groups, audit: the admin scope, which only owners' and admins' roles allow. */
-  | 'people';
+  | 'people'
+  /** An evaluation: its creator's and the whole account's (the fixtures are the account key's). */
+  | 'own';
 /** What a route is about, and so which fixture stands for a visible, read-only or hidden one. */
-type Target = 'workspace' | 'document' | 'run' | 'source' | 'questionSet' | 'none';
+type Target = 'workspace' | 'document' | 'run' | 'source' | 'questionSet' | 'evaluation' | 'none';
 
 interface Row {
   /** Scopes of which any one opens the route. */
@@ -100,6 +102,13 @@ const MATRIX: Record<string, Row> = {
   'GET /v1/workspaces/{id}/question-sets': row(['search', 'artifacts'], 'read', 'workspace'),
   'GET /v1/question-sets/{id}': row(['search', 'artifacts'], 'read', 'questionSet'),
   'DELETE /v1/question-sets/{id}': row('ingest', 'edit', 'questionSet', true),
+  'POST /v1/evaluations': row('search', 'read', 'questionSet'),
+  'GET /v1/workspaces/{id}/evaluations': row(['search', 'artifacts'], 'read', 'workspace'),
+  'GET /v1/evaluations/{id}': row(['search', 'artifacts'], 'own', 'evaluation'),
+  'GET /v1/evaluations/{id}/questions': row(['search', 'artifacts'], 'own', 'evaluation'),
+  'GET /v1/evaluations/{id}/compare/{other}': row(['search', 'artifacts'], 'own', 'evaluation'),
+  'POST /v1/evaluations/{id}/cancel': row('search', 'own', 'evaluation'),
+  'DELETE /v1/evaluations/{id}': row('search', 'own', 'evaluation', true),
   'GET /v1/keys': row([], 'keys', 'none'),
   'POST /v1/keys': row([], 'keys', 'none'),
   'DELETE /v1/keys/{id}': row([], 'keys', 'none', true),
@@ -145,6 +154,8 @@ function expected(r: Row, role: Role, via: Via, place: Place | undefined): Expec
   if (manager) return 'allowed';
   if (r.kind === 'people' || r.kind === 'webhooks') return 403;
   if (r.kind === 'account') return 'allowed';
+  // Someone else's evaluation (here the account key's) does not exist for a member.
+  if (r.kind === 'own') return 404;
   if (place === 'hidden' || place === 'hiddenInVisible') return 404;
   if (r.kind === 'read') return 'allowed';
   if (r.kind === 'manage') return 403;
@@ -163,6 +174,7 @@ const at: Record<Exclude<Target, 'none'>, Partial<Record<Place, () => Promise<Re
   run: {},
   source: {},
   questionSet: {},
+  evaluation: {},
 };
 const fixed: Record<string, string> = {};
 const callers: Record<
@@ -197,6 +209,12 @@ async function questionSet(workspaceId: string) {
   });
   expect(s.status, JSON.stringify(s.body)).toBe(201);
   return s.body.id as string;
+}
+
+async function evaluation(questionSetId: string) {
+  const e = await root.post('/v1/evaluations', { questionSetId, configurations: [{ answers: null }] });
+  expect(e.status, JSON.stringify(e.body)).toBe(202);
+  return e.body.id as string;
 }
 
 async function source(workspaceId: string) {
@@ -278,12 +296,18 @@ beforeAll(async () => {
     readOnly: await questionSet(spaces.readOnly),
     hidden: await questionSet(spaces.hidden),
   };
+  const evaluations = {
+    visible: await evaluation(questionSets.visible),
+    readOnly: await evaluation(questionSets.readOnly),
+    hidden: await evaluation(questionSets.hidden),
+  };
   for (const run of Object.values(uploads)) await root.waitForRun(run.run);
   for (const place of ['visible', 'readOnly', 'hidden'] as const) {
     at.workspace[place] = async () => ({ workspace: spaces[place] });
     at.run[place] = async () => ({ workspace: spaces[place], run: uploads[place].run });
     at.source[place] = async () => ({ workspace: spaces[place], source: sources[place] });
     at.questionSet[place] = async () => ({ workspace: spaces[place], questionSet: questionSets[place] });
+    at.evaluation[place] = async () => ({ workspace: spaces[place], evaluation: evaluations[place] });
   }
   for (const place of ['visible', 'readOnly', 'hidden', 'hiddenInVisible'] as const)
     at.document[place] = async () => ({
@@ -326,6 +350,8 @@ async function freshFor(route: string, ids: Record<string, string>, place: Place
     return { ...ids, source: await source(ids.workspace!) };
   if (route === 'DELETE /v1/question-sets/{id}')
     return { ...ids, questionSet: await questionSet(ids.workspace!) };
+  if (route === 'DELETE /v1/evaluations/{id}')
+    return { ...ids, evaluation: await evaluation(await questionSet(ids.workspace!)) };
   if (route === 'DELETE /v1/webhooks/{id}')
     return {
       ...ids,
@@ -362,13 +388,16 @@ function requestOf(route: string, ids: Record<string, string>, place: Place | un
               ? ids.key
               : template.startsWith('/v1/question-sets')
                 ? ids.questionSet
-                : ids.workspace;
+                : template.startsWith('/v1/evaluations/')
+                  ? ids.evaluation
+                  : ids.workspace;
   let path = template
     .replace('{id}', id ?? '')
     .replace('{workspaceId}', ids.workspace ?? '')
     .replace('{deliveryId}', fixed.delivery!)
     .replace('{sourceId}', ids.source ?? '')
-    .replace('{userId}', fixed.user!);
+    .replace('{userId}', fixed.user!)
+    .replace('{other}', ids.evaluation ?? '');
   if (route === 'GET /v1/search') path += `?workspaceId=${ids.workspace}&q=garden`;
   const n = ++unique;
   const bodies: Record<string, unknown> = {
@@ -392,6 +421,7 @@ function requestOf(route: string, ids: Record<string, string>, place: Place | un
     },
     'POST /v1/workspaces/{workspaceId}/mcp': { jsonrpc: '2.0', id: 1, method: 'tools/list' },
     'POST /v1/workspaces/{id}/question-sets': { name: `Set ${n}`, questions: [{ q: 'Is the gate open?' }] },
+    'POST /v1/evaluations': { questionSetId: ids.questionSet, configurations: [{ answers: null }] },
     'POST /v1/users': { email: `new${n}@example.com`, role: 'reader' },
     'PATCH /v1/users/{id}': { name: `Renamed ${n}` },
     'POST /v1/groups': { name: `New ${n}` },

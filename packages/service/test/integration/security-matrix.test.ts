@@ -58,6 +58,13 @@ const MATRIX: Record<string, Need> = {
   'GET /v1/workspaces/{id}/question-sets': ['search', 'artifacts'],
   'GET /v1/question-sets/{id}': ['search', 'artifacts'],
   'DELETE /v1/question-sets/{id}': 'ingest',
+  'POST /v1/evaluations': 'search',
+  'GET /v1/workspaces/{id}/evaluations': ['search', 'artifacts'],
+  'GET /v1/evaluations/{id}': ['search', 'artifacts'],
+  'GET /v1/evaluations/{id}/questions': ['search', 'artifacts'],
+  'GET /v1/evaluations/{id}/compare/{other}': ['search', 'artifacts'],
+  'POST /v1/evaluations/{id}/cancel': 'search',
+  'DELETE /v1/evaluations/{id}': 'search',
   'GET /v1/keys': 'session',
   'POST /v1/keys': 'session',
   'DELETE /v1/keys/{id}': 'session',
@@ -99,6 +106,7 @@ let ids: {
   user: string;
   group: string;
   questionSet: string;
+  evaluation: string;
 };
 let routes: string[];
 
@@ -131,6 +139,10 @@ beforeAll(async () => {
     name: 'Matrix',
     questions: [{ q: 'Who may see this text?' }],
   });
+  const evaluation = await owner.post('/v1/evaluations', {
+    questionSetId: questions.body.id,
+    configurations: [{ answers: null }],
+  });
   const admin = client(svc.url, await svc.key(['admin']));
   const user = await admin.post('/v1/users', { email: 'matrix@example.com', role: 'reader' });
   const group = await admin.post('/v1/groups', { name: 'Matrix' });
@@ -147,6 +159,7 @@ beforeAll(async () => {
     user: user.body.id,
     group: group.body.id,
     questionSet: questions.body.id,
+    evaluation: evaluation.body.id,
   };
   const doc = (await client(svc.url).get('/openapi.json')).body as {
     paths: Record<string, Record<string, unknown>>;
@@ -173,13 +186,16 @@ function request(route: string) {
               ? ids.group
               : template.startsWith('/v1/question-sets')
                 ? ids.questionSet
-                : ids.workspace;
+                : template.startsWith('/v1/evaluations/')
+                  ? ids.evaluation
+                  : ids.workspace;
   const path = template
     .replace('{id}', id)
     .replace('{workspaceId}', ids.workspace)
     .replace('{deliveryId}', ids.delivery)
     .replace('{sourceId}', ids.source)
-    .replace('{userId}', ids.user);
+    .replace('{userId}', ids.user)
+    .replace('{other}', ids.evaluation);
   const bodies: Record<string, unknown> = {
     'POST /v1/search': { workspaceId: ids.workspace, q: 'owner text' },
     'POST /v1/search/chat': { workspaceId: ids.workspace, q: 'owner text' },
@@ -188,6 +204,7 @@ function request(route: string) {
     'POST /v1/workspaces': { name: 'Matrix' },
     'PATCH /v1/documents/{id}': { access: null },
     'POST /v1/workspaces/{id}/question-sets': { name: 'More', questions: [{ q: 'And this?' }] },
+    'POST /v1/evaluations': { questionSetId: ids.questionSet, configurations: [{ answers: null }] },
     'POST /v1/users': { email: `u${Math.random().toString(36).slice(2)}@example.com`, role: 'reader' },
     'PATCH /v1/users/{id}': { name: 'Renamed' },
     'POST /v1/groups': { name: `G ${Math.random().toString(36).slice(2)}` },
@@ -258,6 +275,7 @@ describe('security matrix', () => {
           route.startsWith('POST /v1/search') ||
           route === 'GET /v1/search' ||
           route.startsWith('POST /v1/ingest') ||
+          route === 'POST /v1/evaluations' ||
           route.endsWith('/mcp')),
     );
     for (const [route] of resourceRoutes) {

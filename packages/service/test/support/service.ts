@@ -101,6 +101,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   const launchWorker = async () => {
     const w = await startWorker({
       ...deps,
+      evaluating: deps,
       concurrency: config.worker.docConcurrency,
       batchDocuments: config.worker.batchDocuments,
       batchMaxBytes: config.worker.batchMaxBytes,

@@ -9,10 +9,13 @@ import type {
   WebhookEventType,
   WorkspaceAccess,
 } from '../../domain/types.js';
+import type { EvaluationRecord } from '../../evaluation/store.js';
 import { newId } from '../../ids.js';
 import {
   documentEvent,
   documentEventType,
+  evaluationEvent,
+  evaluationEventType,
   type NewWebhookEvent,
   runEvent,
   runEventType,
@@ -192,4 +195,18 @@ export async function announceRunIn(
     }
   }
   await queueIn(c, queued);
+}
+
+/**
+ * The event of an evaluation that just completed or failed. Its results are what its owner's view
+ * found, so it goes to the endpoints of the whole account and to those of that owner only.
+ */
+export async function announceEvaluationIn(c: PoolClient, e: EvaluationRecord): Promise<void> {
+  const type = evaluationEventType(e.status);
+  if (!type) return;
+  const ownerId = e.owner.kind === 'user' ? e.owner.userId : undefined;
+  const endpointIds = subscribed(await subscriptionsIn(c, [e.accountId]), e.accountId, type)
+    .filter((s) => !s.owner || s.owner.userId === ownerId)
+    .map((s) => s.endpointId);
+  await queueIn(c, [{ event: evaluationEvent(e, type), endpointIds }]);
 }

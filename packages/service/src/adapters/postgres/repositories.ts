@@ -3,6 +3,7 @@ import { PgAuditRepository } from './audit.js';
 import type { Pool } from './db.js';
 import { PgWorkspaceDeletionRepository } from './deletions.js';
 import { PgDocumentRepository } from './documents.js';
+import { PgEvaluationRepository } from './evaluations.js';
 import { PgGroupRepository } from './groups.js';
 import { PgLeaseRepository } from './leases.js';
 import { PgOpsRepository } from './operations.js';
@@ -30,6 +31,7 @@ export interface Repositories {
   sources: PgSourceRepository;
   leases: PgLeaseRepository;
   questionSets: PgQuestionSetRepository;
+  evaluations: PgEvaluationRepository;
 }
 
 export function createRepositories(pool: Pool): Repositories {
@@ -48,5 +50,6 @@ export function createRepositories(pool: Pool): Repositories {
     sources: new PgSourceRepository(pool),
     leases: new PgLeaseRepository(pool),
     questionSets: new PgQuestionSetRepository(pool),
+    evaluations: new PgEvaluationRepository(pool),
   };
 }

@@ -3,6 +3,16 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../errors.js';
 import {
+  cancelEvaluation,
+  compareEvaluations,
+  createEvaluation,
+  deleteEvaluation,
+  type EvaluationDeps,
+  evaluationOutcomes,
+  getEvaluation,
+  listEvaluations,
+} from '../../evaluation/evaluations.js';
+import {
   createQuestionSet,
   deleteQuestionSet,
   getQuestionSet,
@@ -12,6 +22,12 @@ import {
 import { questionFormatOf } from '../../evaluation/questions.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import {
+  Evaluation,
+  EvaluationComparison,
+  EvaluationCreate,
+  EvaluationOutcome,
+  evaluationView,
+  outcomeView,
   QuestionSet,
   QuestionSetCreate,
   QuestionSetSummary,
@@ -83,7 +99,31 @@ async function questionsFrom(request: FastifyRequest): Promise<{ name: string; q
   return { name: (name || fallback).slice(0, 200), questions: { kind: 'file', format, content } };
 }
 
-/** A workspace's question sets, for evaluations (docs/evaluation.md). */
+/** What an evaluation may ask with here: what this process was configured with. */
+function evaluationDeps(deps: AppDeps): EvaluationDeps {
+  return {
+    evaluations: deps.evaluations,
+    questionSets: deps.questionSets,
+    workspaces: deps.workspaces,
+    jobs: deps.jobs,
+    capabilities: {
+      embeddings: deps.embeddings !== undefined,
+      reranker: deps.rerank !== undefined,
+      chatModel: deps.chatModel !== undefined,
+      hybridWeight: deps.searchOptions.hybridVectorWeight,
+      maxTopK: deps.config.limits.maxTopK,
+    },
+  };
+}
+
+const CompareParams = z.object({ id: z.string().min(1).max(100), other: z.string().min(1).max(100) });
+const OutcomeQuery = z.object({
+  configuration: z.string().max(100).optional().describe("One configuration's, by name (default: every one)"),
+  offset: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+
+/** A workspace's question sets and their evaluations (docs/evaluation.md). */
 export function evaluationRoutes(app: FastifyInstance, deps: AppDeps): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const read = { tags: ['evaluation'], security: SECURITY.read };
@@ -160,5 +200,145 @@ export function evaluationRoutes(app: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (request) => summaryView(await deleteQuestionSet(deps, principalOf(request), request.params.id)),
+  );
+
+  // Read when a request comes (the OpenAPI document is built from the routes without deps).
+  const evaluation = () => evaluationDeps(deps);
+  // An evaluation asks as search and chat do (search); its results are read like them.
+  const asker = authorize(deps, 'search');
+
+  api.post(
+    '/v1/evaluations',
+    {
+      onRequest: asker,
+      schema: {
+        ...write,
+        operationId: 'createEvaluation',
+        summary: "Ask a question set's questions under one or more configurations, as a job (202)",
+        body: EvaluationCreate,
+        response: { 202: Evaluation, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const created = await createEvaluation(evaluation(), principalOf(request), request.body);
+      reply.code(202);
+      return evaluationView(created);
+    },
+  );
+
+  api.get(
+    '/v1/workspaces/:id/evaluations',
+    {
+      onRequest: reader,
+      schema: {
+        ...read,
+        operationId: 'listEvaluations',
+        summary: "The workspace's evaluations the caller may see, newest first",
+        params: WorkspaceParams,
+        response: { 200: z.object({ evaluations: z.array(Evaluation) }), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      evaluations: (await listEvaluations(evaluation(), principalOf(request), request.params.id)).map((e) =>
+        evaluationView(e),
+      ),
+    }),
+  );
+
+  api.get(
+    '/v1/evaluations/:id',
+    {
+      onRequest: reader,
+      schema: {
+        ...read,
+        operationId: 'getEvaluation',
+        summary: 'An evaluation: its progress and, once completed, its metrics',
+        params: Params,
+        response: { 200: Evaluation, ...errorResponses },
+      },
+    },
+    async (request) =>
+      evaluationView(await getEvaluation(evaluation(), principalOf(request), request.params.id)),
+  );
+
+  api.get(
+    '/v1/evaluations/:id/questions',
+    {
+      onRequest: reader,
+      schema: {
+        ...read,
+        operationId: 'listEvaluationQuestions',
+        summary:
+          'What each question got: passages retrieved, the answer, its citations and the checks passed',
+        params: Params,
+        querystring: OutcomeQuery,
+        response: {
+          200: z.object({ questions: z.array(EvaluationOutcome), nextOffset: z.number().int().nullable() }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const { offset, limit, configuration } = request.query;
+      const page = await evaluationOutcomes(evaluation(), principalOf(request), request.params.id, {
+        configuration,
+        offset,
+        limit: limit + 1,
+      });
+      const rows = page.outcomes.slice(0, limit);
+      return {
+        questions: rows.map((r) => outcomeView(page.evaluation, r)),
+        nextOffset: page.outcomes.length > limit ? offset + limit : null,
+      };
+    },
+  );
+
+  api.post(
+    '/v1/evaluations/:id/cancel',
+    {
+      onRequest: asker,
+      schema: {
+        ...write,
+        operationId: 'cancelEvaluation',
+        summary: 'Stop a queued or running evaluation (what it asked so far stays readable)',
+        params: Params,
+        response: { 200: Evaluation, ...errorResponses },
+      },
+    },
+    async (request) =>
+      evaluationView(await cancelEvaluation(evaluation(), principalOf(request), request.params.id)),
+  );
+
+  api.delete(
+    '/v1/evaluations/:id',
+    {
+      onRequest: asker,
+      schema: {
+        ...write,
+        operationId: 'deleteEvaluation',
+        summary: 'Delete an evaluation and what its questions got (the evaluation deleted)',
+        params: Params,
+        response: { 200: Evaluation, ...errorResponses },
+      },
+    },
+    async (request) =>
+      evaluationView(await deleteEvaluation(evaluation(), principalOf(request), request.params.id)),
+  );
+
+  api.get(
+    '/v1/evaluations/:id/compare/:other',
+    {
+      onRequest: reader,
+      schema: {
+        ...read,
+        operationId: 'compareEvaluations',
+        summary:
+          'Another evaluation against this one (the baseline): each metric, its difference and the questions that changed',
+        params: CompareParams,
+        response: { 200: EvaluationComparison, ...errorResponses },
+      },
+    },
+    async (request) =>
+      compareEvaluations(evaluation(), principalOf(request), request.params.id, request.params.other),
   );
 }
