@@ -516,13 +516,13 @@ describe('batches and maintenance', () => {
       await index.optimize('ws_s');
       expect(await indexesOf('ws_s')).toEqual({
         terms: 'FTS/0',
-        document_id: 'BTree/0',
+        document_id: 'Bitmap/0',
         language: 'Bitmap/0',
       });
       const vectorTable = (await (await lancedb.connect(uri)).tableNames()).find((n) =>
         n.startsWith('ws_s__v_'),
       )!;
-      expect(await indexesOf(vectorTable)).toEqual({ document_id: 'BTree/0' });
+      expect(await indexesOf(vectorTable)).toEqual({ document_id: 'Bitmap/0' });
       const after = await narrowed();
       expect(new Set(after.only.map((h) => h.row.documentId))).toEqual(new Set(['doc_b']));
       expect(new Set(after.except.map((h) => h.row.documentId))).toEqual(new Set(['doc_a']));
