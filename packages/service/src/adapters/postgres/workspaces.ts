@@ -57,30 +57,34 @@ export class PgWorkspaceRepository implements WorkspaceStore {
       return { language: workspace.language, languages: workspace.languages, visibility: undefined };
     }
     // A member's view is read afresh: an access change applies to the next request, in every process.
-    // The workspace and what the member may see of its documents are asked at once, in one pass.
+    // The workspace and what the member may see of its documents are asked at once; the database
+    // sums the documents up, so only the shorter list of ids comes back, not a row per document.
     const vis = visibilityFor(audience, 2);
     const [workspace, documents] = await Promise.all([
       this.getWorkspace(audience, workspaceId),
-      this.pool.query<{ id: string; language: string | null; status: string; visible: boolean }>(
-        `SELECT d.id, d.language, d.status, ${vis.document('d')} AS visible
-           FROM documents d WHERE d.workspace_id = $1`,
+      this.pool.query<{ hidden: number; only: boolean; ids: string[] | null; languages: string[] | null }>(
+        `WITH d AS (SELECT d.id, d.language, d.status, coalesce(${vis.document('d')}, false) AS visible
+                      FROM documents d WHERE d.workspace_id = $1),
+              n AS (SELECT count(*) FILTER (WHERE visible) AS seen, count(*) FILTER (WHERE NOT visible) AS hidden FROM d)
+         SELECT n.hidden::int AS hidden, n.seen < n.hidden AS only,
+                ARRAY(SELECT id FROM d WHERE visible = (n.seen < n.hidden)) AS ids,
+                ARRAY(SELECT DISTINCT language FROM d
+                       WHERE visible AND status = 'ready' AND language IS NOT NULL ORDER BY language) AS languages
+           FROM n`,
         [workspaceId, ...vis.params],
       ),
     ]);
     if (!workspace) return undefined;
-    const seen = documents.rows.filter((d) => d.visible);
-    const hidden = documents.rows.length - seen.length;
-    if (hidden === 0)
+    const summary = documents.rows[0]!;
+    if (summary.hidden === 0)
       return { language: workspace.language, languages: workspace.languages, visibility: undefined };
     // What the audience may see decides how a question is read: the languages of visible documents.
-    const languages = [
-      ...new Set(seen.filter((d) => d.status === 'ready' && d.language).map((d) => d.language!)),
-    ].sort();
-    const visibility =
-      seen.length < hidden
-        ? { only: seen.map((d) => d.id) }
-        : { except: documents.rows.filter((d) => !d.visible).map((d) => d.id) };
-    return { language: workspace.language, languages, visibility };
+    const ids = summary.ids ?? [];
+    return {
+      language: workspace.language,
+      languages: summary.languages ?? [],
+      visibility: summary.only ? { only: ids } : { except: ids },
+    };
   }
 
   async getWorkspace(audience: Audience, workspaceId: string): Promise<Workspace | undefined> {
