@@ -150,8 +150,13 @@ export const consoleApi = {
   /** How people sign in here (password, identity provider, both): asked before anyone is signed in. */
   signInOptions: () => call<SignInOptions>('GET', '/v1/session/options'),
   listKeys: () => call<{ keys: ApiKey[] }>('GET', '/v1/keys'),
-  createKey: (name: string, scopes: Scope[]) =>
-    call<{ key: ApiKey; secret: string }>('POST', '/v1/keys', { ...(name ? { name } : {}), scopes }),
+  /** `userId` (an id or e-mail): the key acts exactly as that user; without it, for the whole account. */
+  createKey: (name: string, scopes: Scope[], userId?: string) =>
+    call<{ key: ApiKey; secret: string }>('POST', '/v1/keys', {
+      ...(name ? { name } : {}),
+      scopes,
+      ...(userId ? { userId } : {}),
+    }),
   revokeKey: (id: string) => call<ApiKey>('DELETE', `/v1/keys/${encodeURIComponent(id)}`),
   overview: () => call<Overview>('GET', '/v1/overview'),
 };

@@ -1,5 +1,5 @@
 import { type FormEvent, useRef, useState } from 'react';
-import { consoleApi, SCOPES, type Scope } from '../api';
+import { consoleApi, SCOPES, type Scope, sdk } from '../api';
 import { ActionNote } from '../components/ActionNote';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { When } from '../components/common';
@@ -17,8 +17,15 @@ const SCOPE_HELP: Record<Scope, string> = {
 
 export function KeysScreen() {
   const keys = useLoad(() => consoleApi.listKeys(), []);
-  const action = useAction(keys.reload);
+  // Who each user-bound key acts as, by e-mail (this screen is for owners and admins, who see people);
+  // read again with the keys, so a key for someone added since shows their e-mail.
+  const people = useLoad((signal) => sdk.users.list({ signal }), []);
+  const action = useAction(() => {
+    keys.reload();
+    people.reload();
+  });
   const [name, setName] = useState('');
+  const [actsAs, setActsAs] = useState('');
   const [scopes, setScopes] = useState<Scope[]>(['search']);
   const [secret, setSecret] = useState<string>();
   const nameField = useRef<HTMLInputElement>(null);
@@ -29,9 +36,10 @@ export function KeysScreen() {
     if (action.busy || scopes.length === 0) return;
     void action.run(
       async () => {
-        const created = await consoleApi.createKey(name.trim(), scopes);
+        const created = await consoleApi.createKey(name.trim(), scopes, actsAs.trim() || undefined);
         setSecret(created.secret);
         setName('');
+        setActsAs('');
       },
       { failed: 'The key was not created' },
     );
@@ -78,6 +86,19 @@ export function KeysScreen() {
             onChange={(e) => setName(e.target.value)}
           />
         </label>
+        <label>
+          Acts as{' '}
+          <span className="muted small">
+            (a user's e-mail: the key then sees and does only what they may; empty: the whole account)
+          </span>
+          <input
+            type="email"
+            name="actsAs"
+            maxLength={320}
+            value={actsAs}
+            onChange={(e) => setActsAs(e.target.value)}
+          />
+        </label>
         <fieldset>
           <legend>Scopes</legend>
           {SCOPES.map((s) => (
@@ -110,6 +131,7 @@ export function KeysScreen() {
           'Name',
           'Key',
           'Scopes',
+          'Acts as',
           'Created',
           'Last used',
           'State',
@@ -122,6 +144,13 @@ export function KeysScreen() {
               <code>{k.prefix}…</code>
             </td>
             <td>{k.scopes.join(', ')}</td>
+            <td>
+              {k.userId ? (
+                (people.data?.find((u) => u.id === k.userId)?.email ?? k.userId)
+              ) : (
+                <span className="muted">the account</span>
+              )}
+            </td>
             <td>
               <When iso={k.createdAt} />
             </td>

@@ -853,6 +853,43 @@ describe.skipIf(noChromium)('the web console in Chromium', () => {
     expect((await asServer('/v1/workspaces')).status).toBe(401);
   });
 
+  it('creates a key that acts as one user, named in the list, which sees only what that user may', async () => {
+    const asAdmin = (path: string, body: unknown) =>
+      fetch(serve.url + path, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${SERVER_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await asAdmin('/v1/users', { email: 'bound-reader@example.com', role: 'reader' })).status).toBe(
+      201,
+    );
+    // A workspace only the owner's side sees: the reader is in no group it is shared with.
+    expect((await asAdmin('/v1/groups', { name: 'Key test' })).status).toBe(201);
+    const hidden = await asAdmin('/v1/workspaces', {
+      name: 'Not for the bound key',
+      access: { read: { groups: ['Key test'] }, edit: { groups: ['Key test'] } },
+    });
+    expect(hidden.status).toBe(201);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Name').fill('reader app');
+    await page.getByLabel('Acts as').fill('bound-reader@example.com');
+    await page.locator('input[name=scope][value=artifacts]').check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = await page.getByTestId('new-key').inputValue();
+    await page.getByRole('button', { name: 'Done: hide the key' }).click();
+    const row = page.locator('tr', { hasText: 'reader app' });
+    await row.getByText('bound-reader@example.com').waitFor();
+    const names = async (key: string) => {
+      const r = await fetch(`${serve.url}/v1/workspaces`, { headers: { authorization: `Bearer ${key}` } });
+      expect(r.status).toBe(200);
+      return ((await r.json()) as { workspaces: { name: string }[] }).workspaces.map((w) => w.name);
+    };
+    expect(await names(SERVER_KEY)).toContain('Not for the bound key');
+    expect(await names(secret)).not.toContain('Not for the bound key');
+    // An account key says so in the same column.
+    expect(await page.locator('tr', { hasText: 'reporting job' }).getByText('the account').count()).toBe(1);
+  });
+
   it('adds a webhook endpoint, shows its secret once, lists its signed deliveries and redelivers one', async () => {
     const receiver = await startReceiver();
     try {
