@@ -18,6 +18,7 @@ import { bucket, groups, keys, secrets, users } from './admin.js';
 import { logAllocator } from './allocator.js';
 import { type Databases, migrateAll, resolveDatabases } from './database.js';
 import { openFilesLimit } from './descriptors.js';
+import { evaluate } from './eval.js';
 import { openApiDocument } from './openapi.js';
 
 const USAGE = `Usage: docslurp <command> [options]
@@ -44,6 +45,13 @@ Commands:
   bucket list            every object of the S3 bucket as JSON lines {"key","size"}
   bucket export DIR      copy the whole bucket into the empty folder DIR (backups)
   bucket import DIR      make the bucket an exact copy of DIR, creating it if missing (restores)
+  eval --workspace ID --questions FILE.jsonl|csv|json [--name NAME] [--top-k N]
+       [--mode lexical|vector|hybrid] [--rerank] [--no-answers | --answers extractive|model]
+       [--baseline EVALUATION_ID] [--fail-on-drop 0.02] [--account ACCOUNT] [--json]
+                         store the file as a question set, evaluate it (progress on stderr) and print
+                         its metrics; with --baseline, exit 1 when a quality metric dropped by more
+                         than --fail-on-drop. With SERVICE_URL (and SERVICE_API_KEY) it asks that
+                         service; otherwise it uses the local database and runs in this process
   openapi                print the API's OpenAPI document (as GET /openapi.json serves it; needs no
                          database), e.g. to generate a client
 
@@ -348,7 +356,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
     command === 'users' ||
     command === 'groups' ||
     command === 'secrets' ||
-    command === 'bucket';
+    command === 'bucket' ||
+    command === 'eval';
   const log = createLogger(interactive ? 'warn' : config.logLevel);
   try {
     switch (command) {
@@ -370,6 +379,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
         return await secrets(config, log, rest);
       case 'bucket':
         return await bucket(config, rest);
+      case 'eval':
+        return await evaluate(config, log, rest, env);
       case 'openapi':
         // Silent: the log goes to standard output, which holds the document.
         process.stdout.write(
