@@ -18,7 +18,7 @@ import { bucket, groups, keys, secrets, users } from './admin.js';
 import { logAllocator } from './allocator.js';
 import { type Databases, migrateAll, resolveDatabases } from './database.js';
 import { openFilesLimit } from './descriptors.js';
-import { evaluate } from './eval.js';
+import { EVAL_USAGE, evaluate } from './eval.js';
 import { openApiDocument } from './openapi.js';
 
 const USAGE = `Usage: docslurp <command> [options]
@@ -45,13 +45,7 @@ Commands:
   bucket list            every object of the S3 bucket as JSON lines {"key","size"}
   bucket export DIR      copy the whole bucket into the empty folder DIR (backups)
   bucket import DIR      make the bucket an exact copy of DIR, creating it if missing (restores)
-  eval --workspace ID --questions FILE.jsonl|csv|json [--name NAME] [--top-k N]
-       [--mode lexical|vector|hybrid] [--rerank] [--no-answers | --answers extractive|model]
-       [--baseline EVALUATION_ID] [--fail-on-drop 0.02] [--account ACCOUNT] [--json]
-                         store the file as a question set, evaluate it (progress on stderr) and print
-                         its metrics; with --baseline, exit 1 when a quality metric dropped by more
-                         than --fail-on-drop. With SERVICE_URL (and SERVICE_API_KEY) it asks that
-                         service; otherwise it uses the local database and runs in this process
+${EVAL_USAGE}
   openapi                print the API's OpenAPI document (as GET /openapi.json serves it; needs no
                          database), e.g. to generate a client
 
@@ -351,13 +345,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
     process.exit(1);
   }
   // CLI commands keep their output readable: only warnings from the service's internals.
-  const interactive =
-    command === 'keys' ||
-    command === 'users' ||
-    command === 'groups' ||
-    command === 'secrets' ||
-    command === 'bucket' ||
-    command === 'eval';
+  const interactive = ['keys', 'users', 'groups', 'secrets', 'bucket', 'eval'].includes(command);
   const log = createLogger(interactive ? 'warn' : config.logLevel);
   try {
     switch (command) {

@@ -23,23 +23,25 @@ import {
   type EvaluationDeps,
   getEvaluation,
 } from '../evaluation/evaluations.js';
-import { CHECK_METRICS, LATENCY_METRICS, type MetricName } from '../evaluation/metrics.js';
 import { createQuestionSet } from '../evaluation/question-sets.js';
 import { questionFormatOf } from '../evaluation/questions.js';
 import { runEvaluation } from '../evaluation/runner.js';
 import { FINISHED_EVALUATION } from '../evaluation/store.js';
 import { evaluationView } from '../http/evaluation-views.js';
 import { migrateAll, resolveDatabases } from './database.js';
+import { droppedMetrics, type EvaluationJson, metricsTable } from './eval-report.js';
 
-type EvaluationJson = ReturnType<typeof evaluationView> & { comparison?: Comparison };
-type Metric = { value: number; low: number; high: number; n: number } | null;
+/** The command's lines of `docslurp --help`. */
+export const EVAL_USAGE = `  eval --workspace ID --questions FILE.jsonl|csv|json [--name NAME] [--top-k N]
+       [--mode lexical|vector|hybrid] [--rerank] [--no-answers | --answers extractive|model]
+       [--baseline EVALUATION_ID] [--fail-on-drop 0.02] [--account ACCOUNT] [--json]
+                         store the file as a question set, evaluate it (progress on stderr) and print
+                         its metrics; with --baseline, exit 1 when a quality metric dropped by more
+                         than --fail-on-drop. With SERVICE_URL (and SERVICE_API_KEY) it asks that
+                         service; otherwise it uses the local database and runs in this process`;
 
 /** A mistake of the caller or a failed evaluation: its message, and exit code 2. */
 export class EvalFailure extends Error {}
-
-const QUALITY = Object.keys(CHECK_METRICS) as MetricName[];
-const ALL_METRICS: MetricName[] = [...QUALITY, ...LATENCY_METRICS];
-const RISE_IS_DROP = new Set<MetricName>(['falseDeclines']);
 
 interface Options {
   workspaceId: string;
@@ -141,7 +143,8 @@ interface Backend {
 }
 
 function httpBackend(baseUrl: string, apiKey: string | undefined, workspaceId: string): Backend {
-  const base = baseUrl.replace(/\/+$/, '');
+  let base = baseUrl;
+  while (base.endsWith('/')) base = base.slice(0, -1);
   const call = async <T>(method: string, url: string, body?: unknown): Promise<T> => {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (apiKey) headers.authorization = `Bearer ${apiKey}`;
@@ -287,73 +290,6 @@ async function localBackend(
       await dbs.embedded?.stop();
     },
   };
-}
-
-const fmt = (v: number, latency: boolean) => (latency ? v.toFixed(1) : v.toFixed(3));
-
-function metricCell(m: Metric, latency: boolean): string {
-  return m ? `${fmt(m.value, latency)} [${fmt(m.low, latency)}, ${fmt(m.high, latency)}]` : '–';
-}
-
-/** The metrics as a table for a person: one block per configuration, with the comparison if any. */
-export function metricsTable(
-  e: EvaluationJson,
-  comparison: Comparison | undefined,
-  dropped: Set<string>,
-): string {
-  const lines: string[] = [
-    `Evaluation ${e.id} "${e.name}": ${e.status}, ${e.progress.total} questions asked`,
-  ];
-  for (const r of e.results ?? []) {
-    const cmp = comparison?.configurations.find((c) => c.b === r.configuration);
-    lines.push(
-      '',
-      `Configuration "${r.configuration}"${cmp ? ` against baseline "${cmp.a}" of ${comparison?.a}` : ''}`,
-    );
-    const header = ['metric', 'value [low, high]', 'n'];
-    if (cmp) header.push('baseline', 'difference [low, high]', '');
-    const rows: string[][] = [header];
-    for (const name of ALL_METRICS) {
-      const latency = (LATENCY_METRICS as readonly string[]).includes(name);
-      const m = r.metrics[name] as Metric;
-      const row = [name, metricCell(m, latency), m ? String(m.n) : ''];
-      if (cmp) {
-        const c = cmp.metrics[name];
-        row.push(
-          metricCell(c.a, latency),
-          metricCell(c.difference, latency),
-          dropped.has(`${r.configuration}:${name}`) ? 'DROPPED' : '',
-        );
-      }
-      rows.push(row);
-    }
-    const widths = header.map((_, i) => Math.max(...rows.map((row) => row[i]?.length ?? 0)));
-    for (const row of rows)
-      lines.push(
-        row
-          .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-          .join('  ')
-          .trimEnd(),
-      );
-  }
-  return `${lines.join('\n')}\n`;
-}
-
-/** The quality metrics that dropped by more than `tolerance`, as `configuration:metric`. */
-export function droppedMetrics(comparison: Comparison, tolerance: number): { key: string; text: string }[] {
-  const out: { key: string; text: string }[] = [];
-  for (const c of comparison.configurations)
-    for (const name of QUALITY) {
-      const d = c.metrics[name]?.difference;
-      if (!d) continue;
-      const drop = RISE_IS_DROP.has(name) ? d.value > tolerance : d.value < -tolerance;
-      if (drop)
-        out.push({
-          key: `${c.b}:${name}`,
-          text: `${name} (configuration "${c.b}"): ${c.metrics[name].a?.value.toFixed(3)} -> ${c.metrics[name].b?.value.toFixed(3)}, difference ${d.value.toFixed(3)} [${d.low.toFixed(3)}, ${d.high.toFixed(3)}]`,
-        });
-    }
-  return out;
 }
 
 export async function evaluate(
