@@ -4,6 +4,7 @@
 import { type ClientOptions, transportConfig, userName } from './options.js';
 import { Api } from './resources/api.js';
 import { Documents } from './resources/documents.js';
+import { Evaluations } from './resources/evaluations.js';
 import { Ingest, type IngestUrlsParams, type UploadParams } from './resources/ingest.js';
 import { Audit, Groups, Users } from './resources/people.js';
 import { QuestionSets } from './resources/question-sets.js';
@@ -57,6 +58,11 @@ export class DocSlurpClient {
   readonly audit: Audit;
   /** A workspace's question sets, for evaluations: `create`, `list`, `get`, `delete`. */
   readonly questionSets: QuestionSets;
+  /**
+   * Evaluations of question sets: `create`, `get`, `list`, `questions`, `allQuestions`, `cancel`,
+   * `delete`, `compare` and `wait`.
+   */
+  readonly evaluations: Evaluations;
   private readonly options: ClientOptions;
   private readonly ingest: Ingest;
   private readonly runs: Runs;
@@ -75,6 +81,7 @@ export class DocSlurpClient {
     this.groups = new Groups(api);
     this.audit = new Audit(api);
     this.questionSets = new QuestionSets(api);
+    this.evaluations = new Evaluations(api);
     this.ingest = new Ingest(api);
     this.runs = new Runs(api);
     this.searches = new Search(api);

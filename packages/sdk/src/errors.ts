@@ -1,4 +1,4 @@
-import type { RefusedFile, RunProgress } from './types.js';
+import type { Evaluation, RefusedFile, RunProgress } from './types.js';
 
 interface ErrorInit {
   status?: number | undefined;
@@ -190,6 +190,49 @@ export class RunTimeoutError extends RunWaitError {
       'run_wait_timeout',
       runId,
       run,
+    );
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** `evaluations.wait` ended without the evaluation completing. `evaluation` is the last one seen. */
+export class EvaluationWaitError extends DocSlurpError {
+  readonly evaluationId: string;
+  readonly evaluation: Evaluation | undefined;
+
+  constructor(message: string, code: string, evaluationId: string, evaluation: Evaluation | undefined) {
+    super(message, { code });
+    this.evaluationId = evaluationId;
+    this.evaluation = evaluation;
+  }
+}
+
+/** The evaluation failed; `evaluation.error` says why. */
+export class EvaluationFailedError extends EvaluationWaitError {
+  declare readonly evaluation: Evaluation;
+  constructor(evaluation: Evaluation) {
+    const reason = evaluation.error ? ` (${evaluation.error.code}: ${evaluation.error.message})` : '';
+    super(`Evaluation "${evaluation.id}" failed${reason}.`, 'evaluation_failed', evaluation.id, evaluation);
+  }
+}
+
+/** The evaluation was cancelled; what it asked before stays readable through `questions`. */
+export class EvaluationCancelledError extends EvaluationWaitError {
+  declare readonly evaluation: Evaluation;
+  constructor(evaluation: Evaluation) {
+    super(`Evaluation "${evaluation.id}" was cancelled.`, 'evaluation_cancelled', evaluation.id, evaluation);
+  }
+}
+
+/** The evaluation was still queued or running when the wait's `timeoutMs` ran out; it carries on. */
+export class EvaluationTimeoutError extends EvaluationWaitError {
+  readonly timeoutMs: number;
+  constructor(evaluationId: string, timeoutMs: number, evaluation: Evaluation | undefined) {
+    super(
+      `Evaluation "${evaluationId}" was still ${evaluation?.status ?? 'unfinished'} after ${timeoutMs} ms; it carries on, wait again or raise timeoutMs.`,
+      'evaluation_wait_timeout',
+      evaluationId,
+      evaluation,
     );
     this.timeoutMs = timeoutMs;
   }

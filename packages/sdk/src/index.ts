@@ -6,6 +6,10 @@ export {
   ConflictError,
   ConnectionError,
   DocSlurpError,
+  EvaluationCancelledError,
+  EvaluationFailedError,
+  EvaluationTimeoutError,
+  EvaluationWaitError,
   NotFoundError,
   PayloadTooLargeError,
   PermissionDeniedError,
@@ -22,6 +26,13 @@ export {
   UnsupportedMediaTypeError,
 } from './errors.js';
 export type { ClientOptions } from './options.js';
+export type {
+  CreateEvaluationParams,
+  EvaluationConfigurationInput,
+  Evaluations,
+  ListEvaluationQuestionsParams,
+  WaitForEvaluationOptions,
+} from './resources/evaluations.js';
 export type { IngestUrlsParams, UploadFile, UploadParams } from './resources/ingest.js';
 export type {
   Audit,
@@ -53,6 +64,16 @@ export type {
   DocumentError,
   DocumentStage,
   DocumentStatus,
+  Evaluation,
+  EvaluationComparison,
+  EvaluationConfiguration,
+  EvaluationMetric,
+  EvaluationMetricName,
+  EvaluationMetrics,
+  EvaluationOutcome,
+  EvaluationOutcomePage,
+  EvaluationResults,
+  EvaluationStatus,
   Format,
   Formats,
   Grants,

@@ -100,6 +100,25 @@ export type QuestionSetSummary = Schemas['QuestionSetSummary'];
 /** A question set with its questions. */
 export type QuestionSet = Schemas['QuestionSet'];
 
+/** An evaluation: its status, `progress` and, once completed, `results` per configuration. */
+export type Evaluation = Schemas['Evaluation'];
+export type EvaluationStatus = Evaluation['status'];
+/** A configuration as the server resolved it: every choice filled in. */
+export type EvaluationConfiguration = Schemas['EvaluationConfiguration'];
+/** One configuration's metrics, overall and per question language and tag. */
+export type EvaluationResults = Schemas['EvaluationResults'];
+/** Each metric by name (null when no question applies), with its 95 % interval. */
+export type EvaluationMetrics = Schemas['EvaluationMetrics'];
+export type EvaluationMetricName = keyof EvaluationMetrics;
+/** `{value, low, high, n}`: the value, its bootstrap interval and the questions it is over. */
+export type EvaluationMetric = NonNullable<EvaluationMetrics[EvaluationMetricName]>;
+/** What one question got under one configuration: passages, answer, checks, passed and failed metrics. */
+export type EvaluationOutcome = Schemas['EvaluationOutcome'];
+/** A page of outcomes; pass `nextOffset` as `offset` for the next one (null on the last). */
+export type EvaluationOutcomePage = Answer<'listEvaluationQuestions', 200>;
+/** One evaluation (`b`) against a baseline (`a`): each metric's difference and the questions that changed. */
+export type EvaluationComparison = Schemas['EvaluationComparison'];
+
 /** Users and groups by id: an access list. */
 export type Grants = Schemas['Grants'];
 /** Who may read and edit a workspace; null: the whole account. */

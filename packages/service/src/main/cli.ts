@@ -18,6 +18,7 @@ import { bucket, groups, keys, secrets, users } from './admin.js';
 import { logAllocator } from './allocator.js';
 import { type Databases, migrateAll, resolveDatabases } from './database.js';
 import { openFilesLimit } from './descriptors.js';
+import { EVAL_USAGE, evaluate } from './eval.js';
 import { openApiDocument } from './openapi.js';
 
 const USAGE = `Usage: docslurp <command> [options]
@@ -44,6 +45,7 @@ Commands:
   bucket list            every object of the S3 bucket as JSON lines {"key","size"}
   bucket export DIR      copy the whole bucket into the empty folder DIR (backups)
   bucket import DIR      make the bucket an exact copy of DIR, creating it if missing (restores)
+${EVAL_USAGE}
   openapi                print the API's OpenAPI document (as GET /openapi.json serves it; needs no
                          database), e.g. to generate a client
 
@@ -343,12 +345,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
     process.exit(1);
   }
   // CLI commands keep their output readable: only warnings from the service's internals.
-  const interactive =
-    command === 'keys' ||
-    command === 'users' ||
-    command === 'groups' ||
-    command === 'secrets' ||
-    command === 'bucket';
+  const interactive = ['keys', 'users', 'groups', 'secrets', 'bucket', 'eval'].includes(command);
   const log = createLogger(interactive ? 'warn' : config.logLevel);
   try {
     switch (command) {
@@ -370,6 +367,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
         return await secrets(config, log, rest);
       case 'bucket':
         return await bucket(config, rest);
+      case 'eval':
+        return await evaluate(config, log, rest, env);
       case 'openapi':
         // Silent: the log goes to standard output, which holds the document.
         process.stdout.write(
