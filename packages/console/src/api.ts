@@ -33,6 +33,7 @@ export type EvaluationConfiguration = Schemas['EvaluationConfiguration'];
 export type EvaluationMetric = Schemas['EvaluationMetric'];
 export type EvaluationMetrics = Schemas['EvaluationMetrics'];
 export type EvaluationOutcome = Schemas['EvaluationOutcome'];
+export type EvaluationComparison = Schemas['EvaluationComparison'];
 export type SignInOptions =
   paths['/v1/session/options']['get']['responses'][200]['content']['application/json'];
 
@@ -181,6 +182,9 @@ export const evaluationsApi = {
   get: (id: string) => call<Evaluation>('GET', evaluationPath(id)),
   create: (questionSetId: string, configurations: ConfigurationInput[]) =>
     call<Evaluation>('POST', '/v1/evaluations', { questionSetId, configurations }),
+  /** `b` against the baseline `a`, both completed. */
+  compare: (a: string, b: string) =>
+    call<EvaluationComparison>('GET', `${evaluationPath(a)}/compare/${encodeURIComponent(b)}`),
   cancel: (id: string) => call<Evaluation>('POST', `${evaluationPath(id)}/cancel`, {}),
   questions: (id: string, configuration: string, offset: number, limit: number) =>
     call<{ questions: EvaluationOutcome[]; nextOffset: number | null }>(

@@ -42,6 +42,13 @@ export function formatMetric(name: string, m: EvaluationMetric): { value: string
   };
 }
 
+/** A difference b - a with its interval: "+16.7 %" (points of a share) or "-3 ms", then "[-10.0 %–+33.3 %]". */
+export function formatDifference(name: string, m: EvaluationMetric): { value: string; interval: string } {
+  if (m === null) return { value: '—', interval: '—' };
+  const signed = (v: number) => `${v > 0 ? '+' : ''}${formatMetricNumber(name, v)}`;
+  return { value: signed(m.value), interval: `${signed(m.low)} to ${signed(m.high)}` };
+}
+
 /** What a configuration asked for, in words: "lexical search, top 10, extractive answers". */
 export function describeConfiguration(c: EvaluationConfiguration): string {
   const rerank = c.search.rerank ? ', reranked' : '';

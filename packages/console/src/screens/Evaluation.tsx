@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { ApiError, type Evaluation, type EvaluationOutcome, evaluationsApi, isNotFound, sdk } from '../api';
+import { Comparison } from '../components/Comparison';
 import { ErrorNote, Loading, Status, TableScroll, When } from '../components/common';
 import { Listing } from '../components/Listing';
 import { WorkspaceHeader } from '../components/WorkspaceHeader';
@@ -167,6 +168,7 @@ export function EvaluationScreen({ workspaceId, id }: { workspaceId: string; id:
           </section>
         );
       })}
+      {evaluation.status === 'completed' ? <Comparison evaluation={evaluation} /> : null}
     </section>
   );
 }

@@ -142,5 +142,37 @@ describe('the Quality tab', () => {
       expect(await axeFindings(page), `quality at ${w.width} px`).toEqual([]);
       expect(await overflow(page), `quality at ${w.width} px`).toBeLessThanOrEqual(0);
     }
+    await page.setViewportSize({ width: WIDTHS[0].width, height: WIDTHS[0].height });
+  });
+
+  it('compares a second evaluation with the first', async () => {
+    await page.getByRole('combobox', { name: /^Answers/ }).selectOption('none');
+    await page.getByRole('button', { name: 'Start evaluation' }).click();
+    const evaluations = page.getByTestId('evaluations');
+    await expect
+      .poll(() => evaluations.locator('.status-ok', { hasText: 'completed' }).count(), { timeout: 60_000 })
+      .toBe(2);
+    const [second, first] = (await api(page, 'GET', `/v1/workspaces/${workspace}/evaluations`)).body
+      .evaluations;
+    await page.goto(`${url}/workspaces/${workspace}/quality/${second.id}`);
+    await page.getByRole('combobox', { name: /^Baseline/ }).selectOption(first.id);
+    await page.getByRole('button', { name: 'Compare', exact: true }).click();
+    const table = page.getByTestId('comparison');
+    await table.waitFor();
+    const compared = (await api(page, 'GET', `/v1/evaluations/${first.id}/compare/${second.id}`)).body;
+    const d = compared.configurations[0].metrics.hitAt1.difference.value;
+    const shown = `${d > 0 ? '+' : ''}${(Math.round(d * 1000) / 10).toFixed(1)} %`;
+    expect(await table.locator('tr[data-metric=hitAt1] [data-testid=difference]').textContent()).toContain(
+      shown,
+    );
+    // Without answers the answer metrics have no questions in the second: a dash.
+    expect(await table.locator('tr[data-metric=chatContains] [data-testid=difference]').textContent()).toBe(
+      '—',
+    );
+    for (const w of WIDTHS) {
+      await page.setViewportSize({ width: w.width, height: w.height });
+      expect(await axeFindings(page), `comparison at ${w.width} px`).toEqual([]);
+      expect(await overflow(page), `comparison at ${w.width} px`).toBeLessThanOrEqual(0);
+    }
   });
 });
