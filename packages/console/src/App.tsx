@@ -7,10 +7,12 @@ import { Link, match, navigate, useLocation } from './router';
 import { AuditScreen } from './screens/Audit';
 import { ChatScreen } from './screens/Chat';
 import { DocumentScreen } from './screens/Document';
+import { EvaluationScreen } from './screens/Evaluation';
 import { GroupsScreen } from './screens/Groups';
 import { KeysScreen } from './screens/Keys';
 import { OverviewScreen } from './screens/Overview';
 import { PeopleScreen } from './screens/People';
+import { QualityScreen } from './screens/Quality';
 import { RunScreen } from './screens/Run';
 import { SearchScreen } from './screens/Search';
 import { SignIn } from './screens/SignIn';
@@ -29,6 +31,11 @@ const ROUTES: [string, (p: Record<string, string>) => ReactNode][] = [
   ['/workspaces/:id/search', (p) => <SearchScreen key={p.id} workspaceId={p.id!} />],
   ['/workspaces/:id/chat', (p) => <ChatScreen key={p.id} workspaceId={p.id!} />],
   ['/workspaces/:id/sources', (p) => <SourcesScreen key={p.id} workspaceId={p.id!} />],
+  ['/workspaces/:id/quality', (p) => <QualityScreen key={p.id} workspaceId={p.id!} />],
+  [
+    '/workspaces/:id/quality/:evaluation',
+    (p) => <EvaluationScreen key={p.evaluation} workspaceId={p.id!} id={p.evaluation!} />,
+  ],
   ['/runs/:id', (p) => <RunScreen key={p.id} id={p.id!} />],
   ['/documents/:id', (p) => <DocumentScreen key={p.id} id={p.id!} />],
   ['/keys', () => <KeysScreen />],

@@ -10,13 +10,14 @@ export function WorkspaceHeader({
 }: {
   id: string;
   workspace: Workspace | undefined;
-  current: 'documents' | 'search' | 'chat' | 'sources';
+  current: 'documents' | 'search' | 'chat' | 'sources' | 'quality';
 }) {
   const tabs = [
     ['documents', `/workspaces/${id}`, 'Documents'],
     ['search', `/workspaces/${id}/search`, 'Search'],
     ['chat', `/workspaces/${id}/chat`, 'Chat'],
     ['sources', `/workspaces/${id}/sources`, 'Sources'],
+    ['quality', `/workspaces/${id}/quality`, 'Quality'],
   ] as const;
   return (
     <header className="ws-header">

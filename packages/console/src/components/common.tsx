@@ -119,6 +119,8 @@ const TONE: Record<string, string> = {
   ready: 'ok',
   completed: 'ok',
   processing: 'busy',
+  // Evaluations.
+  running: 'busy',
   queued: 'wait',
   paused: 'wait',
   needs_ocr: 'warn',

@@ -1120,6 +1120,7 @@ describe.skipIf(noChromium)('the web console in Chromium', () => {
       null,
       null,
       null,
+      null,
     ]);
 
     // Every button says what it acts on: no two buttons of a screen share a name.
