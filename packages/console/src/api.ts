@@ -1,6 +1,7 @@
 import {
   createDocSlurpClient,
   DocSlurpError,
+  type EvaluationConfigurationInput,
   type FetchLike,
   type GrantsInput,
   type UploadResult,
@@ -169,33 +170,19 @@ export const consoleApi = {
 };
 
 /** A configuration as asked for: what it leaves out is the server's choice. */
-export interface ConfigurationInput {
-  name?: string;
-  search?: { topK?: number; mode?: EvaluationConfiguration['search']['mode'] };
-  answers?: { mode: 'extractive' | 'model' } | null;
-}
+export type ConfigurationInput = EvaluationConfigurationInput;
 
-const evaluationPath = (id: string) => `/v1/evaluations/${encodeURIComponent(id)}`;
-
-/** Evaluations (docs/evaluation.md), which the SDK does not cover yet. Question sets go through the SDK. */
+/** Evaluations through the SDK (the session's fetch), in the shapes the Quality screens read. */
 export const evaluationsApi = {
-  list: (workspaceId: string) =>
-    call<{ evaluations: Evaluation[] }>(
-      'GET',
-      `/v1/workspaces/${encodeURIComponent(workspaceId)}/evaluations`,
-    ),
-  get: (id: string) => call<Evaluation>('GET', evaluationPath(id)),
+  list: async (workspaceId: string) => ({ evaluations: await sdk.evaluations.list(workspaceId) }),
+  get: (id: string) => sdk.evaluations.get(id),
   create: (questionSetId: string, configurations: ConfigurationInput[]) =>
-    call<Evaluation>('POST', '/v1/evaluations', { questionSetId, configurations }),
+    sdk.evaluations.create({ questionSetId, configurations }),
   /** `b` against the baseline `a`, both completed. */
-  compare: (a: string, b: string) =>
-    call<EvaluationComparison>('GET', `${evaluationPath(a)}/compare/${encodeURIComponent(b)}`),
-  cancel: (id: string) => call<Evaluation>('POST', `${evaluationPath(id)}/cancel`, {}),
+  compare: (a: string, b: string) => sdk.evaluations.compare(a, b),
+  cancel: (id: string) => sdk.evaluations.cancel(id),
   questions: (id: string, configuration: string, offset: number, limit: number) =>
-    call<{ questions: EvaluationOutcome[]; nextOffset: number | null }>(
-      'GET',
-      `${evaluationPath(id)}/questions?${new URLSearchParams({ configuration, offset: String(offset), limit: String(limit) })}`,
-    ),
+    sdk.evaluations.questions(id, { configuration, offset, limit }),
 };
 
 export interface UploadTask {
