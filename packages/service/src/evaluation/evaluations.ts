@@ -40,6 +40,33 @@ export interface EvaluationDeps {
   capabilities: EvaluationCapabilities;
 }
 
+/** What a process configured with these can evaluate with: the HTTP layer's deps or the CLI's. */
+export function evaluationDepsOf(deps: {
+  evaluations: EvaluationStore;
+  questionSets: Pick<QuestionSetStore, 'getQuestionSet'>;
+  workspaces: Pick<WorkspaceStore, 'getWorkspace'>;
+  jobs: Pick<JobQueue, 'enqueue'>;
+  embeddings: unknown;
+  rerank: unknown;
+  chatModel: unknown;
+  searchOptions: { hybridVectorWeight: number };
+  config: { limits: { maxTopK: number } };
+}): EvaluationDeps {
+  return {
+    evaluations: deps.evaluations,
+    questionSets: deps.questionSets,
+    workspaces: deps.workspaces,
+    jobs: deps.jobs,
+    capabilities: {
+      embeddings: deps.embeddings !== undefined,
+      reranker: deps.rerank !== undefined,
+      chatModel: deps.chatModel !== undefined,
+      hybridWeight: deps.searchOptions.hybridVectorWeight,
+      maxTopK: deps.config.limits.maxTopK,
+    },
+  };
+}
+
 /** A configuration as asked for: every field may be left to the server. */
 export interface ConfigurationInput {
   name?: string | undefined;

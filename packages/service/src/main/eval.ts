@@ -20,7 +20,7 @@ import {
   type ConfigurationInput,
   compareEvaluations,
   createEvaluation,
-  type EvaluationDeps,
+  evaluationDepsOf,
   getEvaluation,
 } from '../evaluation/evaluations.js';
 import { createQuestionSet } from '../evaluation/question-sets.js';
@@ -233,19 +233,7 @@ async function localBackend(
     member: undefined,
     actor: `command line (${os.userInfo().username}@${os.hostname()})`,
   };
-  const evaluationDeps: EvaluationDeps = {
-    evaluations: d.evaluations,
-    questionSets: d.questionSets,
-    workspaces: d.workspaces,
-    jobs: d.jobs,
-    capabilities: {
-      embeddings: d.embeddings !== undefined,
-      reranker: d.rerank !== undefined,
-      chatModel: d.chatModel !== undefined,
-      hybridWeight: d.searchOptions.hybridVectorWeight,
-      maxTopK: d.config.limits.maxTopK,
-    },
-  };
+  const evaluationDeps = evaluationDepsOf(d);
   return {
     async createSet(name, filename, content) {
       const format = questionFormatOf(filename, undefined);

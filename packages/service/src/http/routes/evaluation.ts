@@ -7,7 +7,7 @@ import {
   compareEvaluations,
   createEvaluation,
   deleteEvaluation,
-  type EvaluationDeps,
+  evaluationDepsOf,
   evaluationOutcomes,
   getEvaluation,
   listEvaluations,
@@ -99,23 +99,6 @@ async function questionsFrom(request: FastifyRequest): Promise<{ name: string; q
   return { name: (name || fallback).slice(0, 200), questions: { kind: 'file', format, content } };
 }
 
-/** What an evaluation may ask with here: what this process was configured with. */
-function evaluationDeps(deps: AppDeps): EvaluationDeps {
-  return {
-    evaluations: deps.evaluations,
-    questionSets: deps.questionSets,
-    workspaces: deps.workspaces,
-    jobs: deps.jobs,
-    capabilities: {
-      embeddings: deps.embeddings !== undefined,
-      reranker: deps.rerank !== undefined,
-      chatModel: deps.chatModel !== undefined,
-      hybridWeight: deps.searchOptions.hybridVectorWeight,
-      maxTopK: deps.config.limits.maxTopK,
-    },
-  };
-}
-
 const CompareParams = z.object({ id: z.string().min(1).max(100), other: z.string().min(1).max(100) });
 const OutcomeQuery = z.object({
   configuration: z.string().max(100).optional().describe("One configuration's, by name (default: every one)"),
@@ -203,7 +186,7 @@ export function evaluationRoutes(app: FastifyInstance, deps: AppDeps): void {
   );
 
   // Read when a request comes (the OpenAPI document is built from the routes without deps).
-  const evaluation = () => evaluationDeps(deps);
+  const evaluation = () => evaluationDepsOf(deps);
   // An evaluation asks as search and chat do (search); its results are read like them.
   const asker = authorize(deps, 'search');
 
