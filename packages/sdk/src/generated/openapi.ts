@@ -988,6 +988,13 @@ export interface components {
             q: string;
             /** @description Strings a right answer contains (compared after NFKC, case and space folding) */
             answers: string[];
+            /** @description Regular expressions a right answer matches, ignoring case (linear-time engine) */
+            patterns: string[];
+            /**
+             * @description How answers are compared: folded, or SQuAD's normalisation of whole words
+             * @enum {string}
+             */
+            match: "folded" | "squad";
             /** @description What a right search finds */
             expected: ({
                 /** @description A document id or filename */
@@ -1038,8 +1045,10 @@ export interface components {
             mrr: components["schemas"]["EvaluationMetric"];
             answerRecallAt5: components["schemas"]["EvaluationMetric"];
             ndcgAt10: components["schemas"]["EvaluationMetric"];
+            recallAt100: components["schemas"]["EvaluationMetric"];
             chatContains: components["schemas"]["EvaluationMetric"];
             citedContains: components["schemas"]["EvaluationMetric"];
+            citedExpected: components["schemas"]["EvaluationMetric"];
             markersResolve: components["schemas"]["EvaluationMetric"];
             unanswerableDeclined: components["schemas"]["EvaluationMetric"];
             falseDeclines: components["schemas"]["EvaluationMetric"];
@@ -1056,6 +1065,8 @@ export interface components {
                 mode: "lexical" | "vector" | "hybrid";
                 hybridWeight: number;
                 rerank: boolean;
+                /** @description Null: no limit */
+                maxChunksPerDocument: number | null;
             };
             answers: {
                 /** @enum {string} */
@@ -1140,8 +1151,10 @@ export interface components {
                 reciprocalRank: number | null;
                 answerRecallAt5: number | null;
                 ndcgAt10: number | null;
+                recallAt100: number | null;
                 chatContains: number | null;
                 citedContains: number | null;
+                citedExpected: number | null;
                 markersResolve: number | null;
                 unanswerableDeclined: number | null;
                 falseDecline: number | null;
@@ -1198,6 +1211,12 @@ export interface components {
                         difference: components["schemas"]["EvaluationMetric"];
                     };
                     /** @description Each side, and the difference b - a with its 95 % interval */
+                    recallAt100: {
+                        a: components["schemas"]["EvaluationMetric"];
+                        b: components["schemas"]["EvaluationMetric"];
+                        difference: components["schemas"]["EvaluationMetric"];
+                    };
+                    /** @description Each side, and the difference b - a with its 95 % interval */
                     chatContains: {
                         a: components["schemas"]["EvaluationMetric"];
                         b: components["schemas"]["EvaluationMetric"];
@@ -1205,6 +1224,12 @@ export interface components {
                     };
                     /** @description Each side, and the difference b - a with its 95 % interval */
                     citedContains: {
+                        a: components["schemas"]["EvaluationMetric"];
+                        b: components["schemas"]["EvaluationMetric"];
+                        difference: components["schemas"]["EvaluationMetric"];
+                    };
+                    /** @description Each side, and the difference b - a with its 95 % interval */
+                    citedExpected: {
                         a: components["schemas"]["EvaluationMetric"];
                         b: components["schemas"]["EvaluationMetric"];
                         difference: components["schemas"]["EvaluationMetric"];
@@ -6736,6 +6761,13 @@ export interface operations {
                         q: string;
                         /** @default [] */
                         answers?: string[];
+                        /** @default [] */
+                        patterns?: string[];
+                        /**
+                         * @default folded
+                         * @enum {string}
+                         */
+                        match?: "folded" | "squad";
                         expected?: (string | {
                             document: string;
                             page?: number;
@@ -6980,6 +7012,8 @@ export interface operations {
                             hybridWeight?: number;
                             /** @description Default: on when the server has a reranker */
                             rerank?: boolean;
+                            /** @description At most this many passages of one document (default: no limit) */
+                            maxChunksPerDocument?: number;
                         };
                         /** @description null: passages only, no answers asked for */
                         answers?: {

@@ -76,6 +76,7 @@ export interface ConfigurationInput {
         mode?: SearchMode | undefined;
         hybridWeight?: number | undefined;
         rerank?: boolean | undefined;
+        maxChunksPerDocument?: number | undefined;
       }
     | undefined;
   /** Null: passages only. */
@@ -126,7 +127,13 @@ export function resolveConfigurations(
       );
     return {
       name,
-      search: { topK, mode, hybridWeight: c.search?.hybridWeight ?? can.hybridWeight, rerank },
+      search: {
+        topK,
+        mode,
+        hybridWeight: c.search?.hybridWeight ?? can.hybridWeight,
+        rerank,
+        maxChunksPerDocument: c.search?.maxChunksPerDocument ?? null,
+      },
       answers: answerMode ? { mode: answerMode } : null,
     };
   });

@@ -1,4 +1,5 @@
-import { containsAnswer, type Expected, foldForComparison, type Question } from './questions.js';
+import { answerMatcher, containsPassage, hasAnswers as hasAnswersOf } from './answer-match.js';
+import type { Expected, Question } from './questions.js';
 
 /**
  * How an evaluation scores what search and chat gave for each question (issue 40, docs/evaluation.md):
@@ -20,7 +21,13 @@ export interface GivenAnswer {
   text: string;
   /** The answer said the workspace holds no answer. */
   declined: boolean;
-  citations: { n: number; documentId: string; text: string }[];
+  citations: {
+    n: number;
+    documentId: string;
+    filename: string;
+    page: number | null;
+    text: string;
+  }[];
 }
 
 /** What one question got. */
@@ -47,16 +54,19 @@ export interface QuestionChecks {
   reciprocalRank: number | null;
   answerRecallAt5: number | null;
   ndcgAt10: number | null;
+  /** Share of the expected items found among the first 100 passages. */
+  recallAt100: number | null;
   chatContains: number | null;
   citedContains: number | null;
+  /** The answer cites a passage that is what the question expects. */
+  citedExpected: number | null;
   markersResolve: number | null;
   unanswerableDeclined: number | null;
   falseDecline: number | null;
 }
 
 function matches(passage: RetrievedPassage, expected: Expected): boolean {
-  if ('passage' in expected)
-    return foldForComparison(passage.text).includes(foldForComparison(expected.passage));
+  if ('passage' in expected) return containsPassage(passage.text, expected.passage);
   if (passage.documentId !== expected.document && passage.filename !== expected.document) return false;
   return expected.page === undefined || passage.page === expected.page;
 }
@@ -117,13 +127,20 @@ function ndcgAt10(retrieved: readonly RetrievedPassage[], expected: readonly Exp
   return dcg / ideal;
 }
 
+/** Share of the expected items that one of the first `k` passages matches. */
+function recallAt(k: number, retrieved: readonly RetrievedPassage[], expected: readonly Expected[]): number {
+  const top = retrieved.slice(0, k);
+  return expected.filter((e) => top.some((p) => matches(p, e))).length / expected.length;
+}
+
 const MARKER = /\[(\d+)\]/g;
 const bit = (b: boolean) => (b ? 1 : 0);
 
 export function checkQuestion(outcome: QuestionOutcome): QuestionChecks {
   const { question, retrieved, answer } = outcome;
   const expectsPassages = question.expected.length > 0;
-  const hasAnswers = question.answers.length > 0;
+  const hasAnswers = hasAnswersOf(question);
+  const holdsAnswer = answerMatcher(question);
   const odds = expectsPassages
     ? rankOdds(
         retrieved.map((p) => question.expected.some((e) => matches(p, e))),
@@ -139,17 +156,28 @@ export function checkQuestion(outcome: QuestionOutcome): QuestionChecks {
     hitAt5: within(5),
     hitAt10: within(10),
     reciprocalRank: expectsPassages ? expectation(odds, (r) => 1 / r) : null,
-    answerRecallAt5: hasAnswers
-      ? bit(retrieved.slice(0, 5).some((p) => containsAnswer(p.text, question.answers)))
-      : null,
+    answerRecallAt5: hasAnswers ? bit(retrieved.slice(0, 5).some((p) => holdsAnswer(p.text))) : null,
     ndcgAt10: expectsPassages ? ndcgAt10(retrieved, question.expected) : null,
+    recallAt100: expectsPassages ? recallAt(100, retrieved, question.expected) : null,
     chatContains:
-      answer && hasAnswers && !question.unanswerable
-        ? bit(!!spoken && containsAnswer(spoken.text, question.answers))
-        : null,
+      answer && hasAnswers && !question.unanswerable ? bit(!!spoken && holdsAnswer(spoken.text)) : null,
     citedContains:
       answer && hasAnswers && !question.unanswerable
-        ? bit(!!spoken && spoken.citations.some((c) => containsAnswer(c.text, question.answers)))
+        ? bit(!!spoken && spoken.citations.some((c) => holdsAnswer(c.text)))
+        : null,
+    citedExpected:
+      answer && expectsPassages && !question.unanswerable
+        ? bit(
+            !!spoken &&
+              spoken.citations.some((c) =>
+                question.expected.some((e) =>
+                  matches(
+                    { documentId: c.documentId, filename: c.filename, page: c.page, text: c.text, score: 0 },
+                    e,
+                  ),
+                ),
+              ),
+          )
         : null,
     markersResolve: spoken
       ? bit(
@@ -176,8 +204,10 @@ export const CHECK_METRICS = {
   mrr: 'reciprocalRank',
   answerRecallAt5: 'answerRecallAt5',
   ndcgAt10: 'ndcgAt10',
+  recallAt100: 'recallAt100',
   chatContains: 'chatContains',
   citedContains: 'citedContains',
+  citedExpected: 'citedExpected',
   markersResolve: 'markersResolve',
   unanswerableDeclined: 'unanswerableDeclined',
   falseDeclines: 'falseDecline',
@@ -326,3 +356,20 @@ export function summarizeScoredGroups(
     );
   return { languages: sum(byLanguage), tags: sum(byTag) };
 }
+
+const NO_CHECKS = Object.fromEntries(
+  [...Object.values(CHECK_METRICS), 'firstHitRank'].map((k) => [k, null]),
+) as unknown as QuestionChecks;
+
+/** Checks kept by an older version: the checks it did not have are not applicable (null). */
+export const storedChecks = (checks: Partial<QuestionChecks>): QuestionChecks => ({
+  ...NO_CHECKS,
+  ...checks,
+});
+
+const NO_METRICS = Object.fromEntries(
+  [...Object.keys(CHECK_METRICS), ...LATENCY_METRICS].map((k) => [k, null]),
+) as unknown as Metrics;
+
+/** Metrics summed up by an older version: the metrics it did not have are null. */
+export const storedMetrics = (metrics: Partial<Metrics>): Metrics => ({ ...NO_METRICS, ...metrics });

@@ -1,5 +1,6 @@
 import Papa from 'papaparse';
 import { z } from 'zod';
+import { type AnswerMatching, compilePattern } from './answer-match.js';
 
 /**
  * Questions an evaluation asks (issue 40): what a question set holds, read from JSON, JSONL or CSV
@@ -12,7 +13,7 @@ export interface ExpectedDocument {
   document: string;
   page?: number;
 }
-/** A text that must be in one of the retrieved passages (compared folded, as answers are). */
+/** A text that must be in one of the retrieved passages (read and folded, as answers are). */
 export interface ExpectedPassage {
   passage: string;
 }
@@ -22,6 +23,10 @@ export interface Question {
   q: string;
   /** Strings a right answer contains (compared after NFKC, case and whitespace folding). */
   answers: string[];
+  /** Regular expressions a right answer matches, ignoring case (run in linear time). */
+  patterns: string[];
+  /** How `answers` are compared: folded (the default), or SQuAD's normalisation of whole words. */
+  match: AnswerMatching;
   expected: Expected[];
   /** The workspace holds no answer: a right answer declines. */
   unanswerable: boolean;
@@ -57,6 +62,16 @@ const text = (max: number) =>
     .max(max, `is longer than ${max} characters`)
     .refine((s) => !s.includes('\u0000'), 'contains a NUL character');
 
+/** A pattern is kept as its source; it must compile for the linear-time engine. */
+const pattern = z
+  .string()
+  .min(1, 'is empty')
+  .max(QUESTION_LIMITS.answerChars, `is longer than ${QUESTION_LIMITS.answerChars} characters`)
+  .superRefine((source, ctx) => {
+    const compiled = compilePattern(source);
+    if (typeof compiled === 'string') ctx.addIssue({ code: 'custom', message: compiled });
+  });
+
 const ExpectedInput = z.union([
   text(1_000).transform((document): Expected => ({ document })),
   z
@@ -74,6 +89,8 @@ export const QuestionInput = z
   .object({
     q: text(QUESTION_LIMITS.questionChars),
     answers: z.array(text(QUESTION_LIMITS.answerChars)).max(QUESTION_LIMITS.answers).default([]),
+    patterns: z.array(pattern).max(QUESTION_LIMITS.answers).default([]),
+    match: z.enum(['folded', 'squad']).default('folded'),
     expected: z.array(ExpectedInput).max(QUESTION_LIMITS.expected).default([]),
     unanswerable: z.boolean().default(false),
     language: z
@@ -85,10 +102,13 @@ export const QuestionInput = z
   })
   .strict()
   .superRefine((question, ctx) => {
-    if (question.unanswerable && (question.answers.length > 0 || question.expected.length > 0))
+    if (
+      question.unanswerable &&
+      (question.answers.length > 0 || question.patterns.length > 0 || question.expected.length > 0)
+    )
       ctx.addIssue({
         code: 'custom',
-        message: 'an unanswerable question has no answers and no expected documents',
+        message: 'an unanswerable question has no answers, patterns or expected documents',
       });
   });
 
@@ -204,13 +224,27 @@ const list = (cell: string | undefined) =>
     .map((s) => s.trim())
     .filter((s) => s !== '');
 
-const CSV_COLUMNS = ['q', 'answers', 'expected', 'page', 'passage', 'unanswerable', 'language', 'tags'];
+const CSV_COLUMNS = [
+  'q',
+  'answers',
+  'pattern',
+  'match',
+  'expected',
+  'page',
+  'passage',
+  'unanswerable',
+  'language',
+  'tags',
+];
 
 /** One CSV row's cells by column, or what is wrong with it. */
 function questionOfRow(row: Record<string, string>): Record<string, unknown> | string {
   const value: Record<string, unknown> = { q: row.q ?? '' };
   const answers = list(row.answers);
   if (answers.length > 0) value.answers = answers;
+  // One pattern per cell, taken whole: "|" is a pattern's alternation, not a list separator here.
+  if (row.pattern?.trim()) value.patterns = [row.pattern.trim()];
+  if (row.match?.trim()) value.match = row.match.trim().toLowerCase();
   const page = row.page?.trim();
   let pageNumber: number | undefined;
   if (page) {
@@ -330,14 +364,17 @@ export function questionFormatOf(
   return undefined;
 }
 
-/** The form answers are compared in: NFKC, lower case, runs of white space as one space. */
-export function foldForComparison(s: string): string {
-  return s.normalize('NFKC').toLowerCase().replace(/\s+/gu, ' ').trim();
-}
-
-/** Whether a text contains one of the answers (folded both). */
-export function containsAnswer(textToSearch: string, answers: readonly string[]): boolean {
-  if (answers.length === 0) return false;
-  const folded = foldForComparison(textToSearch);
-  return answers.some((a) => folded.includes(foldForComparison(a)));
-}
+/**
+ * A question as stored by an older version (before `patterns` and `match`), with what it left out
+ * filled in: a set keeps its meaning across an upgrade.
+ */
+export const storedQuestion = (q: Partial<Question> & Pick<Question, 'q'>): Question => ({
+  answers: [],
+  patterns: [],
+  match: 'folded',
+  expected: [],
+  unanswerable: false,
+  language: null,
+  tags: [],
+  ...q,
+});

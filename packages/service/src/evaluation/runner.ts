@@ -95,6 +95,7 @@ async function ask(
     q: question.q,
     topK: c.search.topK,
     mode: c.search.mode,
+    maxChunksPerDocument: c.search.maxChunksPerDocument ?? undefined,
   });
   const searchMs = performance.now() - t0;
   let answer: StoredOutcome['answer'] = null;
@@ -113,7 +114,13 @@ async function ask(
     given = {
       text: a.answer,
       declined,
-      citations: a.citations.map((x) => ({ n: x.n, documentId: x.documentId, text: x.text })),
+      citations: a.citations.map((x) => ({
+        n: x.n,
+        documentId: x.documentId,
+        filename: x.filename,
+        page: x.page,
+        text: x.text,
+      })),
     };
     answer = {
       text: a.answer,

@@ -36,7 +36,14 @@ export type AnswerMode = 'extractive' | 'model';
 /** One way of asking the questions, with every choice resolved when the evaluation was made. */
 export interface EvaluationConfiguration {
   name: string;
-  search: { topK: number; mode: SearchMode; hybridWeight: number; rerank: boolean };
+  search: {
+    topK: number;
+    mode: SearchMode;
+    hybridWeight: number;
+    rerank: boolean;
+    /** At most this many passages of one document; null (or absent, in older rows): no limit. */
+    maxChunksPerDocument?: number | null | undefined;
+  };
   /** Null: passages only, no answers asked for. */
   answers: { mode: AnswerMode } | null;
 }

@@ -16,6 +16,12 @@ export const Question = z
     answers: z
       .array(z.string())
       .describe('Strings a right answer contains (compared after NFKC, case and space folding)'),
+    patterns: z
+      .array(z.string())
+      .describe('Regular expressions a right answer matches, ignoring case (linear-time engine)'),
+    match: z
+      .enum(['folded', 'squad'])
+      .describe("How answers are compared: folded, or SQuAD's normalisation of whole words"),
     expected: z
       .array(
         z.union([
@@ -41,7 +47,7 @@ export const QuestionSetCreate = z
       .array(z.unknown())
       .max(QUESTION_LIMITS.questions * 2)
       .describe(
-        'Questions: {q, answers?, expected?, unanswerable?, language?, tags?}; each bad one is named in invalid_questions',
+        'Questions: {q, answers?, patterns?, match?, expected?, unanswerable?, language?, tags?}; each bad one is named in invalid_questions',
       ),
   })
   .strict();
@@ -121,6 +127,13 @@ export const ConfigurationInputSchema = z
           .optional()
           .describe("The vector ranking's share in hybrid fusion"),
         rerank: z.boolean().optional().describe('Default: on when the server has a reranker'),
+        maxChunksPerDocument: z
+          .number()
+          .int()
+          .min(1)
+          .max(100)
+          .optional()
+          .describe('At most this many passages of one document (default: no limit)'),
       })
       .strict()
       .optional(),
@@ -153,6 +166,7 @@ const Configuration = z
       mode: SearchMode,
       hybridWeight: z.number(),
       rerank: z.boolean(),
+      maxChunksPerDocument: z.number().int().nullable().describe('Null: no limit'),
     }),
     answers: z.object({ mode: AnswerModeSchema }).nullable(),
   })
@@ -199,8 +213,10 @@ const Checks = z
     reciprocalRank: z.number().nullable(),
     answerRecallAt5: z.number().nullable(),
     ndcgAt10: z.number().nullable(),
+    recallAt100: z.number().nullable(),
     chatContains: z.number().nullable(),
     citedContains: z.number().nullable(),
+    citedExpected: z.number().nullable(),
     markersResolve: z.number().nullable(),
     unanswerableDeclined: z.number().nullable(),
     falseDecline: z.number().nullable(),
@@ -295,7 +311,10 @@ export const evaluationView = (e: EvaluationRecord, now = Date.now()): z.infer<t
   questionSetName: e.questionSetName,
   name: e.name,
   status: e.status,
-  configurations: e.configurations,
+  configurations: e.configurations.map((c) => ({
+    ...c,
+    search: { ...c.search, maxChunksPerDocument: c.search.maxChunksPerDocument ?? null },
+  })),
   progress: { done: e.done, total: e.total, etaSeconds: etaSeconds(e, now) },
   createdBy: e.createdBy,
   createdAt: e.createdAt.toISOString(),

@@ -363,6 +363,8 @@ describe('evaluations', () => {
         hitAt10: 0,
         reciprocalRank: 0,
         answerRecallAt5: 0,
+        recallAt100: null,
+        citedExpected: null,
         ndcgAt10: 0,
         chatContains: null,
         citedContains: null,

@@ -13,6 +13,8 @@ import type { Question } from '../../src/evaluation/questions.js';
 const question = (q: Partial<Question>): Question => ({
   q: 'a question',
   answers: [],
+  patterns: [],
+  match: 'folded',
   expected: [],
   unanswerable: false,
   language: null,
@@ -104,7 +106,7 @@ describe('evaluation checks of one question (issue 40)', () => {
   });
 
   it('checks answers: contains, cited, markers, declines right and wrong', () => {
-    const cite = (n: number, text: string) => ({ n, documentId: 'a', text });
+    const cite = (n: number, text: string) => ({ n, documentId: 'a', filename: 'a.pdf', page: null, text });
     const answered = checkQuestion(
       outcome({ answers: ['two years'] }, [], {
         answer: {

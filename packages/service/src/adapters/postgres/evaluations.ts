@@ -1,3 +1,4 @@
+import { storedChecks, storedMetrics } from '../../evaluation/metrics.js';
 import type {
   ConfigurationResults,
   EvaluationConfiguration,
@@ -32,6 +33,9 @@ interface EvaluationRow {
   finished_at: Date | null;
 }
 
+const mapValues = <T, U>(o: Record<string, T>, f: (v: T) => U): Record<string, U> =>
+  Object.fromEntries(Object.entries(o).map(([k, v]) => [k, f(v)]));
+
 export const toEvaluation = (r: EvaluationRow): EvaluationRecord => ({
   id: r.id,
   accountId: r.account_id,
@@ -46,7 +50,13 @@ export const toEvaluation = (r: EvaluationRow): EvaluationRecord => ({
   total: r.questions_total,
   done: r.questions_done,
   error: r.error_code ? { code: r.error_code, message: r.error_message ?? '' } : null,
-  results: r.results,
+  results:
+    r.results?.map((c) => ({
+      ...c,
+      metrics: storedMetrics(c.metrics),
+      languages: mapValues(c.languages, storedMetrics),
+      tags: mapValues(c.tags, storedMetrics),
+    })) ?? null,
   createdAt: r.created_at,
   startedAt: r.started_at,
   finishedAt: r.finished_at,
@@ -183,7 +193,10 @@ export class PgEvaluationRepository implements EvaluationStore {
         ORDER BY configuration, ordinal OFFSET $3 LIMIT $4`,
       [id, options.configuration ?? null, options.offset, Math.min(options.limit, 1_000_000)],
     );
-    return r.rows;
+    return r.rows.map((row) => ({
+      ...row,
+      outcome: { ...row.outcome, checks: storedChecks(row.outcome.checks) },
+    }));
   }
 
   async finishEvaluation(

@@ -1,4 +1,4 @@
-import type { Question } from '../../evaluation/questions.js';
+import { type Question, storedQuestion } from '../../evaluation/questions.js';
 import type { QuestionSet, QuestionSetStore, QuestionSetSummary } from '../../evaluation/store.js';
 import type { Pool } from './db.js';
 
@@ -64,7 +64,7 @@ export class PgQuestionSetRepository implements QuestionSetStore {
       [questionSetId, accountId],
     );
     const row = r.rows[0];
-    return row && { ...toSummary(row), questions: row.questions };
+    return row && { ...toSummary(row), questions: row.questions.map(storedQuestion) };
   }
 
   async deleteQuestionSet(accountId: string, questionSetId: string): Promise<boolean> {
