@@ -16,11 +16,12 @@ import {
   wordsToLookUp,
 } from '../packages/service/src/answers/absent.js';
 import { composeExtractiveAnswer, DEFAULT_EXTRACTIVE } from '../packages/service/src/answers/extractive.js';
+import { checkQuestion } from '../packages/service/src/evaluation/metrics.js';
+import { storedQuestion } from '../packages/service/src/evaluation/questions.js';
 import { chunkText } from '../packages/service/src/processing/chunker.js';
 import { indexRowsOf } from '../packages/service/src/search/indexing.js';
 import { searchWorkspace } from '../packages/service/src/search/search.js';
 import { dataDir, loadSquad, sample, squadFile } from './lib/data.js';
-import { containsGold, unresolvedMarkers } from './lib/metrics.js';
 import { parseBenchArgs } from './lib/results.js';
 
 const argv = process.argv.slice(2);
@@ -113,12 +114,21 @@ for (const { label, options } of optionSets) {
   let length = 0;
   for (const { q, hits, absentFromWorkspace } of cases) {
     const a = composeExtractiveAnswer(q.question, hits, options, { lexicon, absentFromWorkspace });
-    if (containsGold(a.answer, q.answers)) gold++;
-    if (a.citations.some((c) => c.filename === `squad-${q.paragraphId}.md`)) cited++;
-    bad += unresolvedMarkers(
-      a.answer,
-      a.citations.map((c) => c.n),
-    ).length;
+    // Checked by the evaluation engine, as bench:answers is (gold compared SQuAD's way).
+    const checks = checkQuestion({
+      question: storedQuestion({
+        q: q.question,
+        answers: q.answers,
+        match: 'squad',
+        expected: [{ document: `squad-${q.paragraphId}.md` }],
+      }),
+      retrieved: [],
+      searchMs: 0,
+      answer: { text: a.answer, declined: a.kind === 'declined', citations: a.citations },
+    });
+    gold += checks.chatContains ?? 0;
+    cited += checks.citedExpected ?? 0;
+    if (checks.markersResolve === 0) bad++;
     if (a.citations.length === 0) declined++;
     if (process.env.SHOW_DECLINED && a.citations.length === 0)
       console.log(
@@ -132,6 +142,6 @@ for (const { label, options } of optionSets) {
   }
   const n = cases.length;
   process.stdout.write(
-    `${label}: contains gold ${(gold / n).toFixed(3)}, cites gold ${(cited / n).toFixed(3)}, unresolved ${bad}, declined ${declined}, mean length ${Math.round(length / n)}\n`,
+    `${label}: contains gold ${(gold / n).toFixed(3)}, cites gold ${(cited / n).toFixed(3)}, answers with unresolved markers ${bad}, declined ${declined}, mean length ${Math.round(length / n)}\n`,
   );
 }

@@ -37,7 +37,6 @@ import { indexRowsOf } from '../packages/service/src/search/indexing.js';
 import { searchWorkspace } from '../packages/service/src/search/search.js';
 import { documentLanguage, questionLanguage } from '../packages/service/src/text/detection.js';
 import { repoRoot } from './lib/data.js';
-import { comparableText } from './lib/manual-eval.js';
 import { answerPattern, loadManualSet, manualPages } from './lib/manual-set.js';
 import { manualDir } from './lib/manuals.js';
 import { loadOffTopicSet, offTopicFiles } from './lib/offtopic-set.js';
@@ -196,7 +195,7 @@ async function ask(
   let recalled: boolean | undefined;
   if (pattern) {
     const top = await searchWorkspace(deps, principal, { workspaceId: 'ws', q: q.q, topK: 5 });
-    recalled = top.some((h) => answerPattern(pattern).test(comparableText(h.text)));
+    recalled = top.some((h) => answerPattern(pattern).test(h.text));
   }
   results.push({
     suite,
@@ -207,15 +206,14 @@ async function ask(
     answerable: pattern !== undefined,
     pattern,
     recalled,
-    contains: !!pattern && !declined && answerPattern(pattern).test(comparableText(a.answer)),
+    contains: !!pattern && !declined && answerPattern(pattern).test(a.answer),
     declined,
     questionLanguage: (await questionLanguage(q.q, await deps.workspaces.searchContext(), detector)).code,
     signals: open?.signals ?? a.signals,
     answer: a.answer,
     open: open && {
       declined: open.kind === 'declined',
-      contains:
-        !!pattern && open.kind !== 'declined' && answerPattern(pattern).test(comparableText(open.answer)),
+      contains: !!pattern && open.kind !== 'declined' && answerPattern(pattern).test(open.answer),
       absent: absent?.kind === 'declined',
     },
   });

@@ -11,9 +11,10 @@
  *   3 to 30 technical documents, with the questions those workspaces do answer
  *   (bench/languages/off-topic.json).
  *
- * Each question goes through POST /v1/search (topK 5) and POST /v1/search/chat (defaults); a chat
- * answer of kind `declined` is a decline. Reported per set and split (tune questions were used to
- * tune, holdout questions never): answer recall@5, chat contains the answer, false declines, declines.
+ * Each set of questions is stored as a question set and asked by an evaluation (issue 40: search
+ * topK 5, answers as chat gives them by default; a `declined` answer is a decline), which scores it.
+ * Reported per set and split (tune questions were used to tune, holdout questions never): answer
+ * recall@5, chat contains the answer, false declines, declines.
  * Every run measures the settled state: each workspace's runs completed and its index folded.
  *
  * Options: --label NAME (bench/results/languages-NAME.*, default "default"), --split tune|holdout|all
@@ -24,19 +25,15 @@ import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { Evaluation, EvaluationOutcome } from '../packages/sdk/src/types.js';
 import { stopLeftoverPostgres } from '../packages/service/test/support/spawn.js';
 import { ServiceClient, type UploadFile } from './lib/driver.js';
+import { type BenchQuestion, evaluateThroughService, meanCheck, metricValue } from './lib/engine.js';
 import { waitForIndexed } from './lib/index-state.js';
-import { comparableText } from './lib/manual-eval.js';
-import {
-  answerPattern,
-  loadManualSet,
-  type ManualSet,
-  manualPages,
-  verifyAnswers,
-} from './lib/manual-set.js';
+import { outcomeRecord } from './lib/manual-eval.js';
+import { loadManualSet, type ManualSet, manualPages, verifyAnswers } from './lib/manual-set.js';
 import { manualDir } from './lib/manuals.js';
-import { mean, percentile } from './lib/metrics.js';
+import { percentile } from './lib/metrics.js';
 import { loadOffTopicSet, offTopicFiles, verifyOffTopicAnswers } from './lib/offtopic-set.js';
 import { fixed, parseBenchArgs, writeResults } from './lib/results.js';
 import { describeMachine, startEmbeddedService } from './lib/service-process.js';
@@ -48,17 +45,13 @@ const split = opts.split ?? 'all';
 const KEY = `dsk_${randomBytes(16).toString('hex')}`;
 const log = (s: string) => process.stdout.write(`${s}\n`);
 
+/** One set of questions asked of one workspace: an evaluation of its own. */
 interface Asked {
   set: string;
-  id: string;
-  split: string;
-  answerable: boolean;
-  questionLanguage: string;
-  /** A top-5 passage matches the answer (answerable questions). */
-  recalled: boolean;
-  contains: boolean;
-  declined: boolean;
-  answer: string;
+  evaluationId: string;
+  seconds: number;
+  outcomes: EvaluationOutcome[];
+  evaluation: Evaluation;
 }
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'docslurp-languages-'));
@@ -66,8 +59,6 @@ await chmod(dir, 0o755);
 const svc = await startEmbeddedService(dir, KEY, env, (l) => log(`  [service] ${l}`));
 const client = new ServiceClient(svc.url, svc.key);
 const results: Asked[] = [];
-const searchMs: number[] = [];
-const chatMs: number[] = [];
 const ingest: Record<string, { documents: number; seconds: number; passages: number }> = {};
 
 /** Uploads a workspace, waits for its runs and for its index to be folded (the settled state). */
@@ -81,34 +72,39 @@ async function workspace(name: string, files: UploadFile[]): Promise<string> {
   return workspaceId;
 }
 
-async function ask(
-  set: string,
-  workspaceId: string,
-  q: { id: string; q: string; split: string },
-  pattern?: string,
-  questionLanguage = 'en',
-) {
-  if (split !== 'all' && q.split !== split) return;
-  const t0 = performance.now();
-  const search = await client.search({ workspaceId, q: q.q, topK: 5 });
-  const t1 = performance.now();
-  const chat = await client.chat({ workspaceId, q: q.q });
-  searchMs.push(t1 - t0);
-  chatMs.push(performance.now() - t1);
-  const re = pattern === undefined ? undefined : answerPattern(pattern);
-  const declined = chat.kind === 'declined';
+const inSplit = (q: { split: string }) => split === 'all' || q.split === split;
+
+/** Stores the questions as a set of the workspace and scores them with an evaluation (issue 40). */
+async function ask(set: string, workspaceId: string, questions: BenchQuestion[]) {
+  const run = await evaluateThroughService(
+    svc,
+    workspaceId,
+    set,
+    questions,
+    [{ name: 'default', search: { topK: 5 } }],
+    log,
+  );
   results.push({
     set,
-    id: q.id,
-    split: q.split,
-    answerable: re !== undefined,
-    questionLanguage,
-    recalled: !!re && (search.results as { text: string }[]).some((h) => re.test(comparableText(h.text))),
-    contains: !!re && !declined && re.test(comparableText(chat.answer as string)),
-    declined,
-    answer: chat.answer as string,
+    evaluationId: run.evaluation.id,
+    seconds: run.seconds,
+    outcomes: run.outcomes,
+    evaluation: run.evaluation,
   });
 }
+
+/** An answerable question: right when a top-5 passage and the answer match its pattern. */
+const answerable = (
+  q: { q: string; split: string; answer: string },
+  language: string | undefined,
+): BenchQuestion => ({ q: q.q, patterns: [q.answer], tags: [q.split], language: language ?? null });
+/** A question the workspace cannot answer: right when declined. */
+const unanswerable = (q: { q: string; split: string }, language: string | undefined): BenchQuestion => ({
+  q: q.q,
+  unanswerable: true,
+  tags: [q.split],
+  language: language ?? null,
+});
 
 const pagesOf = (set: ManualSet, manual: Awaited<ReturnType<typeof manualDir>>): UploadFile[] =>
   manualPages(manual, set).map((p) => ({
@@ -125,8 +121,10 @@ try {
     versions[set.package] = manual.version;
     verifyAnswers(set, manualPages(manual, set));
     const ws = await workspace(set.name, pagesOf(set, manual));
-    for (const q of set.answerable) await ask(set.name, ws, q, q.answer, set.language);
-    for (const q of set.unanswerable) await ask(set.name, ws, q, undefined, set.language);
+    await ask(set.name, ws, [
+      ...set.answerable.filter(inSplit).map((q) => answerable(q, set.language)),
+      ...set.unanswerable.filter(inSplit).map((q) => unanswerable(q, set.language)),
+    ]);
   }
 
   // Off-topic: one manual's questions asked of the other's workspace.
@@ -142,8 +140,11 @@ try {
     ['git-doc', 'debian-handbook'],
   ] as const) {
     const { set } = manuals.get(from)!;
-    for (const q of [...set.answerable, ...set.unanswerable])
-      await ask(`${from} → ${to}`, manuals.get(to)!.ws, q);
+    await ask(
+      `${from} → ${to}`,
+      manuals.get(to)!.ws,
+      [...set.answerable, ...set.unanswerable].filter(inSplit).map((q) => unanswerable(q, 'en')),
+    );
   }
 
   // Off-topic: everyday questions over small workspaces, and what those workspaces do answer.
@@ -161,9 +162,18 @@ try {
         type: f.type,
       })),
     );
-    for (const q of offTopic.everyday) await ask(`everyday → ${w.id}`, ws, q, undefined, q.language);
-    for (const q of offTopic.answerable.filter((x) => x.workspace === w.id))
-      await ask(`answerable ${w.id}`, ws, q, q.answer, q.language);
+    await ask(
+      `everyday → ${w.id}`,
+      ws,
+      offTopic.everyday.filter(inSplit).map((q) => unanswerable(q, q.language)),
+    );
+    await ask(
+      `answerable ${w.id}`,
+      ws,
+      offTopic.answerable
+        .filter((x) => x.workspace === w.id && inSplit(x))
+        .map((q) => answerable(q, q.language)),
+    );
   }
 } finally {
   await svc.stop();
@@ -179,17 +189,20 @@ interface Scores {
   unanswerable: number;
   declined: number;
 }
-function score(rs: Asked[]): Scores {
-  const a = rs.filter((r) => r.answerable);
-  const u = rs.filter((r) => !r.answerable);
-  const share = (n: number, of: number) => (of ? n / of : Number.NaN);
+/** A set's figures for one split, from its evaluation's metrics for that tag. */
+function score(asked: Asked, s: string): Scores {
+  const group = { tag: s };
+  const n = (metric: string) => {
+    const m = asked.evaluation.results?.[0]?.tags[s]?.[metric as 'hitAt1'];
+    return m ? m.n : 0;
+  };
   return {
-    answerable: a.length,
-    recall5: share(a.filter((r) => r.recalled).length, a.length),
-    chatContains: share(a.filter((r) => r.contains).length, a.length),
-    falseDeclines: share(a.filter((r) => r.declined).length, a.length),
-    unanswerable: u.length,
-    declined: share(u.filter((r) => r.declined).length, u.length),
+    answerable: n('answerRecallAt5'),
+    recall5: metricValue(asked.evaluation, 'answerRecallAt5', group),
+    chatContains: metricValue(asked.evaluation, 'chatContains', group),
+    falseDeclines: metricValue(asked.evaluation, 'falseDeclines', group),
+    unanswerable: n('unanswerableDeclined'),
+    declined: metricValue(asked.evaluation, 'unanswerableDeclined', group),
   };
 }
 
@@ -200,34 +213,33 @@ const header = [
   '| set | split | answerable | answer recall@5 | chat contains | false declines | unanswerable | declined |',
   '| --- | --- | --- | --- | --- | --- | --- | --- |',
 ];
-const sets = [...new Set(results.map((r) => r.set))];
 const table: string[] = [...header];
 const scores: Record<string, Record<string, Scores>> = {};
-for (const set of sets) {
+for (const asked of results) {
   for (const s of splits) {
-    const rs = results.filter((r) => r.set === set && r.split === s);
-    if (rs.length === 0) continue;
-    const setScores = scores[set] ?? {};
-    scores[set] = setScores;
-    setScores[s] = score(rs);
-    table.push(row(set, s, setScores[s]));
+    if (!asked.outcomes.some((o) => o.tags.includes(s))) continue;
+    const setScores = scores[asked.set] ?? {};
+    scores[asked.set] = setScores;
+    setScores[s] = score(asked, s);
+    table.push(row(asked.set, s, setScores[s]));
   }
 }
-// The issue's off-topic figure: every question asked of a workspace that does not answer it.
-const offTopicRows = (s: string) =>
-  results.filter(
-    (r) => r.split === s && !r.answerable && (r.set.includes('→') || r.set.includes('everyday')),
-  );
+// The issue's off-topic figure: every question asked of a workspace that does not answer it, over
+// several evaluations (each question's check is the engine's).
+const outcomesOf = (keep: (set: string) => boolean, s: string) =>
+  results.filter((r) => keep(r.set)).flatMap((r) => r.outcomes.filter((o) => o.tags.includes(s)));
 const summary = splits.map((s) => {
-  const off = offTopicRows(s);
-  const small = off.filter((r) => r.set.startsWith('everyday'));
-  const large = off.filter((r) => !r.set.startsWith('everyday'));
-  const crossLanguage = results.filter(
-    (r) => r.split === s && r.set.startsWith('answerable') && r.questionLanguage !== 'en',
+  const small = outcomesOf((set) => set.startsWith('everyday'), s);
+  const large = outcomesOf((set) => set.includes('→') && !set.startsWith('everyday'), s);
+  const crossLanguage = outcomesOf((set) => set.startsWith('answerable'), s).filter(
+    (o) => o.language !== 'en',
   );
-  const declinedShare = (rs: Asked[]) => fixed(rs.filter((r) => r.declined).length / rs.length);
-  return `- ${s}: off-topic declined ${declinedShare(off)} (small workspaces ${declinedShare(small)}, large ${declinedShare(large)}); the small workspaces' answerable questions asked in another language than their documents' (${crossLanguage.length}) declined ${declinedShare(crossLanguage)}.`;
+  const declined = (os: EvaluationOutcome[]) => fixed(meanCheck(os, 'unanswerableDeclined'));
+  return `- ${s}: off-topic declined ${declined([...small, ...large])} (small workspaces ${declined(small)}, large ${declined(large)}); the small workspaces' answerable questions asked in another language than their documents' (${crossLanguage.length}) declined ${fixed(meanCheck(crossLanguage, 'falseDecline'))}.`;
 });
+const allOutcomes = results.flatMap((r) => r.outcomes);
+const searchMs = allOutcomes.map((o) => o.searchMs);
+const chatMs = allOutcomes.flatMap((o) => (o.chatMs === null ? [] : [o.chatMs]));
 log(`\n${table.join('\n')}\n${summary.join('\n')}`);
 
 const machine = describeMachine();
@@ -237,12 +249,16 @@ const md = [
   '',
   `${date}; ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}.`,
   'Every workspace uploaded over HTTP into one `docslurp serve` (embedded mode) and measured once its runs had',
-  'completed and its index was folded; each question asked through `POST /v1/search` (topK 5) and',
-  '`POST /v1/search/chat` (defaults; an answer of kind `declined` is a decline).',
+  'completed and its index was folded; each set of questions stored as a question set of its workspace and',
+  'asked and scored by an evaluation (issue 40: search topK 5, answers as chat gives them by default; an answer',
+  'of kind `declined` is a decline), whose metrics are the figures below (docs/evaluation.md).',
   `Service environment: \`${JSON.stringify(env)}\`. Packages: ${Object.entries(versions)
     .map(([p, v]) => `${p} ${v}`)
     .join(', ')}.`,
-  `Search p50 ${fixed(percentile(searchMs, 50), 1)} ms, chat p50 ${fixed(percentile(chatMs, 50), 1)} ms (mean ${fixed(mean(chatMs), 1)} ms).`,
+  `Search p50 ${fixed(percentile(searchMs, 50), 1)} ms, chat p50 ${fixed(percentile(chatMs, 50), 1)} ms, as the evaluations' worker measured them; evaluations ${fixed(
+    results.reduce((t, r) => t + r.seconds, 0),
+    1,
+  )} s in all.`,
   '',
   ...table,
   '',
@@ -255,5 +271,23 @@ const md = [
   `Per-question results: bench/results/languages-${label}.json.`,
 ].join('\n');
 log(
-  `wrote ${writeResults(`languages-${label}`, { benchmark: 'languages', label, date, machine, serviceEnv: env, ingest, scores, results }, md).join(', ')}`,
+  `wrote ${writeResults(
+    `languages-${label}`,
+    {
+      benchmark: 'languages',
+      label,
+      date,
+      machine,
+      serviceEnv: env,
+      ingest,
+      scores,
+      sets: results.map((r) => ({
+        set: r.set,
+        evaluationId: r.evaluationId,
+        seconds: r.seconds,
+        questions: r.outcomes.map(outcomeRecord),
+      })),
+    },
+    md,
+  ).join(', ')}`,
 );

@@ -29,7 +29,6 @@ import { chunkText } from '../packages/service/src/processing/chunker.js';
 import { indexRowsOf } from '../packages/service/src/search/indexing.js';
 import { searchWorkspace } from '../packages/service/src/search/search.js';
 import { repoRoot } from './lib/data.js';
-import { comparableText } from './lib/manual-eval.js';
 import { answerPattern, loadManualSet, manualPages } from './lib/manual-set.js';
 import { manualDir } from './lib/manuals.js';
 import { parseBenchArgs } from './lib/results.js';
@@ -115,19 +114,19 @@ const fails: string[] = [];
 for (const q of answerable) {
   const pattern = answerPattern(q.answer);
   const top = await search(q.q, 5);
-  const rank = top.findIndex((h) => pattern.test(comparableText(h.text)));
+  const rank = top.findIndex((h) => pattern.test(h.text));
   if (rank >= 0) recall++;
   if (top.some((h) => h.citation.filename === q.page)) pageHit++;
   const hits = await search(q.q, 8, 3);
-  const firstWith = hits.findIndex((h) => pattern.test(comparableText(h.text)));
+  const firstWith = hits.findIndex((h) => pattern.test(h.text));
   if (firstWith >= 0) chatRank[Math.min(firstWith, 3)]!++;
   const a = composeExtractiveAnswer(q.q, hits, answerOptions, await aidsFor(q.q, hits));
-  const ok = pattern.test(comparableText(a.answer));
+  const ok = pattern.test(a.answer);
   if (ok) contains++;
   if (opts.show === 'ok' && ok) fails.push(`OK ${q.id}`);
   if (opts.show === 'why' && !ok && firstWith >= 0) {
     const { type, quotes } = rankQuotes(q.q, hits, answerOptions);
-    const at = quotes.findIndex((x) => pattern.test(comparableText(x.text)));
+    const at = quotes.findIndex((x) => pattern.test(x.text));
     const fmt = (x: (typeof quotes)[number]) =>
       `[p${x.hitIndex + 1} s${x.score.toFixed(2)} c${x.coverage.toFixed(2)}${x.typed ? ' T' : ''}] ${x.text.slice(0, 160)}`;
     fails.push(

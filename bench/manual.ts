@@ -1,10 +1,11 @@
 /**
  * npm run bench:manual — questions asked in people's own words over real manuals (issue 16): every
  * HTML page of a Debian documentation package uploaded whole over HTTP into the built service in
- * embedded mode, then each question of bench/manual/<manual>.json asked through POST /v1/search
- * (topK 5, default mode) and POST /v1/search/chat. Reports answer recall@5, page hit@5, MRR@5, chat
- * answers that contain the answer, false declines, and declines of the questions the manual cannot
- * answer, per manual and split. Every run first checks that each answer pattern matches its page.
+ * embedded mode, then the questions of bench/manual/<manual>.json stored as a question set and asked
+ * by an evaluation (issue 40: search topK 5, default mode, and chat's answer), which scores them.
+ * Reports its answer recall@5, page hit@5, MRR@5, chat answers that contain the answer, false
+ * declines, and declines of the questions the manual cannot answer, per manual and split (tags).
+ * Every run first checks that each answer pattern matches its page.
  *
  * Options: --manual debian-handbook|git-doc|all (default all), --split tune|holdout|all (default
  * all), --label NAME (results file bench/results/manual-NAME.*, default "default"), --reuse (keep the
@@ -22,14 +23,16 @@ import { promisify } from 'node:util';
 import { stopLeftoverPostgres } from '../packages/service/test/support/spawn.js';
 import { repoRoot } from './lib/data.js';
 import { ServiceClient } from './lib/driver.js';
+import { evaluateThroughService, metricValue } from './lib/engine.js';
 import { waitForIndexed } from './lib/index-state.js';
 import {
-  type AnswerableResult,
-  askManual,
+  extractedAnswers,
+  kindTag,
   type ManualScores,
-  scoreManual,
+  manualQuestions,
+  manualScores,
+  outcomeRecord,
   TOP_K,
-  type UnanswerableResult,
 } from './lib/manual-eval.js';
 import { loadManualSet, type ManualSet, manualPages, verifyAnswers } from './lib/manual-set.js';
 import { type Manual, manualDir } from './lib/manuals.js';
@@ -182,11 +185,12 @@ interface ManualRun {
   pages: number;
   verifiedPatterns: number;
   ingest: { seconds: number; reused: boolean; builtAt: string; passages: number };
+  evaluationId: string;
+  evaluationSeconds: number;
   scores: Record<string, ManualScores>;
   byKind: Record<string, { answerable: number; answerRecall5: number; chatContains: number }>;
   latencyMs: Record<string, number>;
-  answerable: AnswerableResult[];
-  unanswerable: UnanswerableResult[];
+  questions: ReturnType<typeof outcomeRecord>[];
 }
 
 async function evaluate(name: string): Promise<ManualRun> {
@@ -206,21 +210,31 @@ async function evaluate(name: string): Promise<ManualRun> {
     const svc = await startEmbeddedService(dir, built.key, env, serviceLog);
     try {
       const client = new ServiceClient(svc.url, svc.key);
-      const results = await askManual(client, built.workspaceId, answerable, unanswerable);
+      const extracted = await extractedAnswers(client, built.workspaceId, answerable);
+      // Scored by the service's evaluation engine, as a user's own question set is (issue 40).
+      const { evaluation, outcomes, seconds } = await evaluateThroughService(
+        svc,
+        built.workspaceId,
+        name,
+        manualQuestions(answerable, unanswerable),
+        [{ name: 'default', search: { topK: TOP_K } }],
+        log,
+      );
+      const extractedShare = (s: string) => {
+        const inSplit = answerable.map((q) => s === 'all' || q.split === s);
+        const of = inSplit.filter(Boolean).length;
+        return { share: of ? extracted.filter((e, i) => e && inSplit[i]).length / of : Number.NaN };
+      };
       const scores: Record<string, ManualScores> = {};
       for (const s of split === 'all' ? [...SPLITS, 'all'] : [split]) {
-        const inSplit = (r: { split: string }) => s === 'all' || r.split === s;
-        const a = results.answerable.filter(inSplit);
-        const u = results.unanswerable.filter(inSplit);
+        const n = [...answerable, ...unanswerable].filter((q) => s === 'all' || q.split === s).length;
         // git-doc is all holdout: no empty tune row.
-        if (a.length + u.length > 0) scores[s] = scoreManual(a, u);
+        if (n > 0)
+          scores[s] = manualScores(evaluation, extractedShare(s), s === 'all' ? undefined : { tag: s });
       }
       const byKind: ManualRun['byKind'] = {};
-      for (const kind of [...new Set(results.answerable.map((r) => r.kind))].sort()) {
-        const s = scoreManual(
-          results.answerable.filter((r) => r.kind === kind),
-          [],
-        );
+      for (const kind of [...new Set(answerable.map((q) => q.kind))].sort()) {
+        const s = manualScores(evaluation, { share: Number.NaN }, { tag: kindTag(kind) });
         byKind[kind] = {
           answerable: s.answerable,
           answerRecall5: s.answerRecall5,
@@ -235,11 +249,17 @@ async function evaluate(name: string): Promise<ManualRun> {
         pages: pages.length,
         verifiedPatterns: verified,
         ingest: { seconds: built.ingestSeconds, reused, builtAt: built.builtAt, passages: built.indexedRows },
+        evaluationId: evaluation.id,
+        evaluationSeconds: seconds,
         scores,
         byKind,
-        latencyMs: results.latencyMs,
-        answerable: results.answerable,
-        unanswerable: results.unanswerable,
+        latencyMs: {
+          searchP50: metricValue(evaluation, 'searchP50Ms'),
+          searchP95: metricValue(evaluation, 'searchP95Ms'),
+          chatP50: metricValue(evaluation, 'chatP50Ms'),
+          chatP95: metricValue(evaluation, 'chatP95Ms'),
+        },
+        questions: outcomes.map(outcomeRecord),
       };
     } finally {
       await svc.stop();
@@ -272,21 +292,23 @@ const md = [
   `# Manual questions (${label})`,
   '',
   `${date}; ${machine.cpu}, ${machine.cores} cores, ${machine.memoryGiB} GiB, Node ${machine.node}.`,
-  'Every HTML page of each manual uploaded whole over HTTP into `docslurp serve` (embedded mode); each question',
-  `asked through \`POST /v1/search\` (topK ${TOP_K}, default mode) and \`POST /v1/search/chat\` (defaults).`,
+  'Every HTML page of each manual uploaded whole over HTTP into `docslurp serve` (embedded mode); the questions',
+  `stored as a question set and asked by an evaluation (\`POST /v1/evaluations\`: search topK ${TOP_K}, default mode;`,
+  'answers as chat gives them by default), which scores them: the figures below are its metrics (docs/evaluation.md).',
   `Service environment: \`${JSON.stringify(env)}\`. Questions: bench/manual/*.json (see bench/README.md).`,
   '',
   ...runs.map(
     (r) =>
-      `- ${r.name}: Debian package \`${r.package}\` ${r.version}, ${r.pages} pages, ${r.ingest.passages} passages; ingest ${fixed(r.ingest.seconds, 1)} s${r.ingest.reused ? ` (workspace reused, built ${r.ingest.builtAt})` : ''}; search p50 ${fixed(r.latencyMs.searchP50!, 1)} ms, chat p50 ${fixed(r.latencyMs.chatP50!, 1)} ms.`,
+      `- ${r.name}: Debian package \`${r.package}\` ${r.version}, ${r.pages} pages, ${r.ingest.passages} passages; ingest ${fixed(r.ingest.seconds, 1)} s${r.ingest.reused ? ` (workspace reused, built ${r.ingest.builtAt})` : ''}; evaluation ${fixed(r.evaluationSeconds, 1)} s; search p50 ${fixed(r.latencyMs.searchP50!, 1)} ms, chat p50 ${fixed(r.latencyMs.chatP50!, 1)} ms (in the worker).`,
   ),
   '',
   ...table,
   '',
   "*answer extracted*: the answer is in the service's extracted text of its page (`GET /v1/documents/{id}/text`), the",
-  'ceiling of answer recall@5; *answer recall@5*: a top-5 passage matches the answer pattern; *page hit@5*: a top-5',
-  'passage comes from the answering page; *MRR@5*: 1 / rank of the first matching passage; *chat contains*: the chat',
-  'answer (markers removed) matches the pattern; *false declines*: answerable questions the chat declined.',
+  'ceiling of answer recall@5; *answer recall@5* (`answerRecallAt5`): a top-5 passage matches the answer pattern;',
+  '*page hit@5* (`hitAt5`): a top-5 passage comes from the answering page (passages of equal score count by their odds);',
+  '*MRR@5* (`mrr`): 1 / rank of the first passage from the answering page; *chat contains* (`chatContains`): the',
+  'answer (markers and markup removed) matches the pattern; *false declines*: answerable questions the chat declined.',
   '',
   'Targets (issue 16, default configuration): answer recall@5 ≥ 0.85, chat contains ≥ 0.70, unanswerable declined ≥ 0.80.',
   'The holdout split is never used for tuning; git-doc is all holdout.',
@@ -302,7 +324,7 @@ const md = [
     ),
   ),
   '',
-  `Per-question results (top-${TOP_K} file names, which passages matched, the chat answer): bench/results/manual-${label}.json.`,
+  `Per-question results (top-${TOP_K} file names, the answer, the checks passed and failed): bench/results/manual-${label}.json.`,
 ].join('\n');
 const json = {
   benchmark: 'manual-questions',

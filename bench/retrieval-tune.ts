@@ -10,11 +10,13 @@
 import { existsSync } from 'node:fs';
 import { LanceSearchIndex } from '../packages/service/src/adapters/index/lancedb.js';
 import type { IndexHit, IndexQuery } from '../packages/service/src/domain/ports.js';
+import { checkQuestion } from '../packages/service/src/evaluation/metrics.js';
+import { storedQuestion } from '../packages/service/src/evaluation/questions.js';
 import { chunkText } from '../packages/service/src/processing/chunker.js';
 import { indexRowsOf } from '../packages/service/src/search/indexing.js';
 import { DEFAULT_SEARCH, searchWorkspace } from '../packages/service/src/search/search.js';
 import { dataDir, loadSciFact, sciFactFile } from './lib/data.js';
-import { mean, ndcgAt, recallAt } from './lib/metrics.js';
+import { mean } from './lib/metrics.js';
 import { parseBenchArgs } from './lib/results.js';
 
 const { opts } = parseBenchArgs(process.argv.slice(2));
@@ -92,9 +94,23 @@ const documents = {
             principal,
             { workspaceId: ws, q: q.text, topK: 100, maxChunksPerDocument: 1 },
           );
-          const ranked = hits.map((h) => h.citation.documentId);
-          ndcg.push(ndcgAt(10, ranked, q.judged));
-          recall.push(recallAt(100, ranked, q.judged));
+          // Checked by the evaluation engine, as bench:retrieval is (documents here are named by corpus id).
+          const checks = checkQuestion({
+            question: storedQuestion({
+              q: q.text,
+              expected: [...q.judged].filter(([, g]) => g > 0).map(([document]) => ({ document })),
+            }),
+            retrieved: hits.map((h) => ({
+              documentId: h.citation.documentId,
+              filename: h.citation.filename,
+              page: h.citation.page,
+              text: h.text,
+              score: h.score,
+            })),
+            searchMs: 0,
+          });
+          ndcg.push(checks.ndcgAt10 ?? 0);
+          recall.push(checks.recallAt100 ?? 0);
         }
         process.stdout.write(
           `evidence ${evidence} proximity ${prox} coverage ${cov}: nDCG@10 ${mean(ndcg).toFixed(4)} R@100 ${mean(recall).toFixed(4)}\n`,

@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Judgments } from './metrics.js';
 
 /** Repository root: the nearest folder above this module with bench/ and packages/ (also when bundled). */
 export const repoRoot = (() => {
@@ -31,6 +30,9 @@ export interface SciFactDoc {
   title: string;
   text: string;
 }
+
+/** Relevance judgments of one query: document id → grade (> 0 is relevant). */
+export type Judgments = ReadonlyMap<string, number>;
 
 export interface SciFactQuery {
   id: string;

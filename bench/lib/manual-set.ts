@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { answerMatcher, compilePattern } from '../../packages/service/src/evaluation/answer-match.js';
 import { repoRoot } from './data.js';
 import type { Manual } from './manuals.js';
 
@@ -31,7 +32,10 @@ export interface AnswerableQuestion {
   q: string;
   /** The file name of the page that answers it, as uploaded. */
   page: string;
-  /** A case-insensitive regular expression source that matches the answer in the page's text. */
+  /**
+   * A regular expression source that matches the answer in the page's text, ignoring case, as a
+   * question set's `patterns` (docs/evaluation.md): the evaluation engine's linear-time matching.
+   */
   answer: string;
   split: Split;
   /** What kind of answer it asks for (a default, a number, a command, a how-to...). */
@@ -74,11 +78,8 @@ export function loadManualSet(name: string): ManualSet {
   }
   for (const q of set.answerable) {
     if (!q.page) problems.push(`${q.id}: no page`);
-    try {
-      new RegExp(q.answer, 'i');
-    } catch (err) {
-      problems.push(`${q.id}: bad answer pattern: ${(err as Error).message}`);
-    }
+    const compiled = compilePattern(q.answer);
+    if (typeof compiled === 'string') problems.push(`${q.id}: the answer pattern ${compiled}`);
   }
   if (problems.length) throw new Error(`${manualSetFile(name)}:\n  ${problems.join('\n  ')}`);
   return { ...set, name };
@@ -150,9 +151,10 @@ export function htmlText(html: string): string {
     .trim();
 }
 
-/** A case-insensitive matcher of an answer pattern. */
-export function answerPattern(source: string): RegExp {
-  return new RegExp(source, 'i');
+/** A matcher of an answer pattern, as the service's evaluation engine matches it (ignoring case). */
+export function answerPattern(source: string): { test(text: string): boolean } {
+  const test = answerMatcher({ answers: [], patterns: [source], match: 'folded' });
+  return { test };
 }
 
 /**

@@ -9,6 +9,10 @@ export interface QuestionInput {
   q: string;
   /** Strings a right answer contains (compared after NFKC, case and white-space folding). */
   answers?: string[];
+  /** Regular expressions a right answer matches, ignoring case (run by the server in linear time). */
+  patterns?: string[];
+  /** How `answers` are compared: `folded` (default) or `squad` (SQuAD's normalisation, whole words). */
+  match?: 'folded' | 'squad';
   /** Document ids or filenames (`{document, page}` for a page), or `{passage}` a retrieved passage contains. */
   expected?: (string | { document: string; page?: number } | { passage: string })[];
   /** The workspace holds no answer: a right answer declines. */

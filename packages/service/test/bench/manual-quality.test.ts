@@ -3,8 +3,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sample } from '../../../../bench/lib/data.js';
 import { ServiceClient } from '../../../../bench/lib/driver.js';
+import { evaluateThroughService } from '../../../../bench/lib/engine.js';
 import { waitForIndexed } from '../../../../bench/lib/index-state.js';
-import { askManual, scoreManual } from '../../../../bench/lib/manual-eval.js';
+import { extractedAnswers, manualQuestions, manualScores, TOP_K } from '../../../../bench/lib/manual-eval.js';
 import {
   type AnswerableQuestion,
   loadManualSet,
@@ -21,7 +22,8 @@ import { startTestService, type TestService } from '../support/service.js';
  * The manual-questions benchmark (npm run bench:manual, issue 16) in small: the Debian Administrator's
  * Handbook pages that answer 30 of its held-out questions (never used to choose a setting) plus 20 other pages as
  * distractors, uploaded as HTML through the real upload → sandboxed parser → worker → search path,
- * then those 30 questions and 15 it cannot answer asked through search and chat. The package comes
+ * then those 30 questions and 15 it cannot answer asked through search and chat by an evaluation,
+ * which scores them as the benchmark does. The package comes
  * from Debian (apt-get download, through bench/lib/manuals.ts); without it this test fails, it is
  * never skipped. Floors sit a little below what the current code measures on this subset; they are
  * a regression floor, to be raised as the answers improve.
@@ -33,6 +35,7 @@ const UNANSWERABLE = 15;
 let set: ManualSet;
 let pages: ManualPage[];
 let svc: TestService;
+let key: string;
 let client: ServiceClient;
 let workspaceId: string;
 let questions: AnswerableQuestion[];
@@ -79,7 +82,8 @@ async function setup() {
   );
   const uploaded = [...pages.filter((p) => answering.has(p.name)), ...others];
   svc = await startTestService({ env: { WORKER_DOC_CONCURRENCY: '2' } });
-  client = new ServiceClient(svc.url, await svc.key());
+  key = await svc.key();
+  client = new ServiceClient(svc.url, key);
   ({ workspaceId } = await client.ingest(
     uploaded.map((p) => ({ name: p.name, content: readFileSync(p.file, 'utf8'), type: 'text/html' })),
     { timeoutMs: 5 * 60_000 },
@@ -101,8 +105,15 @@ describe('Debian handbook questions through the service', () => {
 
   it('finds and answers the questions, and declines the ones the manual cannot answer', async () => {
     ready();
-    const results = await askManual(client, workspaceId, questions, unanswerable);
-    const s = scoreManual(results.answerable, results.unanswerable);
+    const extracted = await extractedAnswers(client, workspaceId, questions);
+    const { evaluation } = await evaluateThroughService(
+      { url: svc.url, key },
+      workspaceId,
+      'handbook subset',
+      manualQuestions(questions, unanswerable),
+      [{ name: 'default', search: { topK: TOP_K } }],
+    );
+    const s = manualScores(evaluation, { share: extracted.filter(Boolean).length / extracted.length });
     console.info(
       `handbook subset: extracted ${s.answerExtracted.toFixed(3)}, answer recall@5 ${s.answerRecall5.toFixed(3)}, ` +
         `page hit@5 ${s.pageHit5.toFixed(3)}, chat contains ${s.chatContains.toFixed(3)}, ` +

@@ -37,14 +37,14 @@ describe('configurations of an evaluation', () => {
     expect(resolveConfigurations(undefined, bare)).toEqual([
       {
         name: 'default',
-        search: { topK: 10, mode: 'lexical', hybridWeight: 0.5, rerank: false },
+        search: { topK: 10, mode: 'lexical', hybridWeight: 0.5, rerank: false, maxChunksPerDocument: null },
         answers: { mode: 'extractive' },
       },
     ]);
     expect(resolveConfigurations([{}], full)).toEqual([
       {
         name: 'default',
-        search: { topK: 10, mode: 'hybrid', hybridWeight: 0.3, rerank: true },
+        search: { topK: 10, mode: 'hybrid', hybridWeight: 0.3, rerank: true, maxChunksPerDocument: null },
         answers: { mode: 'model' },
       },
     ]);
