@@ -3,7 +3,7 @@
  * HTML page of a Debian documentation package uploaded whole over HTTP into the built service in
  * embedded mode, then the questions of bench/manual/<manual>.json stored as a question set and asked
  * by an evaluation (issue 40: search topK 5, default mode, and chat's answer), which scores them.
- * Reports its answer recall@5, page hit@5, MRR@5, chat answers that contain the answer, false
+ * Reports its answer recall@5, page hit@5, page MRR@5, chat answers that contain the answer, false
  * declines, and declines of the questions the manual cannot answer, per manual and split (tags).
  * Every run first checks that each answer pattern matches its page.
  *
@@ -277,7 +277,7 @@ const runs: ManualRun[] = [];
 for (const name of manualNames) runs.push(await evaluate(name));
 
 const header = [
-  '| manual | split | answerable | answer extracted | answer recall@5 | page hit@5 | MRR@5 | chat contains | false declines | unanswerable | declined |',
+  '| manual | split | answerable | answer extracted | answer recall@5 | page hit@5 | page MRR@5 | chat contains | false declines | unanswerable | declined |',
   '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
 ];
 const table = [
@@ -307,7 +307,8 @@ const md = [
   "*answer extracted*: the answer is in the service's extracted text of its page (`GET /v1/documents/{id}/text`), the",
   'ceiling of answer recall@5; *answer recall@5* (`answerRecallAt5`): a top-5 passage matches the answer pattern;',
   '*page hit@5* (`hitAt5`): a top-5 passage comes from the answering page (passages of equal score count by their odds);',
-  '*MRR@5* (`mrr`): 1 / rank of the first passage from the answering page; *chat contains* (`chatContains`): the',
+  '*page MRR@5* (`mrr`): 1 / rank of the first passage from the answering page (before the benchmark scored through',
+  'the evaluation engine, its MRR@5 was by the first passage matching the answer); *chat contains* (`chatContains`): the',
   'answer (markers and markup removed) matches the pattern; *false declines*: answerable questions the chat declined.',
   '',
   'Targets (issue 16, default configuration): answer recall@5 ≥ 0.85, chat contains ≥ 0.70, unanswerable declined ≥ 0.80.',
