@@ -40,6 +40,13 @@ const wiring = `${service}/(adapters|main)/|${service}/(app|deps)\\.ts$`;
  */
 const infrastructureExceptions = `${service}/logger\\.ts$`;
 
+/**
+ * The utilities at the root of the service (the error catalogue, ids, strings, the LRU, paths, the
+ * logger, slots): every layer imports them, so they import no other module of the service, or an
+ * adapter would reach every domain module through them (issue 42).
+ */
+const rootUtilities = `${service}/(errors|ids|strings|lru|paths|logger|slots)\\.ts$`;
+
 /** The domain's features: each a folder of operations over the ports. */
 const features = [
   'access',
@@ -152,6 +159,14 @@ module.exports = {
       comment: 'A cycle makes the modules one unit: neither can change or be tested without the other.',
       from: { path: '^packages/' },
       to: { circular: true },
+    },
+    {
+      name: 'root-utilities-stand-alone',
+      severity: 'error',
+      comment:
+        'errors.ts, ids.ts, strings.ts, lru.ts, paths.ts, logger.ts and slots.ts are imported by every layer: they import none of its modules but each other.',
+      from: { path: rootUtilities },
+      to: { path: service, pathNot: rootUtilities },
     },
     {
       name: 'no-unresolvable',

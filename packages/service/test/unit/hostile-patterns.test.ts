@@ -127,10 +127,11 @@ describe('patterns built at run time, on hostile text', () => {
     expect(slow).toEqual([]);
   }, 120_000);
 
-  it('keeps the operations that use them fast on the same text, in every language', () => {
+  it('keeps the operations that use them fast on the same text, in each language with rules', () => {
     const slow: string[] = [];
-    // The languages whose rules differ (the others share the rules of a language without any).
-    for (const code of [...Object.keys(QUESTION_RULES), 'xx']) {
+    // The languages with rules of their own, and one without (the others share its patterns).
+    const own = Object.keys(QUESTION_RULES).filter((c) => QUESTION_RULES[c]!.namedThings.length);
+    for (const code of [...own, 'xx']) {
       const language = languageFor(code);
       for (const text of OPERATIONS) {
         const start = performance.now();

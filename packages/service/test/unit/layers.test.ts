@@ -93,6 +93,20 @@ const fixtures: Record<string, [string, string | undefined]> = {
     "import { Counter } from 'prom-client';\nexport const c = Counter;\n",
     'prom-client-only-in-ops',
   ],
+  // The root utilities import nothing of the service but each other.
+  'packages/service/src/strings.ts': ['export const trim = 1;\n', undefined],
+  'packages/service/src/ids.ts': [
+    "import { trim } from './strings.js';\nexport const ids = trim;\n",
+    undefined,
+  ],
+  'packages/service/src/errors.ts': [
+    "import { store } from './adapters/index/store.js';\nexport const errors = store;\n",
+    'root-utilities-stand-alone',
+  ],
+  'packages/service/src/lru.ts': [
+    "import { types } from './domain/types.js';\nexport const lru = types;\n",
+    'root-utilities-stand-alone',
+  ],
   // Features reach each other through their public modules only (publicModules in the config).
   'packages/service/src/ingestion/upload.ts': ['export const sanitize = 1;\n', undefined],
   'packages/service/src/processing/batch.ts': [
