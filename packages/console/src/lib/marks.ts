@@ -11,10 +11,23 @@ export const MARK_END = '\uE001';
 export const MARK_CHARS = /[\uE000\uE001]/g;
 
 /** What starts a line's block structure: quote, heading hashes, list bullet or number, a table's pipe. */
-const LINE_SYNTAX = /^[ \t]*(?:(?:>|#{1,6}(?=[ \t]|$)|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t]))[ \t]*)*\|?[ \t]*/;
-/** Lines that are only structure: a code fence, a table's separator row, a rule or heading underline. */
-const STRUCTURE_LINE =
-  /^[ \t]*(?:```|~~~|\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$|=+[ \t]*$)/;
+const LINE_SYNTAX =
+  /^[ \t]*(?:(?:>|#{1,6}(?=[ \t]|$)|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t]))[ \t]*)*(?:\|[ \t]*)?/;
+/**
+ * Lines that are only structure: a code fence, a table's separator row, a rule or heading underline.
+ * Tested on the line without its outer spaces and tabs (`withoutOuterBlanks`): with them, the pattern's
+ * runs of blanks could trade characters and backtrack polynomially on a long line of them.
+ */
+const STRUCTURE = /^(?:```|~~~|=+$|(?:\|[ \t]*)?:?-+:?(?:[ \t]*\|[ \t]*:?-+:?)*(?:[ \t]*\|)?$)/;
+const isBlank = (c: string | undefined) => c === ' ' || c === '\t';
+function withoutOuterBlanks(line: string): string {
+  let s = 0;
+  let e = line.length;
+  while (s < e && isBlank(line[s])) s++;
+  while (e > s && isBlank(line[e - 1])) e--;
+  return line.slice(s, e);
+}
+const isStructureLine = (line: string) => STRUCTURE.test(withoutOuterBlanks(line));
 
 const lineStartOf = (text: string, at: number) => text.lastIndexOf('\n', at - 1) + 1;
 function lineEndOf(text: string, at: number): number {
@@ -30,7 +43,7 @@ function textStart(text: string, at: number): number {
     const start = lineStartOf(text, s);
     const end = lineEndOf(text, s);
     const line = text.slice(start, end);
-    if (STRUCTURE_LINE.test(line) || text.slice(s, end).trim() === '') {
+    if (isStructureLine(line) || text.slice(s, end).trim() === '') {
       s = end + 1;
       continue;
     }
@@ -49,14 +62,17 @@ function textEnd(text: string, at: number): number {
     }
     const start = lineStartOf(text, e);
     const line = text.slice(start, lineEndOf(text, e));
-    if (STRUCTURE_LINE.test(line) || e - start <= syntaxLength(line)) {
+    if (isStructureLine(line) || e - start <= syntaxLength(line)) {
       e = start;
       continue;
     }
     // After a table row's closing pipe, the mark would make a cell of its own (and be dropped).
     const before = text.slice(start, e);
-    if (line.trimStart().startsWith('|') && /\|[ \t]*$/.test(before))
-      return start + before.replace(/[ \t]*\|[ \t]*$/, '').length;
+    if (line.trimStart().startsWith('|') && /\|[ \t]*$/.test(before)) {
+      let cut = before.lastIndexOf('|');
+      while (cut > 0 && isBlank(before[cut - 1])) cut--;
+      return start + cut;
+    }
     return e;
   }
   return 0;

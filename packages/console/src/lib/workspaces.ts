@@ -21,7 +21,20 @@ function commonStart(names: string[]): string {
     while (i < prefix.length && i < n.length && prefix[i]!.toLowerCase() === n[i]!.toLowerCase()) i++;
     prefix = prefix.slice(0, i);
   }
-  return prefix.replace(/[\s\-_.,(]*\d*[\s\-_.,(]*$/, '').trim();
+  return withoutTrailingNumber(prefix).trim();
+}
+
+const SEPARATOR = /[\s\-_.,(]/;
+/**
+ * `text` without what ends it: separators, then digits, then separators ("memo-0" → "memo"). Walked
+ * back by hand: as one pattern anchored at the end, its runs backtrack quadratically on a long name.
+ */
+function withoutTrailingNumber(text: string): string {
+  let end = text.length;
+  while (end > 0 && SEPARATOR.test(text[end - 1]!)) end--;
+  while (end > 0 && text[end - 1]! >= '0' && text[end - 1]! <= '9') end--;
+  while (end > 0 && SEPARATOR.test(text[end - 1]!)) end--;
+  return text.slice(0, end);
 }
 
 /**

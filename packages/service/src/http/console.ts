@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger } from 'pino';
+import type { Logger } from '../logger.js';
 
 /**
  * The web console's pages may only run the console's own scripts and talk to this origin: no inline

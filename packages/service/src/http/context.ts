@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger } from 'pino';
 import { actOnBehalfOf } from '../access/principals.js';
 import type { Config } from '../config.js';
 import type { Authenticator } from '../domain/keys.js';
@@ -34,6 +33,7 @@ import type {
 import type { Principal, Scope } from '../domain/types.js';
 import { AppError, errors } from '../errors.js';
 import type { EvaluationStore, QuestionSetStore } from '../evaluation/store.js';
+import type { Logger } from '../logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { DependencyCheck } from '../ops/readiness.js';
 import type { EmbeddingService } from '../search/embeddings.js';

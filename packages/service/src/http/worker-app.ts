@@ -4,8 +4,8 @@ import Fastify, {
   type FastifyInstance,
   LogController,
 } from 'fastify';
-import type { Logger } from 'pino';
 import { errors } from '../errors.js';
+import type { Logger } from '../logger.js';
 import {
   capConnectionsPerAddress,
   capTotalConnections,

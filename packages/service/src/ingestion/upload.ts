@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { requireEditOf } from '../access/checks.js';
 import { type GrantDeps, type GrantsInput, resolveDocumentAccess } from '../access/grants.js';
 import { artifactKeys } from '../domain/artifacts.js';
+import { sanitizeFilename } from '../domain/filenames.js';
 import type { JobQueue, ObjectStore, StorageSpace } from '../domain/ports.js';
 import type { StagedFile, WorkspaceStore } from '../domain/stores.js';
 import type { DocumentAccess, DocumentRecord, Principal, RunView, Workspace } from '../domain/types.js';
@@ -15,32 +16,6 @@ export interface IncomingFile {
   mediaType: string | null;
   stream: Readable;
 }
-
-/**
- * Keeps a file name readable and harmless: no directories, no control characters, no controls that
- * reorder its display (so "gpj.[RLO]exe.txt" cannot pose as "gpj.txt.exe"), at most 255 UTF-16 units,
- * cut between characters (the extension kept). The original bytes are never changed.
- */
-export function sanitizeFilename(raw: string): string {
-  const base = raw.split(/[/\\]/).pop() ?? '';
-  let name = base
-    .normalize('NFC')
-    .replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
-    .replace(LONE_SURROGATE, '')
-    .replace(/^[.\s]+/, '')
-    .trim();
-  if (name.length > 255) {
-    const ext = /\.[A-Za-z0-9]{1,10}$/.exec(name)?.[0] ?? '';
-    let stem = name.slice(0, 255 - ext.length);
-    // Never half of a character that takes two UTF-16 units.
-    if (/[\uD800-\uDBFF]$/.test(stem)) stem = stem.slice(0, -1);
-    name = stem + ext;
-  }
-  return name || 'unnamed';
-}
-
-/** Half of a surrogate pair without the other half: not a character, and not storable as UTF-8. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 const TOKEN = "[\\w!#$%&'*+.^`|~-]+";
 const MEDIA_TYPE = new RegExp(

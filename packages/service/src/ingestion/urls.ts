@@ -1,5 +1,6 @@
 import type { GrantsInput } from '../access/grants.js';
 import { artifactKeys } from '../domain/artifacts.js';
+import { sanitizeFilename } from '../domain/filenames.js';
 import { fetchHeadersContext, type SecretBox } from '../domain/secrets.js';
 import type { StagedFile } from '../domain/stores.js';
 import type { Principal } from '../domain/types.js';
@@ -7,7 +8,7 @@ import { decodeUriPart } from '../domain/uri.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { workspaceName } from '../workspaces/workspaces.js';
-import { createUpload, sanitizeFilename, type UploadDeps, type UploadResult } from './upload.js';
+import { createUpload, type UploadDeps, type UploadResult } from './upload.js';
 
 const MAX_URL_LENGTH = 2048;
 

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { PassThrough, Readable, Transform } from 'node:stream';
 import { finished, pipeline as streamPipeline } from 'node:stream/promises';
 import { artifactKeys } from '../domain/artifacts.js';
+import { sanitizeFilename } from '../domain/filenames.js';
 import type { JobHandlers } from '../domain/jobs.js';
 import type { Log } from '../domain/log.js';
 import type {
@@ -33,7 +34,6 @@ import type {
 } from '../domain/stores.js';
 import type { DocumentRecord, DocumentStage } from '../domain/types.js';
 import { DependencyUnavailable, DocumentFailure } from '../errors.js';
-import { sanitizeFilename } from '../ingestion/upload.js';
 import type { EmbeddingService } from '../search/embeddings.js';
 import { indexDocuments } from '../search/indexing.js';
 

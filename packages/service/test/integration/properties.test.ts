@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sanitizeFilename } from '../../src/ingestion/upload.js';
+import { sanitizeFilename } from '../../src/domain/filenames.js';
 import { checkUpload, Sampler } from '../../src/parsing/upload-check.js';
 import { client } from '../support/http.js';
 import { startTestService, type TestService } from '../support/service.js';

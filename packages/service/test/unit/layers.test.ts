@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * The layer rules of .dependency-cruiser.cjs (what `npm run lint:layers` checks) hold: each fixture
  * below breaks one rule on purpose, in a copy of the repository's layout, and the real configuration
  * must name that rule for it. A rule that never fires (a path typo, an exclude that hides the
- * import, as `dist/` once hid every package whose entry point lives there) fails here.
+ * import, as `dist/` once hid every package whose entry point lives there) fails here. The other
+ * gates of `npm run lint` (the regex lint, file sizes) are planted in gates.test.ts.
  */
 const repo = path.resolve(import.meta.dirname, '../../../..');
 const run = promisify(execFile);
@@ -23,15 +24,132 @@ const fixtures: Record<string, [string, string | undefined]> = {
   'packages/service/src/domain/types.ts': ['export const types = 1;\n', undefined],
   'packages/service/src/search/lance.ts': [
     "import { connect } from '@lancedb/lancedb';\nexport const c = connect;\n",
-    'domain-not-to-infrastructure',
+    'infrastructure-only-in-adapters',
   ],
   'packages/service/src/answers/onnx.ts': [
     "import { InferenceSession } from 'onnxruntime-node';\nexport const s = InferenceSession;\n",
-    'domain-not-to-infrastructure',
+    'infrastructure-only-in-adapters',
   ],
   'packages/service/src/documents/mcp.ts': [
     "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nexport const m = McpServer;\n",
-    'domain-not-to-infrastructure',
+    'mcp-sdk-only-in-mcp',
+  ],
+  // Infrastructure packages: adapters, main/ and the composition root only; each face its framework.
+  'packages/service/src/adapters/postgres/pool.ts': [
+    "import pg from 'pg';\nexport const pool = pg;\n",
+    undefined,
+  ],
+  'packages/service/src/main/queue.ts': [
+    "import PgBoss from 'pg-boss';\nexport const boss = PgBoss;\n",
+    undefined,
+  ],
+  'packages/service/src/logger.ts': ["import pino from 'pino';\nexport const logger = pino;\n", undefined],
+  'packages/service/src/app.ts': ["import Fastify from 'fastify';\nexport const app = Fastify;\n", undefined],
+  'packages/service/src/http/server.ts': [
+    "import Fastify from 'fastify';\nexport const s = Fastify;\n",
+    undefined,
+  ],
+  'packages/service/src/mcp/server.ts': [
+    "import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';\nexport const m = McpServer;\n",
+    undefined,
+  ],
+  'packages/service/src/ops/gauges.ts': [
+    "import { Gauge } from 'prom-client';\nexport const g = Gauge;\n",
+    undefined,
+  ],
+  'packages/service/src/http/routes/rows.ts': [
+    "import pg from 'pg';\nexport const rows = pg;\n",
+    'infrastructure-only-in-adapters',
+  ],
+  'packages/service/src/mcp/rows.ts': [
+    "import pg from 'pg';\nexport const rows = pg;\n",
+    'infrastructure-only-in-adapters',
+  ],
+  'packages/service/src/ops/jobs.ts': [
+    "import PgBoss from 'pg-boss';\nexport const jobs = PgBoss;\n",
+    'infrastructure-only-in-adapters',
+  ],
+  'packages/service/src/http/log.ts': [
+    "import type { Logger } from 'pino';\nexport type Log = Logger;\n",
+    'infrastructure-only-in-adapters',
+  ],
+  'packages/service/src/webhooks/redis.ts': [
+    "import Redis from 'ioredis';\nexport const r = Redis;\n",
+    'infrastructure-only-in-adapters',
+  ],
+  'packages/service/src/ops/s3.ts': [
+    "import { S3Client } from '@aws-sdk/client-s3';\nexport const s3 = S3Client;\n",
+    'infrastructure-only-in-adapters',
+  ],
+  'packages/service/src/ops/server.ts': [
+    "import Fastify from 'fastify';\nexport const s = Fastify;\n",
+    'fastify-only-in-http',
+  ],
+  'packages/service/src/http/routes/mcp.ts': [
+    "import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';\nexport const j = isJSONRPCRequest;\n",
+    'mcp-sdk-only-in-mcp',
+  ],
+  'packages/service/src/mcp/metrics.ts': [
+    "import { Counter } from 'prom-client';\nexport const c = Counter;\n",
+    'prom-client-only-in-ops',
+  ],
+  // The root utilities import nothing of the service but each other.
+  'packages/service/src/strings.ts': ['export const trim = 1;\n', undefined],
+  'packages/service/src/ids.ts': [
+    "import { trim } from './strings.js';\nexport const ids = trim;\n",
+    undefined,
+  ],
+  'packages/service/src/errors.ts': [
+    "import { store } from './adapters/index/store.js';\nexport const errors = store;\n",
+    'root-utilities-stand-alone',
+  ],
+  'packages/service/src/lru.ts': [
+    "import { types } from './domain/types.js';\nexport const lru = types;\n",
+    'root-utilities-stand-alone',
+  ],
+  // Features reach each other through their public modules only (publicModules in the config).
+  'packages/service/src/ingestion/upload.ts': ['export const sanitize = 1;\n', undefined],
+  'packages/service/src/processing/batch.ts': [
+    "import { sanitize } from '../ingestion/upload.js';\nexport const batch = sanitize;\n",
+    'features-through-public-modules',
+  ],
+  'packages/service/src/sources/website.ts': ['export const crawl = 1;\n', undefined],
+  'packages/service/src/answers/crawl.ts': [
+    "import { crawl } from '../sources/website.js';\nexport const c = crawl;\n",
+    'features-through-public-modules',
+  ],
+  'packages/service/src/sources/robots.ts': [
+    "import { crawl } from './website.js';\nexport const robots = crawl;\n",
+    undefined,
+  ],
+  'packages/service/src/search/search.ts': ['export const search = 1;\n', undefined],
+  'packages/service/src/answers/answer.ts': [
+    "import { search } from '../search/search.js';\nimport { types } from '../domain/types.js';\nexport const answer = [search, types];\n",
+    undefined,
+  ],
+  'packages/service/src/access/principals.ts': ['export const principals = 1;\n', undefined],
+  'packages/service/src/domain/keys.ts': [
+    "import { principals } from '../access/principals.js';\nexport const keys = principals;\n",
+    undefined,
+  ],
+  'packages/service/src/access/people.ts': ['export const people = 1;\n', undefined],
+  'packages/service/src/domain/sessions.ts': [
+    "import { people } from '../access/people.js';\nexport const sessions = people;\n",
+    'features-through-public-modules',
+  ],
+  // A reviewed exception holds for its one file and module, and no other.
+  'packages/service/src/parsing/xml.ts': ['export const MAX_NESTING_DEPTH = 500;\n', undefined],
+  'packages/service/src/sources/pages.ts': [
+    "import { MAX_NESTING_DEPTH } from '../parsing/xml.js';\nexport const depth = MAX_NESTING_DEPTH;\n",
+    undefined,
+  ],
+  'packages/service/src/sources/sitemaps.ts': [
+    "import { MAX_NESTING_DEPTH } from '../parsing/xml.js';\nexport const depth = MAX_NESTING_DEPTH;\n",
+    'features-through-public-modules',
+  ],
+  'packages/service/src/sources/feeds.ts': [
+    "import { crawl } from '../sources/website.js';\nimport { sanitize } from '../ingestion/upload.js';\nexport const feeds = [crawl, sanitize];\n",
+    'features-through-public-modules',
   ],
   'packages/service/src/runs/tools.ts': [
     "import { tools } from '../mcp/tools.js';\nexport const t = tools;\n",

@@ -1,11 +1,10 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { isJSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { getWorkspace } from '../../documents/documents.js';
 import { errors } from '../../errors.js';
 import { workspaceMcp } from '../../mcp/tools.js';
+import { answerStatelessly, requestsInBatch } from '../../mcp/transport.js';
 import { withoutTrailingSlashes } from '../../strings.js';
 import { type AppDeps, authorize, limit, principalOf } from '../context.js';
 import { toAppError } from '../errors.js';
@@ -75,7 +74,7 @@ export function mcpRoutes(app: FastifyInstance, deps: AppDeps): void {
           `An MCP batch holds at most ${MCP_MAX_BATCH} messages; this one has ${req.body.length}.`,
         );
       // The hook counted this request; each further request of a batch counts too.
-      const batched = Array.isArray(req.body) ? req.body.filter((m) => isJSONRPCRequest(m)).length : 0;
+      const batched = requestsInBatch(req.body);
       for (let i = 1; i < batched; i++) await limit(deps, principal, reply);
 
       const version = req.headers['mcp-protocol-version'];
@@ -91,12 +90,7 @@ export function mcpRoutes(app: FastifyInstance, deps: AppDeps): void {
           return e;
         },
       });
-      // No session id generator: stateless. JSON responses rather than a stream: no tool sends
-      // progress, so one JSON answer per POST.
-      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
-      await server.connect(transport);
-      try {
-        const answer = await transport.handleRequest(webRequest(req), { parsedBody: req.body });
+      return answerStatelessly(server, webRequest(req), req.body, async (answer) => {
         const text = await answer.text();
         const bytes = Buffer.byteLength(text);
         if (bytes > MCP_MAX_ANSWER_BYTES)
@@ -108,9 +102,7 @@ export function mcpRoutes(app: FastifyInstance, deps: AppDeps): void {
           if (name !== 'content-length') reply.header(name, value);
         });
         return reply.send(text);
-      } finally {
-        await server.close();
-      }
+      });
     },
   );
 
