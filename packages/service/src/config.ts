@@ -123,6 +123,8 @@ export interface Config {
     batchMaxBytes: number;
     /** Source syncs one worker runs at once (WORKER_SYNC_CONCURRENCY). */
     syncConcurrency: number;
+    /** Questions of an evaluation a worker asks at once (WORKER_EVALUATION_CONCURRENCY). */
+    evaluationConcurrency: number;
     /** Of those, at most this many of one account: half, at least one. */
     syncsPerAccount: number;
     /** Budgets of a text's chunking and index rows, in a thread of their own (CHUNKING_*). */
@@ -307,6 +309,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       batchDocuments: e.WORKER_BATCH_DOCUMENTS ?? (mode === 'embedded' ? 500 : 200),
       batchMaxBytes: e.WORKER_BATCH_MAX_BYTES,
       syncConcurrency: e.WORKER_SYNC_CONCURRENCY,
+      evaluationConcurrency: e.WORKER_EVALUATION_CONCURRENCY,
       // An account's syncs waiting on the network leave at least half the slots to other accounts.
       syncsPerAccount: Math.max(1, Math.floor(e.WORKER_SYNC_CONCURRENCY / 2)),
       chunking: { timeoutSeconds: e.CHUNKING_TIMEOUT_SECONDS, memoryMb: e.CHUNKING_MEMORY_MB },

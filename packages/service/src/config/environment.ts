@@ -85,6 +85,7 @@ export const envSchema = z.object({
   WORKER_BATCH_DOCUMENTS: z.coerce.number().int().min(1).optional(),
   WORKER_BATCH_MAX_BYTES: int(1024 * 1024, 1),
   WORKER_SYNC_CONCURRENCY: int(3, 1),
+  WORKER_EVALUATION_CONCURRENCY: int(2, 1).pipe(z.number().max(8)),
   CHUNKING_TIMEOUT_SECONDS: int(300, 1),
   CHUNKING_MEMORY_MB: int(1024, 64),
   DOCUMENT_LEASE_SECONDS: int(60, 2),

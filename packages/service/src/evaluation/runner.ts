@@ -249,11 +249,12 @@ export async function runEvaluation(
       }
     }
   };
-  const todo = e.configurations.flatMap((c, i) =>
-    set.questions.flatMap((question, ordinal) =>
-      asked.has(`${i}:${ordinal}`) ? [] : [{ i, c, cdeps: depsFor(deps, c), question, ordinal }],
-    ),
-  );
+  const todo = e.configurations.flatMap((c, i) => {
+    const cdeps = depsFor(deps, c);
+    return set.questions.flatMap((question, ordinal) =>
+      asked.has(`${i}:${ordinal}`) ? [] : [{ i, c, cdeps, question, ordinal }],
+    );
+  });
   for (let at = 0; at < todo.length; at += options.concurrency) {
     const group = todo.slice(at, at + options.concurrency);
     const outcomes = await Promise.all(group.map((t) => askWithRetries(t.cdeps, t.c, t.question)));

@@ -162,6 +162,7 @@ async function runWorker(deps: Deps): Promise<RunningWorker> {
       batchDocuments: deps.config.worker.batchDocuments,
       batchMaxBytes: deps.config.worker.batchMaxBytes,
       syncConcurrency: deps.config.worker.syncConcurrency,
+      evaluationConcurrency: deps.config.worker.evaluationConcurrency,
       syncsPerAccount: deps.config.worker.syncsPerAccount,
       reconcileIntervalSeconds: deps.config.worker.reconcileIntervalSeconds,
       leaseSeconds: deps.config.worker.leaseSeconds,

@@ -3,7 +3,7 @@ import type { JobHandlers } from '../domain/jobs.js';
 import type { Log } from '../domain/log.js';
 import type { JobQueue, SearchIndex, WebhookSender } from '../domain/ports.js';
 import type { AuditStore, LeaseStore, WebhookOutbox, WorkspaceDeletionStore } from '../domain/stores.js';
-import { type EvaluationRunnerDeps, runEvaluation } from '../evaluation/runner.js';
+import { type EvaluationRunnerDeps, RUNNER_DEFAULTS, runEvaluation } from '../evaluation/runner.js';
 import { randomToken } from '../ids.js';
 import type { FolderRootGrant } from '../sources/grants.js';
 import type { SourceConnectors, SourceLister } from '../sources/model.js';
@@ -68,6 +68,8 @@ export interface WorkerDeps extends PipelineDeps {
   batchDocuments: number;
   /** Syncs this worker runs at once (WORKER_SYNC_CONCURRENCY), and at most how many of one account. */
   syncConcurrency: number;
+  /** Questions of an evaluation asked at once (WORKER_EVALUATION_CONCURRENCY). */
+  evaluationConcurrency: number;
   syncsPerAccount: number;
   reconcileIntervalSeconds: number;
   log: Log;
@@ -188,7 +190,10 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
     maintainWorkspace: maintenanceHandler(deps, id),
     syncSource: syncHandler(deps, id, new SyncSlots(deps.syncsPerAccount)),
     runEvaluation: async ({ evaluationId }) => {
-      await runEvaluation(deps.evaluating, evaluationId, id);
+      await runEvaluation(deps.evaluating, evaluationId, id, {
+        ...RUNNER_DEFAULTS,
+        concurrency: deps.evaluationConcurrency,
+      });
     },
   };
   await deps.jobs.startWorkers(handlers, {

@@ -103,6 +103,7 @@ async function startService(withWorker: boolean) {
       batchDocuments: config.worker.batchDocuments,
       batchMaxBytes: config.worker.batchMaxBytes,
       syncConcurrency: config.worker.syncConcurrency,
+      evaluationConcurrency: config.worker.evaluationConcurrency,
       syncsPerAccount: config.worker.syncsPerAccount,
       reconcileIntervalSeconds: 1,
       leaseSeconds: config.worker.leaseSeconds,

@@ -157,6 +157,7 @@ describe('hybrid search and a change of embedding model', () => {
       batchDocuments: config.worker.batchDocuments,
       batchMaxBytes: config.worker.batchMaxBytes,
       syncConcurrency: config.worker.syncConcurrency,
+      evaluationConcurrency: config.worker.evaluationConcurrency,
       syncsPerAccount: config.worker.syncsPerAccount,
       reconcileIntervalSeconds: 1,
       leaseSeconds: 30,

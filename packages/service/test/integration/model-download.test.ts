@@ -336,6 +336,7 @@ describe.skipIf(noData)('a local embedding model by name, downloaded from the hu
       batchDocuments: 1,
       batchMaxBytes: 1 << 20,
       syncConcurrency: 1,
+      evaluationConcurrency: 1,
       syncsPerAccount: 1,
       reconcileIntervalSeconds: 1,
       leaseSeconds: 30,

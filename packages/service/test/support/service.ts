@@ -106,6 +106,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       batchDocuments: config.worker.batchDocuments,
       batchMaxBytes: config.worker.batchMaxBytes,
       syncConcurrency: config.worker.syncConcurrency,
+      evaluationConcurrency: config.worker.evaluationConcurrency,
       syncsPerAccount: config.worker.syncsPerAccount,
       reconcileIntervalSeconds: config.worker.reconcileIntervalSeconds,
       leaseSeconds: config.worker.leaseSeconds,
