@@ -1,4 +1,4 @@
-import type { DocumentCounts, DocumentStatus, RunKind, RunProgress, RunStatus } from '@service/sdk';
+import type { DocumentCounts, DocumentStatus, Run, RunKind, RunProgress, RunStatus } from '@service/sdk';
 
 /**
  * What a run's numbers mean to a person. The API's `progress` counts every finished document, so a
@@ -101,6 +101,28 @@ export function runName(
     case 'reprocess':
       return `${plural(n, 'document')} processed again`;
   }
+}
+
+/**
+ * A sync that completed and found nothing new in its source: nothing added, changed or deleted, by
+ * what the sync recorded when it listed it (`changes`). A run whose documents were synced again since
+ * also counts no documents, so its counts alone cannot tell; a server that records nothing says null.
+ */
+export function foundNothing(run: Pick<Run, 'kind' | 'status' | 'changes'>): boolean {
+  const c = run.changes;
+  return run.kind === 'sync' && run.status === 'completed' && !!c && c.added + c.changed + c.deleted === 0;
+}
+
+/** What a sync found, in words: "3 items unchanged, nothing new" or "1 new, 2 changed, 1 gone; 5 unchanged". */
+export function describeChanges(c: NonNullable<Run['changes']>): string {
+  const unchanged = `${plural(c.unchanged, 'item')} unchanged`;
+  if (c.added + c.changed + c.deleted === 0) return `No changes: the sync found nothing new (${unchanged}).`;
+  const found = [
+    c.added ? `${c.added} new` : '',
+    c.changed ? `${c.changed} changed` : '',
+    c.deleted ? `${c.deleted} gone from the source` : '',
+  ].filter(Boolean);
+  return `The sync found ${found.join(', ')}; ${unchanged}.`;
 }
 
 /** The stages a document goes through while it is processed, in order (fetching for URLs and sources). */

@@ -28,3 +28,31 @@ export function allowedSourceTypes(listing: unknown): SourceType[] {
   if (!Array.isArray(said)) return known;
   return known.filter((t) => said.includes(t));
 }
+
+/** A source's include and exclude patterns, as its settings hold them (none: absent or empty). */
+export function patternsOf(s: Pick<Source, 'settings'>): { include: string[]; exclude: string[] } {
+  const v = s.settings as { include?: unknown; exclude?: unknown };
+  const list = (x: unknown) => (Array.isArray(x) ? x.filter((p): p is string => typeof p === 'string') : []);
+  return { include: list(v.include), exclude: list(v.exclude) };
+}
+
+/** Patterns typed one a line (or separated by commas), blanks left out. */
+export const parsePatterns = (text: string): string[] =>
+  text
+    .split(/[\n,]/)
+    .map((p) => p.trim())
+    .filter(Boolean);
+
+/** Settings with these patterns: a list left empty is no list (every item is wanted, none excluded). */
+export function withPatterns(
+  settings: Record<string, unknown>,
+  include: string[],
+  exclude: string[],
+): Record<string, unknown> {
+  const { include: _i, exclude: _e, ...rest } = settings;
+  return {
+    ...rest,
+    ...(include.length ? { include } : {}),
+    ...(exclude.length ? { exclude } : {}),
+  };
+}

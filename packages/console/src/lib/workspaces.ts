@@ -2,6 +2,8 @@ import type { Workspace } from '@service/sdk';
 
 /** The longest name the service takes (POST /v1/workspaces). */
 export const WORKSPACE_NAME_MAX = 200;
+/** The longest description it takes. */
+export const WORKSPACE_DESCRIPTION_MAX = 2000;
 
 /**
  * How a workspace is named on screen: its name, or for one an upload made before names existed

@@ -14,6 +14,7 @@ import { paceText } from '../lib/progress';
 import {
   announceRun,
   DOCUMENT_STATES,
+  describeChanges,
   describeRun,
   documentProgress,
   inFlight,
@@ -191,7 +192,8 @@ function RunView({ data, name, reload }: { data: RunProgress; name: string; relo
             {data.error.message}
           </p>
         ) : null}
-        {c.total === 0 && data.done && !data.error ? (
+        {data.changes ? <p data-testid="sync-changes">{describeChanges(data.changes)}</p> : null}
+        {c.total === 0 && data.done && !data.error && !data.changes ? (
           <p className="muted">
             {data.kind === 'sync'
               ? 'This sync found nothing new or changed, or its documents were synced again since.'

@@ -1,14 +1,23 @@
 import type { SourceType } from '@service/sdk';
-import { type FormEvent, type ReactNode, useState } from 'react';
+import { type FormEvent, type ReactNode, useEffect, useRef, useState } from 'react';
 import { sdk } from '../api';
 import { ActionNote } from '../components/ActionNote';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { Details, Status, When } from '../components/common';
 import { Listing } from '../components/Listing';
+import { PatternFields, SourceEditForm } from '../components/SourceEdit';
 import { WorkspaceHeader } from '../components/WorkspaceHeader';
 import { mayEdit, maySeeRuns, useUser } from '../lib/access';
 import { useAction, useLoad, useTitle } from '../lib/hooks';
-import { allowedSourceTypes, SOURCE_TYPES, sourceLabel, sourceWhere } from '../lib/sources';
+import {
+  allowedSourceTypes,
+  parsePatterns,
+  patternsOf,
+  SOURCE_TYPES,
+  sourceLabel,
+  sourceWhere,
+  withPatterns,
+} from '../lib/sources';
 import { workspaceLabel } from '../lib/workspaces';
 import { Link } from '../router';
 
@@ -23,6 +32,26 @@ function settingsOf(type: SourceType, f: Record<string, string>): Record<string,
     };
   const url = f.url ?? '';
   return /sitemap[^/]*\.xml($|\?)/i.test(url) ? { sitemapUrl: url } : { startUrl: url };
+}
+
+/** A source's include and exclude patterns, under its name; nothing when it has none. */
+function Patterns({ settings }: { settings: Record<string, unknown> }) {
+  const { include, exclude } = patternsOf({ settings });
+  if (!include.length && !exclude.length) return null;
+  return (
+    <div className="muted small" data-testid="patterns">
+      {include.length ? (
+        <div>
+          include: <code>{include.join(', ')}</code>
+        </div>
+      ) : null}
+      {exclude.length ? (
+        <div>
+          exclude: <code>{exclude.join(', ')}</code>
+        </div>
+      ) : null}
+    </div>
+  );
 }
 
 /** A sync's run as a link, for those who may open runs (readers may not: the words alone). */
@@ -46,6 +75,17 @@ export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
   const [chosen, setType] = useState<SourceType>();
   const [fields, setFields] = useState<Record<string, string>>({});
   const [interval, setIntervalMinutes] = useState('');
+  const [include, setInclude] = useState('');
+  const [exclude, setExclude] = useState('');
+  // The source being edited, and the Edit button to go back to when the form closes.
+  const [editing, setEditing] = useState<string>();
+  const backTo = useRef<string>(undefined);
+  useEffect(() => {
+    if (editing === undefined && backTo.current) {
+      document.querySelector<HTMLButtonElement>(`[data-edit="${backTo.current}"]`)?.focus();
+      backTo.current = undefined;
+    }
+  }, [editing]);
   // Adding, syncing and deleting sources is for those who may edit the workspace; the rest see the list.
   const user = useUser();
   const editable = workspace ? mayEdit(user, workspace.access) : false;
@@ -69,7 +109,7 @@ export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
         await sdk.createSource(workspaceId, {
           type,
           ...(trimmed.name ? { name: trimmed.name } : {}),
-          settings: settingsOf(type, trimmed),
+          settings: withPatterns(settingsOf(type, trimmed), parsePatterns(include), parsePatterns(exclude)),
           ...(type === 's3' && trimmed.accessKeyId
             ? {
                 credentials: {
@@ -82,6 +122,8 @@ export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
         });
         setFields({});
         setIntervalMinutes('');
+        setInclude('');
+        setExclude('');
       },
       { done: 'The source is added.', failed: 'The source was not added' },
     );
@@ -116,6 +158,7 @@ export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
               <td>
                 {label}
                 {s.name ? <div className="muted small">{sourceWhere(s)}</div> : null}
+                <Patterns settings={s.settings} />
               </td>
               <td data-label="Type">{SOURCE_TYPES.find((t) => t.type === s.type)?.label ?? s.type}</td>
               <td data-label="Last sync" data-testid="last-sync">
@@ -162,6 +205,15 @@ export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
                   >
                     Sync now
                   </button>{' '}
+                  <button
+                    type="button"
+                    data-edit={s.id}
+                    aria-label={`Edit ${label}`}
+                    aria-expanded={editing === s.id}
+                    onClick={() => setEditing(editing === s.id ? undefined : s.id)}
+                  >
+                    Edit
+                  </button>{' '}
                   <ConfirmButton
                     label="Delete"
                     confirmLabel="Delete with its documents"
@@ -179,6 +231,23 @@ export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
           );
         }}
       />
+
+      {editable && editing && list.data?.sources.some((s) => s.id === editing) ? (
+        <SourceEditForm
+          key={editing}
+          workspaceId={workspaceId}
+          source={list.data.sources.find((s) => s.id === editing)!}
+          onDone={(saved) => {
+            if (!saved) backTo.current = editing;
+            setEditing(undefined);
+            // Said in the screen's note (which takes the focus), the list reloaded with the change.
+            if (saved)
+              void action.run(async () => {}, {
+                done: `${sourceLabel(saved)} is changed; its next sync applies it.`,
+              });
+          }}
+        />
+      ) : null}
 
       {editable ? (
         <form className="key-form" onSubmit={add} aria-labelledby="new-source-title">
@@ -243,6 +312,7 @@ export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
               onChange={(e) => setIntervalMinutes(e.target.value)}
             />
           </label>
+          <PatternFields include={include} exclude={exclude} onInclude={setInclude} onExclude={setExclude} />
           <button type="submit" className="primary" aria-disabled={adding.busy}>
             Add source
           </button>

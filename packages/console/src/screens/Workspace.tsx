@@ -6,6 +6,7 @@ import { ConfirmButton } from '../components/ConfirmButton';
 import { Details, ErrorNote, Hidden, Loading, Status, When } from '../components/common';
 import { DocumentName, documentLabel } from '../components/DocumentName';
 import { Listing } from '../components/Listing';
+import { SettingsPanel } from '../components/Settings';
 import { SharingPanel } from '../components/Sharing';
 import { Uploader } from '../components/Uploader';
 import { WorkspaceHeader } from '../components/WorkspaceHeader';
@@ -13,7 +14,7 @@ import { isManager, mayEdit, maySeeRuns, useUser } from '../lib/access';
 import { type Action, useAction, useLoad, useTitle } from '../lib/hooks';
 import { contentHref, documentHref } from '../lib/links';
 import { formatBytes } from '../lib/progress';
-import { naturalCompare, runName } from '../lib/runs';
+import { foundNothing, naturalCompare, runName } from '../lib/runs';
 import { sourceLabel } from '../lib/sources';
 import { WORKSPACE_NAME_MAX, workspaceLabel } from '../lib/workspaces';
 import { Link, navigate } from '../router';
@@ -92,6 +93,13 @@ function RunList({ runs, sourceNames }: { runs: Run[]; sourceNames: Map<string, 
               {runName(r, r.sourceId ? sourceNames.get(r.sourceId) : undefined)}
             </Link>{' '}
             <Status value={r.status} />{' '}
+            {foundNothing(r) ? (
+              <>
+                <span className="status status-muted" data-testid="no-changes">
+                  no changes
+                </span>{' '}
+              </>
+            ) : null}
             <span className="muted small">
               <When iso={r.createdAt} />
               {inProgress ? ` · ${inProgress} in progress` : ''}
@@ -252,6 +260,7 @@ export function WorkspaceScreen({ id }: { id: string }) {
         }
         label="Documents of the workspace"
         testId="documents"
+        stack
         columns={[
           'Document',
           'State',
@@ -281,14 +290,21 @@ export function WorkspaceScreen({ id }: { id: string }) {
                 </div>
               ) : null}
             </td>
-            <td>
+            <td data-label="State">
               <Status value={d.status} />
               {busy(d) ? <span className="muted small"> {d.stage}</span> : null}
             </td>
-            <td>{d.sizeBytes === null ? '–' : formatBytes(d.sizeBytes)}</td>
-            <td>{d.pageCount ?? '–'}</td>
-            <td>{d.chunkCount ?? '–'}</td>
-            <td>
+            {/* Short numbers: side by side on a phone, one line for the three. */}
+            <td data-label="Size" className="inline">
+              {d.sizeBytes === null ? '–' : formatBytes(d.sizeBytes)}
+            </td>
+            <td data-label="Pages" className="inline">
+              {d.pageCount ?? '–'}
+            </td>
+            <td data-label="Passages" className="inline">
+              {d.chunkCount ?? '–'}
+            </td>
+            <td data-label="Added">
               <When iso={d.createdAt} />
             </td>
             <td className="actions">
@@ -297,6 +313,8 @@ export function WorkspaceScreen({ id }: { id: string }) {
           </tr>
         )}
       />
+
+      <SettingsPanel workspace={workspace} onChanged={reload} />
 
       <SharingPanel workspace={workspace} onChanged={reload} />
 

@@ -1215,11 +1215,16 @@ describe.skipIf(noChromium)('the web console in Chromium', () => {
       await page.getByTestId('keys').waitFor();
       expect(await nav.isVisible()).toBe(false); // closed again on the new screen
 
-      // A wide table scrolls inside its own box, and long ids wrap instead of widening the page.
-      await page.goto(`${serve.url}/workspaces/${workspaceId}`);
-      const box = page.locator('.table-scroll', { has: page.getByTestId('documents') });
+      // A wide table (the workspaces' counts) scrolls inside its own box, and long ids wrap instead of
+      // widening the page; a workspace's documents are blocks that fit, their actions in reach (issue 43).
+      await page.goto(`${serve.url}/workspaces`);
+      const box = page.locator('.table-scroll', { has: page.getByTestId('workspaces') });
       const widths = await box.evaluate((b) => ({ scroll: b.scrollWidth, client: b.clientWidth }));
       expect(widths.scroll).toBeGreaterThan(widths.client);
+      await page.goto(`${serve.url}/workspaces/${workspaceId}`);
+      const docsBox = page.locator('.table-scroll', { has: page.getByTestId('documents') });
+      const fit = await docsBox.evaluate((b) => ({ scroll: b.scrollWidth, client: b.clientWidth }));
+      expect(fit.scroll).toBeLessThanOrEqual(fit.client);
       await page.goto(`${serve.url}/runs/${cancelledRun}`);
       const h1 = (await page.getByRole('heading', { level: 1 }).boundingBox())!;
       expect(h1.x + h1.width).toBeLessThanOrEqual(390);

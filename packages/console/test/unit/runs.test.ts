@@ -2,8 +2,10 @@ import type { DocumentCounts, RunProgress } from '@service/sdk';
 import { describe, expect, it } from 'vitest';
 import {
   announceRun,
+  describeChanges,
   describeRun,
   documentProgress,
+  foundNothing,
   naturalCompare,
   nextPoll,
   pageOf,
@@ -75,6 +77,24 @@ describe('naming a run', () => {
   });
 });
 
+describe('a sync that found nothing', () => {
+  const none = { added: 0, changed: 0, deleted: 0, unchanged: 3 };
+  it('is told by what the sync recorded, never by its counts alone', () => {
+    expect(foundNothing({ kind: 'sync', status: 'completed', changes: none })).toBe(true);
+    expect(foundNothing({ kind: 'sync', status: 'completed', changes: { ...none, deleted: 1 } })).toBe(false);
+    // A server that records nothing (or a sync that applied nothing) marks nothing.
+    expect(foundNothing({ kind: 'sync', status: 'completed', changes: null })).toBe(false);
+    expect(foundNothing({ kind: 'sync', status: 'failed', changes: none })).toBe(false);
+    expect(foundNothing({ kind: 'upload', status: 'completed', changes: none })).toBe(false);
+  });
+  it('says what it found in words', () => {
+    expect(describeChanges(none)).toBe('No changes: the sync found nothing new (3 items unchanged).');
+    expect(describeChanges({ added: 1, changed: 2, deleted: 1, unchanged: 1 })).toBe(
+      'The sync found 1 new, 2 changed, 1 gone from the source; 1 item unchanged.',
+    );
+  });
+});
+
 describe('polling a run', () => {
   const progress = (status: RunProgress['status'], c: DocumentCounts): RunProgress => ({
     id: 'run_1',
@@ -87,6 +107,7 @@ describe('polling a run', () => {
     sourceId: null,
     error: null,
     skipped: null,
+    changes: null,
     counts: c,
     failures: [],
     progress: 1,

@@ -1349,6 +1349,53 @@ export interface components {
             /** @description The version of the document the passage is from */
             version: number;
         };
+        Source: {
+            id: string;
+            workspaceId: string;
+            /** @enum {string} */
+            type: "s3" | "website" | "folder";
+            name: string | null;
+            /** @description The type's settings, with defaults filled in */
+            settings: {
+                [key: string]: unknown;
+            };
+            hasCredentials: boolean;
+            /** @description Synced on this schedule; null: only on request */
+            intervalMinutes: number | null;
+            /** @description A sync that would delete more than this share of the source’s documents fails unless forced */
+            maxDeleteShare: number;
+            access: components["schemas"]["DocumentAccess"];
+            createdAt: string;
+            updatedAt: string;
+            /** @description The last sync that listed the source (its run may still be processing documents) */
+            lastSync: {
+                runId: string;
+                /** @enum {string} */
+                status: "processing" | "completed" | "failed" | "paused" | "cancelled";
+                startedAt: string;
+                finishedAt: string | null;
+                error: {
+                    code: string;
+                    message: string;
+                } | null;
+            } | null;
+            /** @description The run of the sync requested or under way */
+            syncRunId: string | null;
+            /** @description null without a schedule, or when five syncs in a row failed the same way */
+            nextSyncAt: string | null;
+            /** @description Syncs in a row that failed with the same code: each scheduled sync then waits twice as long, and after five the schedule stops until the source is changed or synced on request */
+            consecutiveFailures: number;
+        };
+        SourceTypeOffer: {
+            /** @enum {string} */
+            type: "s3" | "website" | "folder";
+            /** @description Whether the caller may add a source of this type */
+            available: boolean;
+            /** @description Why not, in one sentence; null when available */
+            reason: string | null;
+            /** @description Folder sources: the server folders granted to the caller's account; empty for the others */
+            roots: string[];
+        };
         RefusedFile: {
             /** @description The file's position among the upload's files, from 0 */
             index: number;
@@ -1429,6 +1476,17 @@ export interface components {
                     /** @description At most five of the items' paths */
                     examples: string[];
                 }[];
+            } | null;
+            /** @description What a sync found when it listed its source (kept when its documents move on to later runs); all of added, changed and deleted 0: the sync found nothing new. null for other runs, and a sync that applied nothing (cancelled, failed, not listed yet) */
+            changes: {
+                /** @description Items new to the workspace, each a document of this run */
+                added: number;
+                /** @description Items processed again: changed, failed or cancelled before, or a file whose size or time moved */
+                changed: number;
+                /** @description Documents deleted because their item is gone from the source */
+                deleted: number;
+                /** @description Items left as they were */
+                unchanged: number;
             } | null;
             counts: components["schemas"]["DocumentCounts"];
             failures: {
@@ -1526,6 +1584,17 @@ export interface components {
                     /** @description At most five of the items' paths */
                     examples: string[];
                 }[];
+            } | null;
+            /** @description What a sync found when it listed its source (kept when its documents move on to later runs); all of added, changed and deleted 0: the sync found nothing new. null for other runs, and a sync that applied nothing (cancelled, failed, not listed yet) */
+            changes: {
+                /** @description Items new to the workspace, each a document of this run */
+                added: number;
+                /** @description Items processed again: changed, failed or cancelled before, or a file whose size or time moved */
+                changed: number;
+                /** @description Documents deleted because their item is gone from the source */
+                deleted: number;
+                /** @description Items left as they were */
+                unchanged: number;
             } | null;
             counts: components["schemas"]["DocumentCounts"];
             failures: {
@@ -1924,53 +1993,6 @@ export interface components {
             details: {
                 [key: string]: unknown;
             };
-        };
-        Source: {
-            id: string;
-            workspaceId: string;
-            /** @enum {string} */
-            type: "s3" | "website" | "folder";
-            name: string | null;
-            /** @description The type's settings, with defaults filled in */
-            settings: {
-                [key: string]: unknown;
-            };
-            hasCredentials: boolean;
-            /** @description Synced on this schedule; null: only on request */
-            intervalMinutes: number | null;
-            /** @description A sync that would delete more than this share of the source’s documents fails unless forced */
-            maxDeleteShare: number;
-            access: components["schemas"]["DocumentAccess"];
-            createdAt: string;
-            updatedAt: string;
-            /** @description The last sync that listed the source (its run may still be processing documents) */
-            lastSync: {
-                runId: string;
-                /** @enum {string} */
-                status: "processing" | "completed" | "failed" | "paused" | "cancelled";
-                startedAt: string;
-                finishedAt: string | null;
-                error: {
-                    code: string;
-                    message: string;
-                } | null;
-            } | null;
-            /** @description The run of the sync requested or under way */
-            syncRunId: string | null;
-            /** @description null without a schedule, or when five syncs in a row failed the same way */
-            nextSyncAt: string | null;
-            /** @description Syncs in a row that failed with the same code: each scheduled sync then waits twice as long, and after five the schedule stops until the source is changed or synced on request */
-            consecutiveFailures: number;
-        };
-        SourceTypeOffer: {
-            /** @enum {string} */
-            type: "s3" | "website" | "folder";
-            /** @description Whether the caller may add a source of this type */
-            available: boolean;
-            /** @description Why not, in one sentence; null when available */
-            reason: string | null;
-            /** @description Folder sources: the server folders granted to the caller's account; empty for the others */
-            roots: string[];
         };
     };
     responses: never;

@@ -157,6 +157,20 @@ export interface Run {
   error: { code: string; message: string } | null;
   /** What a sync left out because no worker can read it; null for other runs and syncs that skipped nothing. */
   skipped?: SkippedItems | null;
+  /** What a sync found when it listed its source; null for other runs and syncs that applied nothing. */
+  changes?: SyncChanges | null;
+}
+
+/**
+ * What a sync found in its source, counted when it applied the listing: items new to the workspace,
+ * items processed again (changed, a failed one tried again, or a file whose size or time moved),
+ * documents deleted because their item is gone, and items left as they were.
+ */
+export interface SyncChanges {
+  added: number;
+  changed: number;
+  deleted: number;
+  unchanged: number;
 }
 
 /** Items a sync skipped, by reason (at most five examples of each). */

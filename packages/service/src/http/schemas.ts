@@ -10,6 +10,7 @@ import {
 } from '../domain/types.js';
 import { DocumentAccess, WorkspaceAccess } from './access-schemas.js';
 import { WebhookEvaluationEvent } from './evaluation-views.js';
+import { SyncChanges } from './source-views.js';
 
 /** JSON shapes of the API. Routes declare them, so the OpenAPI document and the responses agree. */
 
@@ -116,6 +117,7 @@ export const Run = z
       .describe(
         'Items a sync left out because no worker can read them (archives, binary content, files over the size limit), by reason; null when none',
       ),
+    changes: SyncChanges,
     counts: DocumentCounts,
     failures: z.array(RunFailure),
     documentsPerSecond: z

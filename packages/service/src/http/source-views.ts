@@ -3,6 +3,24 @@ import { RUN_STATUSES } from '../domain/types.js';
 import { SOURCE_TYPES, type SourceRecord } from '../sources/model.js';
 import { DocumentAccess, DocumentAccessInput } from './access-schemas.js';
 
+/** What a sync found when it listed its source: on the sync's run (`changes`). */
+export const SyncChanges = z
+  .object({
+    added: z.number().int().describe('Items new to the workspace, each a document of this run'),
+    changed: z
+      .number()
+      .int()
+      .describe(
+        'Items processed again: changed, failed or cancelled before, or a file whose size or time moved',
+      ),
+    deleted: z.number().int().describe('Documents deleted because their item is gone from the source'),
+    unchanged: z.number().int().describe('Items left as they were'),
+  })
+  .nullable()
+  .describe(
+    'What a sync found when it listed its source (kept when its documents move on to later runs); all of added, changed and deleted 0: the sync found nothing new. null for other runs, and a sync that applied nothing (cancelled, failed, not listed yet)',
+  );
+
 /** A source as its owners see it: never its credentials, only whether it has some. */
 export const Source = z
   .object({

@@ -38,6 +38,7 @@ export function runView(r: RunView) {
     sourceId: r.sourceId,
     error: r.error,
     skipped: r.skipped ?? null,
+    changes: r.changes ?? null,
     counts: r.counts,
     failures: r.failures,
     documentsPerSecond: pace.documentsPerSecond === null ? null : Number(pace.documentsPerSecond.toFixed(2)),

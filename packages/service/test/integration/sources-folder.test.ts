@@ -133,6 +133,15 @@ describe('a folder source', () => {
     const second = await sync(sourceId);
     expect(second.counts.total).toBe(0);
     expect(second.status).toBe('completed');
+    // The run says what the sync found, so that "nothing new" can be told from a run whose documents
+    // moved on to later syncs (issue 43): the first found three new files, the second nothing.
+    expect(second.changes).toEqual({ added: 0, changed: 0, deleted: 0, unchanged: 3 });
+    expect((await api.get(`/v1/runs/${first.id}`)).body.changes).toEqual({
+      added: 3,
+      changed: 0,
+      deleted: 0,
+      unchanged: 0,
+    });
 
     // A touched file with the same bytes is not processed again; a changed one is, under its id.
     const later = new Date(Date.now() + 5000);
@@ -146,6 +155,16 @@ describe('a folder source', () => {
     expect(third.status).toBe('completed');
     // leave.md changed, car-park.md is new; parking.md is gone: deleted by this sync, counted in its run.
     expect(third.counts).toMatchObject({ total: 3, ready: 2, deleted: 1 });
+    // The touched file was listed as changed (its bytes were read to tell): counted as changed.
+    expect(third.changes).toEqual({ added: 1, changed: 2, deleted: 1, unchanged: 0 });
+    // The runs of the workspace say it too; an upload's run (elsewhere) has no such record.
+    const listed = (await api.get(`/v1/workspaces/${workspaceId}/runs`)).body.runs as {
+      id: string;
+      changes: unknown;
+    }[];
+    expect(listed.find((r) => r.id === second.id)?.changes).toEqual(second.changes);
+    const upload = await api.upload([{ name: 'memo.md', content: '# Memo\n\nA memo.\n' }]);
+    expect((await api.get(`/v1/runs/${upload.body.run.id}`)).body.changes).toBeNull();
     const progress = (await api.get(`/v1/runs/${third.id}/progress`)).body;
     expect(
       progress.documents

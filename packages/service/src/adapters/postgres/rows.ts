@@ -12,6 +12,7 @@ import type {
   RunStatus,
   Scope,
   SkippedItems,
+  SyncChanges,
   User,
   WebhookAttempt,
   WebhookDeliveryStatus,
@@ -68,6 +69,7 @@ export interface RunRow {
   error_code: string | null;
   error_message: string | null;
   skipped?: SkippedItems | null;
+  changes?: SyncChanges | null;
 }
 
 export interface DocumentRow {
@@ -254,6 +256,7 @@ export function toRun(r: RunRow): Run {
     sourceId: r.source_id,
     error: r.error_code ? { code: r.error_code, message: r.error_message ?? '' } : null,
     skipped: r.skipped ?? null,
+    changes: r.changes ?? null,
   };
 }
 

@@ -2,7 +2,7 @@
 // deleted, items recorded, runs settled) share their row types and locking order; split, each half
 // would need the other's.
 import type { SecretStore } from '../../domain/stores.js';
-import type { DocumentRecord, RunView } from '../../domain/types.js';
+import type { DocumentRecord, RunView, SyncChanges } from '../../domain/types.js';
 import type { PreviousItem, SourceRecord, SyncFailureCode } from '../../sources/model.js';
 import { sourceCredentialsContext } from '../../sources/model.js';
 import type { SyncPlan } from '../../sources/plan.js';
@@ -507,11 +507,18 @@ export class PgSourceRepository implements SourceStore, SyncStore, SecretStore {
           plan.removed.map((p) => p.key),
         ]);
       }
-      if (plan.skipped)
-        await c.query('UPDATE runs SET skipped = $2::jsonb WHERE id = $1', [
-          runId,
-          JSON.stringify(plan.skipped),
-        ]);
+      // What this sync found, kept on its run: its documents may move on to later runs, this stays.
+      const changes: SyncChanges = {
+        added: plan.added.length,
+        changed: plan.changed.length,
+        deleted: removed.length,
+        unchanged: plan.unchanged + plan.refreshed.length,
+      };
+      await c.query('UPDATE runs SET skipped = $2::jsonb, changes = $3::jsonb WHERE id = $1', [
+        runId,
+        plan.skipped ? JSON.stringify(plan.skipped) : null,
+        JSON.stringify(changes),
+      ]);
       await endSyncIn(c, sourceId, runId);
       // Earlier runs that lost their last unfinished documents to this sync finish now; this sync's run
       // completes at once when it has nothing to process.
