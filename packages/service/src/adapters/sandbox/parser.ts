@@ -49,7 +49,7 @@ interface ParserSlot {
   folder: string;
   idleTimer?: NodeJS.Timeout;
   /** Whether the process that follows it for its group has been started. */
-  succeeded?: boolean;
+  successorStarted?: boolean;
 }
 
 /** A group's default budget: a small share of the per-request time limit, which the group has as a whole. */
@@ -248,7 +248,7 @@ export class SandboxedParser implements DocumentParser {
       slot.group !== undefined &&
       slot.process.usable &&
       // One whose successor was started early (parseGroup) leaves the rest of its documents to it.
-      !slot.succeeded &&
+      !slot.successorStarted &&
       slot.documents < config.documentsPerProcess &&
       usage !== undefined &&
       usage.rssBytes < config.limits.memoryBytes * REUSE_MEMORY_SHARE &&
@@ -267,8 +267,8 @@ export class SandboxedParser implements DocumentParser {
 
   /** Starts the process that follows `slot` for its group, once. */
   private startSpare(slot: ParserSlot): void {
-    if (this.closed || this.chosen === undefined || slot.group === undefined || slot.succeeded) return;
-    slot.succeeded = true;
+    if (this.closed || this.chosen === undefined || slot.group === undefined || slot.successorStarted) return;
+    slot.successorStarted = true;
     try {
       // It follows one that parsed small documents: it loads the language detector (0.25 s) at once.
       this.keepIdle(this.startSlot(this.chosen, slot.group, ['--languages']));
