@@ -1648,6 +1648,23 @@ export interface components {
         };
         SearchResponse: {
             results: components["schemas"]["SearchHit"][];
+            /** @description Milliseconds per stage (with ?timings=true), only the stages the request went through */
+            timings?: {
+                /** @description The workspace, its languages and the filters resolved */
+                prepareMs?: number;
+                /** @description The index queried (and the question embedded) */
+                retrievalMs?: number;
+                /** @description Candidates rescored, fused and checked against the ready documents */
+                rankingMs?: number;
+                /** @description The reranker, with the rescoring of its candidates */
+                rerankMs?: number;
+                snippetsMs?: number;
+                /** @description The extractive answer composed */
+                answerMs?: number;
+                /** @description The chat model asked */
+                modelMs?: number;
+                totalMs: number;
+            };
         };
         AnswerCitation: {
             documentId: string;
@@ -1685,6 +1702,23 @@ export interface components {
             answer: string;
             citations: components["schemas"]["AnswerCitation"][];
             kind: components["schemas"]["AnswerKind"];
+            /** @description Milliseconds per stage (with ?timings=true), only the stages the request went through */
+            timings?: {
+                /** @description The workspace, its languages and the filters resolved */
+                prepareMs?: number;
+                /** @description The index queried (and the question embedded) */
+                retrievalMs?: number;
+                /** @description Candidates rescored, fused and checked against the ready documents */
+                rankingMs?: number;
+                /** @description The reranker, with the rescoring of its candidates */
+                rerankMs?: number;
+                snippetsMs?: number;
+                /** @description The extractive answer composed */
+                answerMs?: number;
+                /** @description The chat model asked */
+                modelMs?: number;
+                totalMs: number;
+            };
         };
         Availability: {
             workspaceId: string;
@@ -1755,106 +1789,6 @@ export interface components {
                 code: string;
                 name: string;
             }[];
-        };
-        WebhookEndpoint: {
-            id: string;
-            url: string;
-            events: ("run.completed" | "run.failed" | "run.cancelled" | "document.ready" | "document.failed" | "evaluation.completed" | "evaluation.failed")[];
-            description: string | null;
-            createdAt: string;
-            /** @description Deliveries to this endpoint by status */
-            deliveries: {
-                pending: number;
-                succeeded: number;
-                failed: number;
-            };
-        };
-        WebhookRunData: {
-            id: string;
-            workspaceId: string;
-            /** @enum {string} */
-            status: "processing" | "completed" | "failed" | "paused" | "cancelled";
-            createdAt: string;
-            finishedAt: string | null;
-            /** @description The source a sync run synced; null for uploads and URL lists */
-            sourceId: string | null;
-            /** @description Why a sync run failed as a whole (docs/api.md#sources); null otherwise */
-            error: {
-                code: string;
-                message: string;
-            } | null;
-            counts: components["schemas"]["DocumentCounts"];
-            /** @description The first 20 failed documents; counts.failed has them all */
-            failures: {
-                documentId: string;
-                filename: string;
-                /** @description Where the document is in its source (path, object key or page URL); null if not synced */
-                sourceItem: string | null;
-                code: string;
-                message: string;
-            }[];
-        };
-        WebhookDocumentData: {
-            id: string;
-            workspaceId: string;
-            runId: string;
-            filename: string;
-            sourceUrl: string | null;
-            mediaType: string | null;
-            /** @enum {string} */
-            status: "queued" | "processing" | "ready" | "needs_ocr" | "failed" | "cancelled" | "deleted";
-            error: {
-                code: string;
-                message: string;
-            } | null;
-            pageCount: number | null;
-            chunkCount: number | null;
-            finishedAt: string | null;
-        };
-        WebhookEvent: {
-            id: string;
-            /** @enum {string} */
-            type: "run.completed" | "run.failed" | "run.cancelled";
-            timestamp: string;
-            data: components["schemas"]["WebhookRunData"];
-        } | {
-            id: string;
-            /** @enum {string} */
-            type: "document.ready" | "document.failed";
-            timestamp: string;
-            data: components["schemas"]["WebhookDocumentData"];
-        } | {
-            id: string;
-            /** @enum {string} */
-            type: "evaluation.completed" | "evaluation.failed";
-            timestamp: string;
-            data: components["schemas"]["WebhookEvaluationData"];
-        };
-        WebhookAttempt: {
-            number: number;
-            /** @description Started by a redelivery, not by the retry schedule */
-            manual: boolean;
-            startedAt: string;
-            /** @description Null while the attempt is in flight */
-            finishedAt: string | null;
-            /** @description The receiver's HTTP status; null without an answer */
-            statusCode: number | null;
-            /** @description Why the attempt failed; null on success */
-            error: string | null;
-            /** @description The start of the receiver's answer */
-            response: string | null;
-        };
-        WebhookDelivery: {
-            id: string;
-            webhookId: string;
-            event: components["schemas"]["WebhookEvent"];
-            /** @enum {string} */
-            status: "pending" | "succeeded" | "failed";
-            /** @description When the next attempt is due (pending deliveries) */
-            nextAttemptAt: string | null;
-            createdAt: string;
-            finishedAt: string | null;
-            attempts: components["schemas"]["WebhookAttempt"][];
         };
         ApiKey: {
             id: string;
@@ -1993,6 +1927,106 @@ export interface components {
             details: {
                 [key: string]: unknown;
             };
+        };
+        WebhookEndpoint: {
+            id: string;
+            url: string;
+            events: ("run.completed" | "run.failed" | "run.cancelled" | "document.ready" | "document.failed" | "evaluation.completed" | "evaluation.failed")[];
+            description: string | null;
+            createdAt: string;
+            /** @description Deliveries to this endpoint by status */
+            deliveries: {
+                pending: number;
+                succeeded: number;
+                failed: number;
+            };
+        };
+        WebhookRunData: {
+            id: string;
+            workspaceId: string;
+            /** @enum {string} */
+            status: "processing" | "completed" | "failed" | "paused" | "cancelled";
+            createdAt: string;
+            finishedAt: string | null;
+            /** @description The source a sync run synced; null for uploads and URL lists */
+            sourceId: string | null;
+            /** @description Why a sync run failed as a whole (docs/api.md#sources); null otherwise */
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            counts: components["schemas"]["DocumentCounts"];
+            /** @description The first 20 failed documents; counts.failed has them all */
+            failures: {
+                documentId: string;
+                filename: string;
+                /** @description Where the document is in its source (path, object key or page URL); null if not synced */
+                sourceItem: string | null;
+                code: string;
+                message: string;
+            }[];
+        };
+        WebhookDocumentData: {
+            id: string;
+            workspaceId: string;
+            runId: string;
+            filename: string;
+            sourceUrl: string | null;
+            mediaType: string | null;
+            /** @enum {string} */
+            status: "queued" | "processing" | "ready" | "needs_ocr" | "failed" | "cancelled" | "deleted";
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            pageCount: number | null;
+            chunkCount: number | null;
+            finishedAt: string | null;
+        };
+        WebhookEvent: {
+            id: string;
+            /** @enum {string} */
+            type: "run.completed" | "run.failed" | "run.cancelled";
+            timestamp: string;
+            data: components["schemas"]["WebhookRunData"];
+        } | {
+            id: string;
+            /** @enum {string} */
+            type: "document.ready" | "document.failed";
+            timestamp: string;
+            data: components["schemas"]["WebhookDocumentData"];
+        } | {
+            id: string;
+            /** @enum {string} */
+            type: "evaluation.completed" | "evaluation.failed";
+            timestamp: string;
+            data: components["schemas"]["WebhookEvaluationData"];
+        };
+        WebhookAttempt: {
+            number: number;
+            /** @description Started by a redelivery, not by the retry schedule */
+            manual: boolean;
+            startedAt: string;
+            /** @description Null while the attempt is in flight */
+            finishedAt: string | null;
+            /** @description The receiver's HTTP status; null without an answer */
+            statusCode: number | null;
+            /** @description Why the attempt failed; null on success */
+            error: string | null;
+            /** @description The start of the receiver's answer */
+            response: string | null;
+        };
+        WebhookDelivery: {
+            id: string;
+            webhookId: string;
+            event: components["schemas"]["WebhookEvent"];
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            /** @description When the next attempt is due (pending deliveries) */
+            nextAttemptAt: string | null;
+            createdAt: string;
+            finishedAt: string | null;
+            attempts: components["schemas"]["WebhookAttempt"][];
         };
     };
     responses: never;
@@ -2777,6 +2811,8 @@ export interface operations {
     searchByQuery: {
         parameters: {
             query: {
+                /** @description true: the response says how many milliseconds each stage took (`timings`) */
+                timings?: "true" | "false";
                 workspaceId: string;
                 q: string;
                 topK?: number;
@@ -2848,7 +2884,10 @@ export interface operations {
     };
     search: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: the response says how many milliseconds each stage took (`timings`) */
+                timings?: "true" | "false";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2941,7 +2980,10 @@ export interface operations {
     };
     chat: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: the response says how many milliseconds each stage took (`timings`) */
+                timings?: "true" | "false";
+            };
             header?: never;
             path?: never;
             cookie?: never;

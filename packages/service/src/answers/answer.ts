@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatModel, ChatUsage, DocumentScope, Lexicons } from '../domain/ports.js';
+import type { Stopwatch } from '../domain/stopwatch.js';
 import type { Principal, SearchHit } from '../domain/types.js';
 import { errors } from '../errors.js';
 import { scopeOf, searchContextOf } from '../search/scope.js';
@@ -30,6 +31,8 @@ export interface AnswerRequest {
   mode?: SearchMode | undefined;
   /** Earlier turns of the conversation (used by the chat model; the extractive answerer ignores them). */
   history?: ChatMessage[] | undefined;
+  /** Records the time of each stage, when the caller asked for it. */
+  stopwatch?: Stopwatch | undefined;
 }
 
 export interface AnswerDeps extends SearchDeps {
@@ -75,6 +78,7 @@ async function retrieve(
     maxChunksPerDocument: 3,
     language,
     context,
+    stopwatch: req.stopwatch,
   });
   // The answerer's counts of the workspace's words are over what the caller may see, as its passages are.
   return { hits, language, scope: scopeOf(undefined, context.visibility) };
@@ -132,8 +136,16 @@ export async function answerQuestion(
   req: AnswerRequest,
 ): Promise<AnswerResult> {
   const { hits, language, scope } = await retrieve(deps, principal, req);
-  if (!deps.chatModel) return { ...(await extractive(deps, req, hits, language, scope)), usage: undefined };
-  return composeLlmAnswer(deps.chatModel, req.q, hits, req.history ?? [], language).catch(modelFailure);
+  if (!deps.chatModel) {
+    const answer = await extractive(deps, req, hits, language, scope);
+    req.stopwatch?.lap('answer');
+    return { ...answer, usage: undefined };
+  }
+  const answer = await composeLlmAnswer(deps.chatModel, req.q, hits, req.history ?? [], language).catch(
+    modelFailure,
+  );
+  req.stopwatch?.lap('model');
+  return answer;
 }
 
 /**

@@ -1,23 +1,25 @@
 import type { Log } from '../domain/log.js';
-import type { IndexHit, IndexRow, LanguageDetector, SearchIndex } from '../domain/ports.js';
+import type { IndexHit, LanguageDetector, SearchIndex } from '../domain/ports.js';
+import type { Stopwatch } from '../domain/stopwatch.js';
 import type { DocumentOrigin, DocumentStore, SearchContext, WorkspaceStore } from '../domain/stores.js';
 import type { Citation, Principal, SearchHit } from '../domain/types.js';
 import { errors } from '../errors.js';
 import { questionLanguage } from '../text/detection.js';
-import { ENGLISH, type Language, languageFor } from '../text/language.js';
+import type { Language } from '../text/language.js';
 import type { EmbeddingService } from './embeddings.js';
 import { type Snippet, snippetOf } from './passages.js';
+import {
+  codesOf,
+  fuse,
+  rescoredInOrder,
+  rescoreLexical,
+  rowLanguage,
+  withDocumentEvidence,
+} from './ranking.js';
 import { lexicalCandidates, readingsOf } from './readings.js';
 import { type RerankStage, rerankCandidates } from './rerank.js';
 import { scopeOf, searchContextOf } from './scope.js';
-import {
-  type CodedQuery,
-  codeCoverage,
-  codedQuery,
-  codeProximity,
-  DuplicateFilter,
-  wordCodes,
-} from './word-codes.js';
+import { DuplicateFilter } from './word-codes.js';
 
 export type SearchMode = 'lexical' | 'vector' | 'hybrid';
 
@@ -42,6 +44,8 @@ export interface SearchRequest {
   language?: Language | undefined;
   /** The workspace as the caller sees it, when the caller has read it already (the answerer). */
   context?: SearchContext | undefined;
+  /** Records the time of each stage, when the caller asked for it. */
+  stopwatch?: Stopwatch | undefined;
 }
 
 /** Resolves filters other than document ids to the ready documents they allow. */
@@ -111,140 +115,6 @@ export function citationOf(hit: IndexHit, origin: DocumentOrigin = NO_ORIGIN): C
   };
 }
 
-/** Weighted reciprocal-rank fusion of two rankings of chunks. */
-export function fuse(lexical: IndexHit[], vector: IndexHit[], vectorWeight: number, k: number): IndexHit[] {
-  const byId = new Map<string, IndexHit>();
-  const add = (hits: IndexHit[], weight: number) => {
-    hits.forEach((h, rank) => {
-      const s = weight / (k + rank + 1);
-      const seen = byId.get(h.row.id);
-      if (seen) seen.score += s;
-      else byId.set(h.row.id, { row: h.row, score: s });
-    });
-  };
-  add(lexical, 1 - vectorWeight);
-  add(vector, vectorWeight);
-  return [...byId.values()].sort((a, b) => b.score - a.score);
-}
-
-/**
- * Rescores lexical hits with two signals bag-of-words BM25 lacks: how closely the passage keeps the
- * query's adjacent words together, and how many of the query's distinct words it has at all.
- */
-export function rescoreLexical(
-  hits: IndexHit[],
-  q: string,
-  proximityWeight: number,
-  coverageWeight = 0,
-): IndexHit[] {
-  if ((proximityWeight <= 0 && coverageWeight <= 0) || hits.length === 0) return hits;
-  return hits.map(lexicalRescorer(q, proximityWeight, coverageWeight)).sort((a, b) => b.score - a.score);
-}
-
-function lexicalRescorer(
-  q: string,
-  proximityWeight: number,
-  coverageWeight: number,
-): (h: IndexHit) => IndexHit {
-  // The query read in each row's language, as its codes were.
-  const queries = new Map<string, CodedQuery>();
-  const queryFor = (row: IndexRow) => {
-    const language = rowLanguage(row);
-    let query = queries.get(language.code);
-    if (!query) {
-      query = codedQuery(q, language);
-      queries.set(language.code, query);
-    }
-    return query;
-  };
-  return (h) => {
-    const query = queryFor(h.row);
-    const parts = [headingCodes(h.row.heading, rowLanguage(h.row)), codesOf(h.row)];
-    const coverage = coverageWeight > 0 ? codeCoverage(query, parts) : 0;
-    const near = proximityWeight > 0 ? codeProximity(query, parts) : 0;
-    const factor = 1 + proximityWeight * near + coverageWeight * coverage;
-    return { row: h.row, score: h.score * factor };
-  };
-}
-
-/**
- * The row's word codes: stored by the index, or (rows indexed before codes existed) computed from
- * its text and kept on the row, which belongs to this search alone, for the next signal that needs them.
- */
-function codesOf(row: IndexRow): Uint32Array {
-  row.wordCodes ??= wordCodes(row.text, rowLanguage(row));
-  return row.wordCodes;
-}
-
-/** The language a row was indexed in; rows indexed before languages were read as English. */
-const rowLanguage = (row: IndexRow): Language => (row.language ? languageFor(row.language) : ENGLISH);
-
-// Headings are short and shared by a document's chunks: coded once per process (bounded).
-const headings = new Map<string, Uint32Array>();
-function headingCodes(heading: string, language: Language): Uint32Array {
-  const key = `${language.code}\u0000${heading}`;
-  let codes = headings.get(key);
-  if (!codes) {
-    if (headings.size >= 10_000) headings.clear();
-    codes = wordCodes(heading, language);
-    headings.set(key, codes);
-  }
-  return codes;
-}
-
-/**
- * The hits of `rescoreLexical(hits, …)` in the same order (ties in input order, as its stable sort
- * leaves them), rescoring only as many as the reader takes. Rescoring multiplies a score by at most
- * `1 + proximityWeight + coverageWeight`, so the best rescored hit not yet handed out comes next as
- * soon as it reaches that multiple of every score not yet rescored. A page of ten rarely needs all
- * sixty candidates rescored (cheap with stored word codes, costly for rows that must be coded).
- */
-export function* rescoredInOrder(
-  hits: IndexHit[],
-  q: string,
-  proximityWeight: number,
-  coverageWeight = 0,
-): Generator<IndexHit> {
-  // The bound needs scores that only grow when multiplied; anything else is rescored at once.
-  if (proximityWeight <= 0 && coverageWeight <= 0) return yield* hits;
-  if (hits.some((h) => !(h.score >= 0)))
-    return yield* rescoreLexical(hits, q, proximityWeight, coverageWeight);
-  const rescore = lexicalRescorer(q, proximityWeight, coverageWeight);
-  const maxFactor = 1 + proximityWeight * 1 + coverageWeight * 1;
-  // bound[i]: the highest rescored score any of hits[i…] can reach.
-  const bound = new Float64Array(hits.length + 1);
-  bound[hits.length] = -1;
-  for (let i = hits.length - 1; i >= 0; i--) bound[i] = Math.max(bound[i + 1]!, hits[i]!.score * maxFactor);
-  // Rescored and not yet handed out, with their input positions.
-  const ready: { hit: IndexHit; at: number }[] = [];
-  let next = 0;
-  while (next < hits.length || ready.length > 0) {
-    let best = -1;
-    for (let i = 0; i < ready.length; i++) {
-      const r = ready[i]!;
-      if (best < 0 || r.hit.score > ready[best]!.hit.score) best = i;
-      else if (r.hit.score === ready[best]!.hit.score && r.at < ready[best]!.at) best = i;
-    }
-    // On a tie with a hit not yet rescored, the earlier input (this one) comes first.
-    if (best >= 0 && ready[best]!.hit.score >= bound[next]!) {
-      yield ready.splice(best, 1)[0]!.hit;
-      continue;
-    }
-    ready.push({ hit: rescore(hits[next]!), at: next });
-    next++;
-  }
-}
-
-/** Adds to each passage a share of the scores of its document's other matching passages. */
-export function withDocumentEvidence(hits: IndexHit[], share: number): IndexHit[] {
-  if (share <= 0) return hits;
-  const total = new Map<string, number>();
-  for (const h of hits) total.set(h.row.documentId, (total.get(h.row.documentId) ?? 0) + h.score);
-  return hits
-    .map((h) => ({ row: h.row, score: h.score + share * ((total.get(h.row.documentId) ?? 0) - h.score) }))
-    .sort((a, b) => b.score - a.score);
-}
-
 /**
  * The first `topK` hits that are neither near-duplicates of a better one nor over the per-document
  * cap. Stops as soon as the page is full, so duplicate checks cost little on large candidate lists.
@@ -294,6 +164,7 @@ async function rankedRows(
     documentIds = await deps.filters.documentIdsMatching(req.workspaceId, filters);
   }
   const scope = scopeOf(documentIds, workspace.visibility);
+  req.stopwatch?.lap('prepare');
   if (scope.documentIds?.length === 0) return { hits: [], live: new Map() };
 
   const vectors = req.mode === 'lexical' ? undefined : await deps.embeddings?.spaceForSearch(req.workspaceId);
@@ -318,6 +189,7 @@ async function rankedRows(
           })
       : [],
   ]);
+  req.stopwatch?.lap('retrieval');
   const { proximityWeight, coverageWeight } = options;
   // Lexical hits without document evidence (which needs every score) are rescored only as far as
   // the page needs; other rankings need the whole rescored list.
@@ -342,9 +214,14 @@ async function rankedRows(
   const ordered = lazy
     ? rescoredInOrder(liveHits, req.q, proximityWeight, coverageWeight)
     : withDocumentEvidence(liveHits, options.documentEvidence);
+  // Lexical hits are rescored lazily, as the page is cut: the reranker's candidates are rescored in
+  // its stage, the rest in ranking's.
+  if (deps.rerank) req.stopwatch?.lap('ranking');
   // Second stage (off unless configured): the best candidates reordered before the page is cut.
   const reranked = await rerankCandidates(deps.rerank, req.q, ordered, deps.log);
-  return { hits: firstDistinct(reranked, req.topK, req.maxChunksPerDocument), live };
+  const page = firstDistinct(reranked, req.topK, req.maxChunksPerDocument);
+  req.stopwatch?.lap(deps.rerank ? 'rerank' : 'ranking');
+  return { hits: page, live };
 }
 
 function passageOf(h: IndexHit, live: Map<string, DocumentOrigin>): SearchHit {
@@ -382,7 +259,7 @@ export async function searchWorkspace(
     }
     return terms;
   };
-  return hits.map((h) => {
+  const ranked = hits.map((h) => {
     const rowLang = rowLanguage(h.row);
     return {
       ...passageOf(h, live),
@@ -392,4 +269,6 @@ export async function searchWorkspace(
       }),
     };
   });
+  req.stopwatch?.lap('snippets');
+  return ranked;
 }

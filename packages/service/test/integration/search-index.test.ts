@@ -10,7 +10,7 @@ import type { IndexRow } from '../../src/domain/ports.js';
 import { chunkText } from '../../src/processing/chunker.js';
 import { expandQuery } from '../../src/search/expansion.js';
 import { indexRowsOf, searchText } from '../../src/search/indexing.js';
-import { rescoreLexical } from '../../src/search/search.js';
+import { rescoreLexical } from '../../src/search/ranking.js';
 import { wordCodes } from '../../src/search/word-codes.js';
 import { ENGLISH } from '../../src/text/language.js';
 

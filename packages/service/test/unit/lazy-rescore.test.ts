@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexHit } from '../../src/domain/ports.js';
-import { rescoredInOrder, rescoreLexical } from '../../src/search/search.js';
+import { rescoredInOrder, rescoreLexical } from '../../src/search/ranking.js';
 
 const WORDS = [
   'fracture',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexHit } from '../../src/domain/ports.js';
 import { snippetOf } from '../../src/search/passages.js';
-import { fuse, rescoreLexical, withDocumentEvidence } from '../../src/search/search.js';
+import { fuse, rescoreLexical, withDocumentEvidence } from '../../src/search/ranking.js';
 import { wordCodes } from '../../src/search/word-codes.js';
 import { ENGLISH } from '../../src/text/language.js';
 

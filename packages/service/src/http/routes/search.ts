@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { answerQuestion, answerStream } from '../../answers/answer.js';
+import { Stopwatch } from '../../domain/stopwatch.js';
 import { errors } from '../../errors.js';
 import { ID_SHAPE } from '../../ids.js';
 import { searchWorkspace } from '../../search/search.js';
@@ -55,7 +56,13 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
       .optional()
       .describe('At most this many passages of one document'),
   });
-  const SearchQuery = z.object({
+  const TimingsQuery = z.object({
+    timings: z
+      .enum(['true', 'false'])
+      .optional()
+      .describe('true: the response says how many milliseconds each stage took (`timings`)'),
+  });
+  const SearchQuery = TimingsQuery.extend({
     workspaceId: z.string().min(1).max(100),
     q: z.string().min(1),
     topK: z.coerce.number().int().min(1).max(maxTopK).default(10),
@@ -110,6 +117,7 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
         ...common,
         operationId: 'search',
         summary: 'Relevant passages of a workspace, each with its citation',
+        querystring: TimingsQuery,
         body: SearchBody,
         response: { 200: SearchResponse, ...errorResponses },
       },
@@ -117,7 +125,9 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
     async (req) => {
       checkLength(req.body.q);
       checkFilterValues(req.body.filters);
-      return { results: await searchWorkspace(deps, principalOf(req), req.body) };
+      const stopwatch = req.query.timings === 'true' ? new Stopwatch() : undefined;
+      const results = await searchWorkspace(deps, principalOf(req), { ...req.body, stopwatch });
+      return { results, ...(stopwatch ? { timings: stopwatch.read() } : {}) };
     },
   );
 
@@ -136,7 +146,10 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
     },
     async (req) => {
       checkLength(req.query.q);
-      return { results: await searchWorkspace(deps, principalOf(req), req.query) };
+      const { timings, ...query } = req.query;
+      const stopwatch = timings === 'true' ? new Stopwatch() : undefined;
+      const results = await searchWorkspace(deps, principalOf(req), { ...query, stopwatch });
+      return { results, ...(stopwatch ? { timings: stopwatch.read() } : {}) };
     },
   );
 
@@ -149,6 +162,7 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
         operationId: 'chat',
         summary:
           'A grounded answer with citations (with stream: true, server-sent events: delta, citations, done)',
+        querystring: TimingsQuery,
         body: ChatBody,
         response: {
           200: {
@@ -168,13 +182,17 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
     async (req, reply) => {
       checkLength(req.body.q);
       checkFilterValues(req.body.filters);
+      const stopwatch = req.query.timings === 'true' ? new Stopwatch() : undefined;
       if (!req.body.stream) {
-        const { answer, citations, kind } = await answerQuestion(deps, principalOf(req), req.body);
-        return { answer, citations, kind };
+        const { answer, citations, kind } = await answerQuestion(deps, principalOf(req), {
+          ...req.body,
+          stopwatch,
+        });
+        return { answer, citations, kind, ...(stopwatch ? { timings: stopwatch.read() } : {}) };
       }
       const abort = new AbortController();
       reply.raw.once('close', () => abort.abort());
-      const answer = await answerStream(deps, principalOf(req), req.body, abort.signal);
+      const answer = await answerStream(deps, principalOf(req), { ...req.body, stopwatch }, abort.signal);
       // The first piece is awaited before the stream opens, so that failures of retrieval or of the
       // model's first response still get a normal JSON error.
       let next = await answer.next();
@@ -186,7 +204,14 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
         }
         const { answer: text, citations, kind } = next.value;
         stream.send('citations', { citations });
-        stream.send('done', { answer: text, citations, kind });
+        // The stream's stages end with its last piece: `done` carries them.
+        if (stopwatch) stopwatch.lap(deps.chatModel ? 'model' : 'answer');
+        stream.send('done', {
+          answer: text,
+          citations,
+          kind,
+          ...(stopwatch ? { timings: stopwatch.read() } : {}),
+        });
       } catch (err) {
         stream.fail(err);
       }

@@ -12,8 +12,9 @@ import {
 } from '../../webhooks/endpoints.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import { SECURITY } from '../openapi.js';
-import { errorResponses, WebhookDelivery, WebhookEndpoint } from '../schemas.js';
+import { errorResponses } from '../schemas.js';
 import { deliveryView, webhookView } from '../views.js';
+import { WebhookDelivery, WebhookEndpoint } from '../webhook-schemas.js';
 
 const Params = z.object({ id: z.string().min(1).max(100) });
 
