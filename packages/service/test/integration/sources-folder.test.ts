@@ -265,7 +265,8 @@ describe('a folder source', () => {
       total: 4,
       reasons: [
         {
-          reason: 'binary content of no format DocSlurp reads',
+          reason:
+            'a gzip-compressed file: DocSlurp does not decompress files, upload or sync it uncompressed',
           count: 3,
           examples: ['archive-1.md.gz', 'archive-2.md.gz', 'archive-3.md.gz'],
         },
