@@ -108,6 +108,14 @@ export class AppError extends Error {
 
 const RETRY_SOON = { 'retry-after': '5' };
 
+/**
+ * How many of an upload's files are refused, as a person reads it: "1 of 2 files", "2 of 3 files",
+ * and "The file" for an upload of one (issue 43: "A file of 2" read wrong).
+ */
+export function refusedCount(refused: number, total: number): string {
+  return total === 1 ? 'The file' : `${refused} of ${total} files`;
+}
+
 export const errors = {
   missingApiKey: () =>
     new AppError('missing_api_key', 'Send an API key in the header "Authorization: Bearer <key>".'),
@@ -193,7 +201,7 @@ export const errors = {
   unsupportedFileFormat: (refused: RefusedFile[], total: number, supported: string[], formats: string) =>
     new AppError(
       'unsupported_file_format',
-      `${refused.length === 1 ? 'A file' : `${refused.length} files`} of ${total} cannot be read, so nothing was uploaded: ${refused
+      `${refusedCount(refused.length, total)} cannot be read, so nothing was uploaded: ${refused
         .map((f) => `"${f.filename}": ${f.reason}`)
         .join('; ')}. Supported formats: ${formats}.`,
       {},

@@ -8,8 +8,8 @@ import type { Format } from '@service/sdk';
  * itself mirrors the service's own at upload (packages/service/src/parsing/upload-check.ts, a unit
  * test holds the two together on samples and arbitrary bytes). Like the service, it looks at the
  * bytes, never at the name alone: a PDF called notes.txt is a PDF. It refuses what the service refuses
- * in every profile (empty files, zip archives that are no document, binary content of no known
- * format); images and legacy Office files depend on the workers' profile, so it lets them through.
+ * in every profile (empty files, zip archives that are no document, compressed files and other
+ * archives, binary content of no known format); images and legacy Office files depend on the workers' profile, so it lets them through.
  */
 
 /** The formats in words: those every worker reads, then those of the full profile. */
@@ -147,7 +147,32 @@ export async function checkFile(file: Blob): Promise<FileCheck> {
       : { ok: false, reason: 'a damaged zip file that cannot be read' };
   }
   if (knownSignature(head)) return OK;
-  return looksBinary(decodeText(head))
-    ? { ok: false, reason: 'binary content of no format DocSlurp reads' }
-    : OK;
+  if (!looksBinary(decodeText(head))) return OK;
+  const packed = packedFormat(head);
+  if (!packed) return { ok: false, reason: 'binary content of no format DocSlurp reads' };
+  return {
+    ok: false,
+    reason:
+      packed.kind === 'archive'
+        ? `a ${packed.name} archive: DocSlurp does not unpack archives, upload the files inside it`
+        : `a ${packed.name}-compressed file: DocSlurp does not decompress files, upload or sync it uncompressed`,
+  };
+}
+
+/** Compressed files and archives other than zip, by signature, named as the service names them. */
+const PACKED: [number[], { kind: 'compressed' | 'archive'; name: string }][] = [
+  [[0x1f, 0x8b], { kind: 'compressed', name: 'gzip' }],
+  [[0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], { kind: 'compressed', name: 'xz' }],
+  [[0x28, 0xb5, 0x2f, 0xfd], { kind: 'compressed', name: 'zstd' }],
+  [[0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c], { kind: 'archive', name: '7z' }],
+  [[0x52, 0x61, 0x72, 0x21, 0x1a, 0x07], { kind: 'archive', name: 'rar' }],
+];
+
+function packedFormat(head: Uint8Array): { kind: 'compressed' | 'archive'; name: string } | undefined {
+  const latin = (from: number, to: number) => String.fromCharCode(...head.subarray(from, to));
+  for (const [sig, packed] of PACKED) if (startsWith(head, sig)) return packed;
+  if (head.length >= 4 && latin(0, 3) === 'BZh' && head[3]! >= 0x31 && head[3]! <= 0x39)
+    return { kind: 'compressed', name: 'bzip2' };
+  if (head.length >= 263 && latin(257, 262) === 'ustar') return { kind: 'archive', name: 'tar' };
+  return undefined;
 }

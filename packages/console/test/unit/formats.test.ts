@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../../service/src/parsing/detect.js';
@@ -68,6 +69,13 @@ const SAMPLES: [string, Buffer, boolean][] = [
   ['image.webp', webp, true],
   ['old.doc', ole, true],
   ['program.exe', randomBinary, false],
+  ['notes.md.gz', gzipSync(Buffer.from('# Notes\n\nCompressed.\n'.repeat(100))), false],
+  ['notes.md.bz2', Buffer.concat([Buffer.from('BZh91AY&SY', 'latin1'), randomBinary]), false],
+  ['notes.md.xz', Buffer.concat([Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]), randomBinary]), false],
+  ['notes.md.zst', Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd]), randomBinary]), false],
+  ['files.7z', Buffer.concat([Buffer.from([0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c]), randomBinary]), false],
+  ['files.rar', Buffer.concat([Buffer.from([0x52, 0x61, 0x72, 0x21, 0x1a, 0x07, 0]), randomBinary]), false],
+  ['bzh.txt', Buffer.from('BZh9 is the name of this note.\n'), true],
   ['nul.txt', Buffer.from('text with a \u0000 NUL in it'), false],
   ['empty.txt', Buffer.alloc(0), false],
 ];
@@ -95,6 +103,9 @@ describe('checkFile: the console refuses exactly what the service cannot read', 
     expect(await reason(SAMPLES.find(([n]) => n === 'archive.zip')![1])).toMatch(/^a zip archive/);
     expect(await reason(SAMPLES.find(([n]) => n === 'damaged.docx')![1])).toMatch(/damaged zip/);
     expect(await reason(randomBinary)).toMatch(/^binary content/);
+    expect(await reason(SAMPLES.find(([n]) => n === 'notes.md.gz')![1])).toBe(
+      'a gzip-compressed file: DocSlurp does not decompress files, upload or sync it uncompressed',
+    );
   });
 
   it('agrees with the service on arbitrary bytes and arbitrary text', async () => {

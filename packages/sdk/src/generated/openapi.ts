@@ -1613,20 +1613,8 @@ export interface components {
             progress: number;
             /** @description True once the run will not change any more */
             done: boolean;
-            documents: {
-                id: string;
-                filename: string;
-                /** @description A synced document's path within its source (as on Document); null for uploads */
-                sourceItem: string | null;
-                /** @enum {string} */
-                status: "queued" | "processing" | "ready" | "needs_ocr" | "failed" | "cancelled" | "deleted";
-                /** @enum {string} */
-                stage: "queued" | "fetching" | "parsing" | "chunking" | "indexing" | "done";
-                error: {
-                    code: string;
-                    message: string;
-                } | null;
-            }[];
+            /** @description The run's documents, each as GET /v1/documents/{id} shows it */
+            documents: components["schemas"]["Document"][];
         };
         Snippet: {
             /** @description A short excerpt of the passage around the query's words */

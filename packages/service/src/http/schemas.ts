@@ -175,22 +175,10 @@ export const UploadResponse = z
   .object({ workspace: Workspace, run: Run, documents: z.array(Document) })
   .meta({ id: 'UploadResponse' });
 
-export const ProgressDocument = z.object({
-  id: z.string(),
-  filename: z.string(),
-  sourceItem: z
-    .string()
-    .nullable()
-    .describe("A synced document's path within its source (as on Document); null for uploads"),
-  status: z.enum(DOCUMENT_STATUSES),
-  stage: z.enum(DOCUMENT_STAGES),
-  error: DocumentError,
-});
-
 export const RunProgress = Run.extend({
   progress: z.number().min(0).max(1).describe('Share of documents that have finished (any outcome)'),
   done: z.boolean().describe('True once the run will not change any more'),
-  documents: z.array(ProgressDocument),
+  documents: z.array(Document).describe("The run's documents, each as GET /v1/documents/{id} shows it"),
 }).meta({ id: 'RunProgress' });
 
 // One shape for every face (domain/shapes.ts): MCP returns the same citation objects.

@@ -80,14 +80,9 @@ export function progressView(run: RunView, documents: DocumentRecord[]) {
     ...runView(run),
     progress: run.counts.total === 0 ? 1 : finished / run.counts.total,
     done: run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled',
-    documents: documents.map((d) => ({
-      id: d.id,
-      filename: d.filename,
-      sourceItem: d.sourceItem,
-      status: d.status,
-      stage: d.stage,
-      error: d.errorCode ? { code: d.errorCode, message: d.errorMessage ?? '' } : null,
-    })),
+    // The one document view every route answers with (issue 43: a shorter one here left a client
+    // reading `version`, `pageCount` and `chunkCount` of a progress listing with nothing).
+    documents: documents.map(documentView),
   };
 }
 

@@ -20,6 +20,7 @@ import { type Databases, migrateAll, resolveDatabases } from './database.js';
 import { openFilesLimit } from './descriptors.js';
 import { EVAL_USAGE, evaluate } from './eval.js';
 import { openApiDocument } from './openapi.js';
+import { ensureCanListen, listenFailure } from './port.js';
 
 const USAGE = `Usage: docslurp <command> [options]
 
@@ -102,13 +103,6 @@ async function provision(deps: Deps): Promise<void> {
   }
 }
 
-/** Why the server cannot listen, for the errors a person fixes in the configuration. */
-const LISTEN_ERRORS: Record<string, string> = {
-  EADDRINUSE: 'the port is already in use; stop what uses it or choose another port with SERVER_PORT',
-  EACCES: 'this user may not use the port; choose a port above 1023 with SERVER_PORT',
-  EADDRNOTAVAIL: 'the address is not one of this machine; choose another with SERVER_BIND_ADDRESS',
-};
-
 /**
  * Serves the API. With the database up, provisioning is done before the first request; with it down,
  * the server listens anyway (`/health` 200, `/ready` 503 naming the database, API calls 503) and
@@ -128,9 +122,7 @@ async function startServer(deps: Deps): Promise<FastifyInstance> {
     await app.listen({ host, port });
   } catch (err) {
     await app.close();
-    const reason = LISTEN_ERRORS[(err as NodeJS.ErrnoException).code ?? ''];
-    if (reason) throw new ConfigError(`cannot listen on ${host}:${port}: ${reason}`);
-    throw err;
+    throw listenFailure(err, host, port) ?? err;
   }
   if (!provisioned) {
     void untilAvailable(deps.log, 'the server', () => provision(deps)).catch((err: unknown) =>
@@ -238,6 +230,8 @@ async function serve(config: Config, log: Logger): Promise<void> {
   logAllocator(log);
   if (config.worker.httpPort !== undefined)
     log.warn('WORKER_HTTP_PORT is ignored by "serve": its server port answers /health, /ready and /metrics');
+  // A taken port is said at once, not after a new data folder was initialised and migrated.
+  await ensureCanListen(config.server.host, config.server.port);
   const dbs = await resolveDatabases(config, log, 'own');
   const stoppers: Stopper[] = [async () => dbs.embedded?.stop()];
   onShutdown(log, stoppers);

@@ -130,6 +130,37 @@ function detectText(text: string, ext: string, declared: string | null): Format 
 }
 
 /**
+ * Compressed files and archives other than zip, by their signatures, so that a refusal can name what
+ * a file is (issue 43: a `.gz` was "binary content of no format DocSlurp reads"). Only consulted for
+ * content detection already calls binary: text that happens to start like one ("BZh9…") stays text.
+ */
+const PACKED_SIGNATURES: [number[], Packed][] = [
+  [[0x1f, 0x8b], { kind: 'compressed', name: 'gzip' }],
+  [[0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], { kind: 'compressed', name: 'xz' }],
+  [[0x28, 0xb5, 0x2f, 0xfd], { kind: 'compressed', name: 'zstd' }],
+  [[0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c], { kind: 'archive', name: '7z' }],
+  [[0x52, 0x61, 0x72, 0x21, 0x1a, 0x07], { kind: 'archive', name: 'rar' }],
+];
+
+/** A compressor's output (one file inside) or an archive (many). */
+export interface Packed {
+  kind: 'compressed' | 'archive';
+  name: string;
+}
+
+/** What compressed or archive format binary content is in, by its signature; undefined for none. */
+export function packedFormat(buf: Buffer): Packed | undefined {
+  for (const [sig, packed] of PACKED_SIGNATURES) if (startsWith(buf, sig)) return packed;
+  // "BZh" and the block size, 1 to 9 (hundreds of KiB).
+  if (buf.length >= 4 && buf.toString('latin1', 0, 3) === 'BZh' && buf[3]! >= 0x31 && buf[3]! <= 0x39)
+    return { kind: 'compressed', name: 'bzip2' };
+  // POSIX tar: "ustar" at offset 257 of its first header.
+  if (buf.length >= 263 && buf.toString('latin1', 257, 262) === 'ustar')
+    return { kind: 'archive', name: 'tar' };
+  return undefined;
+}
+
+/**
  * Identifies a file by its bytes first (signatures, container contents), and by its name or declared
  * type only to tell apart formats that are all plain text. A lying name or MIME type changes nothing.
  */

@@ -1,6 +1,6 @@
 import type { ParsedDocument } from '../domain/ports.js';
 import { DocumentFailure } from '../errors.js';
-import { detectFormat, type Format } from './detect.js';
+import { detectFormat, type Format, packedFormat } from './detect.js';
 import { delimitedToMarkdown, jsonToMarkdown, normaliseText } from './formats/plain.js';
 import { joinPages, neutralisePageMarkers } from './markdown.js';
 
@@ -173,10 +173,17 @@ export async function parseBytes(
         mediaType: `application/${kind === 'doc' ? 'msword' : kind === 'xls' ? 'vnd.ms-excel' : 'vnd.ms-powerpoint'}`,
       };
     }
-    default:
+    default: {
+      // Named when it is a compressed file or an archive, as a zip archive is (issue 43).
+      const packed = format === 'binary' ? packedFormat(buf) : undefined;
       throw new DocumentFailure(
         'unsupported_media_type',
-        UNREADABLE[format] ?? `The content is ${format}, which this service does not parse.`,
+        packed?.kind === 'archive'
+          ? `The content is a ${packed.name} archive, which this service does not unpack; upload the documents inside it.`
+          : packed
+            ? `The content is ${packed.name}-compressed, which this service does not decompress; upload or sync it uncompressed.`
+            : (UNREADABLE[format] ?? `The content is ${format}, which this service does not parse.`),
       );
+    }
   }
 }

@@ -1,4 +1,4 @@
-import { detectFormat } from './detect.js';
+import { detectFormat, type Packed, packedFormat } from './detect.js';
 
 /**
  * What the service can read, as GET /v1/formats lists it and refusals name it (docs/formats.md has
@@ -72,6 +72,7 @@ export const SUPPORTED_FORMATS: readonly {
 export const REFUSED_ON_UPLOAD = [
   'empty files',
   'zip archives (upload the files inside them) and zip files that cannot be read',
+  'compressed files and other archives (gzip, bzip2, xz, zstd, 7z, rar, tar)',
   'binary content of no format listed here',
 ] as const;
 
@@ -160,12 +161,27 @@ export function checkUpload(
   const { format } = detectFormat(size <= tail.length ? tail : head, filename, declaredMediaType);
   if (format === 'zip') return refuse(ARCHIVE);
   // Detection calls a zip it cannot read binary.
-  if (format === 'binary')
-    return refuse(isZip(head) ? DAMAGED_ZIP : 'binary content of no format DocSlurp reads');
+  if (format === 'binary') {
+    const packed = packedFormat(head);
+    return refuse(
+      isZip(head)
+        ? DAMAGED_ZIP
+        : packed
+          ? packedReason(packed)
+          : 'binary content of no format DocSlurp reads',
+    );
+  }
   return OK;
 }
 
 const ARCHIVE = 'a zip archive: DocSlurp does not unpack archives, upload the files inside it';
+
+/** A compressed file or an archive, named as a zip archive is (the console says the same). */
+export function packedReason({ kind, name }: Packed): string {
+  return kind === 'archive'
+    ? `a ${name} archive: DocSlurp does not unpack archives, upload the files inside it`
+    : `a ${name}-compressed file: DocSlurp does not decompress files, upload or sync it uncompressed`;
+}
 const DAMAGED_ZIP = 'a damaged zip file that cannot be read';
 
 function refuse(reason: string): UploadCheck {

@@ -175,6 +175,13 @@ describe('a folder source', () => {
     expect([...docs.keys()].sort()).toEqual(['car-park.md', 'leave.md', 'teams/it.md']);
     expect(docs.get('leave.md')).toMatchObject({ id: leaveId, version: 2, status: 'ready' });
     expect(docs.get('teams/it.md')).toMatchObject({ id: itId, version: 1 });
+    // The progress listing shows each document as GET /v1/documents/{id} does (issue 43: it listed
+    // the document at version 2 with version, pageCount and chunkCount missing).
+    const leave = (await api.get(`/v1/documents/${leaveId}`)).body;
+    expect(leave).toMatchObject({ version: 2, chunkCount: expect.any(Number) });
+    expect(leave.chunkCount).toBeGreaterThan(0);
+    const inProgress = (await api.get(`/v1/runs/${third.id}/progress`)).body.documents;
+    expect(inProgress.find((d: { id: string }) => d.id === leaveId)).toEqual(leave);
 
     const hit = await api.post('/v1/search', { workspaceId, q: 'how many days of paid leave' });
     expect(hit.body.results[0].text).toContain('forty days');
@@ -277,7 +284,8 @@ describe('a folder source', () => {
       total: 4,
       reasons: [
         {
-          reason: 'binary content of no format DocSlurp reads',
+          reason:
+            'a gzip-compressed file: DocSlurp does not decompress files, upload or sync it uncompressed',
           count: 3,
           examples: ['archive-1.md.gz', 'archive-2.md.gz', 'archive-3.md.gz'],
         },

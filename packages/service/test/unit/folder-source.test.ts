@@ -183,7 +183,8 @@ describe('what no worker can read', () => {
     expect(reasons).toEqual({
       'empty.md': 'the file is empty',
       'fine.md': undefined,
-      'notes.md.gz': 'binary content of no format DocSlurp reads',
+      'notes.md.gz':
+        'a gzip-compressed file: DocSlurp does not decompress files, upload or sync it uncompressed',
       'scan.png': 'an image: reading its text needs a worker with WORKER_PROFILE=full (OCR)',
     });
     // With a worker that reads images (the full profile), the image is a document.

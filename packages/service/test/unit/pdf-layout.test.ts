@@ -72,6 +72,34 @@ describe('PDF layout', () => {
     );
   });
 
+  it('keeps a title page’s byline (names and an e-mail address) out of the headings, real headings in', async () => {
+    // Issue 43: libtasn1.pdf's authors' line became a heading, the breadcrumb of every later passage.
+    const byline = async (authors: string[]) =>
+      parse([
+        [
+          { x: 72, y: 740, size: 24, text: 'Libtasn1' },
+          ...column(72, 700, ['Abstract Syntax Notation One (ASN.1) library for the GNU system']),
+          ...authors.map((text, i) => ({ x: 72, y: 650 - i * 17, size: 14, text })),
+          { x: 72, y: 560, size: 16, text: '1 Introduction' },
+          ...column(72, 530, ['Libtasn1 is a library for ASN.1 and DER manipulation.']),
+          { x: 72, y: 480, size: 14, text: 'Maintainers and bug reports' },
+          ...column(72, 450, ['Reports go to the mailing list of the project.']),
+        ],
+      ]);
+    const one = await byline(['Nikos Mavrogiannopoulos, Simon Josefsson (bug-libtasn1@gnu.org)']);
+    const two = await byline([
+      'Fabio Fiorina Simon Josefsson',
+      'Nikos Mavrogiannopoulos (help-libtasn1@gnu.org)',
+    ]);
+    const headings = (text: string) => text.split('\n\n').filter((b) => b.startsWith('#'));
+    expect(headings(one)).toEqual(['# Libtasn1', '## 1 Introduction', '### Maintainers and bug reports']);
+    expect(headings(two)).toEqual(headings(one));
+    expect(one).toContain('\n\nNikos Mavrogiannopoulos, Simon Josefsson (bug-libtasn1@gnu.org)\n\n');
+    expect(two).toContain(
+      '\n\nFabio Fiorina Simon Josefsson Nikos Mavrogiannopoulos (help-libtasn1@gnu.org)\n\n',
+    );
+  });
+
   it('renders a table of contents as a table of entries and pages', async () => {
     const text = await parse([
       column(72, 700, [

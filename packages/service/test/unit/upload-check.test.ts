@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { detectFormat } from '../../src/parsing/detect.js';
@@ -41,6 +42,45 @@ describe('checking an upload by its first and last bytes', () => {
       expect.stringMatching(/^unsupported_media_type: a damaged zip/),
       expect.stringMatching(/^unsupported_media_type: binary content/),
     ]);
+  });
+
+  it('names a compressed file or an archive by its signature, as it names a zip archive (issue 43)', () => {
+    const signed = (...sig: number[]) => Buffer.concat([Buffer.from(sig), filler(4096)]);
+    const tar = Buffer.alloc(2048);
+    tar.write('notes.md', 0, 'latin1');
+    tar.write('ustar\u000000', 257, 'latin1');
+    tar.write('# Notes', 512, 'latin1');
+    const reasons = Object.fromEntries(
+      (
+        [
+          ['notes.md.gz', gzipSync(Buffer.from('# Notes\n\nCompressed.\n'.repeat(100)))],
+          ['notes.md.bz2', Buffer.concat([Buffer.from('BZh91AY&SY', 'latin1'), filler(4096)])],
+          ['notes.md.xz', signed(0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00)],
+          ['notes.md.zst', signed(0x28, 0xb5, 0x2f, 0xfd)],
+          ['files.7z', signed(0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c)],
+          ['files.rar', signed(0x52, 0x61, 0x72, 0x21, 0x1a, 0x07, 0x01, 0x00)],
+          ['files.tar', tar],
+        ] as const
+      ).map(([name, bytes]) => {
+        const c = check(bytes, name);
+        return [name, c.ok ? 'ok' : `${c.code}: ${c.reason}`];
+      }),
+    );
+    const compressed = (name: string) =>
+      `unsupported_media_type: a ${name}-compressed file: DocSlurp does not decompress files, upload or sync it uncompressed`;
+    const archive = (name: string) =>
+      `unsupported_media_type: a ${name} archive: DocSlurp does not unpack archives, upload the files inside it`;
+    expect(reasons).toEqual({
+      'notes.md.gz': compressed('gzip'),
+      'notes.md.bz2': compressed('bzip2'),
+      'notes.md.xz': compressed('xz'),
+      'notes.md.zst': compressed('zstd'),
+      'files.7z': archive('7z'),
+      'files.rar': archive('rar'),
+      'files.tar': archive('tar'),
+    });
+    // Text that happens to start like a signature is text still.
+    expect(check(Buffer.from('BZh9 is the name of this note.\n'), 'note.txt')).toEqual({ ok: true });
   });
 
   it('judges files larger than what it keeps as a worker judges the whole file', () => {

@@ -256,12 +256,27 @@ describe('an upload form (ingestForm)', () => {
       expect.arrayContaining(['PDF', 'Word (.docx)', 'Markdown']),
     );
     expect(refused.message).toMatch(
-      /^3 files of 4 cannot be read, so nothing was uploaded: "empty\.txt": the file is empty;/,
+      /^3 of 4 files cannot be read, so nothing was uploaded: "empty\.txt": the file is empty;/,
     );
     expect(refused.message).toContain('Supported formats: PDF, Word (.docx)');
     expect(await stored()).toEqual([]);
     expect(workspaces.workspaces.size).toBe(0);
     expect(enqueued()).toEqual([]);
+  });
+
+  it('counts the refused files as a person reads it: "1 of 2 files", "2 of 3 files", "The file"', async () => {
+    const messageOf = async (...files: UploadPart[]) =>
+      ((await ingestForm(deps, principal, parts(...files)).catch((e: unknown) => e)) as AppError).message;
+    expect(await messageOf(file('a.txt', 'one'), file('empty.txt', ''))).toMatch(
+      /^1 of 2 files cannot be read, so nothing was uploaded: "empty\.txt": the file is empty\./,
+    );
+    expect(await messageOf(file('a.txt', 'one'), file('b.txt', ''), file('c.txt', ''))).toMatch(
+      /^2 of 3 files cannot be read, so nothing was uploaded: "b\.txt": the file is empty; "c\.txt"/,
+    );
+    expect(await messageOf(file('empty.txt', ''))).toMatch(
+      /^The file cannot be read, so nothing was uploaded: "empty\.txt": the file is empty\./,
+    );
+    expect(await stored()).toEqual([]);
   });
 
   it('names the workspace it creates, and refuses a name beside a workspace id', async () => {

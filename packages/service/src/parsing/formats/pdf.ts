@@ -456,6 +456,28 @@ interface Style {
 
 const HEADING_RATIO = 1.08;
 const NOT_A_HEADING = /^(figure|fig\.|table|source|note|listing|example|chart)\b/i;
+/**
+ * An e-mail address marks a byline (a title page's authors and their address), set large as a title
+ * is but naming no section: as a heading it became every later passage's breadcrumb (issue 43).
+ */
+// Its middle is enough to tell ("x@gnu.org"): a name part before it would make the match quadratic.
+const EMAIL_ADDRESS = /\w@[\w-]+\.\w/;
+
+/**
+ * Whether a line belongs to a byline: a run of lines of one size set close together, one of which
+ * holds an e-mail address. The whole run, since names often fill a line before the address comes
+ * ("Fabio Fiorina Simon Josefsson" above "Nikos Mavrogiannopoulos (help-libtasn1@gnu.org)").
+ */
+function inByline(lines: Line[], idx: number): boolean {
+  const close = (a: Line, b: Line) =>
+    !a.mono && !b.mono && Math.abs(a.size - b.size) < 0.6 && Math.abs(a.y - b.y) <= a.size * 1.5;
+  let first = idx;
+  while (first > 0 && close(lines[first - 1]!, lines[first]!)) first--;
+  let last = idx;
+  while (last + 1 < lines.length && close(lines[last]!, lines[last + 1]!)) last++;
+  for (let i = first; i <= last; i++) if (EMAIL_ADDRESS.test(lineText(lines[i]!))) return true;
+  return false;
+}
 
 interface Context {
   /** Set apart by a wider gap above and below than the lines of a paragraph. */
@@ -537,7 +559,7 @@ function renderLines(lines: Line[], style: Style): string[] {
     const alone = gapBefore > spacing && gapAfter > spacing;
     const singled =
       (gapBefore > spacing || gapAfter > spacing) && prev?.font !== line.font && next?.font !== line.font;
-    const level = headingLevel(line, style, text, { alone, singled });
+    const level = inByline(lines, idx) ? undefined : headingLevel(line, style, text, { alone, singled });
     if (level !== undefined) {
       flush();
       const last = out.at(-1);
