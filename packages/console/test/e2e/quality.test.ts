@@ -237,7 +237,7 @@ describe("an evaluation's results page", () => {
     expect(evaluation.status).toBe('completed');
     outcomes = (await api(page, 'GET', `/v1/evaluations/${id}/questions?limit=500`)).body.questions;
     await page.goto(`${url}/workspaces/${workspace}/quality/${id}`);
-    await page.getByTestId('latency').first().waitFor();
+    await page.getByTestId('metrics').first().waitFor();
   }, 90_000);
 
   it('draws a chart per metric: a bar per configuration in its colour, with its interval', async () => {
@@ -272,6 +272,8 @@ describe("an evaluation's results page", () => {
   });
 
   it('shows the latency distribution per configuration with the p50 and p95 marked', async () => {
+    // Drawn once every question's outcome is read.
+    await page.getByTestId('latency').first().waitFor({ timeout: 10_000 });
     const search = page.locator('[data-testid=latency][data-kind=search]');
     expect(await search.count()).toBe(2);
     // Answers were asked under top10 only.
