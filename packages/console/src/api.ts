@@ -183,6 +183,13 @@ export const evaluationsApi = {
   cancel: (id: string) => sdk.evaluations.cancel(id),
   questions: (id: string, configuration: string, offset: number, limit: number) =>
     sdk.evaluations.questions(id, { configuration, offset, limit }),
+  /** What every question got under every configuration, read 500 at a time. */
+  allQuestions: async (id: string, signal?: AbortSignal) => {
+    const all: EvaluationOutcome[] = [];
+    for await (const o of sdk.evaluations.allQuestions(id, { limit: 500 }, signal ? { signal } : {}))
+      all.push(o);
+    return all;
+  },
 };
 
 export interface UploadTask {

@@ -1,5 +1,12 @@
-import type { ConfigurationInput, EvaluationConfiguration, EvaluationMetric } from '../api';
-import { formatDuration } from './progress';
+import type {
+  EvaluationConfigurationInput as ConfigurationInput,
+  EvaluationConfiguration,
+  EvaluationMetric as Measured,
+} from '@service/sdk';
+import { formatDuration } from './progress.js';
+
+/** A metric as the API gives it: null when no question it applies to was asked. */
+type EvaluationMetric = Measured | null;
 
 /** The metrics in the order the evaluation's table shows them, with their names for people. */
 export const METRICS = [

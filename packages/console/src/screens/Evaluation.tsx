@@ -1,24 +1,15 @@
-import { useState } from 'react';
-import { ApiError, type Evaluation, type EvaluationOutcome, evaluationsApi, isNotFound, sdk } from '../api';
+import { ApiError, type Evaluation, evaluationsApi, isNotFound, sdk } from '../api';
 import { Comparison } from '../components/Comparison';
 import { ErrorNote, Loading, Status, TableScroll, When } from '../components/common';
-import { Listing } from '../components/Listing';
+import { Groups } from '../components/Groups';
+import { LatencyDistribution } from '../components/Latency';
+import { MetricCharts } from '../components/MetricCharts';
+import { Outcomes } from '../components/Outcomes';
 import { WorkspaceHeader } from '../components/WorkspaceHeader';
-import {
-  describeConfiguration,
-  formatMetric,
-  inProgress,
-  METRICS,
-  metricLabel,
-  progressText,
-} from '../lib/evaluations';
-import { useAction, useLoad, useTitle } from '../lib/hooks';
+import { describeConfiguration, formatMetric, inProgress, METRICS, progressText } from '../lib/evaluations';
+import { useLoad, useTitle } from '../lib/hooks';
+import { colourOf } from '../lib/results';
 import { Link } from '../router';
-
-/** Questions read at a time: "More questions" reads the next ones. */
-const PAGE = 50;
-/** Retrieved files named per question: the first few, as the rank metrics look at them. */
-const FILES_SHOWN = 3;
 
 type Results = NonNullable<Evaluation['results']>[number];
 
@@ -54,65 +45,6 @@ function MetricsTable({ results }: { results: Results }) {
   );
 }
 
-/** What each question got under one configuration, read a page at a time. */
-function Questions({ evaluation, configuration }: { evaluation: Evaluation; configuration: string }) {
-  const [pages, setPages] = useState<{ questions: EvaluationOutcome[]; nextOffset: number | null }>();
-  const first = useLoad(
-    () => evaluationsApi.questions(evaluation.id, configuration, 0, PAGE),
-    [evaluation.id, configuration],
-  );
-  const more = useAction();
-  const shown = pages ?? first.data;
-  const loadMore = () => {
-    const from = shown?.nextOffset;
-    if (more.busy || from === null || from === undefined || !shown) return;
-    void more.run(
-      async () => {
-        const next = await evaluationsApi.questions(evaluation.id, configuration, from, PAGE);
-        setPages({ questions: [...shown.questions, ...next.questions], nextOffset: next.nextOffset });
-      },
-      { failed: 'Could not read more questions' },
-    );
-  };
-  return (
-    <Listing
-      state={{ data: shown, error: first.error }}
-      items={(d) => d.questions}
-      empty="No question was asked."
-      label={`Questions of ${configuration}`}
-      testId="evaluation-questions"
-      stack
-      columns={['Question', 'Passed', 'Failed', 'First retrieved']}
-      row={(o) => (
-        <tr key={o.ordinal} data-ordinal={o.ordinal}>
-          <td>{o.q}</td>
-          <td data-label="Passed">{o.passed.map(metricLabel).join(', ') || '—'}</td>
-          <td data-label="Failed" className="bad-text">
-            {o.failed.map(metricLabel).join(', ') || '—'}
-          </td>
-          <td data-label="First retrieved">
-            {o.retrieved.length === 0
-              ? 'nothing'
-              : o.retrieved
-                  .slice(0, FILES_SHOWN)
-                  .map((r) => (r.page ? `${r.filename} p. ${r.page}` : r.filename))
-                  .join(', ')}
-          </td>
-        </tr>
-      )}
-    >
-      {shown?.nextOffset ? (
-        <p>
-          <button type="button" aria-disabled={more.busy} onClick={loadMore}>
-            More questions<span className="sr-only"> of {configuration}</span>
-          </button>
-        </p>
-      ) : null}
-      {more.outcome?.error ? <ErrorNote error={more.outcome.error} title={more.outcome.title} /> : null}
-    </Listing>
-  );
-}
-
 /** One evaluation: its state while it runs, then per configuration its metrics and its questions. */
 export function EvaluationScreen({ workspaceId, id }: { workspaceId: string; id: string }) {
   const { data: workspace } = useLoad((signal) => sdk.getWorkspace(workspaceId, { signal }), [workspaceId]);
@@ -122,6 +54,12 @@ export function EvaluationScreen({ workspaceId, id }: { workspaceId: string; id:
     (e) => (inProgress(e) ? 1000 : undefined),
   );
   useTitle(evaluation ? `${evaluation.name} · Quality` : 'Evaluation');
+  // Every question's outcome, once there are results: the latency histograms and the filters need all.
+  const hasResults = Boolean(evaluation?.results);
+  const outcomes = useLoad(
+    async (signal) => (hasResults ? evaluationsApi.allQuestions(id, signal) : undefined),
+    [id, hasResults],
+  );
   const header = <WorkspaceHeader id={workspaceId} workspace={workspace} current="quality" />;
   if (error && isNotFound(error))
     return (
@@ -156,15 +94,27 @@ export function EvaluationScreen({ workspaceId, id }: { workspaceId: string; id:
           title="The evaluation failed"
         />
       ) : null}
-      {(evaluation.results ?? []).map((r) => {
+      {evaluation.results?.length ? (
+        <>
+          <MetricCharts results={evaluation.results} />
+          {outcomes.data ? (
+            <LatencyDistribution results={evaluation.results} outcomes={outcomes.data} />
+          ) : null}
+          <Groups results={evaluation.results} />
+        </>
+      ) : null}
+      {(evaluation.results ?? []).map((r, i) => {
         const configuration = evaluation.configurations.find((c) => c.name === r.configuration);
         return (
           <section key={r.configuration} aria-labelledby={`configuration-${r.configuration}`}>
-            <h3 id={`configuration-${r.configuration}`}>Configuration {r.configuration}</h3>
+            <h3 id={`configuration-${r.configuration}`}>
+              <span className="swatch" style={{ background: colourOf(i) }} aria-hidden="true" /> Configuration{' '}
+              {r.configuration}
+            </h3>
             {configuration ? <p className="muted small">{describeConfiguration(configuration)}</p> : null}
             <MetricsTable results={r} />
             <h4>Questions</h4>
-            <Questions evaluation={evaluation} configuration={r.configuration} />
+            <Outcomes configuration={r.configuration} state={outcomes} />
           </section>
         );
       })}

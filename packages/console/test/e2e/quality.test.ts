@@ -176,3 +176,190 @@ describe('the Quality tab', () => {
     }
   });
 });
+
+/** Per cent of a style's `left` or `width` ("33.3333%"), as a number. */
+const pct = (style: string | null, prop: 'left' | 'width') =>
+  Number(new RegExp(`${prop}:\\s*([\\d.]+)%`).exec(style ?? '')?.[1]);
+
+describe("an evaluation's results page", () => {
+  // Two configurations (one without answers), questions with languages and tags, and one that no
+  // document answers: its Hit@1 fails whatever the ranking.
+  const SET = [
+    {
+      q: 'How many days of vacation does an employee receive?',
+      answers: ['25 days'],
+      expected: ['policy.pdf'],
+      language: 'en',
+      tags: ['hr'],
+    },
+    {
+      q: 'When are travel expenses paid?',
+      answers: ['30 days'],
+      expected: ['travel.pdf'],
+      language: 'en',
+      tags: ['hr', 'money'],
+    },
+    { q: 'Wo ist der Reset-Knopf?', expected: ['manual.pdf'], language: 'de', tags: ['hardware'] },
+    {
+      q: 'Which planet has butterscotch skies?',
+      answers: ['Mars'],
+      expected: ['travel.pdf'],
+      language: 'en',
+    },
+  ];
+  let id: string;
+  // biome-ignore lint/suspicious/noExplicitAny: the API's JSON, asserted on below.
+  let evaluation: any;
+  // biome-ignore lint/suspicious/noExplicitAny: the API's JSON, asserted on below.
+  let outcomes: any[];
+
+  beforeAll(async () => {
+    await page.setViewportSize({ width: WIDTHS[0].width, height: WIDTHS[0].height });
+    const set = await api(page, 'POST', `/v1/workspaces/${workspace}/question-sets`, {
+      name: 'Mixed',
+      questions: SET,
+    });
+    expect(set.status).toBe(201);
+    const created = await api(page, 'POST', '/v1/evaluations', {
+      questionSetId: set.body.id,
+      configurations: [
+        { name: 'top10', search: { mode: 'lexical', topK: 10 }, answers: { mode: 'extractive' } },
+        { name: 'top1', search: { mode: 'lexical', topK: 1 }, answers: null },
+      ],
+    });
+    expect(created.status).toBe(202);
+    id = created.body.id;
+    for (let t = 0; t < 120; t++) {
+      evaluation = (await api(page, 'GET', `/v1/evaluations/${id}`)).body;
+      if (evaluation.status !== 'queued' && evaluation.status !== 'running') break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(evaluation.status).toBe('completed');
+    outcomes = (await api(page, 'GET', `/v1/evaluations/${id}/questions?limit=500`)).body.questions;
+    await page.goto(`${url}/workspaces/${workspace}/quality/${id}`);
+    await page.getByTestId('metrics').first().waitFor();
+  }, 90_000);
+
+  it('draws a chart per metric: a bar per configuration in its colour, with its interval', async () => {
+    const legend = page.getByTestId('legend').locator('li');
+    expect(await legend.allTextContents()).toEqual(['top10', 'top1']);
+    const [a, b] = evaluation.results;
+    for (const name of ['hitAt1', 'mrr', 'ndcgAt10']) {
+      const rows = page.locator(`[data-testid=metric-chart][data-metric=${name}] [data-testid=chart-bar]`);
+      expect(await rows.count(), name).toBe(2);
+      const colours = new Set<string>();
+      for (const [i, r] of [a, b].entries()) {
+        const m = r.metrics[name];
+        const row = rows.nth(i);
+        expect(await row.getAttribute('data-configuration')).toBe(r.configuration);
+        const bar = row.getByTestId('bar');
+        expect(pct(await bar.getAttribute('style'), 'width')).toBeCloseTo(m.value * 100, 3);
+        colours.add(await bar.evaluate((e) => getComputedStyle(e).backgroundColor));
+        const interval = await row.getByTestId('interval').getAttribute('style');
+        expect(pct(interval, 'left')).toBeCloseTo(m.low * 100, 3);
+        expect(pct(interval, 'width')).toBeCloseTo((m.high - m.low) * 100, 3);
+        // The numbers in words, for screen readers: value and interval.
+        const low = `${(Math.round(m.low * 1000) / 10).toFixed(1)} %`;
+        expect(await row.textContent()).toContain(`95 % interval ${low}`);
+      }
+      expect(colours.size, `${name}: one colour per configuration`).toBe(2);
+    }
+    // No question is unanswerable: no chart of dashes, the metric is named as not applying.
+    expect(await page.locator('[data-testid=metric-chart][data-metric=unanswerableDeclined]').count()).toBe(
+      0,
+    );
+    expect(await page.getByTestId('uncharted').textContent()).toContain('Unanswerable declined');
+  });
+
+  it('shows the latency distribution per configuration with the p50 and p95 marked', async () => {
+    // Drawn once every question's outcome is read.
+    await page.getByTestId('latency').first().waitFor({ timeout: 10_000 });
+    const search = page.locator('[data-testid=latency][data-kind=search]');
+    expect(await search.count()).toBe(2);
+    // Answers were asked under top10 only.
+    const chat = page.locator('[data-testid=latency][data-kind=chat]');
+    expect(await chat.count()).toBe(1);
+    expect(await chat.getAttribute('data-configuration')).toBe('top10');
+    for (const [i, r] of evaluation.results.entries()) {
+      const figure = search.nth(i);
+      const counts = await figure
+        .getByTestId('bin')
+        .evaluateAll((bins) => bins.map((b) => Number(b.getAttribute('data-count'))));
+      expect(counts.reduce((s: number, n: number) => s + n, 0)).toBe(SET.length);
+      expect(await figure.getByTestId('marker-p50').count()).toBe(1);
+      expect(await figure.getByTestId('marker-p95').count()).toBe(1);
+      expect(await figure.getByTestId('latency-summary').textContent()).toContain(
+        `p50 ${Math.round(r.metrics.searchP50Ms.value)} ms`,
+      );
+    }
+  });
+
+  it('shows the main metrics per language and per tag', async () => {
+    const tags = page.getByTestId('groups-tags');
+    const hr = tags.locator('tr[data-group=hr][data-configuration=top10]');
+    expect(await hr.getByTestId('group-questions').textContent()).toBe('2');
+    const v = evaluation.results[0].tags.hr.hitAt1.value;
+    expect(await hr.locator('td[data-metric=hitAt1]').textContent()).toContain(
+      `${(Math.round(v * 1000) / 10).toFixed(1)} %`,
+    );
+    const languages = page.getByTestId('groups-languages');
+    expect(await languages.locator('tbody tr').count()).toBe(4); // de and en, each under two configurations
+    expect(
+      await languages
+        .locator('tr[data-group=en][data-configuration=top1] [data-testid=group-questions]')
+        .textContent(),
+    ).toBe('3');
+  });
+
+  it('filters the questions by outcome and opens one to its passages and answer', async () => {
+    const section = page.locator('section[aria-labelledby=configuration-top10]');
+    const list = section.getByTestId('evaluation-questions');
+    const shownOrdinals = async () =>
+      await list
+        .getByTestId('question')
+        .evaluateAll((rows) => rows.map((r) => Number(r.getAttribute('data-ordinal'))));
+    expect(await shownOrdinals()).toEqual([0, 1, 2, 3]);
+    const mine = outcomes.filter((o) => o.configuration === 'top10');
+    const failed = mine.filter((o) => o.failed.includes('hitAt1')).map((o) => o.ordinal);
+    expect(failed).toContain(3);
+    await section.getByRole('combobox', { name: /^Show/ }).selectOption('failed');
+    await section.getByRole('combobox', { name: /^Metric/ }).selectOption('hitAt1');
+    await expect.poll(shownOrdinals).toEqual(failed);
+    expect(await section.getByTestId('questions-count').textContent()).toBe(
+      `${failed.length} of 4 questions`,
+    );
+    await section.getByRole('combobox', { name: /^Show/ }).selectOption('passed');
+    await expect
+      .poll(shownOrdinals)
+      .toEqual(mine.filter((o) => o.passed.includes('hitAt1')).map((o) => o.ordinal));
+    await section.getByRole('combobox', { name: /^Show/ }).selectOption('all');
+    await expect.poll(shownOrdinals).toEqual([0, 1, 2, 3]);
+
+    const first = mine.find((o) => o.ordinal === 0);
+    const toggle = list.getByRole('button', { name: first.q });
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    await toggle.click();
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    const details = list.getByTestId('question-details');
+    const passages = details.getByTestId('passages').locator('li');
+    expect(await passages.count()).toBe(first.retrieved.length);
+    expect(await passages.first().textContent()).toContain(first.retrieved[0].filename);
+    expect(await passages.first().textContent()).toContain(`score ${first.retrieved[0].score.toFixed(3)}`);
+    expect(await details.getByTestId('answer-kind').textContent()).toContain(first.answer.kind);
+    expect(await details.getByTestId('answer').textContent()).toContain(
+      first.answer.text.trim().slice(0, 40),
+    );
+    // Without answers, an opened question says so.
+    const other = page
+      .locator('section[aria-labelledby=configuration-top1]')
+      .getByTestId('evaluation-questions');
+    await other.getByRole('button', { name: first.q }).click();
+    expect(await other.getByTestId('question-details').textContent()).toContain('No answer was asked for.');
+
+    for (const w of WIDTHS) {
+      await page.setViewportSize({ width: w.width, height: w.height });
+      expect(await axeFindings(page), `results at ${w.width} px`).toEqual([]);
+      expect(await overflow(page), `results at ${w.width} px`).toBeLessThanOrEqual(0);
+    }
+  });
+});
