@@ -51,6 +51,8 @@ describe('question sets', () => {
     expect(made.body.questions[1]).toEqual({
       q: 'Who won the 1998 World Cup?',
       answers: [],
+      patterns: [],
+      match: 'folded',
       expected: [],
       unanswerable: true,
       language: null,
