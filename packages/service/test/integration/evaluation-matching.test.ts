@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, type Reply } from '../support/http.js';
+import { HANDBOOK, SECURITY, waitForEvaluation } from '../support/evaluations.js';
+import { client } from '../support/http.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 /**
@@ -12,28 +13,6 @@ import { startTestService, type TestService } from '../support/service.js';
 let svc: TestService;
 let owner: ReturnType<typeof client>;
 let workspaceId: string;
-
-const HANDBOOK = [
-  '# Leave',
-  '',
-  'Every employee receives 25 days of paid vacation per year. Unused days expire at the end of March.',
-  '',
-  '# Travel',
-  '',
-  'Business class is booked for flights longer than six hours. Economy class is booked for all other flights.',
-].join('\n');
-const SECURITY = '# Security\n\nVisitor badges are collected at the reception desk on the ground floor.\n';
-
-async function waitFor(id: string, timeoutMs = 60_000): Promise<Reply['body']> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await owner.get(`/v1/evaluations/${id}`);
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    if (['completed', 'failed', 'cancelled'].includes(r.body.status)) return r.body;
-    if (Date.now() > deadline) throw new Error(`evaluation ${id} still ${r.body.status}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
 
 async function questionSet(questions: unknown[]): Promise<string> {
   const made = await owner.post(`/v1/workspaces/${workspaceId}/question-sets`, {
@@ -76,7 +55,7 @@ describe('what an evaluation counts as answered', () => {
     });
     expect(made.status, JSON.stringify(made.body)).toBe(202);
     expect(made.body.configurations[0].search.maxChunksPerDocument).toBe(1);
-    const done = await waitFor(made.body.id);
+    const done = await waitForEvaluation(owner, made.body.id);
     expect(done.status, JSON.stringify(done.error)).toBe('completed');
     const { metrics } = done.results[0];
     // Pattern and "the 25 days." found; "5 days" is no whole-word match of "25 days".
@@ -119,7 +98,7 @@ describe('what an evaluation counts as answered', () => {
     expect(read.status, JSON.stringify(read.body)).toBe(200);
     expect(read.body.questions[0]).toMatchObject({ patterns: [], match: 'folded' });
     const made = await owner.post('/v1/evaluations', { questionSetId: setId });
-    const done = await waitFor(made.body.id);
+    const done = await waitForEvaluation(owner, made.body.id);
     expect(done.status, JSON.stringify(done.error)).toBe('completed');
     expect(done.results[0].metrics.chatContains).toMatchObject({ value: 1, n: 1 });
   });

@@ -3,7 +3,8 @@ import { createApiKey } from '../../src/domain/keys.js';
 import { storedChecks } from '../../src/evaluation/metrics.js';
 import { runEvaluation } from '../../src/evaluation/runner.js';
 import type { StoredOutcome } from '../../src/evaluation/store.js';
-import { client, type Reply } from '../support/http.js';
+import { HANDBOOK, SECURITY, waitForEvaluation } from '../support/evaluations.js';
+import { client } from '../support/http.js';
 import { capturingLog } from '../support/log.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.js';
@@ -17,17 +18,6 @@ let svc: TestService;
 let receiver: Receiver;
 let owner: ReturnType<typeof client>;
 let workspaceId: string;
-
-const HANDBOOK = [
-  '# Leave',
-  '',
-  'Every employee receives 25 days of paid vacation per year. Unused days expire at the end of March.',
-  '',
-  '# Travel',
-  '',
-  'Business class is booked for flights longer than six hours. Economy class is booked for all other flights.',
-].join('\n');
-const SECURITY = '# Security\n\nVisitor badges are collected at the reception desk on the ground floor.\n';
 
 const QUESTIONS = [
   {
@@ -46,21 +36,6 @@ const QUESTIONS = [
   },
   { q: 'Who won the 1998 football world cup?', unanswerable: true, tags: ['off-topic'] },
 ];
-
-async function waitFor(
-  api: ReturnType<typeof client>,
-  id: string,
-  timeoutMs = 60_000,
-): Promise<Reply['body']> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await api.get(`/v1/evaluations/${id}`);
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    if (['completed', 'failed', 'cancelled'].includes(r.body.status)) return r.body;
-    if (Date.now() > deadline) throw new Error(`evaluation ${id} still ${r.body.status}`);
-    await new Promise((res) => setTimeout(res, 100));
-  }
-}
 
 async function questionSet(questions: unknown[], workspace = workspaceId, api = owner): Promise<string> {
   const made = await api.post(`/v1/workspaces/${workspace}/question-sets`, { name: 'Handbook', questions });
@@ -123,7 +98,7 @@ describe('evaluations', () => {
         { name: 'passages', search: { topK: 10, mode: 'lexical', rerank: false }, answers: null },
       ],
     });
-    const done = await waitFor(owner, made.body.id);
+    const done = await waitForEvaluation(owner, made.body.id);
     expect(done.status, JSON.stringify(done.error)).toBe('completed');
     expect(done.progress).toMatchObject({ done: 6, total: 6 });
 
@@ -243,7 +218,7 @@ describe('evaluations', () => {
         configurations: [{ answers: null }],
       });
       expect(made.status, JSON.stringify(made.body)).toBe(202);
-      const done = await waitFor(reader, made.body.id);
+      const done = await waitForEvaluation(reader, made.body.id);
       expect(done.status).toBe('completed');
       const asked = await reader.get(`/v1/evaluations/${made.body.id}/questions`);
       const retrieved = asked.body.questions.flatMap((q: { retrieved: { filename: string }[] }) =>
@@ -304,8 +279,8 @@ describe('evaluations', () => {
       questionSetId: setId,
       configurations: [{ search: { topK: 10, mode: 'lexical' }, answers: null }],
     });
-    await waitFor(owner, narrow.body.id);
-    await waitFor(owner, wide.body.id);
+    await waitForEvaluation(owner, narrow.body.id);
+    await waitForEvaluation(owner, wide.body.id);
     const compared = await owner.get(`/v1/evaluations/${narrow.body.id}/compare/${wide.body.id}`);
     expect(compared.status, JSON.stringify(compared.body)).toBe(200);
     const [pair] = compared.body.configurations;

@@ -13,6 +13,7 @@ import {
   isProblems,
   type Question,
   readQuestionFile,
+  storedQuestion,
 } from '../../src/evaluation/questions.js';
 
 const spec = (s: Partial<Parameters<typeof answerMatcher>[0]>) =>
@@ -84,7 +85,8 @@ describe('answer matching', () => {
     const catastrophic = compilePattern('^(a|a)+$');
     expect(catastrophic).toBeInstanceOf(RegExp);
     const hostile = `${'a'.repeat(100_000)}b`;
-    const t0 = performance.now();
+    // With the backtracking engine the first of these alone would not finish in a lifetime: the
+    // test's own time limit is the check, no clock is read here.
     expect(spec({ patterns: ['^(a|a)+$', '(x+x+)+y', '([^.]{0,40})*z'] })(hostile)).toBe(false);
     // Reading the text is linear too: link-like and escape-like runs of markup.
     for (const text of [
@@ -94,8 +96,6 @@ describe('answer matching', () => {
       '`*'.repeat(50_000),
     ])
       expect(spec({ answers: ['zz'] })(text)).toBe(false);
-    // With the backtracking engine the first of these alone would not finish in a lifetime.
-    expect(performance.now() - t0).toBeLessThan(5_000);
     expect(compilePattern('(a)\\1')).toMatch(/linear time/);
     expect(compilePattern('foo(?=bar)')).toMatch(/linear time/);
     expect(compilePattern('a(')).toMatch(/^is not a regular expression/);
@@ -132,17 +132,7 @@ describe('answer matching', () => {
 });
 
 describe('checks that use the matching', () => {
-  const question = (q: Partial<Question>): Question => ({
-    q: 'a question',
-    answers: [],
-    patterns: [],
-    match: 'folded',
-    expected: [],
-    unanswerable: false,
-    language: null,
-    tags: [],
-    ...q,
-  });
+  const question = (q: Partial<Question>): Question => storedQuestion({ q: 'a question', ...q });
   const passage = (documentId: string, text: string, page: number | null = null) => ({
     documentId,
     filename: `${documentId}.html`,

@@ -8,19 +8,9 @@ import {
   summarize,
   summarizeGroups,
 } from '../../src/evaluation/metrics.js';
-import type { Question } from '../../src/evaluation/questions.js';
+import { type Question, storedQuestion } from '../../src/evaluation/questions.js';
 
-const question = (q: Partial<Question>): Question => ({
-  q: 'a question',
-  answers: [],
-  patterns: [],
-  match: 'folded',
-  expected: [],
-  unanswerable: false,
-  language: null,
-  tags: [],
-  ...q,
-});
+const question = (q: Partial<Question>): Question => storedQuestion({ q: 'a question', ...q });
 const passage = (
   documentId: string,
   score: number,
