@@ -57,33 +57,35 @@ export class PgWorkspaceRepository implements WorkspaceStore {
       return { language: workspace.language, languages: workspace.languages, visibility: undefined };
     }
     // A member's view is read afresh: an access change applies to the next request, in every process.
-    // The workspace and what the member may see of its documents are asked at once; the database
-    // sums the documents up, so only the shorter list of ids comes back, not a row per document.
-    const vis = visibilityFor(audience, 2);
-    const [workspace, documents] = await Promise.all([
-      this.getWorkspace(audience, workspaceId),
-      this.pool.query<{ hidden: number; only: boolean; ids: string[] | null; languages: string[] | null }>(
-        `WITH d AS (SELECT d.id, d.language, d.status, coalesce(${vis.document('d')}, false) AS visible
-                      FROM documents d WHERE d.workspace_id = $1),
-              n AS (SELECT count(*) FILTER (WHERE visible) AS seen, count(*) FILTER (WHERE NOT visible) AS hidden FROM d)
-         SELECT n.hidden::int AS hidden, n.seen < n.hidden AS only,
-                ARRAY(SELECT id FROM d WHERE visible = (n.seen < n.hidden)) AS ids,
-                ARRAY(SELECT DISTINCT language FROM d
-                       WHERE visible AND status = 'ready' AND language IS NOT NULL ORDER BY language) AS languages
-           FROM n`,
-        [workspaceId, ...vis.params],
-      ),
-    ]);
-    if (!workspace) return undefined;
-    const summary = documents.rows[0]!;
-    if (summary.hidden === 0)
+    // One query (one pooled connection, which concurrent searches share) reads the workspace and what
+    // the member may see of its documents; the database sums the documents up, so only the shorter
+    // list of ids comes back, not a row per document.
+    const vis = visibilityFor(audience, 3);
+    const r = await this.pool.query<
+      WorkspaceRow & { hidden: number; only: boolean; ids: string[] | null; visible_languages: string[] | null }
+    >(
+      `WITH w AS (SELECT * FROM workspaces w WHERE w.id = $1 AND w.account_id = $2 AND ${vis.workspace('w')}),
+            d AS (SELECT d.id, d.language, d.status, coalesce(${vis.document('d')}, false) AS visible
+                    FROM documents d WHERE d.workspace_id = $1 AND EXISTS (SELECT 1 FROM w)),
+            n AS (SELECT count(*) FILTER (WHERE visible) AS seen, count(*) FILTER (WHERE NOT visible) AS hidden FROM d)
+       SELECT w.*, n.hidden::int AS hidden, n.seen < n.hidden AS only,
+              ARRAY(SELECT id FROM d WHERE visible = (n.seen < n.hidden)) AS ids,
+              ARRAY(SELECT DISTINCT language FROM d
+                     WHERE visible AND status = 'ready' AND language IS NOT NULL ORDER BY language) AS visible_languages
+         FROM w, n`,
+      [workspaceId, audience.accountId, ...vis.params],
+    );
+    const row = r.rows[0];
+    if (!row) return undefined;
+    const workspace = toWorkspace(row);
+    if (row.hidden === 0)
       return { language: workspace.language, languages: workspace.languages, visibility: undefined };
     // What the audience may see decides how a question is read: the languages of visible documents.
-    const ids = summary.ids ?? [];
+    const ids = row.ids ?? [];
     return {
       language: workspace.language,
-      languages: summary.languages ?? [],
-      visibility: summary.only ? { only: ids } : { except: ids },
+      languages: row.visible_languages ?? [],
+      visibility: row.only ? { only: ids } : { except: ids },
     };
   }
 
