@@ -112,18 +112,19 @@ export function splitterFor(
 }
 
 /**
- * `language` reading compounds by `split`: its questions ask for a compound's parts and its passages'
- * sentences hold them, whether they join the parts or write them apart. Everything else is the
- * language's own. For the answerer, which compares a question with sentences term by term.
+ * `language` reading compounds by `split`: its passages' sentences hold a compound's parts beside it,
+ * and its questions ask for the parts of the compounds `questionSplit` splits (by default the same),
+ * whether a passage joins the parts or writes them apart. Everything else is the language's own. For
+ * the answerer, which compares a question with sentences term by term.
  */
 export function withCompounds<
   L extends {
     contentTerms(t: string, s?: CompoundSplitter): string[];
     questionTerms(q: string, s?: CompoundSplitter): string[];
   },
->(language: L, split: CompoundSplitter): L {
+>(language: L, split: CompoundSplitter, questionSplit: CompoundSplitter = split): L {
   return Object.create(language, {
     contentTerms: { value: (text: string) => language.contentTerms(text, split) },
-    questionTerms: { value: (question: string) => language.questionTerms(question, split) },
+    questionTerms: { value: (question: string) => language.questionTerms(question, questionSplit) },
   }) as L;
 }

@@ -12,8 +12,8 @@ import { MemorySearchIndex } from '../support/fake-index.js';
 
 // A word list as the build writes one (sorted, lower case, no accents), of the words these tests use.
 const WORDS = `arbeit administrator benutzer datei dateien drucker druckers dateisystem eigen fest festplatte
-  konto kopie platte programmieren rasterung reparatur schlange schriften sicherung sonnen sonne schein
-  sprache system text textwerk unter verzeichnisse warte warteschlange werkzeugen zeugen`
+  konto kopie last platte programmieren rasterung reparatur schlange schriften sicherung sonnen sonne schein
+  sprache system text textwerk unter verteilung verzeichnisse warte warteschlange werkzeugen zeugen`
   .split(/\s+/)
   .sort()
   .join('\n');
@@ -117,6 +117,23 @@ describe('a German question', () => {
     const a = await ask('Wie sperre ich das Konto eines Benutzers?');
     expect(a.citations[0]?.documentId).toBe('konto');
     expect(a.answer).toContain('usermod --lock');
+  });
+
+  it("counts a compound's parts as held by the workspace only where a passage holds them together", async () => {
+    // The decision's presence signal: the share of the question's weight the workspace holds.
+    const presence = async (text: string) => {
+      const ask = await germanWorkspace({ ...MANUAL, last: `# Last\n\n${text}` }, true);
+      return (await ask('Was bewirkt die Lastverteilung?')).signals?.presence;
+    };
+    const together = await presence(
+      'Die Verteilung der Last auf mehrere Rechner bewirkt der Befehl ipvsadm.',
+    );
+    const apart = await presence(
+      'Die Last eines Rechners steigt mit jedem Dienst, und die Installation neuer Pakete bewirkt ihre Verteilung auf die Bereiche des Archivs.',
+    );
+    expect(together).toBe(1);
+    // Load balancing is not what a page about load and, elsewhere, distribution answers.
+    expect(apart).toBeLessThan(0.5);
   });
 
   it('finds neither without the word list (the compounds stay whole)', async () => {
