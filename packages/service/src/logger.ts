@@ -11,24 +11,29 @@ const namesSpan = Symbol('docslurp.namesSpan');
 export interface LoggerOptions {
   /** The active span's ids, added to every line written inside one (tracing on, issue 43). */
   traceIds?: (() => TraceIds | undefined) | undefined;
+  /** Where lines go (default standard output); tests read them. */
+  destination?: pino.DestinationStream | undefined;
 }
 
 export function createLogger(level: string, options: LoggerOptions = {}): Logger {
-  const { traceIds } = options;
-  return pino({
-    level,
-    base: { service: 'docslurp' },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    redact: {
-      paths: ['req.headers.authorization', '*.authorization', '*.password', '*.secret'],
-      censor: '[redacted]',
+  const { traceIds, destination } = options;
+  return pino(
+    {
+      level,
+      base: { service: 'docslurp' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: {
+        paths: ['req.headers.authorization', '*.authorization', '*.password', '*.secret'],
+        censor: '[redacted]',
+      },
+      // Without tracing there is no mixin at all: a line costs what it did.
+      ...(traceIds && {
+        mixin: (_line: object, _level: number, logger: Logger) =>
+          (logger as Logger & { [namesSpan]?: true })[namesSpan] ? {} : (traceIds() ?? {}),
+      }),
     },
-    // Without tracing there is no mixin at all: a line costs what it did.
-    ...(traceIds && {
-      mixin: (_line: object, _level: number, logger: Logger) =>
-        (logger as Logger & { [namesSpan]?: true })[namesSpan] ? {} : (traceIds() ?? {}),
-    }),
-  });
+    destination,
+  );
 }
 
 /**
