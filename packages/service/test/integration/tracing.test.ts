@@ -26,7 +26,7 @@ const DOC = {
 };
 
 describe('with tracing off (the default)', () => {
-  it('loads no OpenTelemetry SDK and gives no trace ids', async () => {
+  it('loads no OpenTelemetry SDK and has no tracer', async () => {
     const svc = await startTestService();
     try {
       const api = client(svc.url, await svc.key());
@@ -85,6 +85,8 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     models = await startModelServer();
     hooks = await startReceiver();
     svc = await startTestService({
+      // The worker starts in the first test, once its documents wait for it.
+      worker: false,
       env: {
         OTEL_EXPORTER_OTLP_ENDPOINT: `${otlp.url}/`,
         OTEL_SERVICE_NAME: 'docslurp-traced',
@@ -108,26 +110,58 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     await Promise.all([otlp?.close(), models?.close(), hooks?.close()]);
   });
 
-  it('makes an upload, its job and each document stage one trace, continuing the caller', async () => {
-    expect(sdkLoaded()).toBe(true);
-    const hook = await api.post('/v1/webhooks', { url: hooks.url('/hook'), events: ['document.ready'] });
-    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
-    const from = caller();
+  /** Uploads `content` with the caller's `traceparent`; the upload's answer. */
+  const uploadAs = async (traceparent: string, content: string, workspace?: string) => {
     const form = new FormData();
-    form.append('files', new Blob([DOC.content]), DOC.name);
+    if (workspace) form.append('workspaceId', workspace);
+    form.append('files', new Blob([content]), DOC.name);
     const res = await fetch(`${svc.url}/v1/ingest/bulk`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, traceparent: from.traceparent },
+      headers: { authorization: `Bearer ${key}`, traceparent },
       body: form,
     });
     expect(res.status).toBe(202);
-    const up = (await res.json()) as { workspace: { id: string }; run: { id: string } };
-    workspaceId = up.workspace.id;
-    await api.waitForRun(up.run.id);
-
-    const upload = await spanWhere('the upload request span', (spans) =>
-      spans.find((s) => s.traceId === from.traceId && s.name === 'POST /v1/ingest/bulk'),
+    return (await res.json()) as {
+      workspace: { id: string };
+      run: { id: string };
+      documents: { id: string }[];
+    };
+  };
+  const uploadSpan = (traceId: string) =>
+    spanWhere('the upload request span', (spans) =>
+      spans.find((s) => s.traceId === traceId && s.name === 'POST /v1/ingest/bulk'),
     );
+
+  it('links a batch job to the upload of each of its documents', async () => {
+    expect(sdkLoaded()).toBe(true);
+    const hook = await api.post('/v1/webhooks', { url: hooks.url('/hook'), events: ['document.ready'] });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+    // Both uploads wait for the worker, which then takes their documents as one batch.
+    const first = caller();
+    const second = caller();
+    const a = await uploadAs(first.traceparent, DOC.content);
+    workspaceId = a.workspace.id;
+    const b = await uploadAs(second.traceparent, '# Badges\n\nBadges are worn inside.\n', workspaceId);
+    await svc.startWorker();
+    await api.waitForRun(a.run.id);
+    await api.waitForRun(b.run.id);
+    const uploads = [await uploadSpan(first.traceId), await uploadSpan(second.traceId)];
+    const job = await spanWhere('the batch job span', (spans) =>
+      spans.find((s) => s.name === 'job process-document' && s.links.length > 0),
+    );
+    expect(job.parentSpanId).toBe('');
+    expect(job.attributes['messaging.batch.message_count']).toBe(2);
+    expect(job.links.map((l) => `${l.traceId}-${l.spanId}`).sort()).toEqual(
+      uploads.map((u) => `${u.traceId}-${u.spanId}`).sort(),
+    );
+    expect(childrenOf(job).filter((s) => s.name === 'parsing')).toHaveLength(2);
+  });
+
+  it('makes an upload, its job and each document stage one trace, continuing the caller', async () => {
+    const from = caller();
+    const up = await uploadAs(from.traceparent, '# Parking\n\nThe garage opens at seven.\n', workspaceId);
+    await api.waitForRun(up.run.id);
+    const upload = await uploadSpan(from.traceId);
     expect(upload).toMatchObject({ parentSpanId: from.spanId, kind: 2, service: 'docslurp-traced' });
     expect(upload.attributes).toMatchObject({
       'http.route': '/v1/ingest/bulk',
@@ -138,6 +172,11 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     );
     expect(job.parentSpanId).toBe(upload.spanId);
     expect(job.links).toEqual([]);
+    // The worker's lines, written outside any request, name the job's span.
+    const processed = lines.find(
+      (l) => l.msg === 'document processed' && l.documentId === up.documents[0]!.id,
+    );
+    expect(processed).toMatchObject({ traceId: from.traceId, spanId: job.spanId });
     const stages = childrenOf(job).map((s) => s.name);
     for (const stage of ['parsing', 'chunking', 'indexing', 'index commit']) expect(stages).toContain(stage);
     for (const s of childrenOf(job)) {
@@ -150,7 +189,7 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   });
 
   it('sends each webhook delivery in a span whose traceparent the receiver gets', async () => {
-    const [delivery] = await hooks.waitFor('/hook', 1);
+    const [delivery] = await hooks.waitFor('/hook', 3);
     const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(delivery!.headers.traceparent ?? '');
     expect(match, delivery!.headers.traceparent).not.toBeNull();
     const span = await spanWhere('the delivery span', (spans) =>
