@@ -53,7 +53,7 @@ import { FailureThrottle } from './http/throttle.js';
 import { Metrics } from './ops/metrics.js';
 import type { DependencyCheck } from './ops/readiness.js';
 import { packageRoot } from './paths.js';
-import { EmbeddingService, type Embeddings } from './search/embeddings.js';
+import { EmbeddingService, type Embeddings, observedEmbeddings } from './search/embeddings.js';
 import type { RerankStage } from './search/rerank.js';
 import type { FolderRootGrant } from './sources/grants.js';
 import { SourceItemReader } from './sources/items.js';
@@ -320,7 +320,7 @@ export async function createDeps(
   const embedders = withModels ? await createEmbeddings(config, log) : undefined;
   const embeddings = embedders
     ? new EmbeddingService({
-        embeddings: embedders.embeddings,
+        embeddings: tracer ? observedEmbeddings(embedders.embeddings, tracer) : embedders.embeddings,
         index,
         state: new PgEmbeddingStateStore(pool),
         log,

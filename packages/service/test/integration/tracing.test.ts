@@ -93,6 +93,10 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
         LLM_BASE_URL: models.url,
         LLM_MODEL: 'fake-chat',
         LLM_MAX_RETRIES: '0',
+        EMBEDDINGS_PROVIDER: 'openai',
+        EMBEDDINGS_BASE_URL: models.url,
+        EMBEDDINGS_MODEL: 'fake-embeddings',
+        EMBEDDINGS_MAX_RETRIES: '0',
         ENCRYPTION_KEY: 'cd'.repeat(32),
         URL_FETCH_ALLOW_HOSTS: '127.0.0.1',
         WEBHOOK_POLL_INTERVAL_SECONDS: '0.1',
@@ -178,7 +182,8 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
     );
     expect(processed).toMatchObject({ traceId: from.traceId, spanId: job.spanId });
     const stages = childrenOf(job).map((s) => s.name);
-    for (const stage of ['parsing', 'chunking', 'indexing', 'index commit']) expect(stages).toContain(stage);
+    for (const stage of ['parsing', 'chunking', 'embedding', 'indexing', 'index commit'])
+      expect(stages).toContain(stage);
     for (const s of childrenOf(job)) {
       expect(BigInt(s.startTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(job.startTimeUnixNano));
       expect(BigInt(s.endTimeUnixNano)).toBeGreaterThanOrEqual(BigInt(s.startTimeUnixNano));
