@@ -192,7 +192,7 @@ export async function startModelServer(): Promise<ModelServer> {
           model: String(body.model),
           messages,
           stream: body.stream === true,
-          traceparent: req.headers.traceparent,
+          traceparent: typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,
         });
         const text = reply(messages);
         if (/explode/i.test(messages.at(-1)?.content ?? '')) {
