@@ -7,6 +7,8 @@ import { client } from '../support/http.js';
 import type { LogLine } from '../support/log.js';
 import { type ModelServer, startModelServer } from '../support/model-servers.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.js';
+import { startCli } from '../support/processes.js';
+import { startServerProcess } from '../support/server-process.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { waitFor } from '../support/wait.js';
 import { type Receiver, startReceiver } from '../support/webhook-receiver.js';
@@ -280,4 +282,53 @@ describe('with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       });
     }
   });
+});
+
+describe('the built server and worker, each a process of its own', () => {
+  it('carry one trace from the upload to its job, and the worker logs it', async () => {
+    const otlp = await startOtlpReceiver();
+    // The SDK's own variable: spans go out every 100 ms instead of every 5 s.
+    const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '100' };
+    const server = await startServerProcess({ ...tracing, OTEL_SERVICE_NAME: 'docslurp-server' });
+    const worker = startCli('worker', ['worker'], {
+      ...server.env,
+      OTEL_SERVICE_NAME: 'docslurp-worker',
+      JOB_POLL_INTERVAL_SECONDS: '0.5',
+      LOG_LEVEL: 'info',
+    });
+    try {
+      const traceId = randomBytes(16).toString('hex');
+      const form = new FormData();
+      form.append('files', new Blob([DOC.content]), DOC.name);
+      const res = await fetch(`${server.url}/v1/ingest/bulk`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.key}`, traceparent: `00-${traceId}-${'1'.repeat(16)}-01` },
+        body: form,
+      });
+      expect(res.status).toBe(202);
+      const up = (await res.json()) as { run: { id: string }; documents: { id: string }[] };
+      await client(server.url, server.key).waitForRun(up.run.id);
+      const spanOf = (name: string) =>
+        waitFor(name, () => otlp.spans.find((s) => s.traceId === traceId && s.name === name));
+      const upload = await spanOf('POST /v1/ingest/bulk');
+      const job = await spanOf('job process-document');
+      const parsing = await spanOf('parsing');
+      expect(upload).toMatchObject({ parentSpanId: '1'.repeat(16), service: 'docslurp-server' });
+      expect(job).toMatchObject({ parentSpanId: upload.spanId, service: 'docslurp-worker' });
+      expect(parsing.parentSpanId).toBe(job.spanId);
+      const processed = await waitFor("the worker's log line", () =>
+        worker
+          .output()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as LogLine)
+          .find((l) => l.msg === 'document processed' && l.documentId === up.documents[0]!.id),
+      );
+      expect(processed).toMatchObject({ traceId, spanId: job.spanId });
+    } finally {
+      await worker.stop();
+      await server.stop();
+      await otlp.close();
+    }
+  }, 120_000);
 });
