@@ -21,6 +21,9 @@ interface TracingEnvironment {
 /** Both OTLP/HTTP encodings reach the same receiver port; the exporter sends JSON, which every receiver takes. */
 const HTTP_PROTOCOLS = ['http/json', 'http/protobuf'];
 
+/** The OTLP/HTTP default of the OpenTelemetry specification. */
+const DEFAULT_ENDPOINT = 'http://localhost:4318/v1/traces';
+
 function httpUrl(name: string, value: string): string {
   let url: URL;
   try {
@@ -36,9 +39,10 @@ function httpUrl(name: string, value: string): string {
 }
 
 /**
- * Tracing is on when an OTLP endpoint is set, as the OpenTelemetry variables define it: the traces
- * endpoint is used as given, the general one gets the signal's path. OTEL_SDK_DISABLED and
- * OTEL_TRACES_EXPORTER=none turn it off whatever else is set.
+ * Tracing is on when an OTLP endpoint is set (or OTEL_TRACES_EXPORTER=otlp asks for the default
+ * one), as the OpenTelemetry variables define it: the traces endpoint is used as given, the general
+ * one gets the signal's path. OTEL_SDK_DISABLED and OTEL_TRACES_EXPORTER=none turn it off whatever
+ * else is set.
  */
 export function tracingConfig(e: TracingEnvironment): TracingConfig | undefined {
   if (e.OTEL_SDK_DISABLED || e.OTEL_TRACES_EXPORTER === 'none') return undefined;
@@ -53,10 +57,8 @@ export function tracingConfig(e: TracingEnvironment): TracingConfig | undefined 
   if (traces) endpoint = httpUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', traces);
   else if (general)
     endpoint = `${withoutTrailingSlashes(httpUrl('OTEL_EXPORTER_OTLP_ENDPOINT', general))}/v1/traces`;
-  else if (e.OTEL_TRACES_EXPORTER === 'otlp')
-    throw new ConfigError(
-      'OTEL_TRACES_EXPORTER=otlp needs OTEL_EXPORTER_OTLP_ENDPOINT (e.g. http://otel-collector:4318)',
-    );
+  // Asked for by name, the exporter sends where the specification says: a collector on this host.
+  else if (e.OTEL_TRACES_EXPORTER === 'otlp') endpoint = DEFAULT_ENDPOINT;
   if (!endpoint) return undefined;
   return { endpoint, serviceName: e.OTEL_SERVICE_NAME ?? 'docslurp' };
 }

@@ -34,6 +34,10 @@ describe('tracing configuration (OTEL_*)', () => {
     expect(loadConfig({ ...endpoint, OTEL_TRACES_EXPORTER: 'otlp' }).tracing?.endpoint).toBe(
       'http://collector:4318/v1/traces',
     );
+    // The exporter named without an endpoint sends to the specification's default.
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing?.endpoint).toBe(
+      'http://localhost:4318/v1/traces',
+    );
   });
 
   it('names the setting that is wrong', () => {
@@ -49,7 +53,6 @@ describe('tracing configuration (OTEL_*)', () => {
         OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
       }),
     ).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL "grpc" is not supported/);
-    expect(() => loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' })).toThrow(/needs OTEL_EXPORTER_OTLP_ENDPOINT/);
     expect(() => loadConfig({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow(/OTEL_TRACES_EXPORTER/);
     expect(() => loadConfig({ OTEL_SDK_DISABLED: 'maybe' })).toThrow(/OTEL_SDK_DISABLED/);
   });
