@@ -159,15 +159,15 @@ export class PgBossQueue implements JobQueue {
           try {
             const payloads = this.payloadsOf(definition, jobs);
             // A job that is not batched is taken alone (batchSize 1).
-            const handle = () => this.track(handler(batched ? payloads : payloads[0]));
             if (!payloads.length) return;
-            if (this.options.traced)
-              await inJobSpan(
-                definition.name,
-                jobs.map((j) => j.data),
-                handle,
-              );
-            else await handle();
+            const handle = () => this.track(handler(batched ? payloads : payloads[0]));
+            await (this.options.traced
+              ? inJobSpan(
+                  definition.name,
+                  jobs.map((j) => j.data),
+                  handle,
+                )
+              : handle());
           } finally {
             if (batched && id && this.localWorkers.get(definition.name)?.includes(id))
               this.boss.notifyWorker(id);
