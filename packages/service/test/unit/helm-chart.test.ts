@@ -344,6 +344,8 @@ describe('the chart’s settings and the service’s configuration', () => {
   const notForTheChart: Record<string, string> = {
     PATH: "the image's own",
     CONSOLE_DIR: 'the console is in the image',
+    // Only checked (grpc is refused): spans go over OTLP/HTTP whatever it says, so nothing to choose.
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'a check of the SDK variable, with no choice to make',
   };
 
   // The OpenTelemetry SDK's own variables: the SDK reads them from the environment, whether or not
