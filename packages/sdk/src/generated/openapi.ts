@@ -1488,7 +1488,9 @@ export interface components {
                 /** @description Items left as they were */
                 unchanged: number;
             } | null;
+            /** @description Its documents by state, those processed again in a later run (`reprocessedBy`) in the state they left it in */
             counts: components["schemas"]["DocumentCounts"];
+            /** @description Its failed documents, except those processed again in a later run since */
             failures: {
                 documentId: string;
                 filename: string;
@@ -1496,6 +1498,13 @@ export interface components {
                 sourceItem: string | null;
                 code: string;
                 message: string;
+            }[];
+            /** @description The runs that processed some of its documents again, oldest first (POST /v1/runs/{id}/reprocess, POST /v1/documents/{id}/reprocess); empty when none did */
+            reprocessedBy: {
+                /** @description The later run (kind `reprocess`) */
+                runId: string;
+                /** @description How many of this run’s documents it took */
+                documents: number;
             }[];
             /** @description Documents processed per second over the last minute of work (over the whole run once it is finished); null while nothing has been processed in that minute or while paused */
             documentsPerSecond: number | null;
@@ -1596,7 +1605,9 @@ export interface components {
                 /** @description Items left as they were */
                 unchanged: number;
             } | null;
+            /** @description Its documents by state, those processed again in a later run (`reprocessedBy`) in the state they left it in */
             counts: components["schemas"]["DocumentCounts"];
+            /** @description Its failed documents, except those processed again in a later run since */
             failures: {
                 documentId: string;
                 filename: string;
@@ -1604,6 +1615,13 @@ export interface components {
                 sourceItem: string | null;
                 code: string;
                 message: string;
+            }[];
+            /** @description The runs that processed some of its documents again, oldest first (POST /v1/runs/{id}/reprocess, POST /v1/documents/{id}/reprocess); empty when none did */
+            reprocessedBy: {
+                /** @description The later run (kind `reprocess`) */
+                runId: string;
+                /** @description How many of this run’s documents it took */
+                documents: number;
             }[];
             /** @description Documents processed per second over the last minute of work (over the whole run once it is finished); null while nothing has been processed in that minute or while paused */
             documentsPerSecond: number | null;

@@ -91,7 +91,13 @@ describe('processing documents again', () => {
         error: null,
       }),
     ]);
-    expect((await api.get(`/v1/runs/${runId}`)).body.counts).toMatchObject({ total: 2, cancelled: 2 });
+    // The run it came from still counts it, as it left (cancelled), and names the run that took it.
+    const before = (await api.get(`/v1/runs/${runId}`)).body;
+    expect(before.counts).toMatchObject({ total: 3, cancelled: 3 });
+    expect(before.reprocessedBy).toEqual([{ runId: one.body.run.id, documents: 1 }]);
+    expect(
+      (await api.get(`/v1/runs/${runId}/progress`)).body.documents.map((d: { id: string }) => d.id),
+    ).toEqual([d1, d2]);
     // Queued now: not again.
     const twice = await api.post(`/v1/documents/${d0}/reprocess`);
     expect([twice.status, twice.body.error.code]).toEqual([409, 'not_reprocessable']);
@@ -113,6 +119,16 @@ describe('processing documents again', () => {
     await svc.startWorker();
     for (const r of [one.body.run.id, rest.body.run.id])
       expect(await api.waitForRun(r)).toMatchObject({ status: 'completed', kind: 'reprocess' });
+    // Processed to the end elsewhere, the cancelled run reads as it was, in the list of runs too.
+    const original = (await api.get(`/v1/runs/${runId}`)).body;
+    expect(original).toMatchObject({ status: 'cancelled', counts: { total: 3, cancelled: 3, ready: 0 } });
+    expect(original.reprocessedBy).toEqual([
+      { runId: one.body.run.id, documents: 1 },
+      { runId: rest.body.run.id, documents: 2 },
+    ]);
+    const listed = (await api.get(`/v1/workspaces/${up.body.workspace.id}/runs`)).body.runs;
+    expect(listed.find((r: { id: string }) => r.id === runId)).toEqual(original);
+    expect(listed.find((r: { id: string }) => r.id === rest.body.run.id).reprocessedBy).toEqual([]);
     for (const id of [d0, d1, d2]) {
       const doc = (await api.get(`/v1/documents/${id}`)).body;
       expect([doc.status, doc.chunkCount > 0]).toEqual(['ready', true]);
@@ -138,6 +154,13 @@ describe('processing documents again', () => {
     expect(second).toMatchObject({
       status: 'failed',
       failures: [{ filename: 'broken.pdf', code: 'corrupt_document' }],
+    });
+    // The first run still counts its failure; the failure is listed by the run it moved to.
+    const firstNow = (await api.get(`/v1/runs/${up.body.run.id}`)).body;
+    expect(firstNow).toMatchObject({
+      counts: { total: 2, ready: 1, failed: 1 },
+      failures: [],
+      reprocessedBy: [{ runId: again.body.run.id, documents: 1 }],
     });
   });
 });
