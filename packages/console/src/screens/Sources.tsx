@@ -182,7 +182,8 @@ export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
                     ) : null}
                     {/* Syncs that found nothing are folded in the run list: this says they happened. */}
                     <div className="small" data-testid="last-checked">
-                      last checked <When iso={s.lastCheckedAt ?? s.lastSync.finishedAt ?? s.lastSync.startedAt} />
+                      last checked{' '}
+                      <When iso={s.lastCheckedAt ?? s.lastSync.finishedAt ?? s.lastSync.startedAt} />
                     </div>
                     {s.lastSync.error ? (
                       <div className="bad-text small">
