@@ -241,7 +241,7 @@ describe('PDF pages on a phone', () => {
     await cdp.send('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 2 });
     const y = box.y + 200;
     const mid = box.x + box.width / 2;
-    const touch = (type: string, spread: number) =>
+    const touch = (type: 'touchStart' | 'touchMove' | 'touchEnd', spread: number) =>
       cdp.send('Input.dispatchTouchEvent', {
         type,
         touchPoints:

@@ -8,7 +8,7 @@ import {
   stepScale,
   textColumn,
   zoomText,
-} from '../../src/lib/zoom';
+} from '../../src/lib/zoom.js';
 
 describe('zooming a PDF', () => {
   it('steps up and down by a quarter, within the limits', () => {
