@@ -2,6 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { insertUser } from '../../src/access/people.js';
+import { createApiKey } from '../../src/domain/keys.js';
 import { client } from '../support/http.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { startDocument } from '../support/start.js';
@@ -162,6 +164,44 @@ describe('processing documents again', () => {
       failures: [],
       reprocessedBy: [{ runId: again.body.run.id, documents: 1 }],
     });
+  });
+});
+
+describe('a run whose documents were processed again, as a member sees it', () => {
+  it('is hidden when all its documents are hidden, counted over those visible otherwise', async () => {
+    svc = await startTestService({ worker: false });
+    const account = await svc.deps.accounts.ensureAccount('default');
+    await svc.deps.groups.insertGroup({ id: 'grp_hr', accountId: account.id, name: 'HR' });
+    const editor = await insertUser(svc.deps, account.id, { email: 'eddie@example.com', role: 'editor' });
+    const key = await createApiKey(svc.deps.accounts, {
+      accountId: account.id,
+      scopes: ['ingest', 'artifacts'],
+      name: 'eddie',
+      userId: editor.id,
+    });
+    const admin = client(svc.url, await svc.key(['ingest', 'search', 'artifacts', 'admin']));
+    const eddie = client(svc.url, key.secret);
+    const open = await admin.upload(notes(2, 'open'));
+    const ws = open.body.workspace.id as string;
+    const hidden = await admin.upload(notes(2, 'salary'), {
+      workspaceId: ws,
+      access: JSON.stringify({ groups: ['HR'] }),
+    });
+    for (const up of [open, hidden]) {
+      await admin.post(`/v1/runs/${up.body.run.id}/cancel`);
+      expect((await admin.post(`/v1/runs/${up.body.run.id}/reprocess`)).status).toBe(202);
+    }
+    // Emptied of documents, the hidden upload's run still holds only what the editor may not see.
+    expect((await eddie.get(`/v1/runs/${hidden.body.run.id}`)).status).toBe(404);
+    expect((await admin.get(`/v1/runs/${hidden.body.run.id}`)).body.counts).toMatchObject({ cancelled: 2 });
+    const seen = await eddie.get(`/v1/runs/${open.body.run.id}`);
+    expect(seen.body).toMatchObject({
+      counts: { total: 2, cancelled: 2 },
+      reprocessedBy: [{ documents: 2 }],
+    });
+    const listed = (await eddie.get(`/v1/workspaces/${ws}/runs`)).body.runs.map((r: { id: string }) => r.id);
+    expect(listed).toContain(open.body.run.id);
+    expect(listed).not.toContain(hidden.body.run.id);
   });
 });
 
