@@ -90,6 +90,7 @@ export type {
   RunKind,
   RunProgress,
   RunProgressDocument,
+  RunReprocessing,
   RunStatus,
   SearchHit,
   SearchResponse,
