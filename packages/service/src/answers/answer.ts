@@ -156,7 +156,7 @@ const PARTS_WINDOW = 3;
  * "Druckerwarteschlange"), its parts count as words the workspace does not hold, as the whole word
  * did before compounds were split, and the decision may decline. (Reading such a compound whole in
  * the question instead, which also takes its parts from the quotes' coverage, lost three answers on
- * the German tune questions: decision 0020.)
+ * the German tune questions: decision 0021.)
  */
 function compoundsAsOneThing(
   held: Map<string, number>,

@@ -72,7 +72,7 @@ function indexTermsOf(text: string, language: Language, split: CompoundSplitter 
  * "warteschlang"): a passage then matches a question that names it apart. Only the last: with every
  * part, a passage's "Dateizugriffsrechte" matched every question about "Dateien", and on the German
  * tune questions one answer fell out of the top 5 while the compound questions gained nothing more
- * (decision 0020). Positions shift by the part, which only phrase queries would read; none is asked.
+ * (decision 0021). Positions shift by the part, which only phrase queries would read; none is asked.
  */
 function pushHead(out: string[], word: string, term: string, language: Language, split: CompoundSplitter) {
   const head = split(word)?.at(-1);
