@@ -12,7 +12,7 @@ import { enqueueDueSyncs, SyncSlots, syncHandler } from '../sources/sync.js';
 import { startWebhookDispatcher, type WebhookDeliverySettings } from '../webhooks/dispatch.js';
 import { removeDeletedStorage } from '../workspaces/workspaces.js';
 import { maintenanceHandler } from './maintenance.js';
-import { type PipelineDeps, processingHandler } from './pipeline.js';
+import { type PipelineDeps, processingHandler } from './pipeline/index.js';
 
 const RECONCILE_LEASE = 'reconcile';
 /**

@@ -188,7 +188,7 @@ const fixtures: Record<string, [string, string | undefined]> = {
     "import { sync } from '../sources/sync.js';\nexport const worker = sync;\n",
     undefined,
   ],
-  'packages/service/src/processing/pipeline.ts': [
+  'packages/service/src/processing/pipeline/loop.ts': [
     "import { sync } from '../sources/sync.js';\nexport const pipeline = sync;\n",
     'pipeline-through-source-items',
   ],

@@ -12,7 +12,7 @@ import { silentLog } from '../../src/domain/log.js';
 import type { DocumentParser, ObjectStore, SourceItems, UrlFetcher } from '../../src/domain/ports.js';
 import { DependencyUnavailable, DocumentFailure } from '../../src/errors.js';
 import { parseBytes } from '../../src/parsing/parse.js';
-import { type PipelineDeps, processDocuments } from '../../src/processing/pipeline.js';
+import { type PipelineDeps, processDocuments } from '../../src/processing/pipeline/index.js';
 import { inProcessPreparer } from '../../src/processing/prepare.js';
 import { MemorySearchIndex } from '../support/fake-index.js';
 import { MemoryJobQueue } from '../support/fake-queue.js';
