@@ -34,7 +34,7 @@ const AUDIT_PURGE_INTERVAL_MS = 3600_000;
 
 export interface ReconcilerDeps {
   work: WorkStore;
-  jobs: JobQueue;
+  jobs: Pick<JobQueue, 'enqueue' | 'enqueueMany' | 'depth'>;
   index: SearchIndex;
   objects: ObjectStore;
   leases: LeaseStore;
