@@ -105,6 +105,7 @@ const publicModules = {
     'tokens.ts': 'the normal form of a word, which the index stores',
     'sentences.ts': 'sentence spans, which the chunker cuts along',
     'spelling.ts': 'accent folding and edit distance, for absent terms',
+    'compounds.ts': "a language's compound splitter, which the index, retrieval and the answerer read alike",
   },
   webhooks: { 'dispatch.ts': 'the dispatcher of webhook deliveries, which the worker (main/worker.ts) runs' },
   workspaces: {

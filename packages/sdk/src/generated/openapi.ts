@@ -3020,7 +3020,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChatResponse"];
-                    "text/event-stream": string;
                 };
             };
             /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
@@ -7671,7 +7670,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChatCompletion"];
-                    "text/event-stream": string;
                 };
             };
             /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */

@@ -120,7 +120,7 @@ export const envSchema = z.object({
   WEBHOOK_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.1).default(1),
   WEBHOOK_RETENTION_DAYS: int(30, 1),
   AUDIT_RETENTION_DAYS: int(365, 1),
-  PARSER_ISOLATION: blankable(['required', 'auto']),
+  PARSER_ISOLATION: blankable(['required', 'auto', 'process']),
   WORKER_PROFILE: blankable(['default', 'full']),
   PARSER_TIMEOUT_SECONDS: int(300, 1),
   PARSER_CPU_SECONDS: int(300, 1),

@@ -62,7 +62,12 @@ export class PgWorkspaceRepository implements WorkspaceStore {
     // list of ids comes back, not a row per document.
     const vis = visibilityFor(audience, 3);
     const r = await this.pool.query<
-      WorkspaceRow & { hidden: number; only: boolean; ids: string[] | null; visible_languages: string[] | null }
+      WorkspaceRow & {
+        hidden: number;
+        only: boolean;
+        ids: string[] | null;
+        visible_languages: string[] | null;
+      }
     >(
       `WITH w AS (SELECT * FROM workspaces w WHERE w.id = $1 AND w.account_id = $2 AND ${vis.workspace('w')}),
             d AS (SELECT d.id, d.language, d.status, coalesce(${vis.document('d')}, false) AS visible
