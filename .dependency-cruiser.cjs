@@ -81,7 +81,7 @@ const publicModules = {
   },
   answers: { 'answer.ts': 'answering a question (the evaluation runner asks them)' },
   evaluation: {
-    'runner.ts': 'running an evaluation: a job the worker takes',
+    'runner.ts': "running an evaluation: a job the worker's wiring (main/worker.ts) hands its consumers",
     'store.ts': 'the evaluation records that webhook events carry',
   },
   parsing: {
@@ -95,10 +95,11 @@ const publicModules = {
     'embeddings.ts': 'the embedding service the pipeline and the maintenance job embed with',
   },
   sources: {
-    'grants.ts': 'the folders an account may sync, which the worker checks',
-    'model.ts': "the source connectors' shapes, which the worker is given",
-    'store.ts': "the sync's store, which the worker is given",
-    'sync.ts': 'the sync job and its slots, which the worker runs',
+    'grants.ts': "the folders an account may sync, which the worker's wiring (main/worker.ts) passes on",
+    'model.ts': "the source connectors' shapes, which the worker (main/worker.ts) is given",
+    'store.ts': "the sync's store, which the worker (main/worker.ts) is given",
+    'sync.ts':
+      'the sync job and its slots, which the worker runs and the reconciler (main/reconciler.ts) starts',
   },
   text: {
     'language.ts': 'a Language per language: tokenizing, stems, stop words (every feature with text)',
@@ -108,10 +109,10 @@ const publicModules = {
     'spelling.ts': 'accent folding and edit distance, for absent terms',
     'compounds.ts': "a language's compound splitter, which the index, retrieval and the answerer read alike",
   },
-  webhooks: { 'dispatch.ts': 'the dispatcher of webhook deliveries, which the worker runs' },
+  webhooks: { 'dispatch.ts': 'the dispatcher of webhook deliveries, which the worker (main/worker.ts) runs' },
   workspaces: {
     'workspaces.ts':
-      "a workspace's operations and names (uploads name theirs; the worker removes deleted storage)",
+      "a workspace's operations and names (uploads name theirs; the reconciler, main/reconciler.ts, removes deleted storage)",
   },
 };
 /**
@@ -228,8 +229,8 @@ module.exports = {
       name: 'pipeline-through-source-items',
       severity: 'error',
       comment:
-        "The pipeline reads a source's items through the SourceItems port (domain/ports.ts), never the sources feature's modules; only the worker, which runs syncs as jobs, calls that feature.",
-      from: { path: `${service}/processing/`, pathNot: `${service}/processing/worker\\.ts$` },
+        "The pipeline reads a source's items through the SourceItems port (domain/ports.ts), never the sources feature's modules; only the worker's wiring (main/worker.ts), which runs syncs as jobs, calls that feature.",
+      from: { path: `${service}/processing/` },
       to: { path: `${service}/sources/` },
     },
     {

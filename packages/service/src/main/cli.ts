@@ -15,7 +15,6 @@ import { observingStages } from '../domain/stopwatch.js';
 import { DependencyUnavailable } from '../errors.js';
 import { buildWorkerApp, probeConnectionCap } from '../http/worker-app.js';
 import { createLogger } from '../logger.js';
-import { type RunningWorker, resendUnfinished, startWorker } from '../processing/worker.js';
 import { bucket, groups, keys, secrets, users } from './admin.js';
 import { logAllocator } from './allocator.js';
 import { type Databases, migrateAll, resolveDatabases } from './database.js';
@@ -23,6 +22,8 @@ import { openFilesLimit } from './descriptors.js';
 import { EVAL_USAGE, evaluate } from './eval.js';
 import { openApiDocument } from './openapi.js';
 import { ensureCanListen, listenFailure } from './port.js';
+import { resendUnfinished } from './reconciler.js';
+import { type RunningWorker, startWorker } from './worker.js';
 
 const USAGE = `Usage: docslurp <command> [options]
 

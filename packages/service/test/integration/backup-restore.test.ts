@@ -14,8 +14,8 @@ import { type Config, deriveWorkflowUrl, loadConfig } from '../../src/config.js'
 import { createDeps, type Deps } from '../../src/deps.js';
 import { ensureBootstrapKey } from '../../src/domain/keys.js';
 import { createLogger } from '../../src/logger.js';
+import { type RunningWorker, startWorker } from '../../src/main/worker.js';
 import { packageRoot } from '../../src/paths.js';
-import { type RunningWorker, startWorker } from '../../src/processing/worker.js';
 import { makePdf } from '../support/fixtures.js';
 import { client } from '../support/http.js';
 import { baseEnv, runCli, spawnProcess } from '../support/processes.js';

@@ -6,7 +6,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createDeps } from '../../src/deps.js';
 import { createLogger } from '../../src/logger.js';
-import { startWorker } from '../../src/processing/worker.js';
+import { startWorker } from '../../src/main/worker.js';
 import { client } from '../support/http.js';
 import { conceptVector, type ModelServer, startModelServer } from '../support/model-servers.js';
 import { startTestService, type TestService } from '../support/service.js';

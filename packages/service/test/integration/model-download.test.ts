@@ -6,7 +6,7 @@ import { dataDir } from '../../../../bench/lib/data.js';
 import { buildBertOnnx } from '../../../../bench/lib/onnx-bert.js';
 import { PgEmbeddingStateStore } from '../../src/adapters/postgres/embedding-state.js';
 import { createDeps } from '../../src/deps.js';
-import { startWorker } from '../../src/processing/worker.js';
+import { startWorker } from '../../src/main/worker.js';
 import { client } from '../support/http.js';
 import { capturingLog, ERROR, WARN } from '../support/log.js';
 import { type FakeHub, sha256, startFakeHub } from '../support/model-hub.js';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { artifactKeys } from '../../src/domain/artifacts.js';
-import { processDocuments } from '../../src/processing/pipeline.js';
+import { processDocuments } from '../../src/processing/pipeline/index.js';
 import { directLister, type SourceConnector, sourceCredentialsContext } from '../../src/sources/model.js';
 import { syncSource } from '../../src/sources/sync.js';
 import { client } from '../support/http.js';

@@ -13,7 +13,7 @@ import { createApiKey } from '../../src/domain/keys.js';
 import { observingStages } from '../../src/domain/stopwatch.js';
 import type { Scope } from '../../src/domain/types.js';
 import { createLogger } from '../../src/logger.js';
-import { type RunningWorker, startWorker } from '../../src/processing/worker.js';
+import { type RunningWorker, startWorker } from '../../src/main/worker.js';
 
 function withDatabase(url: string, db: string): string {
   const u = new URL(url);

@@ -184,12 +184,12 @@ const fixtures: Record<string, [string, string | undefined]> = {
     undefined,
   ],
   'packages/service/src/sources/sync.ts': ['export const sync = 1;\n', undefined],
-  'packages/service/src/processing/worker.ts': [
+  'packages/service/src/main/worker.ts': [
     "import { sync } from '../sources/sync.js';\nexport const worker = sync;\n",
     undefined,
   ],
-  'packages/service/src/processing/pipeline.ts': [
-    "import { sync } from '../sources/sync.js';\nexport const pipeline = sync;\n",
+  'packages/service/src/processing/pipeline/loop.ts': [
+    "import { sync } from '../../sources/sync.js';\nexport const pipeline = sync;\n",
     'pipeline-through-source-items',
   ],
   'packages/console/src/api.ts': [

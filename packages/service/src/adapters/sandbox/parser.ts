@@ -14,6 +14,7 @@ import { DocumentFailure } from '../../errors.js';
 import { interpret, readGroupAnswer } from './answers.js';
 import { bwrapArgs, findBwrap, SANDBOX_ENV, SANDBOX_INPUT, type SandboxLayout } from './bwrap.js';
 import { chooseIsolation, type Isolation } from './isolation.js';
+import { ParserPool, type ParserSlot } from './pool.js';
 import type { ParseGroupRequest, ParseLimits, ParseRequest, ParseResponse } from './protocol.js';
 import { type Command, type Outcome, type ProcessLimits, SupervisedProcess, supervise } from './supervise.js';
 
@@ -40,22 +41,8 @@ export interface SandboxedParse {
   reused: boolean;
 }
 
-/** A parser process and its host folder: its inbox (the sandbox's input, read-only) or its working folder. */
-interface ParserSlot {
-  process: SupervisedProcess;
-  group: string | undefined;
-  /** Documents it was given (a group's all count). */
-  documents: number;
-  folder: string;
-  idleTimer?: NodeJS.Timeout;
-  /** Whether the process that follows it for its group has been started. */
-  successorStarted?: boolean;
-}
-
 /** A group's default budget: a small share of the per-request time limit, which the group has as a whole. */
 const GROUP_BUDGET_MS = 2000;
-/** A process that holds this share of the memory limit after a document is not given another. */
-const REUSE_MEMORY_SHARE = 0.5;
 
 /**
  * Parses documents in separate processes: inside bubblewrap when it can run here, otherwise (only
@@ -72,17 +59,30 @@ export class SandboxedParser implements DocumentParser {
   private isolation: Promise<Isolation> | undefined;
   /** The isolation once chosen. */
   private chosen: Isolation | undefined;
-  private readonly idle: ParserSlot[] = [];
-  private closed = false;
+  /** Which process takes a document, and which are kept (pool.ts). */
+  private readonly pool: ParserPool;
   /** Processes started for documents (not probes), for the metrics. */
   processesStarted = 0;
 
   /** Processes waiting for their workspace's next document that could still take it. */
   get idleProcesses(): number {
-    return this.idle.filter((slot) => slot.process.usable).length;
+    return this.pool.idleProcesses;
   }
 
-  constructor(private readonly options: SandboxedParserOptions) {}
+  constructor(private readonly options: SandboxedParserOptions) {
+    const { config } = options;
+    this.pool = new ParserPool(
+      {
+        documentsPerProcess: config.documentsPerProcess,
+        idleSeconds: config.idleSeconds,
+        maxIdleProcesses: options.maxIdleProcesses ?? 1,
+        memoryBytes: config.limits.memoryBytes,
+        cpuSeconds: config.limits.cpuSeconds,
+        lifetimeCpuSeconds: this.limits().lifetimeCpuSeconds,
+      },
+      (group, extra) => (this.chosen === undefined ? undefined : this.startSlot(this.chosen, group, extra)),
+    );
+  }
 
   /** Checks once how parsers will run; throws ParserIsolationUnavailable when isolation is required and impossible. */
   start(): Promise<Isolation> {
@@ -111,7 +111,7 @@ export class SandboxedParser implements DocumentParser {
 
   async parseMeasured(input: ParseInput, signal: AbortSignal): Promise<SandboxedParse> {
     const isolation = await this.start();
-    const slot = this.takeIdle(input.group, 1) ?? this.startSlot(isolation, input.group);
+    const slot = this.pool.takeIdle(input.group, 1) ?? this.startSlot(isolation, input.group);
     const reused = slot.documents > 0;
     slot.documents++;
     let placed: string | undefined;
@@ -126,14 +126,14 @@ export class SandboxedParser implements DocumentParser {
       }
       outcome = await slot.process.run(JSON.stringify(this.request(inputPath, input)), signal);
     } catch (err) {
-      await this.retire(slot);
+      await this.pool.retire(slot);
       throw err;
     } finally {
       if (placed) await rm(placed, { force: true });
     }
     const result = interpret(outcome);
-    if (result.ok) this.release(slot);
-    else await this.retire(slot);
+    if (result.ok) this.pool.release(slot);
+    else await this.pool.retire(slot);
     return { result, peakRssBytes: outcome.peakRssBytes, wallMs: outcome.wallMs, reused };
   }
 
@@ -153,11 +153,12 @@ export class SandboxedParser implements DocumentParser {
     const documents = all.slice(0, this.options.config.documentsPerProcess);
     const unparsed = all.slice(documents.length).map(() => undefined);
     const isolation = await this.start();
-    const slot = this.takeIdle(group, documents.length) ?? this.startSlot(isolation, group);
+    const slot = this.pool.takeIdle(group, documents.length) ?? this.startSlot(isolation, group);
     slot.documents += documents.length;
     // When it can take no other group of this size, its successor starts now, while this group is
     // parsed: the group's next parse then finds a process ready instead of waiting 0.4–0.7 s for one.
-    if (slot.documents + documents.length > this.options.config.documentsPerProcess) this.startSpare(slot);
+    if (slot.documents + documents.length > this.options.config.documentsPerProcess)
+      this.pool.startSpare(slot);
     const request: ParseGroupRequest = {
       group: documents.map((d) => ({
         bytes: d.bytes.toString('base64'),
@@ -172,17 +173,17 @@ export class SandboxedParser implements DocumentParser {
     try {
       outcome = await slot.process.run(JSON.stringify(request), signal);
     } catch (err) {
-      await this.retire(slot);
+      await this.pool.retire(slot);
       throw err;
     }
     const results = outcome.kind === 'exited' ? readGroupAnswer(outcome.stdout, documents.length) : undefined;
     if (!results) {
-      await this.retire(slot);
+      await this.pool.retire(slot);
       return all.map(() => undefined);
     }
     // A document that failed in there may have left the process in any state: it takes no more.
-    if (results.every((r) => r === null || r.ok)) this.release(slot);
-    else await this.retire(slot);
+    if (results.every((r) => r === null || r.ok)) this.pool.release(slot);
+    else await this.pool.retire(slot);
     return [
       ...results.map((r) =>
         r === null ? undefined : r.ok ? r.document : new DocumentFailure(r.code, r.message),
@@ -192,9 +193,8 @@ export class SandboxedParser implements DocumentParser {
   }
 
   /** Ends the idle processes; parses still running finish, and their processes end after them. */
-  async close(): Promise<void> {
-    this.closed = true;
-    await Promise.all(this.idle.splice(0).map((slot) => this.retire(slot)));
+  close(): Promise<void> {
+    return this.pool.close();
   }
 
   private request(inputPath: string, input: ParseInput): ParseRequest {
@@ -215,21 +215,6 @@ export class SandboxedParser implements DocumentParser {
     };
   }
 
-  /** An idle process of the group that may still take `documents` more. */
-  private takeIdle(group: string | undefined, documents: number): ParserSlot | undefined {
-    if (group === undefined) return undefined;
-    const i = this.idle.findIndex(
-      (s) =>
-        s.group === group &&
-        s.process.usable &&
-        s.documents + documents <= this.options.config.documentsPerProcess,
-    );
-    if (i < 0) return undefined;
-    const [slot] = this.idle.splice(i, 1);
-    clearTimeout(slot!.idleTimer);
-    return slot;
-  }
-
   private startSlot(isolation: Isolation, group: string | undefined, extra: string[] = []): ParserSlot {
     // Made at once (a few microseconds), so that a spare is idle before the group's next parse looks.
     const folder = mkdtempSync(path.join(this.options.tmpDir, isolation === 'bwrap' ? 'inbox-' : 'parse-'));
@@ -237,66 +222,6 @@ export class SandboxedParser implements DocumentParser {
       isolation === 'bwrap' ? this.bwrapCommand(folder, extra) : this.processCommand(folder, extra);
     this.processesStarted++;
     return { process: new SupervisedProcess(command, this.limits()), group, folder, documents: 0 };
-  }
-
-  /** Keeps a process that parsed a document well for the group's next one, if it may take more. */
-  private release(slot: ParserSlot): void {
-    const { config } = this.options;
-    const usage = slot.process.usage();
-    const keep =
-      !this.closed &&
-      slot.group !== undefined &&
-      slot.process.usable &&
-      // One whose successor was started early (parseGroup) leaves the rest of its documents to it.
-      !slot.successorStarted &&
-      slot.documents < config.documentsPerProcess &&
-      usage !== undefined &&
-      usage.rssBytes < config.limits.memoryBytes * REUSE_MEMORY_SHARE &&
-      // The kernel's lifetime CPU limit must leave a whole document's budget.
-      usage.cpuSeconds + config.limits.cpuSeconds < this.limits().lifetimeCpuSeconds;
-    if (keep) {
-      this.keepIdle(slot);
-      return;
-    }
-    void this.retire(slot);
-    // A process that parsed well but may take no more (its documents, memory or CPU used up) is
-    // replaced at once, while its group's next documents are on their way: a batch of small files
-    // no longer waits for a process to start (about a tenth of a second) every few hundred documents.
-    if (slot.process.usable) this.startSpare(slot);
-  }
-
-  /** Starts the process that follows `slot` for its group, once. */
-  private startSpare(slot: ParserSlot): void {
-    if (this.closed || this.chosen === undefined || slot.group === undefined || slot.successorStarted) return;
-    slot.successorStarted = true;
-    try {
-      // It follows one that parsed small documents: it loads the language detector (0.25 s) at once.
-      this.keepIdle(this.startSlot(this.chosen, slot.group, ['--languages']));
-    } catch {
-      // A process that cannot start now is started, and its failure met, by the next parse.
-    }
-  }
-
-  private keepIdle(slot: ParserSlot): void {
-    slot.idleTimer = setTimeout(() => {
-      const i = this.idle.indexOf(slot);
-      if (i >= 0) this.idle.splice(i, 1);
-      void this.retire(slot);
-    }, this.options.config.idleSeconds * 1000);
-    slot.idleTimer.unref();
-    this.idle.push(slot);
-    // The oldest idle process makes room: idle processes only hold memory.
-    while (this.idle.length > Math.max(1, this.options.maxIdleProcesses ?? 1)) {
-      const oldest = this.idle.shift()!;
-      clearTimeout(oldest.idleTimer);
-      void this.retire(oldest);
-    }
-  }
-
-  private async retire(slot: ParserSlot): Promise<void> {
-    clearTimeout(slot.idleTimer);
-    slot.process.close();
-    await rm(slot.folder, { recursive: true, force: true }).catch(() => {});
   }
 
   /** Each full-profile tool's version as seen from inside the sandbox, or why it cannot start there. */
