@@ -346,9 +346,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
   // CLI commands keep their output readable: only warnings from the service's internals.
   const interactive = ['keys', 'users', 'groups', 'secrets', 'bucket', 'eval'].includes(command);
   // With tracing on, lines written inside a span (a worker's job, say) name it.
-  const log = createLogger(interactive ? 'warn' : config.logLevel, {
-    traceIds: config.tracing ? activeTraceIds : undefined,
-  });
+  const traceIds = config.tracing ? activeTraceIds : undefined;
+  const log = createLogger(interactive ? 'warn' : config.logLevel, { traceIds });
   try {
     switch (command) {
       case 'serve':
