@@ -14,6 +14,7 @@ import { DependencyUnavailable } from '../errors.js';
 import { buildWorkerApp, probeConnectionCap } from '../http/worker-app.js';
 import { createLogger } from '../logger.js';
 import { type RunningWorker, resendUnfinished, startWorker } from '../processing/worker.js';
+import { ACCOUNTS_USAGE, accounts } from './accounts.js';
 import { bucket, groups, keys, secrets, users } from './admin.js';
 import { logAllocator } from './allocator.js';
 import { type Databases, migrateAll, resolveDatabases } from './database.js';
@@ -46,6 +47,7 @@ Commands:
   bucket list            every object of the S3 bucket as JSON lines {"key","size"}
   bucket export DIR      copy the whole bucket into the empty folder DIR (backups)
   bucket import DIR      make the bucket an exact copy of DIR, creating it if missing (restores)
+${ACCOUNTS_USAGE}
 ${EVAL_USAGE}
   openapi                print the API's OpenAPI document (as GET /openapi.json serves it; needs no
                          database), e.g. to generate a client
@@ -340,7 +342,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
     process.exit(1);
   }
   // CLI commands keep their output readable: only warnings from the service's internals.
-  const interactive = ['keys', 'users', 'groups', 'secrets', 'bucket', 'eval'].includes(command);
+  const interactive = ['keys', 'users', 'groups', 'accounts', 'secrets', 'bucket', 'eval'].includes(command);
   const log = createLogger(interactive ? 'warn' : config.logLevel);
   try {
     switch (command) {
@@ -358,6 +360,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
         return await users(config, log, rest);
       case 'groups':
         return await groups(config, log, rest);
+      case 'accounts':
+        return await accounts(config, log, rest);
       case 'secrets':
         return await secrets(config, log, rest);
       case 'bucket':

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { admitQuestion } from '../../accounts/quotas.js';
 import { answerQuestion, answerStream } from '../../answers/answer.js';
 import { Stopwatch } from '../../domain/stopwatch.js';
 import { errors } from '../../errors.js';
@@ -182,6 +183,7 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
     async (req, reply) => {
       checkLength(req.body.q);
       checkFilterValues(req.body.filters);
+      await admitQuestion(deps, principalOf(req));
       const stopwatch = req.query.timings === 'true' ? new Stopwatch() : undefined;
       if (!req.body.stream) {
         const { answer, citations, kind } = await answerQuestion(deps, principalOf(req), {

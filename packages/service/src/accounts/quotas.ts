@@ -1,0 +1,235 @@
+/**
+ * Quotas per account (issue 43): the rule, stated once, applied by every face that adds documents
+ * (uploads, URL ingestion, source syncs) or asks for answers (chat, the OpenAI-compatible endpoint,
+ * MCP's ask). A quota is the operator's default (ACCOUNT_MAX_*) unless the account has its own.
+ */
+
+import { audit } from '../access/audit.js';
+import { hashApiKey } from '../domain/keys.js';
+import type { AccountStore, AuditStore } from '../domain/stores.js';
+import {
+  type Principal,
+  QUOTAS,
+  type QuotaLimits,
+  type QuotaName,
+  type QuotaRefusal,
+} from '../domain/types.js';
+import { AppError, errors } from '../errors.js';
+import type { AccountUse, QuotaChange, QuotaStore } from './store.js';
+
+export type { AccountUse, QuotaChange, QuotaStore } from './store.js';
+
+export interface QuotaDeps {
+  quotas: QuotaStore;
+  /** The server's default of every quota (ACCOUNT_MAX_*). */
+  quotaDefaults: QuotaLimits;
+}
+
+/** Today's behaviour, and every quota's when no ACCOUNT_MAX_* is set. */
+export const UNLIMITED: QuotaLimits = {
+  documents: null,
+  storedBytes: null,
+  uploadsPerDay: null,
+  questionsPerDay: null,
+};
+
+/** Quotas that count what an account holds; the others count what it did today (UTC). */
+const DAILY: ReadonlySet<QuotaName> = new Set(['uploadsPerDay', 'questionsPerDay']);
+
+const WHAT: Record<QuotaName, (n: number) => string> = {
+  documents: (n) => `${n} document${n === 1 ? '' : 's'}`,
+  storedBytes: (n) => `${n} bytes of originals`,
+  uploadsPerDay: (n) => `${n} uploaded file${n === 1 ? '' : 's'} today (UTC)`,
+  questionsPerDay: (n) => `${n} question${n === 1 ? '' : 's'} today (UTC)`,
+};
+
+/** Each quota's limit: the account's own where an operator set one, else the server's default. */
+export function effectiveLimits(defaults: QuotaLimits, overrides: Partial<QuotaLimits>): QuotaLimits {
+  const limits = { ...defaults };
+  for (const q of QUOTAS) if (q in overrides) limits[q] = overrides[q] ?? null;
+  return limits;
+}
+
+/** Seconds from `now` to the next UTC midnight, when the daily counts start again. */
+export function secondsUntilTomorrow(now: Date): number {
+  const tomorrow = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
+  return Math.max(1, Math.ceil((tomorrow - now.getTime()) / 1000));
+}
+
+/** A daily quota exceeded is retried tomorrow, so its status is 429 with Retry-After; a stock one is 403. */
+class QuotaExceeded extends AppError {
+  override readonly status: number;
+  constructor(refusal: QuotaRefusal, message: string, retryAfterSeconds: number | undefined) {
+    super(
+      'quota_exceeded',
+      message,
+      retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) },
+      { quota: refusal.quota, limit: refusal.limit, used: refusal.used },
+    );
+    this.status = retryAfterSeconds === undefined ? 403 : 429;
+  }
+}
+
+/** The refusal as the API answers it: which quota, its limit, what is used, and what to do. */
+export function quotaError(refusal: QuotaRefusal, now = new Date()): AppError {
+  const { quota, limit, used } = refusal;
+  const daily = DAILY.has(quota);
+  const remedy = daily
+    ? 'it resets at midnight UTC'
+    : 'delete documents to make room, or ask the operator for a higher limit';
+  return new QuotaExceeded(
+    refusal,
+    `The account's ${quota} quota is ${WHAT[quota](limit)}, and ${WHAT[quota](used)} ${daily ? 'were' : 'are'} used; nothing was stored or asked (${remedy}).`,
+    daily ? secondsUntilTomorrow(now) : undefined,
+  );
+}
+
+/** What a request adds: documents, the bytes known now, and whether some bytes come later (URLs). */
+export interface Addition {
+  documents: number;
+  bytes: number;
+  /** Pages fetched later: their size is not known yet, so they need room left at all. */
+  bytesLater: boolean;
+}
+
+/**
+ * The first quota an upload would exceed, from what the account holds and uploaded today (read
+ * under its lock), or undefined when it fits. Files count one upload each, whatever the request.
+ */
+export function uploadRefusal(limits: QuotaLimits, use: AccountUse, add: Addition): QuotaRefusal | undefined {
+  const over = (quota: QuotaName, adding: number, full = false): QuotaRefusal | undefined => {
+    const limit = limits[quota];
+    if (limit === null) return undefined;
+    const used = use[quota];
+    return used + adding > limit || (full && used >= limit) ? { quota, limit, used } : undefined;
+  };
+  return (
+    over('documents', add.documents) ??
+    over('storedBytes', add.bytes, add.bytesLater) ??
+    over('uploadsPerDay', add.documents)
+  );
+}
+
+/**
+ * How many of a sync's new items fit (the first ones in its listing), and why the rest do not: a
+ * sync adds what fits and records the others as skipped with the quota's reason, so nothing stored
+ * is lost and the next sync adds them once there is room. Sizes a listing does not know count 0.
+ */
+export function syncRoom(
+  limits: QuotaLimits,
+  use: AccountUse,
+  sizes: (number | null)[],
+): { fits: number; refusal: QuotaRefusal | undefined } {
+  let documents = use.documents;
+  let bytes = use.storedBytes;
+  for (let i = 0; i < sizes.length; i++) {
+    const size = sizes[i] ?? 0;
+    if (limits.documents !== null && documents + 1 > limits.documents)
+      return { fits: i, refusal: { quota: 'documents', limit: limits.documents, used: use.documents } };
+    if (limits.storedBytes !== null && bytes + size > limits.storedBytes)
+      return { fits: i, refusal: { quota: 'storedBytes', limit: limits.storedBytes, used: use.storedBytes } };
+    documents++;
+    bytes += size;
+  }
+  return { fits: sizes.length, refusal: undefined };
+}
+
+/** The reason a sync records for the items over a quota (on its run, with the skipped items). */
+export function syncSkipReason(refusal: QuotaRefusal): string {
+  return `over the account's ${refusal.quota} quota (${WHAT[refusal.quota](refusal.limit)}, ${WHAT[refusal.quota](refusal.used)} used before this sync)`;
+}
+
+/**
+ * Counts a question against the account's daily quota, or refuses it (429). A question is one
+ * request for an answer (chat, a chat completion, MCP's ask), counted when admitted, whatever its
+ * answer; searches are not questions, nor are an evaluation's.
+ */
+export async function admitQuestion(deps: QuotaDeps, principal: Principal): Promise<void> {
+  const r = await deps.quotas.countQuestion(principal.accountId, deps.quotaDefaults.questionsPerDay);
+  if (!r.counted) throw quotaError({ quota: 'questionsPerDay', limit: r.limit, used: r.used });
+}
+
+/** Each quota's limit (null: unlimited) and what is used of it: `/v1/overview` and the quotas routes. */
+export type QuotaReport = Record<QuotaName, { limit: number | null; used: number }> & {
+  /** When the daily counts start again (the next midnight UTC). */
+  resetsAt: Date;
+};
+
+export async function quotaReport(
+  deps: QuotaDeps,
+  accountId: string,
+  now = new Date(),
+): Promise<QuotaReport> {
+  const [overrides, use] = await Promise.all([
+    deps.quotas.quotaOverrides(accountId),
+    deps.quotas.accountUse(accountId),
+  ]);
+  const limits = effectiveLimits(deps.quotaDefaults, overrides);
+  const report = {} as Record<QuotaName, { limit: number | null; used: number }>;
+  for (const q of QUOTAS) report[q] = { limit: limits[q], used: use[q] };
+  return { ...report, resetsAt: new Date(now.getTime() + secondsUntilTomorrow(now) * 1000) };
+}
+
+export interface OperatorDeps extends QuotaDeps {
+  accounts: Pick<AccountStore, 'findAccount' | 'findApiKeyByHash'>;
+  audit: Pick<AuditStore, 'append'>;
+  /** The operator's key: SERVICE_BOOTSTRAP_API_KEY, which the server keeps with every scope. */
+  operatorKey: string | undefined;
+}
+
+/**
+ * Whether the caller is the service's operator, who may see and set every account's quotas: the
+ * bootstrap key (SERVICE_BOOTSTRAP_API_KEY). An account's owners run a team, not the server.
+ */
+async function isOperator(deps: OperatorDeps, principal: Principal): Promise<boolean> {
+  if (!deps.operatorKey || !principal.keyId) return false;
+  const key = await deps.accounts.findApiKeyByHash(hashApiKey(deps.operatorKey));
+  return key?.id === principal.keyId && !key.revokedAt;
+}
+
+/** The account by id or name, for the operator; the caller's own account for anyone else. */
+async function accountFor(deps: OperatorDeps, principal: Principal, account: string): Promise<string> {
+  if (account === principal.accountId) return account;
+  if (!(await isOperator(deps, principal)))
+    throw errors.permissionDenied("Only the service's operator sees or sets other accounts' quotas.");
+  const found = await deps.accounts.findAccount(account);
+  if (!found) throw errors.invalidRequest(`No account "${account}".`);
+  return found.id;
+}
+
+export async function readAccountQuotas(
+  deps: OperatorDeps,
+  principal: Principal,
+  account: string,
+): Promise<QuotaReport> {
+  return quotaReport(deps, await accountFor(deps, principal, account));
+}
+
+/**
+ * Sets an account's own limits (the operator only: the owners of a team may not raise theirs).
+ * Nothing stored is touched: a limit below what is used refuses new documents, and only those.
+ */
+export async function setAccountQuotas(
+  deps: OperatorDeps,
+  principal: Principal,
+  account: string,
+  changes: Partial<Record<QuotaName, QuotaChange>>,
+): Promise<QuotaReport> {
+  if (!(await isOperator(deps, principal)))
+    throw errors.permissionDenied(
+      "Only the service's operator (SERVICE_BOOTSTRAP_API_KEY or the CLI) sets quotas.",
+    );
+  const accountId = await accountFor(deps, principal, account);
+  await deps.quotas.setQuotaOverrides(accountId, changes);
+  await audit(
+    deps.audit,
+    { ...principal, accountId },
+    {
+      action: 'account.quotas_changed',
+      targetType: 'account',
+      targetId: accountId,
+      details: { changes },
+    },
+  );
+  return quotaReport(deps, accountId);
+}
