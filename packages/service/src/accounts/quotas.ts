@@ -50,10 +50,14 @@ export function effectiveLimits(defaults: QuotaLimits, overrides: Partial<QuotaL
   return limits;
 }
 
-/** Seconds from `now` to the next UTC midnight, when the daily counts start again. */
+/** The next UTC midnight after `now`, when the daily counts start again. */
+export function nextUtcMidnight(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
+}
+
+/** Seconds from `now` to the next UTC midnight (at least 1): the daily quotas' Retry-After. */
 export function secondsUntilTomorrow(now: Date): number {
-  const tomorrow = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-  return Math.max(1, Math.ceil((tomorrow - now.getTime()) / 1000));
+  return Math.max(1, Math.ceil((nextUtcMidnight(now).getTime() - now.getTime()) / 1000));
 }
 
 /** A daily quota exceeded is retried tomorrow, so its status is 429 with Retry-After; a stock one is 403. */
@@ -167,7 +171,7 @@ export async function quotaReport(
   const limits = effectiveLimits(deps.quotaDefaults, overrides);
   const report = {} as Record<QuotaName, { limit: number | null; used: number }>;
   for (const q of QUOTAS) report[q] = { limit: limits[q], used: use[q] };
-  return { ...report, resetsAt: new Date(now.getTime() + secondsUntilTomorrow(now) * 1000) };
+  return { ...report, resetsAt: nextUtcMidnight(now) };
 }
 
 export interface OperatorDeps extends QuotaDeps {
