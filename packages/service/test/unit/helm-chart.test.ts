@@ -415,6 +415,11 @@ describe('the chart’s settings and the service’s configuration', () => {
   const notForTheChart: Record<string, string> = {
     PATH: "the image's own",
     CONSOLE_DIR: 'the console is in the image',
+    // Issue 43's quotas reach the chart with its own change (another branch edits the chart now).
+    ACCOUNT_MAX_DOCUMENTS: 'not in the chart yet (issue 43)',
+    ACCOUNT_MAX_STORED_BYTES: 'not in the chart yet (issue 43)',
+    ACCOUNT_MAX_UPLOADS_PER_DAY: 'not in the chart yet (issue 43)',
+    ACCOUNT_MAX_QUESTIONS_PER_DAY: 'not in the chart yet (issue 43)',
   };
 
   it('names only variables the service reads', () => {
