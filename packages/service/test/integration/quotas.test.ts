@@ -1,8 +1,11 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBootstrapKey } from '../../src/domain/keys.js';
+import { createApiKey, ensureBootstrapKey } from '../../src/domain/keys.js';
 import { client } from '../support/http.js';
 import { baseEnv, runCli } from '../support/processes.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -38,7 +41,7 @@ afterAll(async () => {
 async function team(name: string) {
   const key = await svc.key(['ingest', 'search', 'artifacts', 'admin'], name);
   const account = (await svc.deps.accounts.findAccount(name))!;
-  return { api: client(svc.url, key), id: account.id };
+  return { api: client(svc.url, key), id: account.id, key };
 }
 
 const file = (name: string, bytes = 20) => ({
@@ -170,7 +173,7 @@ describe('the uploads-per-day quota', () => {
 
 describe('the questions-per-day quota', () => {
   it('counts chat and chat completions, not searches, and answers 429 in either face', async () => {
-    const { api, id } = await team('asks-team');
+    const { api, id, key } = await team('asks-team');
     await setQuotas(id, { questionsPerDay: 2 });
     const up = await api.upload([md('gate.md', '# Gate\n\nThe garden gate opens at nine every morning.\n')]);
     await api.waitForRun(up.body.run.id);
@@ -208,6 +211,31 @@ describe('the questions-per-day quota', () => {
     expect((await completion()).status).toBe(200);
     expect((await ask()).status).toBe(429);
     expect((await api.get('/v1/quotas')).body.questionsPerDay).toEqual({ limit: 3, used: 3 });
+    // MCP's ask is a question too: refused as a tool error the agent can read.
+    const mcp = new Client({ name: 'docslurp-test', version: '1.0.0' });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${svc.url}/v1/workspaces/${workspaceId}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
+    );
+    try {
+      const tool = (await mcp.callTool({
+        name: 'ask',
+        arguments: { question: 'When does the garden gate open?' },
+      })) as CallToolResult;
+      expect(tool.isError).toBe(true);
+      const text = (tool.content[0] as { text: string }).text;
+      expect(JSON.parse(text).error.code).toBe('quota_exceeded');
+      await setQuotas(id, { questionsPerDay: 4 });
+      const answered = (await mcp.callTool({
+        name: 'ask',
+        arguments: { question: 'When does the garden gate open?' },
+      })) as CallToolResult;
+      expect(answered.isError).toBeFalsy();
+    } finally {
+      await mcp.close();
+    }
+    expect((await api.get('/v1/quotas')).body.questionsPerDay).toEqual({ limit: 4, used: 4 });
   });
 });
 
@@ -297,5 +325,18 @@ describe('GET /v1/overview', () => {
       uploadsPerDay: { limit: 10, used: 2 },
       questionsPerDay: { limit: null, used: 0 },
     });
+    // A member who sees part of the account gets no quotas: their counts would tell the rest.
+    const editor = await api.post('/v1/users', { email: 'ed@example.com', role: 'editor' });
+    expect(editor.status).toBe(201);
+    const bound = await createApiKey(svc.deps.accounts, {
+      accountId: id,
+      scopes: ['ingest', 'search', 'artifacts'],
+      name: 'editor',
+      userId: editor.body.id,
+    });
+    const seen = await client(svc.url, bound.secret).get('/v1/overview');
+    expect(seen.status).toBe(200);
+    expect(seen.body.documents).toBeDefined();
+    expect(seen.body.quotas).toBeUndefined();
   });
 });
