@@ -36,11 +36,25 @@ export const UNLIMITED: QuotaLimits = {
 /** Quotas that count what an account holds; the others count what it did today (UTC). */
 const DAILY: ReadonlySet<QuotaName> = new Set(['uploadsPerDay', 'questionsPerDay']);
 
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
 const WHAT: Record<QuotaName, (n: number) => string> = {
-  documents: (n) => `${n} document${n === 1 ? '' : 's'}`,
-  storedBytes: (n) => `${n} bytes of originals`,
-  uploadsPerDay: (n) => `${n} uploaded file${n === 1 ? '' : 's'} today (UTC)`,
-  questionsPerDay: (n) => `${n} question${n === 1 ? '' : 's'} today (UTC)`,
+  documents: (n) => plural(n, 'document', 'documents'),
+  storedBytes: (n) => plural(n, 'byte', 'bytes'),
+  uploadsPerDay: (n) => plural(n, 'file', 'files'),
+  questionsPerDay: (n) => plural(n, 'question', 'questions'),
+};
+
+/** The refusal in words: what the account may do, what it did, and what to do about it. */
+const SAID: Record<QuotaName, (limit: number, used: number) => string> = {
+  documents: (limit, used) =>
+    `The account may hold ${WHAT.documents(limit)} and holds ${used}, so nothing was stored; delete documents to make room, or ask the operator for a higher limit.`,
+  storedBytes: (limit, used) =>
+    `The account may hold ${WHAT.storedBytes(limit)} of originals and holds ${used}, so nothing was stored; delete documents to make room, or ask the operator for a higher limit.`,
+  uploadsPerDay: (limit, used) =>
+    `The account may upload ${WHAT.uploadsPerDay(limit)} a day and has uploaded ${used} today, so nothing was stored; the count starts again at midnight UTC.`,
+  questionsPerDay: (limit, used) =>
+    `The account may ask ${WHAT.questionsPerDay(limit)} a day and has asked ${used} today; the count starts again at midnight UTC.`,
 };
 
 /** Each quota's limit: the account's own where an operator set one, else the server's default. */
@@ -77,14 +91,10 @@ class QuotaExceeded extends AppError {
 /** The refusal as the API answers it: which quota, its limit, what is used, and what to do. */
 export function quotaError(refusal: QuotaRefusal, now = new Date()): AppError {
   const { quota, limit, used } = refusal;
-  const daily = DAILY.has(quota);
-  const remedy = daily
-    ? 'it resets at midnight UTC'
-    : 'delete documents to make room, or ask the operator for a higher limit';
   return new QuotaExceeded(
     refusal,
-    `The account's ${quota} quota is ${WHAT[quota](limit)}, and ${WHAT[quota](used)} ${daily ? 'were' : 'are'} used; nothing was stored or asked (${remedy}).`,
-    daily ? secondsUntilTomorrow(now) : undefined,
+    `Quota "${quota}" exceeded: ${SAID[quota](limit, used)}`,
+    DAILY.has(quota) ? secondsUntilTomorrow(now) : undefined,
   );
 }
 
@@ -140,7 +150,8 @@ export function syncRoom(
 
 /** The reason a sync records for the items over a quota (on its run, with the skipped items). */
 export function syncSkipReason(refusal: QuotaRefusal): string {
-  return `over the account's ${refusal.quota} quota (${WHAT[refusal.quota](refusal.limit)}, ${WHAT[refusal.quota](refusal.used)} used before this sync)`;
+  const what = WHAT[refusal.quota];
+  return `over the account's ${refusal.quota} quota (${what(refusal.limit)}; ${what(refusal.used)} held before this sync)`;
 }
 
 /**
@@ -191,12 +202,15 @@ async function isOperator(deps: OperatorDeps, principal: Principal): Promise<boo
   return key?.id === principal.keyId && !key.revokedAt;
 }
 
-/** The account by id or name, for the operator; the caller's own account for anyone else. */
+/**
+ * The account by id or name: the caller's own for anyone, any for the operator. Another account
+ * answers the same refusal whether it exists or not, so that names cannot be probed.
+ */
 async function accountFor(deps: OperatorDeps, principal: Principal, account: string): Promise<string> {
-  if (account === principal.accountId) return account;
+  const found = await deps.accounts.findAccount(account);
+  if (found?.id === principal.accountId) return found.id;
   if (!(await isOperator(deps, principal)))
     throw errors.permissionDenied("Only the service's operator sees or sets other accounts' quotas.");
-  const found = await deps.accounts.findAccount(account);
   if (!found) throw errors.invalidRequest(`No account "${account}".`);
   return found.id;
 }

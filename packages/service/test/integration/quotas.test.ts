@@ -65,7 +65,9 @@ describe('the documents quota (ACCOUNT_MAX_DOCUMENTS)', () => {
     const over = await api.upload([file('c.md'), file('d.md')], { workspaceId });
     expect(over.status).toBe(403);
     expect(over.body.error).toMatchObject({ code: 'quota_exceeded', quota: 'documents', limit: 3, used: 2 });
-    expect(over.body.error.message).toMatch(/documents quota is 3 documents, and 2 documents are used/);
+    expect(over.body.error.message).toBe(
+      'Quota "documents" exceeded: The account may hold 3 documents and holds 2, so nothing was stored; delete documents to make room, or ask the operator for a higher limit.',
+    );
     expect(over.headers.get('retry-after')).toBeNull();
     // Nothing of the refused upload was recorded; the first run finishes with both documents.
     const done = await api.waitForRun(first.body.run.id);
@@ -112,7 +114,7 @@ describe('the documents quota (ACCOUNT_MAX_DOCUMENTS)', () => {
     expect(record.skipped.total).toBe(2);
     expect(record.skipped.reasons[0]).toMatchObject({ count: 2 });
     expect(record.skipped.reasons[0].reason).toMatch(
-      /over the account's documents quota \(3 documents, 1 document used/,
+      /over the account's documents quota \(3 documents; 1 document held before this sync\)/,
     );
     expect(record.changes).toMatchObject({ added: 2 });
     // The upload's document is untouched.

@@ -104,14 +104,14 @@ describe('quotaError', () => {
     expect(e.code).toBe('quota_exceeded');
     expect(e.details).toEqual({ quota: 'documents', limit: 1000, used: 1000 });
     expect(e.headers).toEqual({});
-    expect(e.message).toContain('1000 documents');
+    expect(e.message).toContain('may hold 1000 documents and holds 1000');
   });
 
   it('is 429 for a daily quota, retried after midnight UTC', () => {
     const e = quotaError({ quota: 'questionsPerDay', limit: 50, used: 50 }, now);
     expect(e.status).toBe(429);
     expect(e.headers).toEqual({ 'retry-after': '30' });
-    expect(e.message).toContain('resets at midnight UTC');
+    expect(e.message).toContain('may ask 50 questions a day and has asked 50 today');
   });
 
   it('counts to the next UTC midnight, at least one second', () => {
