@@ -24,4 +24,6 @@ export interface QuotaStore {
     accountId: string,
     fallback: number | null,
   ): Promise<{ counted: true } | { counted: false; limit: number; used: number }>;
+  /** Forgets the daily counts of days more than `keepDays` ago; answers how many rows went. */
+  purgeDailyUse(keepDays: number): Promise<number>;
 }

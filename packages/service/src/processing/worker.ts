@@ -85,7 +85,7 @@ export interface WorkerDeps extends PipelineDeps {
   lister: SourceLister;
   folderGrants: readonly FolderRootGrant[];
   /** The accounts' quotas, which a sync adds documents within. */
-  quotas: Pick<QuotaStore, 'quotaOverrides' | 'accountUse'>;
+  quotas: Pick<QuotaStore, 'quotaOverrides' | 'accountUse' | 'purgeDailyUse'>;
   quotaDefaults: QuotaLimits;
   /** Counts and times each batch for the metrics. */
   measureBatch?: <T>(work: () => Promise<T>) => Promise<T>;
@@ -98,6 +98,8 @@ export interface WorkerDeps extends PipelineDeps {
 
 /** The audit log's old events are removed at most this often (by the worker that reconciles). */
 const AUDIT_PURGE_INTERVAL_MS = 3600_000;
+/** Days of quota counts kept (account_daily_use), removed with the old audit events. */
+const DAILY_USE_KEPT_DAYS = 31;
 
 export interface ReconcilePass {
   /** False when another worker holds the reconciler's lease (this one did nothing). */
@@ -185,6 +187,8 @@ export async function startWorker(deps: WorkerDeps): Promise<RunningWorker> {
       auditPurgedAt = Date.now();
       const purged = await deps.audit.purgeOlderThan(deps.auditRetentionDays);
       if (purged > 0) log.info({ purged, days: deps.auditRetentionDays }, 'old audit events removed');
+      // A month of each account's daily counts is kept, for an operator who looks back.
+      await deps.quotas.purgeDailyUse(DAILY_USE_KEPT_DAYS);
     }
     if (enqueued > 0) log.info({ enqueued, jobsLost }, 'documents whose job may have been lost sent again');
     return { ran: true, enqueued, settled: runs.length };

@@ -342,3 +342,21 @@ describe('GET /v1/overview', () => {
     expect(seen.body.quotas).toBeUndefined();
   });
 });
+
+describe('the daily counts', () => {
+  it('are forgotten after the days kept, today and recent days staying', async () => {
+    const { api, id } = await team('purge-team');
+    expect((await api.upload([file('a.md')])).status).toBe(202);
+    await svc.deps.pool.query(
+      `INSERT INTO account_daily_use (account_id, quota, day, used) VALUES
+         ($1, 'questionsPerDay', current_date - 40, 9), ($1, 'questionsPerDay', current_date - 3, 4)`,
+      [id],
+    );
+    expect(await svc.deps.quotas.purgeDailyUse(31)).toBeGreaterThanOrEqual(1);
+    const left = await svc.deps.pool.query<{ used: number }>(
+      'SELECT used FROM account_daily_use WHERE account_id = $1 ORDER BY day',
+      [id],
+    );
+    expect(left.rows.map((r) => r.used)).toEqual([4, 1]);
+  });
+});

@@ -104,4 +104,11 @@ export class PgQuotaRepository implements QuotaStore {
     const limit = 'questionsPerDay' in overrides ? overrides.questionsPerDay : fallback;
     return { counted: false, limit: limit ?? 0, used: use.questionsPerDay };
   }
+
+  async purgeDailyUse(keepDays: number): Promise<number> {
+    const r = await this.pool.query(`DELETE FROM account_daily_use WHERE day < ${TODAY} - $1::int`, [
+      keepDays,
+    ]);
+    return r.rowCount ?? 0;
+  }
 }
