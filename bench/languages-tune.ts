@@ -8,8 +8,10 @@
  *
  * node bench/run.mjs languages-tune [--suite manuals|offtopic|all] [--manual NAME] [--split tune]
  *   [--rebuild] [--show fails|undeclined|misses] [--debug ID] [--signals FILE]
- *   [--min-probability P] [--lexicons en,de,fr,es]
+ *   [--min-probability P] [--lexicons en,de,fr,es] [--compounds false]
  *
+ * --compounds false keeps compounds whole (the lexicons without their word lists' exact forms), in
+ * an index of its own (cached beside the other).
  * --signals writes every question's relevance signals (answerer run with the decision off) for
  * bench/languages-calibrate.ts.
  */
@@ -35,6 +37,7 @@ import { parseBytes } from '../packages/service/src/parsing/parse.js';
 import { chunkText } from '../packages/service/src/processing/chunker.js';
 import { indexRowsOf } from '../packages/service/src/search/indexing.js';
 import { searchWorkspace } from '../packages/service/src/search/search.js';
+import { splitterFor } from '../packages/service/src/text/compounds.js';
 import { documentLanguage, questionLanguage } from '../packages/service/src/text/detection.js';
 import { repoRoot } from './lib/data.js';
 import { answerPattern, loadManualSet, manualPages } from './lib/manual-set.js';
@@ -61,7 +64,11 @@ const MANUALS = [
     path.join(repoRoot, `bench/${m.startsWith('debian-reference') ? 'languages' : 'manual'}/${m}.json`),
   ),
 );
-const cacheRoot = path.join(repoRoot, 'node_modules/.cache/docslurp-languages-tune');
+const wholeCompounds = opts.compounds === 'false';
+const cacheRoot = path.join(
+  repoRoot,
+  `node_modules/.cache/docslurp-languages-tune${wholeCompounds ? '-whole-compounds' : ''}`,
+);
 const detector = new EldDetector();
 // The lexicons the service reads (dist/, from the build); --lexicons en,de limits them to those languages.
 const built = new BuiltLexicons((code, err) => {
@@ -69,7 +76,13 @@ const built = new BuiltLexicons((code, err) => {
 });
 const only = opts.lexicons?.split(',');
 const lexicons: Lexicons = {
-  forLanguage: async (code) => (only && !only.includes(code) ? undefined : built.forLanguage(code)),
+  forLanguage: async (code) => {
+    if (only && !only.includes(code)) return undefined;
+    const lexicon = await built.forLanguage(code);
+    return lexicon && wholeCompounds
+      ? { isWord: (w) => lexicon.isWord(w), isNounOnly: (w) => lexicon.isNounOnly(w) }
+      : lexicon;
+  },
 };
 // --min-probability overrides the fitted decision's threshold (the model stays the fitted one).
 const relevance: RelevanceThresholds | undefined = opts['min-probability']
@@ -109,10 +122,11 @@ async function workspace(
       languages.add(language.code);
       const chunks = chunkText(parsed.text, id, language);
       if (chunks.length === 0) continue;
+      const split = splitterFor(language, await lexicons.forLanguage(language.code));
       await index.replaceDocument(
         'ws',
         id,
-        indexRowsOf({ id, filename: f.name, sourceUrl: null }, parsed, chunks, language),
+        indexRowsOf({ id, filename: f.name, sourceUrl: null }, parsed, chunks, language, split),
       );
     }
     await index.optimize('ws');

@@ -5,7 +5,9 @@
  *
  * - the Debian Reference in English, German, French, Spanish, Japanese and Simplified Chinese (every
  *   HTML page of its language, Debian packages debian-reference-<lang>), asked its own language's
- *   questions (bench/languages/debian-reference-<lang>.json: answerable and unanswerable);
+ *   questions (bench/languages/debian-reference-<lang>.json: answerable and unanswerable), and the
+ *   German workspace also German questions that write its compounds apart or join what it writes
+ *   apart (bench/languages/debian-reference-de-compounds.json, issue 41);
  * - off-topic: the Debian handbook's questions asked of git's manual and git's asked of the handbook
  *   (bench/manual/), and questions of everyday life in six languages asked of four small workspaces of
  *   3 to 30 technical documents, with the questions those workspaces do answer
@@ -39,6 +41,8 @@ import { fixed, parseBenchArgs, writeResults } from './lib/results.js';
 import { describeMachine, startEmbeddedService } from './lib/service-process.js';
 
 const LANGUAGES = ['en', 'de', 'fr', 'es', 'ja', 'zh-cn'];
+/** Further sets asked of a language's workspace: German compounds written apart or joined (issue 41). */
+const MORE_SETS: Record<string, string[]> = { de: ['debian-reference-de-compounds'] };
 const { env, opts } = parseBenchArgs(process.argv.slice(2));
 const label = opts.label ?? 'default';
 const split = opts.split ?? 'all';
@@ -121,10 +125,13 @@ try {
     versions[set.package] = manual.version;
     verifyAnswers(set, manualPages(manual, set));
     const ws = await workspace(set.name, pagesOf(set, manual));
-    await ask(set.name, ws, [
-      ...set.answerable.filter(inSplit).map((q) => answerable(q, set.language)),
-      ...set.unanswerable.filter(inSplit).map((q) => unanswerable(q, set.language)),
-    ]);
+    for (const asked of [set, ...(MORE_SETS[lang] ?? []).map(loadManualSet)]) {
+      if (asked !== set) verifyAnswers(asked, manualPages(manual, asked));
+      await ask(asked.name, ws, [
+        ...asked.answerable.filter(inSplit).map((q) => answerable(q, asked.language)),
+        ...asked.unanswerable.filter(inSplit).map((q) => unanswerable(q, asked.language)),
+      ]);
+    }
   }
 
   // Off-topic: one manual's questions asked of the other's workspace.

@@ -93,6 +93,7 @@ export type {
   RunKind,
   RunProgress,
   RunProgressDocument,
+  RunReprocessing,
   RunStatus,
   SearchHit,
   SearchResponse,

@@ -45,6 +45,8 @@ export type RunStatus = Run['status'];
 /** What started a run: an upload of files, a list of URLs, a source's sync, or documents processed again. */
 export type RunKind = Run['kind'];
 export type RunFailure = Run['failures'][number];
+/** A later run that processed some of a run's documents again (`Run.reprocessedBy`), and how many. */
+export type RunReprocessing = Run['reprocessedBy'][number];
 export type RunProgress = Schemas['RunProgress'];
 export type RunProgressDocument = RunProgress['documents'][number];
 

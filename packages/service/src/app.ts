@@ -40,6 +40,7 @@ import { sessionRoutes } from './http/routes/session.js';
 import { sourceRoutes } from './http/routes/sources.js';
 import { webhookRoutes } from './http/routes/webhooks.js';
 import { workspaceRoutes } from './http/routes/workspaces.js';
+import { traceRequests } from './http/tracing.js';
 import { randomToken } from './ids.js';
 import { UPLOAD_FIELDS } from './ingestion/form.js';
 
@@ -143,6 +144,8 @@ export async function buildApp(
       return typeof given === 'string' && CLIENT_REQUEST_ID.test(given) ? given : `req_${randomToken(10)}`;
     },
   });
+  // First: its hooks start the request's span before anything logs, and wrap every route's handler.
+  if (deps.tracer) traceRequests(app, deps.tracer);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('principal', undefined);

@@ -11,12 +11,14 @@ import type {
   ParserConfig,
   RerankConfig,
 } from './config/sections.js';
+import { type TracingConfig, tracingConfig } from './config/tracing.js';
 import { parseTrustedProxies } from './config/trusted-proxies.js';
 import type { QuotaLimits } from './domain/types.js';
 import { consoleDistDir } from './paths.js';
 import type { FolderRootGrant } from './sources/grants.js';
 import type { WebhookDeliverySettings } from './webhooks/dispatch.js';
 
+export { deriveWorkflowUrl } from './config/database-urls.js';
 export { ConfigError } from './config/environment.js';
 export { pathsOverlap } from './config/folder-roots.js';
 export type {
@@ -180,6 +182,8 @@ export interface Config {
     maxResponseBytes: number;
   };
   logLevel: string;
+  /** Traces to an OpenTelemetry collector (OTEL_EXPORTER_OTLP_ENDPOINT); unset: off, at no cost. */
+  tracing: TracingConfig | undefined;
   /** How long the audit log keeps an event (AUDIT_RETENTION_DAYS); the reconciler removes older ones. */
   audit: { retentionDays: number };
   parser: ParserConfig;
@@ -345,6 +349,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       retentionDays: e.WEBHOOK_RETENTION_DAYS,
     },
     logLevel: e.LOG_LEVEL,
+    tracing: tracingConfig(e),
     parser: {
       // A stack worker handles other people's files on a server: isolation is not optional there.
       isolation: e.PARSER_ISOLATION ?? (mode === 'stack' ? 'required' : 'auto'),
@@ -377,12 +382,4 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     llm: llmConfig(e),
     quotas: quotaDefaults(e),
   };
-}
-
-/** The job engine lives in its own database of the same instance: `<service db>_workflow` by default. */
-export function deriveWorkflowUrl(databaseUrl: string): string {
-  const u = new URL(databaseUrl);
-  const db = decodeURIComponent(u.pathname.replace(/^\//, '')) || 'postgres';
-  u.pathname = `/${encodeURIComponent(`${db}_workflow`)}`;
-  return u.toString();
 }

@@ -31,6 +31,8 @@ import { sandboxLayout } from './adapters/sandbox/bwrap.js';
 import { SandboxedParser } from './adapters/sandbox/parser.js';
 import { createSourceAdapters } from './adapters/sources/connectors.js';
 import { ThreadPreparer } from './adapters/threads/text-preparer.js';
+import { startTracing } from './adapters/tracing/otel.js';
+import { tracedWebhookSender } from './adapters/tracing/webhooks.js';
 import { AllowList } from './adapters/web/address-policy.js';
 import { GuardedFetcher } from './adapters/web/fetcher.js';
 import { AddressGuard } from './adapters/web/guard.js';
@@ -51,7 +53,7 @@ import { FailureThrottle } from './http/throttle.js';
 import { Metrics } from './ops/metrics.js';
 import type { DependencyCheck } from './ops/readiness.js';
 import { packageRoot } from './paths.js';
-import { EmbeddingService, type Embeddings } from './search/embeddings.js';
+import { EmbeddingService, type Embeddings, observedEmbeddings } from './search/embeddings.js';
 import type { RerankStage } from './search/rerank.js';
 import type { FolderRootGrant } from './sources/grants.js';
 import { SourceItemReader } from './sources/items.js';
@@ -297,6 +299,8 @@ export async function createDeps(
   options: CreateDepsOptions = {},
 ): Promise<Deps> {
   const withModels = options.models ?? true;
+  // Before anything that could run in a span; without OTEL_EXPORTER_OTLP_ENDPOINT no SDK is loaded.
+  const tracer = config.tracing ? await startTracing(config.tracing) : undefined;
   const pool = createPool(urls.service, config.database.poolSize, 'docslurp');
   const repositories = createRepositories(pool);
   const { ops } = repositories;
@@ -304,7 +308,11 @@ export async function createDeps(
   // Commits are observed for the metrics, which are made below (they read the index's caches).
   let observeCommit: ((seconds: number, attempts: number) => void) | undefined;
   const lance = new LanceSearchIndex(config.index.uri, lanceStorageOptions(config), {
-    onCommit: (seconds, attempts) => observeCommit?.(seconds, attempts),
+    onCommit: (seconds, attempts) => {
+      observeCommit?.(seconds, attempts);
+      const end = Date.now();
+      tracer?.stage('index commit', end - seconds * 1000, end);
+    },
     encoderEntry: path.join(packageRoot(), 'dist', 'encode.js'),
   });
   const commitCheck = createCommitCheck(config, objects);
@@ -312,7 +320,7 @@ export async function createDeps(
   const embedders = withModels ? await createEmbeddings(config, log) : undefined;
   const embeddings = embedders
     ? new EmbeddingService({
-        embeddings: embedders.embeddings,
+        embeddings: tracer ? observedEmbeddings(embedders.embeddings, tracer) : embedders.embeddings,
         index,
         state: new PgEmbeddingStateStore(pool),
         log,
@@ -324,6 +332,7 @@ export async function createDeps(
     namespace: config.database.workflowNamespace,
     pollIntervalSeconds: config.worker.pollIntervalSeconds,
     onError: (err) => log.warn({ err }, 'job engine error'),
+    traced: tracer !== undefined,
   });
   const rateLimiter = createRateLimiter(config, config.limits.rateLimitPerMinute, 'docslurp:rl');
   const loginLimits = {
@@ -381,7 +390,7 @@ export async function createDeps(
   observeCommit = metrics.observeCommit;
   // One request-forgery guard for everything the service fetches or sends on a user's behalf.
   const guard = new AddressGuard(new AllowList(config.urlFetch.allowHosts));
-  const webhookSender = new GuardedWebhookSender({
+  const guardedSender = new GuardedWebhookSender({
     guard,
     timeoutMs: config.webhooks.timeoutSeconds * 1000,
     maxResponseBytes: config.webhooks.maxResponseBytes,
@@ -442,8 +451,8 @@ export async function createDeps(
     }),
     lister,
     folderGrants,
-    webhookSender,
-    webhookTargets: webhookSender,
+    webhookSender: tracer ? tracedWebhookSender(guardedSender) : guardedSender,
+    webhookTargets: guardedSender,
     webhookDelivery: config.webhooks,
     embeddings,
     filters: new PgDocumentFilter(pool),
@@ -469,6 +478,7 @@ export async function createDeps(
     secrets,
     tmpDir,
     identityProvider,
+    tracer,
     readinessChecks: [
       ...commonChecks,
       { name: 'cache', critical: false, run: () => rateLimiter.check() },
@@ -502,6 +512,8 @@ export async function createDeps(
       await objects.close?.().catch(() => {});
       await pool.end().catch(() => {});
       await rm(tmpDir, { recursive: true, force: true });
+      // Last: the spans of everything that stopped above are sent before the process ends.
+      await tracer?.flush().catch((err: unknown) => log.warn({ err }, 'sending the last spans failed'));
     },
   };
 }

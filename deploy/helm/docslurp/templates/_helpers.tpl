@@ -136,3 +136,70 @@ An entry set to null is left out; one without `to` allows its ports to any addre
 {{- end -}}
 {{- toYaml $rules -}}
 {{- end -}}
+
+{{/*
+The worker's sandbox profile (worker.sandbox.profile) as JSON: hostUsers when it sets it, the
+PARSER_ISOLATION it runs with, and the fields of its pod and container security contexts, which
+worker.podSecurityContext and worker.securityContext may override.
+  userns: bubblewrap unshares every namespace and mounts a fresh /proc, which the runtime's default
+    seccomp and AppArmor profiles and a masked /proc forbid; an unmasked /proc is allowed only to a
+    pod in a user namespace of its own. Pod Security "privileged".
+  restricted: nothing bubblewrap needs (Pod Security "restricted"), so no sandbox: plain processes.
+*/}}
+{{- define "docslurp.workerProfile" -}}
+{{- $profile := .Values.worker.sandbox.profile -}}
+{{- if eq $profile "userns" -}}
+{{- $unconfined := dict "type" "Unconfined" -}}
+{{- toJson (dict "hostUsers" false "isolation" "required" "pod" (dict "seccompProfile" $unconfined) "container" (dict "seccompProfile" $unconfined "appArmorProfile" $unconfined "procMount" "Unmasked")) -}}
+{{- else if eq $profile "restricted" -}}
+{{- $default := dict "type" "RuntimeDefault" -}}
+{{- toJson (dict "isolation" "process" "pod" (dict "seccompProfile" $default) "container" (dict "seccompProfile" $default)) -}}
+{{- else -}}
+{{- fail (printf "worker.sandbox.profile must be userns or restricted, not %q" (toString $profile)) -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+A component's topologySpreadConstraints (dict: root, component, constraints): each entry without a
+labelSelector selects the component's pods, and without matchLabelKeys counts pod-template-hash, so
+that during a rollout the new ReplicaSet's pods are spread among themselves.
+*/}}
+{{- define "docslurp.topologySpread" -}}
+{{- $selector := include "docslurp.selector" (dict "root" .root "component" .component) | fromYaml -}}
+{{- $constraints := list -}}
+{{- range .constraints -}}
+{{- $c := deepCopy . -}}
+{{- if not (hasKey $c "labelSelector") -}}
+{{- $_ := set $c "labelSelector" (dict "matchLabels" $selector) -}}
+{{- end -}}
+{{- if not (hasKey $c "matchLabelKeys") -}}
+{{- $_ := set $c "matchLabelKeys" (list "pod-template-hash") -}}
+{{- end -}}
+{{- $constraints = append $constraints $c -}}
+{{- end -}}
+{{- toYaml $constraints -}}
+{{- end -}}
+
+{{/*
+The annotations of the server's and the workers' pods: podAnnotations (dict: root, annotations) and,
+with secretRevision, docslurp/secret-revision, whose change rolls the pods after the Secret changed
+(the chart does not own the Secret, so Helm would see no change). "lookup" takes the Secret's
+resourceVersion from the cluster: a version number, nothing derived from the secret's values.
+*/}}
+{{- define "docslurp.podAnnotations" -}}
+{{- $annotations := deepCopy (default (dict) .annotations) -}}
+{{- $revision := toString (default "" .root.Values.secretRevision) -}}
+{{- if eq $revision "lookup" -}}
+{{- $secret := lookup "v1" "Secret" .root.Release.Namespace (include "docslurp.secretName" .root) -}}
+{{- if not $secret -}}
+{{- fail (printf "secretRevision=lookup: the Secret %s was not found in namespace %s (helm template and --dry-run=client cannot read the cluster: pass the revision instead, see values.yaml)" (include "docslurp.secretName" .root) .root.Release.Namespace) -}}
+{{- end -}}
+{{- $revision = $secret.metadata.resourceVersion -}}
+{{- end -}}
+{{- if $revision -}}
+{{- $_ := set $annotations "docslurp/secret-revision" $revision -}}
+{{- end -}}
+{{- if $annotations -}}
+{{- toYaml $annotations -}}
+{{- end -}}
+{{- end -}}

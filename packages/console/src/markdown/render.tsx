@@ -30,6 +30,14 @@ function decodeEntities(s: string): string {
   });
 }
 
+/** A table's name: "Table: Setting, Default, Meaning", its columns cut short when there are many. */
+export function tableLabel(columns: string[]): string {
+  const named = columns.map((c) => c.trim()).filter(Boolean);
+  if (named.length === 0) return 'Table';
+  const all = named.join(', ');
+  return `Table: ${all.length > 80 ? `${all.slice(0, 79).trimEnd()}…` : all}`;
+}
+
 const isComment = (html: string) => /^\s*<!--[\s\S]*-->\s*$/.test(html);
 
 /**
@@ -53,7 +61,9 @@ function CodeBlock({ children }: { children: ReactNode }) {
     <pre
       ref={box}
       className="md-code"
-      {...(scrolls ? { tabIndex: 0, role: 'region', 'aria-label': 'Code' } : {})}
+      // A group, not a region: a text with several code blocks would hold several landmarks of the
+      // same name (axe's landmark-unique), and they are no places to jump to.
+      {...(scrolls ? { tabIndex: 0, role: 'group', 'aria-label': 'Code' } : {})}
     >
       <code>{children}</code>
     </pre>
@@ -128,8 +138,17 @@ class Renderer {
       case 'table':
         return (
           // A wide table scrolls inside its box, not the page; the box can be scrolled by keyboard too.
-          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable region must be reachable by keyboard.
-          <section key={key} className="table-scroll" tabIndex={0} aria-label="Table">
+          // A group named by its columns, not a region landmark: several tables are not several
+          // landmarks of one name (axe's landmark-unique), and a table is announced as one anyway.
+          // biome-ignore lint/a11y/useSemanticElements: a fieldset is for form controls; this is a table's box.
+          <div
+            key={key}
+            className="table-scroll"
+            // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable box must be reachable by keyboard.
+            tabIndex={0}
+            role="group"
+            aria-label={tableLabel(t.header.map((cell) => cell.text))}
+          >
             <table className="md-table">
               <thead>
                 <tr>
@@ -152,7 +171,7 @@ class Renderer {
                 ))}
               </tbody>
             </table>
-          </section>
+          </div>
         );
       case 'hr':
         return <hr key={key} />;

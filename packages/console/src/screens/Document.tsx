@@ -7,7 +7,7 @@ import { ConfirmButton } from '../components/ConfirmButton';
 import { Details, ErrorNote, Loading, ScrollRegion, Status, When } from '../components/common';
 import { documentLabel } from '../components/DocumentName';
 import { AccessFact, AccessForm } from '../components/DocumentSharing';
-import { Markdown, useMarkdown } from '../components/Markdown';
+import { useMarkdown } from '../components/Markdown';
 import { WorkspaceCrumb } from '../components/WorkspaceCrumb';
 import { mayEdit, maySeeRuns, useUser } from '../lib/access';
 import { useAction, useLoad, useTitle } from '../lib/hooks';
@@ -15,7 +15,7 @@ import { contentHref, isPdf } from '../lib/links';
 import { markSplitter, withMarkChars } from '../lib/marks';
 import { formatBytes } from '../lib/progress';
 import { runName } from '../lib/runs';
-import { scrollWithin } from '../lib/scroll';
+import { revealWithin, scrollWithin } from '../lib/scroll';
 import { sourceLabel } from '../lib/sources';
 import { pageAt, passageWordsOnPage, segmentText } from '../lib/text';
 import { Link, navigate, useLocation } from '../router';
@@ -42,25 +42,29 @@ function TextView({
   markdown,
   mark,
   page,
+  reveal,
 }: {
   text: string;
   markdown: boolean;
   mark: { start: number; end: number } | undefined;
   page: number | undefined;
+  /** Each change asks to bring the marked passage into view again. */
+  reveal: number;
 }) {
   const root = useRef<HTMLElement>(null);
   const renderer = useMarkdown();
   const pages = useMemo(() => segmentText(text, mark), [text, mark]);
   const waiting = markdown && !renderer;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new `reveal` asks for the same scroll again.
   useEffect(() => {
     const box = root.current;
     // Runs again whenever the marked passage is rendered anew (new text or new offsets).
     if (!box || pages.length === 0 || waiting) return;
     const marked = box.querySelector('mark');
     const pageStart = page ? box.querySelector(`[data-page="${page}"]`) : null;
-    if (marked) scrollWithin(box, marked);
+    if (marked) revealWithin(box, marked);
     else if (pageStart) scrollWithin(box, pageStart, 'start');
-  }, [pages, page, waiting]);
+  }, [pages, page, waiting, reveal]);
   if (waiting) return <Loading />;
   return (
     <ScrollRegion
@@ -143,6 +147,8 @@ export function DocumentScreen({ id }: { id: string }) {
     if (wantsPdf) void loadPdfView();
   }, [wantsPdf]);
   const [tab, setTab] = useState<'original' | 'text'>();
+  // Pressing the cited passage's line asks the view to bring its highlight into view again.
+  const [reveal, setReveal] = useState(0);
   const action = useAction(reload);
   // Its run, named by what it was (and a sync by its source): after the record, beside the text.
   const user = useUser();
@@ -189,13 +195,6 @@ export function DocumentScreen({ id }: { id: string }) {
 
   const markdown = doc.mediaType !== 'text/plain';
   const tooLong = (text?.length ?? 0) > MARKDOWN_MAX_CHARS;
-  const cited =
-    mark && text
-      ? text
-          .slice(mark.start, mark.end)
-          .replace(/<!-- page \d+ -->\s*/g, '')
-          .trim()
-      : '';
 
   const [run, { sources }] = origin.data ?? [undefined, { sources: [] }];
   // Processing again and deleting are for those who may edit its workspace; until it is known, no buttons.
@@ -307,17 +306,13 @@ export function DocumentScreen({ id }: { id: string }) {
       </div>
       <ActionNote action={action} />
 
+      {/* One line, not the passage again: the passage is highlighted where it is, in the view below. */}
       {mark && text ? (
-        <div className="cited-note" data-testid="cited-passage">
-          <p>Cited passage{page ? ` on page ${page}` : ''}:</p>
-          {markdown ? (
-            <Markdown source={cited} />
-          ) : (
-            <p className="plain">
-              <q>{cited}</q>
-            </p>
-          )}
-        </div>
+        <p className="cited-line" data-testid="cited-passage">
+          <button type="button" className="link" onClick={() => setReveal((n) => n + 1)}>
+            Go to the cited passage{page ? ` on page ${page}` : ''}
+          </button>
+        </p>
       ) : null}
 
       <h2 className="sr-only">{view === 'original' ? 'Original PDF' : 'Extracted text'}</h2>
@@ -343,7 +338,7 @@ export function DocumentScreen({ id }: { id: string }) {
       </nav>
       {view === 'original' && bytes ? (
         <Suspense fallback={<Loading />}>
-          <PdfView bytes={bytes} page={page} highlights={highlights} />
+          <PdfView bytes={bytes} page={page} highlights={highlights} reveal={reveal} />
         </Suspense>
       ) : null}
       {view === 'text' ? (
@@ -363,7 +358,7 @@ export function DocumentScreen({ id }: { id: string }) {
                 characters), so it is shown as it is, without formatting.
               </p>
             ) : null}
-            <TextView text={text} markdown={markdown && !tooLong} mark={mark} page={page} />
+            <TextView text={text} markdown={markdown && !tooLong} mark={mark} page={page} reveal={reveal} />
           </>
         )
       ) : null}

@@ -89,7 +89,8 @@ function ReprocessButton({
   state: 'cancelled' | 'failed';
   action: Action;
 }) {
-  const n = data.counts[state];
+  // The run's counts keep documents processed again in a later run: only those still here can go.
+  const n = data.documents.filter((d) => d.status === state).length;
   if (n === 0 || !data.done) return null;
   const words =
     state === 'cancelled'
@@ -148,7 +149,13 @@ function RunView({ data, name, reload }: { data: RunProgress; name: string; relo
   const sentence = describeRun(data.status, c);
   const shown = filter === 'all' ? sorted : sorted.filter((d) => d.status === filter);
   const p = pageOf(shown, page, PAGE_SIZE);
-  const chips = DOCUMENT_STATES.filter((s) => c[s.state] > 0 || s.state === filter);
+  // The table lists the documents still in the run; its chips count those, not the run's counts.
+  const here = useMemo(() => {
+    const n = new Map<DocumentStatus, number>();
+    for (const d of data.documents) n.set(d.status, (n.get(d.status) ?? 0) + 1);
+    return n;
+  }, [data.documents]);
+  const chips = DOCUMENT_STATES.filter((s) => (here.get(s.state) ?? 0) > 0 || s.state === filter);
   const paused = data.status === 'paused';
 
   return (
@@ -193,6 +200,16 @@ function RunView({ data, name, reload }: { data: RunProgress; name: string; relo
           </p>
         ) : null}
         {data.changes ? <p data-testid="sync-changes">{describeChanges(data.changes)}</p> : null}
+        {data.reprocessedBy.length > 0 ? (
+          <ul className="plain" data-testid="run-reprocessed">
+            {data.reprocessedBy.map((r) => (
+              <li key={r.runId}>
+                Processed again in <Link to={`/runs/${r.runId}`}>{r.runId}</Link> (
+                {r.documents === 1 ? '1 of its documents' : `${r.documents} of its documents`})
+              </li>
+            ))}
+          </ul>
+        ) : null}
         {c.total === 0 && data.done && !data.error && !data.changes ? (
           <p className="muted">
             {data.kind === 'sync'
@@ -286,13 +303,13 @@ function RunView({ data, name, reload }: { data: RunProgress; name: string; relo
         </>
       ) : null}
 
-      {c.total > 0 ? (
+      {data.documents.length > 0 ? (
         <>
           <h2 ref={table}>Documents</h2>
           <fieldset className="filters">
             <legend className="sr-only">Show documents by state</legend>
             <button type="button" aria-pressed={filter === 'all'} onClick={() => show('all')}>
-              all ({c.total})
+              all ({data.documents.length})
             </button>
             {chips.map((s) => (
               <button
@@ -302,7 +319,7 @@ function RunView({ data, name, reload }: { data: RunProgress; name: string; relo
                 data-state={s.state}
                 onClick={() => show(s.state)}
               >
-                {s.word} ({c[s.state]})
+                {s.word} ({here.get(s.state) ?? 0})
               </button>
             ))}
           </fieldset>

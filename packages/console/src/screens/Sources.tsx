@@ -9,6 +9,7 @@ import { PatternFields, SourceEditForm } from '../components/SourceEdit';
 import { WorkspaceHeader } from '../components/WorkspaceHeader';
 import { mayEdit, maySeeRuns, useUser } from '../lib/access';
 import { useAction, useLoad, useTitle } from '../lib/hooks';
+import { foundNothing } from '../lib/runs';
 import {
   allowedSourceTypes,
   parsePatterns,
@@ -170,8 +171,20 @@ export function SourcesScreen({ workspaceId }: { workspaceId: string }) {
                   <>
                     <RunLink id={s.lastSync.runId} runs={runs}>
                       <Status value={s.lastSync.status} />
-                    </RunLink>{' '}
-                    <When iso={s.lastSync.finishedAt ?? s.lastSync.startedAt} />
+                    </RunLink>
+                    {foundNothing({ kind: 'sync', ...s.lastSync }) ? (
+                      <>
+                        {' '}
+                        <span className="status status-muted" data-testid="no-changes">
+                          no changes
+                        </span>
+                      </>
+                    ) : null}
+                    {/* Syncs that found nothing are folded in the run list: this says they happened. */}
+                    <div className="small" data-testid="last-checked">
+                      last checked{' '}
+                      <When iso={s.lastCheckedAt ?? s.lastSync.finishedAt ?? s.lastSync.startedAt} />
+                    </div>
                     {s.lastSync.error ? (
                       <div className="bad-text small">
                         {s.lastSync.error.message}

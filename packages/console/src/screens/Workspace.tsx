@@ -80,8 +80,34 @@ function deletionNote(documents: Document[], runsInProgress: number): string {
   return `Deletes ${what} with their original files, extracted text and search index.${runs} This cannot be undone.`;
 }
 
-/** The workspace's latest runs, each named by what it was and when. */
+/**
+ * The workspace's latest runs, each named by what it was and when. Syncs that found nothing new are
+ * folded away (a scheduled source adds one every interval): the Sources tab says when each source
+ * was last checked, and a toggle shows them here.
+ */
 function RunList({ runs, sourceNames }: { runs: Run[]; sourceNames: Map<string, string> }) {
+  const [showAll, setShowAll] = useState(false);
+  const quiet = runs.filter(foundNothing).length;
+  const shown = showAll ? runs : runs.filter((r) => !foundNothing(r));
+  return (
+    <>
+      {shown.length > 0 ? <RunItems runs={shown} sourceNames={sourceNames} /> : null}
+      {quiet > 0 ? (
+        <button
+          type="button"
+          className="link"
+          aria-pressed={showAll}
+          data-testid="show-quiet-syncs"
+          onClick={() => setShowAll(!showAll)}
+        >
+          {quiet === 1 ? 'Show the sync with no changes' : `Show ${quiet} syncs with no changes`}
+        </button>
+      ) : null}
+    </>
+  );
+}
+
+function RunItems({ runs, sourceNames }: { runs: Run[]; sourceNames: Map<string, string> }) {
   return (
     <ul className="plain" data-testid="runs">
       {runs.map((r) => {

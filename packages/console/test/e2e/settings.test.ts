@@ -262,17 +262,39 @@ describe('sources', () => {
 });
 
 describe('syncs that found nothing new', () => {
-  it('are marked "no changes" in the run list, and their run says so', async () => {
+  it('are folded in the run list, shown on request marked "no changes", and their run says so', async () => {
     // Nothing changed in the folder since: a sync that finds nothing, twice.
+    let lastRun = '';
     for (let i = 0; i < 2; i++) {
       const r = await api(page, 'POST', `/v1/workspaces/${ids.ws}/sources/${ids.folder}/sync`, {});
       expect(r.status).toBe(202);
+      lastRun = r.body.run.id;
       await settled(ids.folder);
     }
+    // The source says when it was last checked (by the second sync), and that it found nothing.
+    await page.goto(`${url}/workspaces/${ids.ws}/sources`);
+    const cell = page.locator(`tr[data-source="${ids.folder}"]`).getByTestId('last-sync');
+    await cell.getByTestId('last-checked').waitFor();
+    const source = (await api(page, 'GET', `/v1/workspaces/${ids.ws}/sources/${ids.folder}`)).body;
+    expect(source.lastSync.runId).toBe(lastRun);
+    expect(await cell.getByTestId('last-checked').textContent()).toMatch(/^last checked \S/);
+    expect(await cell.getByTestId('last-checked').locator('time').getAttribute('datetime')).toBe(
+      source.lastCheckedAt,
+    );
+    expect(await cell.getByTestId('no-changes').textContent()).toBe('no changes');
+
     await page.goto(`${url}/workspaces/${ids.ws}`);
     const runs = page.getByTestId('runs');
     await runs.waitFor();
     const items = runs.locator('li');
+    // Folded: only the sync that brought documents, and a toggle that says how many are left out.
+    expect(await items.filter({ hasText: 'Sync of Staff handbook folder' }).count()).toBe(1);
+    expect(await runs.getByTestId('no-changes').count()).toBe(0);
+    const toggle = page.getByTestId('show-quiet-syncs');
+    expect(await toggle.textContent()).toBe('Show 2 syncs with no changes');
+    expect(await toggle.getAttribute('aria-pressed')).toBe('false');
+    await toggle.click();
+    expect(await toggle.getAttribute('aria-pressed')).toBe('true');
     const syncs = await items.filter({ hasText: 'Sync of Staff handbook folder' }).all();
     expect(syncs).toHaveLength(3);
     // Newest first: the two that found nothing, then the first, which brought two documents.
@@ -289,7 +311,8 @@ describe('syncs that found nothing new', () => {
     );
     await page.goBack();
     await runs.waitFor();
-    await syncs[2]!.getByRole('link').click();
+    // Back on the workspace, the list is folded again: the sync that found something is the one shown.
+    await items.filter({ hasText: 'Sync of Staff handbook folder' }).getByRole('link').click();
     await page.getByTestId('sync-changes').waitFor();
     expect(await page.getByTestId('sync-changes').textContent()).toBe(
       'The sync found 2 new; 0 items unchanged.',

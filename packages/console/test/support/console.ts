@@ -142,12 +142,16 @@ export interface AxeFinding {
 }
 
 /**
- * axe-core's serious and critical findings on the page as it is now. axe is evaluated through the
- * DevTools protocol (the console's CSP allows no inline script, rightly), then run on the document.
+ * axe-core's findings of the given impacts (serious and critical by default) on the page as it is
+ * now. axe is evaluated through the DevTools protocol (the console's CSP allows no inline script,
+ * rightly), then run on the document.
  */
-export async function axeFindings(p: Page): Promise<AxeFinding[]> {
+export async function axeFindings(
+  p: Page,
+  impacts: readonly string[] = ['serious', 'critical'],
+): Promise<AxeFinding[]> {
   await p.evaluate(axeSource);
-  return p.evaluate(async () => {
+  return p.evaluate(async (impacts) => {
     interface Violation {
       id: string;
       impact: string;
@@ -159,14 +163,14 @@ export async function axeFindings(p: Page): Promise<AxeFinding[]> {
     ).axe;
     const result = await axe.run(document, { resultTypes: ['violations'] });
     return result.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .filter((v) => impacts.includes(v.impact))
       .map((v) => ({
         id: v.id,
         impact: v.impact,
         help: v.help,
         targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')),
       }));
-  });
+  }, impacts);
 }
 
 /**

@@ -2,7 +2,12 @@ import { createElement, Fragment, type ReactNode } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { MARK_END, MARK_START, markSplitter, withMarkChars } from '../../src/lib/marks.js';
-import { type MarkdownOptions, renderInlineMarkdown, renderMarkdown } from '../../src/markdown/render.js';
+import {
+  type MarkdownOptions,
+  renderInlineMarkdown,
+  renderMarkdown,
+  tableLabel,
+} from '../../src/markdown/render.js';
 
 const html = (source: string, options?: MarkdownOptions) =>
   renderToStaticMarkup(createElement(Fragment, null, renderMarkdown(source, options)));
@@ -99,5 +104,25 @@ describe('marking a cited range in rendered Markdown', () => {
     expect(withMarkChars('# Title\n\nText', 0, 2)).toBe('# Title\n\nText'); // only the heading's hash
     expect(withMarkChars('Para.\n\n- item', 5, 9)).toBe('Para.\n\n- item'); // only blank and syntax
     expect(withMarkChars(`a${MARK_START}b`, 0, 1)).toBe(`${MARK_START}a${MARK_END}\uFFFDb`);
+  });
+});
+
+describe('tables of a text', () => {
+  it('are groups named by their columns, not landmarks of one name', () => {
+    const out = html(
+      '| Setting | Default |\n| --- | --- |\n| PORT | 8080 |\n\n| Name | Role |\n| --- | --- |\n| Ada | owner |\n',
+    );
+    expect(out).not.toContain('<section');
+    expect(out.match(/role="group"/g)).toHaveLength(2);
+    expect(out).toContain('aria-label="Table: Setting, Default"');
+    expect(out).toContain('aria-label="Table: Name, Role"');
+  });
+
+  it('are named "Table" without column names, and the names cut short when long', () => {
+    expect(tableLabel(['', ' '])).toBe('Table');
+    const long = tableLabel(Array.from({ length: 20 }, (_, i) => `Column number ${i}`));
+    expect(long.startsWith('Table: Column number 0, Column number 1')).toBe(true);
+    expect(long.endsWith('…')).toBe(true);
+    expect(long.length).toBeLessThanOrEqual('Table: '.length + 80);
   });
 });

@@ -110,6 +110,7 @@ describe('polling a run', () => {
     changes: null,
     counts: c,
     failures: [],
+    reprocessedBy: [],
     progress: 1,
     done: ['completed', 'failed', 'cancelled'].includes(status),
     documents: [],

@@ -1409,7 +1409,7 @@ export interface components {
             access: components["schemas"]["DocumentAccess"];
             createdAt: string;
             updatedAt: string;
-            /** @description The last sync that listed the source (its run may still be processing documents) */
+            /** @description The last sync that listed the source (its run may still be processing documents), whether or not it found anything new: when the source was last checked */
             lastSync: {
                 runId: string;
                 /** @enum {string} */
@@ -1420,7 +1420,20 @@ export interface components {
                     code: string;
                     message: string;
                 } | null;
+                /** @description What a sync found when it listed its source (kept when its documents move on to later runs); all of added, changed and deleted 0: the sync found nothing new. null for other runs, and a sync that applied nothing (cancelled, failed, not listed yet) */
+                changes: {
+                    /** @description Items new to the workspace, each a document of this run */
+                    added: number;
+                    /** @description Items processed again: changed, failed or cancelled before, or a file whose size or time moved */
+                    changed: number;
+                    /** @description Documents deleted because their item is gone from the source */
+                    deleted: number;
+                    /** @description Items left as they were */
+                    unchanged: number;
+                } | null;
             } | null;
+            /** @description When a sync last finished listing the source, whatever it found (nothing new, too); null before the first */
+            lastCheckedAt: string | null;
             /** @description The run of the sync requested or under way */
             syncRunId: string | null;
             /** @description null without a schedule, or when five syncs in a row failed the same way */
@@ -1539,7 +1552,9 @@ export interface components {
                 /** @description Items left as they were */
                 unchanged: number;
             } | null;
+            /** @description Its documents by state, those processed again in a later run (`reprocessedBy`) in the state they left it in */
             counts: components["schemas"]["DocumentCounts"];
+            /** @description Its failed documents, except those processed again in a later run since */
             failures: {
                 documentId: string;
                 filename: string;
@@ -1547,6 +1562,13 @@ export interface components {
                 sourceItem: string | null;
                 code: string;
                 message: string;
+            }[];
+            /** @description The runs that processed some of its documents again, oldest first (POST /v1/runs/{id}/reprocess, POST /v1/documents/{id}/reprocess); empty when none did */
+            reprocessedBy: {
+                /** @description The later run (kind `reprocess`) */
+                runId: string;
+                /** @description How many of this run’s documents it took */
+                documents: number;
             }[];
             /** @description Documents processed per second over the last minute of work (over the whole run once it is finished); null while nothing has been processed in that minute or while paused */
             documentsPerSecond: number | null;
@@ -1647,7 +1669,9 @@ export interface components {
                 /** @description Items left as they were */
                 unchanged: number;
             } | null;
+            /** @description Its documents by state, those processed again in a later run (`reprocessedBy`) in the state they left it in */
             counts: components["schemas"]["DocumentCounts"];
+            /** @description Its failed documents, except those processed again in a later run since */
             failures: {
                 documentId: string;
                 filename: string;
@@ -1655,6 +1679,13 @@ export interface components {
                 sourceItem: string | null;
                 code: string;
                 message: string;
+            }[];
+            /** @description The runs that processed some of its documents again, oldest first (POST /v1/runs/{id}/reprocess, POST /v1/documents/{id}/reprocess); empty when none did */
+            reprocessedBy: {
+                /** @description The later run (kind `reprocess`) */
+                runId: string;
+                /** @description How many of this run’s documents it took */
+                documents: number;
             }[];
             /** @description Documents processed per second over the last minute of work (over the whole run once it is finished); null while nothing has been processed in that minute or while paused */
             documentsPerSecond: number | null;
@@ -3110,7 +3141,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChatResponse"];
-                    "text/event-stream": string;
                 };
             };
             /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
@@ -7966,7 +7996,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ChatCompletion"];
-                    "text/event-stream": string;
                 };
             };
             /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */

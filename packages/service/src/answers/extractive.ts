@@ -166,8 +166,15 @@ export interface AnswerAids {
   absentFromWorkspace?: ReadonlySet<string> | undefined;
 }
 
-/** The language a hit's passage is written in (English for rows indexed before languages were). */
-export const passageLanguage = (hit: SearchHit): Language => languageFor(hit.language ?? 'en');
+/**
+ * The language a hit's passage is written in (English for rows indexed before languages were): the
+ * question's own reading of it when the passage is in the question's language (its compounds split
+ * alike, text/compounds.ts).
+ */
+export const passageLanguage = (hit: SearchHit, question?: Language): Language => {
+  const code = hit.language ?? 'en';
+  return question?.code === code ? question : languageFor(code);
+};
 
 /** The question's terms as each passage language reads them, and their weights among the passages' sentences. */
 interface QuestionTerms {
@@ -188,7 +195,7 @@ export function rankQuotes(
   questionLanguage: Language = ENGLISH,
 ): { type: AnswerType; quotes: Quote[]; unitsByHit: Unit[][] } {
   const type = expectedAnswer(question, questionLanguage);
-  const languages = hits.map(passageLanguage);
+  const languages = hits.map((h) => passageLanguage(h, questionLanguage));
   const unitsByHit = hits.map((h, i) => unitsOf(h.text, languages[i]!));
   const byLanguage = new Map<string, QuestionTerms>();
   for (const lang of languages) {
@@ -258,9 +265,10 @@ function relevanceSignalsOf(
   best: Quote,
   units: Unit[],
   stats: TermStats,
+  questionLanguage: Language,
 ): RelevanceSignals {
   const passageTerms = units.reduce((acc, u) => union(acc, u.terms), new Set<string>());
-  const language = passageLanguage(hits[best.hitIndex]!);
+  const language = passageLanguage(hits[best.hitIndex]!, questionLanguage);
   const others = hits.filter((_, i) => i !== best.hitIndex);
   const meanOther = others.reduce((a, h) => a + h.score, 0) / Math.max(1, others.length);
   return {
@@ -295,9 +303,16 @@ export function composeExtractiveAnswer(
     aids.stats ??
     statsOfPassages(
       question,
-      hits.map((h) => ({ text: h.text, language: passageLanguage(h) })),
+      hits.map((h) => ({ text: h.text, language: passageLanguage(h, questionLanguage) })),
     );
-  const signals = relevanceSignalsOf(question, hits, best, unitsByHit[best.hitIndex]!, stats);
+  const signals = relevanceSignalsOf(
+    question,
+    hits,
+    best,
+    unitsByHit[best.hitIndex]!,
+    stats,
+    questionLanguage,
+  );
   const decline = () => ({ ...declined(questionLanguage), signals });
   // WordNet holds every English lemma; the other languages' word lists have gaps, so a word their
   // workspace holds anywhere is no name there.
@@ -312,7 +327,13 @@ export function composeExtractiveAnswer(
   if (!answersQuestion(signals, aids.relevance ?? DEFAULT_RELEVANCE)) return decline();
 
   const chosen: Quote[] = [
-    extend(best, unitsByHit[best.hitIndex]!, type, options, passageLanguage(hits[best.hitIndex]!)),
+    extend(
+      best,
+      unitsByHit[best.hitIndex]!,
+      type,
+      options,
+      passageLanguage(hits[best.hitIndex]!, questionLanguage),
+    ),
   ];
   for (const q of ranked) {
     if (chosen.length >= options.maxQuotes) break;

@@ -70,7 +70,7 @@ function saysNotInSources(text: string): boolean {
 const checkerFor = (hits: SearchHit[]) =>
   markerChecker(
     hits.map((h) => h.text),
-    hits.map(passageLanguage),
+    hits.map((h) => passageLanguage(h)),
   );
 
 /** The model's answer with checked markers, or the "not in the workspace" answer. */

@@ -125,7 +125,7 @@ export const envSchema = z.object({
   WEBHOOK_POLL_INTERVAL_SECONDS: z.coerce.number().min(0.1).default(1),
   WEBHOOK_RETENTION_DAYS: int(30, 1),
   AUDIT_RETENTION_DAYS: int(365, 1),
-  PARSER_ISOLATION: blankable(['required', 'auto']),
+  PARSER_ISOLATION: blankable(['required', 'auto', 'process']),
   WORKER_PROFILE: blankable(['default', 'full']),
   PARSER_TIMEOUT_SECONDS: int(300, 1),
   PARSER_CPU_SECONDS: int(300, 1),
@@ -185,6 +185,13 @@ export const envSchema = z.object({
   LLM_TEMPERATURE: z.coerce.number().min(0).max(2).default(0.1),
   LLM_TIMEOUT_MS: int(120_000, 100),
   LLM_MAX_RETRIES: int(2, 0),
+  // The OpenTelemetry SDK's own variables (issue 43); the SDK reads the rest of them itself.
+  OTEL_SDK_DISABLED: bool(false),
+  OTEL_TRACES_EXPORTER: blankable(['otlp', 'none']),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalString,
+  OTEL_EXPORTER_OTLP_PROTOCOL: optionalString,
+  OTEL_SERVICE_NAME: optionalString,
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -2,8 +2,12 @@
 
 /** How documents are parsed: in a sandbox, with which tools, within which limits. */
 export interface ParserConfig {
-  /** `required`: the worker refuses to start without bubblewrap. `auto`: falls back to a plain child process. */
-  isolation: 'required' | 'auto';
+  /**
+   * `required`: the worker refuses to start without bubblewrap. `auto`: falls back to a plain child
+   * process. `process`: plain child processes, bubblewrap not tried (a host that forbids it, chosen
+   * knowingly: docs/kubernetes.md).
+   */
+  isolation: 'required' | 'auto' | 'process';
   /** `full` adds OCR (tesseract) and legacy Office conversion (LibreOffice). */
   profile: 'default' | 'full';
   limits: ParserLimits;

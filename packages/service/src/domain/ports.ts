@@ -108,6 +108,11 @@ export interface Lexicon {
   isWord(word: string): boolean;
   /** Known only as a noun, in every form the word may come from: a thing's name ("cockpit", "rugby"). */
   isNounOnly(word: string): boolean;
+  /**
+   * The form is in the list as it is (accents ignored), not only as a compound of listed words: what
+   * compound splitting builds on (text/compounds.ts). Lexicons that are no word list leave it out.
+   */
+  lists?(form: string): boolean;
 }
 
 /** Each language's lexicon, where it has one (English: WordNet; German, French, Spanish: word lists). */

@@ -258,11 +258,23 @@ export interface RunActivity {
   windowSeconds: number;
 }
 
-/** A run as clients see it: its state plus document counts and every failure with its reason. */
+/** A later run that processed some of a run's documents again, and how many of them it took. */
+export interface RunReprocessing {
+  runId: string;
+  documents: number;
+}
+
+/**
+ * A run as clients see it: its state plus document counts and every failure with its reason. The
+ * counts include the documents it handed on to later runs (`reprocessedBy`), in the state they left
+ * in; `failures` lists those still in it.
+ */
 export interface RunView extends Run {
   counts: DocumentCounts;
   failures: RunFailure[];
   activity: RunActivity;
+  /** The runs that processed its documents again, oldest first (the fakes of tests may leave it out). */
+  reprocessedBy?: RunReprocessing[];
 }
 
 /** A passage of a document's extracted text, with where it came from. */

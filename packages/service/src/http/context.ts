@@ -31,6 +31,7 @@ import type {
   WorkspaceDeletionStore,
   WorkspaceStore,
 } from '../domain/stores.js';
+import type { Tracer } from '../domain/tracing.js';
 import type { Principal, QuotaLimits, Scope } from '../domain/types.js';
 import { AppError, errors } from '../errors.js';
 import type { EvaluationStore, QuestionSetStore } from '../evaluation/store.js';
@@ -114,6 +115,8 @@ export interface AppDeps {
   quotaDefaults: QuotaLimits;
   /** The operator's key (SERVICE_BOOTSTRAP_API_KEY), which alone may set accounts' quotas. */
   operatorKey: string | undefined;
+  /** Traces (OTEL_EXPORTER_OTLP_ENDPOINT): every request in a span, its stages in spans under it. */
+  tracer?: Tracer | undefined;
 }
 
 declare module 'fastify' {

@@ -3,6 +3,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 import { z } from 'zod';
 import { CSRF_HEADER, SESSION_COOKIE } from '../domain/sessions.js';
 import { QuestionSetCreateDocumented } from './evaluation-views.js';
+import { streamsBesideJson } from './openapi-streams.js';
 
 /**
  * The OpenAPI document served at /openapi.json, built from the routes' own schemas. `npm run lint`
@@ -367,6 +368,7 @@ export function servedDocument(generated: unknown, origin: string): unknown {
     };
   }
   describeResponses(doc);
+  streamsBesideJson(doc);
   doc.paths = { ...doc.paths, ...OPS_PATHS };
   const schemas = doc.components?.schemas;
   if (schemas) {

@@ -118,8 +118,22 @@ export const Run = z
         'Items a sync left out because no worker can read them (archives, binary content, files over the size limit), by reason; null when none',
       ),
     changes: SyncChanges,
-    counts: DocumentCounts,
-    failures: z.array(RunFailure),
+    counts: DocumentCounts.describe(
+      'Its documents by state, those processed again in a later run (`reprocessedBy`) in the state they left it in',
+    ),
+    failures: z
+      .array(RunFailure)
+      .describe('Its failed documents, except those processed again in a later run since'),
+    reprocessedBy: z
+      .array(
+        z.object({
+          runId: z.string().describe('The later run (kind `reprocess`)'),
+          documents: z.number().int().describe('How many of this run’s documents it took'),
+        }),
+      )
+      .describe(
+        'The runs that processed some of its documents again, oldest first (POST /v1/runs/{id}/reprocess, POST /v1/documents/{id}/reprocess); empty when none did',
+      ),
     documentsPerSecond: z
       .number()
       .nullable()

@@ -46,9 +46,18 @@ export const Source = z
         startedAt: z.string(),
         finishedAt: z.string().nullable(),
         error: z.object({ code: z.string(), message: z.string() }).nullable(),
+        changes: SyncChanges,
       })
       .nullable()
-      .describe('The last sync that listed the source (its run may still be processing documents)'),
+      .describe(
+        'The last sync that listed the source (its run may still be processing documents), whether or not it found anything new: when the source was last checked',
+      ),
+    lastCheckedAt: z
+      .string()
+      .nullable()
+      .describe(
+        'When a sync last finished listing the source, whatever it found (nothing new, too); null before the first',
+      ),
     syncRunId: z.string().nullable().describe('The run of the sync requested or under way'),
     nextSyncAt: z
       .string()
@@ -84,8 +93,10 @@ export function sourceView(s: SourceRecord): z.infer<typeof Source> {
           startedAt: run.createdAt.toISOString(),
           finishedAt: run.finishedAt?.toISOString() ?? null,
           error: run.error,
+          changes: run.changes ?? null,
         }
       : null,
+    lastCheckedAt: s.lastSyncAt?.toISOString() ?? null,
     syncRunId: s.syncRunId,
     nextSyncAt: s.nextSyncAt?.toISOString() ?? null,
     consecutiveFailures: s.consecutiveFailures,

@@ -41,6 +41,7 @@ export function runView(r: RunView) {
     changes: r.changes ?? null,
     counts: r.counts,
     failures: r.failures,
+    reprocessedBy: r.reprocessedBy ?? [],
     documentsPerSecond: pace.documentsPerSecond === null ? null : Number(pace.documentsPerSecond.toFixed(2)),
     etaSeconds: pace.etaSeconds,
   };

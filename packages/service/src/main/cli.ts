@@ -6,53 +6,25 @@ import { insertUser } from '../access/people.js';
 import { ConditionalWritesIgnored } from '../adapters/objects/conditional-writes.js';
 import { EmbeddedPostgresError } from '../adapters/postgres/embedded.js';
 import { ParserIsolationUnavailable } from '../adapters/sandbox/parser.js';
+import { activeTraceIds } from '../adapters/tracing/propagate.js';
 import { buildApp, serverConnectionCap } from '../app.js';
 import { type Config, ConfigError, loadConfig } from '../config.js';
 import { createDeps, type Deps } from '../deps.js';
 import { DEFAULT_ACCOUNT, ensureBootstrapKey } from '../domain/keys.js';
+import { observingStages } from '../domain/stopwatch.js';
 import { DependencyUnavailable } from '../errors.js';
 import { buildWorkerApp, probeConnectionCap } from '../http/worker-app.js';
 import { createLogger } from '../logger.js';
 import { type RunningWorker, resendUnfinished, startWorker } from '../processing/worker.js';
-import { ACCOUNTS_USAGE, accounts } from './accounts.js';
+import { accounts } from './accounts.js';
 import { bucket, groups, keys, secrets, users } from './admin.js';
 import { logAllocator } from './allocator.js';
 import { type Databases, migrateAll, resolveDatabases } from './database.js';
 import { openFilesLimit } from './descriptors.js';
-import { EVAL_USAGE, evaluate } from './eval.js';
+import { evaluate } from './eval.js';
 import { openApiDocument } from './openapi.js';
 import { ensureCanListen, listenFailure } from './port.js';
-
-const USAGE = `Usage: docslurp <command> [options]
-
-Commands:
-  serve                  server and worker in one process; embedded PostgreSQL under DATA_DIR
-                         unless DATABASE_URL is set (migrations are applied first)
-  server                 the HTTP API only (needs DATABASE_URL)
-  worker                 the document worker only (needs DATABASE_URL)
-  migrate                apply database migrations and install the job engine's schema
-  keys create --scopes ingest,search,artifacts[,admin,act-as] [--user EMAIL] [--name NAME]
-              [--account ACCOUNT] [--json]
-                         --user: the key acts exactly as that user (its role, what it may see)
-  keys list [--account ACCOUNT] [--json]
-  keys revoke <key id or prefix>
-  users create --email EMAIL [--password PASSWORD | --password-stdin] [--role owner|admin|editor|reader]
-               [--name NAME] [--group GROUP ...] [--account ACCOUNT] [--json]
-                         role owner unless given; without a password, sign-in is through OIDC
-  users list [--account ACCOUNT] [--json]
-  groups create NAME | groups list | groups add-member GROUP EMAIL | groups remove-member GROUP EMAIL
-                         [--account ACCOUNT] [--json]
-  secrets rotate         re-encrypt stored credentials with ENCRYPTION_KEY (after moving the old key
-                         to ENCRYPTION_KEY_PREVIOUS; see docs/security.md)
-  bucket list            every object of the S3 bucket as JSON lines {"key","size"}
-  bucket export DIR      copy the whole bucket into the empty folder DIR (backups)
-  bucket import DIR      make the bucket an exact copy of DIR, creating it if missing (restores)
-${ACCOUNTS_USAGE}
-${EVAL_USAGE}
-  openapi                print the API's OpenAPI document (as GET /openapi.json serves it; needs no
-                         database), e.g. to generate a client
-
-Configuration comes from environment variables; see the README's configuration table.`;
+import { USAGE } from './usage.js';
 
 type Stopper = () => Promise<void>;
 
@@ -161,7 +133,8 @@ async function runWorker(deps: Deps): Promise<RunningWorker> {
       reconcileIntervalSeconds: deps.config.worker.reconcileIntervalSeconds,
       leaseSeconds: deps.config.worker.leaseSeconds,
       maxAttempts: deps.config.worker.maxAttempts,
-      observeStage: deps.metrics.observeStage,
+      // With tracing on, each document stage is also a span under the job's.
+      observeStage: observingStages(deps.metrics.observeStage, deps.tracer),
       observeFinished: deps.metrics.observeFinished,
       measureBatch: deps.metrics.batch,
       auditRetentionDays: deps.config.audit.retentionDays,
@@ -343,7 +316,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
   }
   // CLI commands keep their output readable: only warnings from the service's internals.
   const interactive = ['keys', 'users', 'groups', 'accounts', 'secrets', 'bucket', 'eval'].includes(command);
-  const log = createLogger(interactive ? 'warn' : config.logLevel);
+  // With tracing on, lines written inside a span (a worker's job, say) name it.
+  const log = createLogger(interactive ? 'warn' : config.logLevel, {
+    traceIds: config.tracing ? activeTraceIds : undefined,
+  });
   try {
     switch (command) {
       case 'serve':

@@ -15,7 +15,8 @@ export const DEFAULT_ORIGIN = 'http://127.0.0.1:8080';
  * so it throws.
  */
 export async function openApiDocument(config: Config, log: Logger): Promise<unknown> {
-  const given: Partial<AppDeps> = { config, log };
+  // No tracer: the document is the same with tracing on, and its build starts no SDK.
+  const given: Partial<AppDeps> = { config, log, tracer: undefined };
   const deps = new Proxy(given, {
     get(target, name) {
       if (name in target) return target[name as keyof AppDeps];

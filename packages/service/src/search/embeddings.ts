@@ -7,6 +7,7 @@ import type {
   SearchIndex,
   VectorSpace,
 } from '../domain/ports.js';
+import type { StageObserver } from '../domain/stopwatch.js';
 
 /** The configured embedder, and how to reach the model of older vectors when it is still served. */
 export interface Embeddings {
@@ -14,6 +15,32 @@ export interface Embeddings {
   readonly current: Embedder | undefined;
   /** An embedder for vectors of `model`, if this deployment can still make them. */
   forModel(model: string): Embedder | undefined;
+}
+
+/**
+ * The same embedders, each embedding of passages (a batch of documents' chunks, a rebuild's page)
+ * told to `observer` as a stage `embedding`: with tracing on, a span under the job's.
+ */
+export function observedEmbeddings(source: Embeddings, observer: StageObserver): Embeddings {
+  const observed = (embedder: Embedder | undefined): Embedder | undefined =>
+    embedder && {
+      model: embedder.model,
+      embedQuery: (text, signal) => embedder.embedQuery(text, signal),
+      async embedPassages(texts, signal) {
+        const start = Date.now();
+        try {
+          return await embedder.embedPassages(texts, signal);
+        } finally {
+          observer.stage('embedding', start, Date.now());
+        }
+      },
+    };
+  return {
+    get current() {
+      return observed(source.current);
+    },
+    forModel: (model) => observed(source.forModel(model)),
+  };
 }
 
 export interface EmbeddingDeps {

@@ -1,3 +1,4 @@
+import type { CompoundSplitter } from '../text/compounds.js';
 import type { Language } from '../text/language.js';
 
 /** Particles of English phrasal verbs: "log in", "set up", "shut down" are written "login", "setup", "shutdown". */
@@ -30,4 +31,27 @@ export function expandQuery(q: string, language: Language): string[] {
     else if (!language.isStopWord(b)) compounds.add(language.term(a + b));
   }
   return [...compounds];
+}
+
+/**
+ * The terms of the parts of the query's compounds ("Druckerwarteschlange" → "druck", "warteschlang"),
+ * which the index holds beside every compound it was given: a passage that writes the parts apart
+ * ("die Warteschlange des Druckers") matches too. The compound's own term stays in the query.
+ */
+export function compoundExpansions(
+  q: string,
+  language: Language,
+  split: CompoundSplitter | undefined,
+): string[] {
+  if (!split) return [];
+  const out = new Set<string>();
+  for (const { word } of language.tokens(q)) {
+    const own = language.indexTerm(word);
+    if (own === undefined) continue;
+    for (const part of split(word) ?? []) {
+      const t = language.indexTerm(part);
+      if (t !== undefined && t !== own) out.add(t);
+    }
+  }
+  return [...out];
 }

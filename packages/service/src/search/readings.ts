@@ -1,6 +1,7 @@
 import type { DocumentScope, IndexHit, SearchIndex } from '../domain/ports.js';
+import type { CompoundSplitter } from '../text/compounds.js';
 import { ENGLISH, type Language, languageFor } from '../text/language.js';
-import { expandQuery } from './expansion.js';
+import { compoundExpansions, expandQuery } from './expansion.js';
 
 /**
  * Reading a query in the workspace's languages: each language's passages were indexed with its own
@@ -31,7 +32,7 @@ export const OTHER_READING_WEIGHT = 0.5;
 /**
  * Lexical candidates: the question read in each of the workspace's languages, each reading searched
  * among the passages of its language (one query when the workspace has one language and it is the
- * question's), merged by score.
+ * question's), merged by score. `split` splits the question's compounds (its own language's).
  */
 export async function lexicalCandidates(
   index: SearchIndex,
@@ -39,6 +40,7 @@ export async function lexicalCandidates(
   readings: Language[],
   limit: number,
   scope: DocumentScope,
+  split?: CompoundSplitter,
 ): Promise<IndexHit[]> {
   const single = readings.length === 1;
   const own = new Set(readings[0]!.indexTerms(req.q));
@@ -51,7 +53,8 @@ export async function lexicalCandidates(
         terms: terms.join(' '),
         limit,
         ...scope,
-        expansions: i === 0 ? expandQuery(req.q, language) : [],
+        expansions:
+          i === 0 ? [...expandQuery(req.q, language), ...compoundExpansions(req.q, language, split)] : [],
         language: single ? undefined : language.code,
       });
       const weight = i === 0 ? 1 : OTHER_READING_WEIGHT;

@@ -1,9 +1,10 @@
 import type { Log } from '../domain/log.js';
-import type { IndexHit, LanguageDetector, SearchIndex } from '../domain/ports.js';
+import type { IndexHit, LanguageDetector, Lexicons, SearchIndex } from '../domain/ports.js';
 import type { Stopwatch } from '../domain/stopwatch.js';
 import type { DocumentOrigin, DocumentStore, SearchContext, WorkspaceStore } from '../domain/stores.js';
 import type { Citation, Principal, SearchHit } from '../domain/types.js';
 import { errors } from '../errors.js';
+import { splitterFor } from '../text/compounds.js';
 import { questionLanguage } from '../text/detection.js';
 import type { Language } from '../text/language.js';
 import type { EmbeddingService } from './embeddings.js';
@@ -86,6 +87,11 @@ export interface SearchDeps {
   rerank?: RerankStage | undefined;
   /** Tells the question's language; without one, questions are read in the workspace's languages. */
   languages?: LanguageDetector | undefined;
+  /**
+   * Each language's words: the word list a question's compounds are split by (German), and for the
+   * extractive answerer the ordinary words that tell when a question names something absent.
+   */
+  lexicons?: Lexicons | undefined;
 }
 
 export interface RankedHit extends SearchHit {
@@ -156,6 +162,9 @@ async function rankedRows(
   const workspace = req.context ?? (await searchContextOf(deps, principal, req.workspaceId));
   const language = req.language ?? (await questionLanguage(req.q, workspace, deps.languages));
   const readings = readingsOf(language, workspace.languages);
+  const split = language.splitsCompounds
+    ? splitterFor(language, await deps.lexicons?.forLanguage(language.code))
+    : undefined;
   const options = deps.searchOptions ?? DEFAULT_SEARCH;
   const filters: SearchFilters = { ...req.filters };
   let documentIds = filters.documentIds;
@@ -173,7 +182,7 @@ async function rankedRows(
   // Ask for more than needed: stale rows, duplicates and the per-document cap all thin the list.
   const limit = Math.max(60, req.topK * 2);
   const [lexical, near] = await Promise.all([
-    mode === 'vector' ? [] : lexicalCandidates(deps.index, req, readings, limit, scope),
+    mode === 'vector' ? [] : lexicalCandidates(deps.index, req, readings, limit, scope, split),
     vectors && mode !== 'lexical'
       ? vectors.embedder
           .embedQuery(req.q)

@@ -41,6 +41,11 @@ export interface LanguageSpec {
   /** Abbreviations that end with a full stop without ending the sentence (lower case, no final dot). */
   abbreviations?: readonly string[];
   joinsCompounds?: boolean;
+  /**
+   * Compounds are split into their parts, in the index and in questions, where the language has a
+   * word list to split by (text/compounds.ts; German only: the registry has no Dutch or Nordic list).
+   */
+  splitsCompounds?: boolean;
   cjkLocale?: 'ja' | 'zh';
   /**
    * How runs of Chinese/Japanese characters are cut (text/tokens.ts): by words in Chinese, in pairs
@@ -133,6 +138,7 @@ export const SPECS: Record<string, LanguageSpec> = {
   de: {
     name: 'German',
     stemmer: 'german',
+    splitsCompounds: true,
     stopWords: german,
     abbreviations: [
       'z.b',

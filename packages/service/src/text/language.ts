@@ -1,5 +1,6 @@
 /// <reference path="./snowball-stemmers.d.ts" />
 import snowball from 'snowball-stemmers';
+import type { CompoundSplitter } from './compounds.js';
 import { type LanguageSpec, SPECS, SUPPORTED_LANGUAGES } from './language-specs.js';
 
 export { SUPPORTED_LANGUAGES };
@@ -29,12 +30,19 @@ export interface Language {
   term(word: string): string;
   /** Every word of the text as its term, stop words included. */
   terms(text: string): string[];
-  /** The content terms of a text in order: stop words dropped, each word as its term. */
-  contentTerms(text: string): string[];
+  /**
+   * The content terms of a text in order: stop words dropped, each word as its term. With `split`, a
+   * compound's parts' terms follow its own (text/compounds.ts).
+   */
+  contentTerms(text: string, split?: CompoundSplitter): string[];
   /** The terms a query is matched on: its content terms, or all of them when it has only stop words. */
   queryTerms(query: string): string[];
-  /** A question's content terms: also without the words that only ask ("how many", "combien"). */
-  questionTerms(question: string): string[];
+  /**
+   * A question's content terms: also without the words that only ask ("how many", "combien"). With
+   * `split`, a compound is asked as its parts ("Druckerwarteschlange" → "druck", "warteschlang"), which
+   * passages hold whether they join them or write them apart.
+   */
+  questionTerms(question: string, split?: CompoundSplitter): string[];
   /**
    * The terms the full-text index holds for a text, and a query asks it for: like `contentTerms`,
    * but English drops only its shortest list of stop words there (below).
@@ -46,6 +54,8 @@ export interface Language {
   readonly questions: QuestionRules;
   /** Whether adjacent words may be written as one ("file name" / "filename"; German compounds). */
   readonly joinsCompounds: boolean;
+  /** Whether compounds are split into their parts where a word list allows (text/compounds.ts). */
+  readonly splitsCompounds: boolean;
   /** Whether the language is written in the Latin alphabet (a Latin word in a Russian or Chinese question is a name). */
   readonly latinScript: boolean;
 }
@@ -67,6 +77,7 @@ const MAX_STEMMED_LENGTH = 40;
 class SpecLanguage implements Language {
   readonly questions: QuestionRules;
   readonly joinsCompounds: boolean;
+  readonly splitsCompounds: boolean;
   private readonly stopWords: ReadonlySet<string>;
   private readonly indexStopWords: ReadonlySet<string>;
   private readonly stemmer: { stem(w: string): string } | undefined;
@@ -82,6 +93,7 @@ class SpecLanguage implements Language {
   ) {
     this.questions = questionRules(code);
     this.joinsCompounds = spec.joinsCompounds ?? false;
+    this.splitsCompounds = spec.splitsCompounds ?? false;
     this.stopWords = new Set(spec.stopWords);
     this.indexStopWords = spec.indexStopWords ? new Set(spec.indexStopWords) : new Set();
     this.stemmer = spec.stemmer ? snowball.newStemmer(spec.stemmer) : undefined;
@@ -140,8 +152,8 @@ class SpecLanguage implements Language {
     return this.tokens(text).map((t) => this.term(t.word));
   }
 
-  contentTerms(text: string): string[] {
-    return this.termsWithout(text, this.stopWords, true);
+  contentTerms(text: string, split?: CompoundSplitter): string[] {
+    return this.termsWithout(text, this.stopWords, true, split && { split, whole: true });
   }
 
   queryTerms(query: string): string[] {
@@ -149,8 +161,9 @@ class SpecLanguage implements Language {
     return content.length ? content : this.terms(query);
   }
 
-  questionTerms(question: string): string[] {
-    return this.contentTerms(question.replace(this.questions.asking, ' '));
+  questionTerms(question: string, split?: CompoundSplitter): string[] {
+    const text = question.replace(this.questions.asking, ' ');
+    return this.termsWithout(text, this.stopWords, true, split && { split, whole: false });
   }
 
   indexTerms(text: string): string[] {
@@ -168,14 +181,24 @@ class SpecLanguage implements Language {
     return this.indexStopWords.has(stop) ? undefined : this.term(word);
   }
 
-  /** Terms of the words that are not stop words (nor, for matching sentences, single Latin letters). */
-  private termsWithout(text: string, stop: ReadonlySet<string>, dropLetters: boolean): string[] {
+  /**
+   * Terms of the words that are not stop words (nor, for matching sentences, single Latin letters).
+   * `compounds`: each compound's parts' terms after its own (`whole`) or instead of it.
+   */
+  private termsWithout(
+    text: string,
+    stop: ReadonlySet<string>,
+    dropLetters: boolean,
+    compounds?: { split: CompoundSplitter; whole: boolean },
+  ): string[] {
     const out: string[] = [];
     for (const { word } of this.tokens(text)) {
       if (stop.has(word)) continue;
       if (dropLetters && word.length < 2 && /^[a-z]$/.test(word)) continue;
       if (dropLetters && this.spec.grammarWords?.test(word)) continue;
-      out.push(this.term(word));
+      const parts = compounds?.split(word);
+      if (!parts || compounds?.whole) out.push(this.term(word));
+      if (parts) for (const part of parts) out.push(this.term(part));
     }
     return out;
   }

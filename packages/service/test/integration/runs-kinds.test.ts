@@ -2,6 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { insertUser } from '../../src/access/people.js';
+import { createApiKey } from '../../src/domain/keys.js';
 import { client } from '../support/http.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { startDocument } from '../support/start.js';
@@ -91,7 +93,13 @@ describe('processing documents again', () => {
         error: null,
       }),
     ]);
-    expect((await api.get(`/v1/runs/${runId}`)).body.counts).toMatchObject({ total: 2, cancelled: 2 });
+    // The run it came from still counts it, as it left (cancelled), and names the run that took it.
+    const before = (await api.get(`/v1/runs/${runId}`)).body;
+    expect(before.counts).toMatchObject({ total: 3, cancelled: 3 });
+    expect(before.reprocessedBy).toEqual([{ runId: one.body.run.id, documents: 1 }]);
+    expect(
+      (await api.get(`/v1/runs/${runId}/progress`)).body.documents.map((d: { id: string }) => d.id),
+    ).toEqual([d1, d2]);
     // Queued now: not again.
     const twice = await api.post(`/v1/documents/${d0}/reprocess`);
     expect([twice.status, twice.body.error.code]).toEqual([409, 'not_reprocessable']);
@@ -113,6 +121,16 @@ describe('processing documents again', () => {
     await svc.startWorker();
     for (const r of [one.body.run.id, rest.body.run.id])
       expect(await api.waitForRun(r)).toMatchObject({ status: 'completed', kind: 'reprocess' });
+    // Processed to the end elsewhere, the cancelled run reads as it was, in the list of runs too.
+    const original = (await api.get(`/v1/runs/${runId}`)).body;
+    expect(original).toMatchObject({ status: 'cancelled', counts: { total: 3, cancelled: 3, ready: 0 } });
+    expect(original.reprocessedBy).toEqual([
+      { runId: one.body.run.id, documents: 1 },
+      { runId: rest.body.run.id, documents: 2 },
+    ]);
+    const listed = (await api.get(`/v1/workspaces/${up.body.workspace.id}/runs`)).body.runs;
+    expect(listed.find((r: { id: string }) => r.id === runId)).toEqual(original);
+    expect(listed.find((r: { id: string }) => r.id === rest.body.run.id).reprocessedBy).toEqual([]);
     for (const id of [d0, d1, d2]) {
       const doc = (await api.get(`/v1/documents/${id}`)).body;
       expect([doc.status, doc.chunkCount > 0]).toEqual(['ready', true]);
@@ -139,6 +157,51 @@ describe('processing documents again', () => {
       status: 'failed',
       failures: [{ filename: 'broken.pdf', code: 'corrupt_document' }],
     });
+    // The first run still counts its failure; the failure is listed by the run it moved to.
+    const firstNow = (await api.get(`/v1/runs/${up.body.run.id}`)).body;
+    expect(firstNow).toMatchObject({
+      counts: { total: 2, ready: 1, failed: 1 },
+      failures: [],
+      reprocessedBy: [{ runId: again.body.run.id, documents: 1 }],
+    });
+  });
+});
+
+describe('a run whose documents were processed again, as a member sees it', () => {
+  it('is hidden when all its documents are hidden, counted over those visible otherwise', async () => {
+    svc = await startTestService({ worker: false });
+    const account = await svc.deps.accounts.ensureAccount('default');
+    await svc.deps.groups.insertGroup({ id: 'grp_hr', accountId: account.id, name: 'HR' });
+    const editor = await insertUser(svc.deps, account.id, { email: 'eddie@example.com', role: 'editor' });
+    const key = await createApiKey(svc.deps.accounts, {
+      accountId: account.id,
+      scopes: ['ingest', 'artifacts'],
+      name: 'eddie',
+      userId: editor.id,
+    });
+    const admin = client(svc.url, await svc.key(['ingest', 'search', 'artifacts', 'admin']));
+    const eddie = client(svc.url, key.secret);
+    const open = await admin.upload(notes(2, 'open'));
+    const ws = open.body.workspace.id as string;
+    const hidden = await admin.upload(notes(2, 'salary'), {
+      workspaceId: ws,
+      access: JSON.stringify({ groups: ['HR'] }),
+    });
+    for (const up of [open, hidden]) {
+      await admin.post(`/v1/runs/${up.body.run.id}/cancel`);
+      expect((await admin.post(`/v1/runs/${up.body.run.id}/reprocess`)).status).toBe(202);
+    }
+    // Emptied of documents, the hidden upload's run still holds only what the editor may not see.
+    expect((await eddie.get(`/v1/runs/${hidden.body.run.id}`)).status).toBe(404);
+    expect((await admin.get(`/v1/runs/${hidden.body.run.id}`)).body.counts).toMatchObject({ cancelled: 2 });
+    const seen = await eddie.get(`/v1/runs/${open.body.run.id}`);
+    expect(seen.body).toMatchObject({
+      counts: { total: 2, cancelled: 2 },
+      reprocessedBy: [{ documents: 2 }],
+    });
+    const listed = (await eddie.get(`/v1/workspaces/${ws}/runs`)).body.runs.map((r: { id: string }) => r.id);
+    expect(listed).toContain(open.body.run.id);
+    expect(listed).not.toContain(hidden.body.run.id);
   });
 });
 

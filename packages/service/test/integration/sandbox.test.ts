@@ -429,6 +429,25 @@ describe('when bubblewrap is missing or cannot run', () => {
     expect((await readdir(work)).filter((f) => f.startsWith('parse-'))).toEqual([]);
   });
 
+  it('with PARSER_ISOLATION=process never starts bubblewrap, says so, and parses in limited processes', async () => {
+    // A bwrap that works (it runs its command) and leaves a mark: process mode must not even try it.
+    const fake = path.join(work, 'marking-bin', 'bwrap');
+    const mark = path.join(work, 'bwrap-was-run');
+    await import('node:fs/promises').then((fs) => fs.mkdir(path.dirname(fake), { recursive: true }));
+    await writeFile(fake, `#!/bin/sh\ntouch '${mark}'\nexit 1\n`, { mode: 0o755 });
+    const { parser, warnings } = misbehavingParser({
+      PARSER_ISOLATION: 'process',
+      PARSER_BWRAP_PATH: fake,
+      PARSER_TIMEOUT_SECONDS: '2',
+    });
+    expect(await parser.start()).toBe('process');
+    expect(warnings.join('\n')).toMatch(/PARSERS ARE NOT ISOLATED \(PARSER_ISOLATION=process\)/);
+    expect(await outcome(parser, 'fine.txt')).toMatchObject({ ok: true });
+    expect(await outcome(parser, 'sleep')).toMatchObject({ ok: false, code: 'parser_timeout' });
+    expect(existsSync(mark)).toBe(false);
+    await parser.close();
+  });
+
   it('empties the working folder of a process that takes another document', async () => {
     const parser = new SandboxedParser({
       config: parserConfig({ PARSER_ISOLATION: 'auto', PARSER_BWRAP_PATH: '/nonexistent' }),

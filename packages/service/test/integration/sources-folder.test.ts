@@ -136,6 +136,10 @@ describe('a folder source', () => {
     // The run says what the sync found, so that "nothing new" can be told from a run whose documents
     // moved on to later syncs (issue 43): the first found three new files, the second nothing.
     expect(second.changes).toEqual({ added: 0, changed: 0, deleted: 0, unchanged: 3 });
+    // The source says it was checked, by that sync, and that it found nothing new.
+    const checked = (await api.get(`/v1/workspaces/${workspaceId}/sources/${sourceId}`)).body;
+    expect(checked.lastSync).toMatchObject({ runId: second.id, changes: second.changes });
+    expect(Date.parse(checked.lastCheckedAt)).toBeGreaterThanOrEqual(Date.parse(second.createdAt));
     expect((await api.get(`/v1/runs/${first.id}`)).body.changes).toEqual({
       added: 3,
       changed: 0,

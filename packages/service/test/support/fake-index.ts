@@ -77,8 +77,9 @@ export class MemorySearchIndex implements SearchIndex {
   }
 
   async search(workspaceId: string, query: IndexQuery): Promise<IndexHit[]> {
-    // Terms against the rows' terms when both have them (rows written by indexRowsOf), else words in text.
-    const terms = query.terms?.split(' ').filter(Boolean);
+    // Terms against the rows' terms when both have them (rows written by indexRowsOf), else words in
+    // text. Expansions count as the query's own terms, as in the LanceDB adapter's one match query.
+    const terms = query.terms && [...query.terms.split(' ').filter(Boolean), ...(query.expansions ?? [])];
     const words = query.text.toLowerCase().split(/\W+/).filter(Boolean);
     const score = (row: IndexRow) =>
       terms && row.terms !== undefined

@@ -60,7 +60,13 @@ export interface ModelServer {
   /** Dimension of each embedding model by name (default 16). */
   dimensions: Map<string, number>;
   embeddingRequests: { model: string; inputs: number; at: number }[];
-  chatRequests: { model: string; messages: { role: string; content: string }[]; stream: boolean }[];
+  chatRequests: {
+    model: string;
+    messages: { role: string; content: string }[];
+    stream: boolean;
+    /** The W3C `traceparent` the service sent, when tracing is on. */
+    traceparent: string | undefined;
+  }[];
   /** Reranking requests as received (path and JSON body). */
   rerankRequests: { path: string; body: Record<string, unknown> }[];
   maxInFlight: number;
@@ -182,7 +188,12 @@ export async function startModelServer(): Promise<ModelServer> {
       }
       if (req.url === '/v1/chat/completions') {
         const messages = body.messages as { role: string; content: string }[];
-        state.chatRequests.push({ model: String(body.model), messages, stream: body.stream === true });
+        state.chatRequests.push({
+          model: String(body.model),
+          messages,
+          stream: body.stream === true,
+          traceparent: typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,
+        });
         const text = reply(messages);
         if (/explode/i.test(messages.at(-1)?.content ?? '')) {
           send(res, 500, { error: { message: 'model crashed', type: 'server_error' } });

@@ -5,10 +5,12 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { inject } from 'vitest';
 import { quoteIdent } from '../../src/adapters/postgres/db.js';
+import { activeTraceIds } from '../../src/adapters/tracing/propagate.js';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createDeps, type DatabaseUrls, type Deps } from '../../src/deps.js';
 import { createApiKey } from '../../src/domain/keys.js';
+import { observingStages } from '../../src/domain/stopwatch.js';
 import type { Scope } from '../../src/domain/types.js';
 import { createLogger } from '../../src/logger.js';
 import { type RunningWorker, startWorker } from '../../src/processing/worker.js';
@@ -91,7 +93,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     READY_RATE_LIMIT_PER_MINUTE: '0',
     ...options.env,
   });
-  const log = options.log ?? createLogger(config.logLevel);
+  const log =
+    options.log ?? createLogger(config.logLevel, { traceIds: config.tracing ? activeTraceIds : undefined });
   const deps = await createDeps(config, log, dbs.urls);
   const app = await buildApp(deps);
   await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
@@ -112,7 +115,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       leaseSeconds: config.worker.leaseSeconds,
       maxAttempts: config.worker.maxAttempts,
       auditRetentionDays: 365,
-      observeStage: deps.metrics.observeStage,
+      observeStage: observingStages(deps.metrics.observeStage, deps.tracer),
     });
     workers.push(w);
     return w;

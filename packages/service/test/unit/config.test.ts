@@ -86,6 +86,9 @@ describe('parser settings', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://db/service' }).parser.isolation).toBe('required');
     expect(loadConfig({}).parser.isolation).toBe('auto');
     expect(loadConfig({ PARSER_ISOLATION: 'required' }).parser.isolation).toBe('required');
+    expect(
+      loadConfig({ DATABASE_URL: 'postgres://db/s', PARSER_ISOLATION: 'process' }).parser.isolation,
+    ).toBe('process');
     expect(loadConfig({ DATABASE_URL: 'postgres://db/s', PARSER_ISOLATION: '' }).parser.isolation).toBe(
       'required',
     );

@@ -78,14 +78,25 @@ describe('the OpenAPI document', () => {
     expect(described.find((r) => r.at === 'POST /v1/search 403')?.description).toMatch(/scope/);
   });
 
-  it('declares the chat stream as server-sent events beside the JSON answer', async () => {
+  it('declares the chat streams beside the JSON answers, so that a plain call types as JSON', async () => {
     const doc = await document();
-    const ok = doc.paths['/v1/search/chat']!.post!.responses['200'] as {
-      description: string;
-      content: Record<string, unknown>;
-    };
-    expect(Object.keys(ok.content).sort()).toEqual(['application/json', 'text/event-stream']);
-    expect(ok.description).toMatch(/stream: true.*`delta`.*`citations`.*`done`/);
+    for (const [path, method] of [
+      ['/v1/search/chat', 'post'],
+      ['/v1/workspaces/{workspaceId}/openai/chat/completions', 'post'],
+    ] as const) {
+      const ok = (doc.paths[path] as Record<string, { responses: Record<string, unknown> }>)[method]!
+        .responses['200'] as {
+        description: string;
+        content: Record<string, unknown>;
+        'x-stream': { description: string; content: Record<string, unknown> };
+      };
+      expect(Object.keys(ok.content), path).toEqual(['application/json']);
+      expect(Object.keys(ok['x-stream'].content), path).toEqual(['text/event-stream']);
+      expect(ok['x-stream'].description).toMatch(/stream: true/);
+      expect(ok.description).toMatch(/stream: true/);
+    }
+    const chat = doc.paths['/v1/search/chat']!.post!.responses['200'] as { description: string };
+    expect(chat.description).toMatch(/stream: true.*`delta`.*`citations`.*`done`/);
   });
 
   it('describes the operator endpoints: /health, /ready, /metrics and itself', async () => {

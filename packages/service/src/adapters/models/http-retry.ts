@@ -1,5 +1,7 @@
 /** Retries for calls to model servers: back-off on 429, 5xx and network errors, honouring Retry-After. */
 
+import { traceHeaders } from '../tracing/propagate.js';
+
 export interface RetryPolicy {
   maxRetries: number;
   /** First back-off; doubles with each retry (with jitter), capped at `maxDelayMs`. */
@@ -47,13 +49,16 @@ export async function fetchWithRetry(
   policy: RetryPolicy & { timeoutMs: number; what: string },
   signal?: AbortSignal,
 ): Promise<Response> {
+  // With tracing on, the provider's own traces join the caller's (nothing is added when it is off).
+  const headers = new Headers(init.headers);
+  for (const [name, value] of Object.entries(traceHeaders())) headers.set(name, value);
   for (let attempt = 0; ; attempt++) {
     const timeout = AbortSignal.timeout(policy.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     let res: Response | undefined;
     let failure: unknown;
     try {
-      res = await fetch(url, { ...init, signal: combined });
+      res = await fetch(url, { ...init, headers, signal: combined });
     } catch (err) {
       if (signal?.aborted) throw err;
       failure = err;

@@ -95,8 +95,20 @@ export async function cancelRunIn(c: PoolClient, runId: string): Promise<void> {
  */
 export async function runViewOf(q: Queryable, run: Run, audience?: Audience): Promise<RunView> {
   const seen = visibilityFor(audience ?? { accountId: run.accountId }, 2);
+  // Documents handed on to a later run count in the state they left in (issue 43).
   const counts = await q.query<StatusCountRow>(
-    `SELECT d.status, count(*) AS n FROM documents d WHERE d.run_id = $1 AND ${seen.document('d')} GROUP BY d.status`,
+    `SELECT s.status, count(*) AS n FROM (
+       SELECT d.status FROM documents d WHERE d.run_id = $1 AND ${seen.document('d')}
+       UNION ALL
+       SELECT x.status FROM run_departures x JOIN documents d ON d.id = x.document_id
+        WHERE x.run_id = $1 AND ${seen.document('d')}) s
+     GROUP BY s.status`,
+    [run.id, ...seen.params],
+  );
+  const reprocessedBy = await q.query<{ next_run_id: string; n: number }>(
+    `SELECT x.next_run_id, count(*)::int AS n FROM run_departures x JOIN documents d ON d.id = x.document_id
+      WHERE x.run_id = $1 AND ${seen.document('d')}
+      GROUP BY x.next_run_id ORDER BY min(x.departed_at), x.next_run_id`,
     [run.id, ...seen.params],
   );
   const failures = await q.query<FailureRow>(
@@ -142,6 +154,7 @@ export async function runViewOf(q: Queryable, run: Run, audience?: Audience): Pr
       windowSeconds: Math.max(0, a.window_seconds),
     },
     failures: failures.rows.map(toFailure),
+    reprocessedBy: reprocessedBy.rows.map((r) => ({ runId: r.next_run_id, documents: r.n })),
   };
 }
 
@@ -151,8 +164,12 @@ export async function runViewOf(q: Queryable, run: Run, audience?: Audience): Pr
  */
 function runSeen(audience: Audience, vis: SqlVisibility): string {
   if (!audience.member) return 'TRUE';
-  return `(NOT EXISTS (SELECT 1 FROM documents x WHERE x.run_id = r.id)
-           OR EXISTS (SELECT 1 FROM documents x WHERE x.run_id = r.id AND ${vis.document('x')}))`;
+  // Its documents include those it handed on to later runs.
+  return `((NOT EXISTS (SELECT 1 FROM documents x WHERE x.run_id = r.id)
+            AND NOT EXISTS (SELECT 1 FROM run_departures g WHERE g.run_id = r.id))
+           OR EXISTS (SELECT 1 FROM documents x WHERE x.run_id = r.id AND ${vis.document('x')})
+           OR EXISTS (SELECT 1 FROM run_departures g JOIN documents x ON x.id = g.document_id
+                       WHERE g.run_id = r.id AND ${vis.document('x')}))`;
 }
 
 /** Runs: their state machine (pause, resume, cancel) and how they settle. */
@@ -263,6 +280,12 @@ export class PgRunRepository implements RunStore {
         `INSERT INTO runs (id, account_id, workspace_id, status, kind)
          VALUES ($1, $2, $3, 'processing', 'reprocess') RETURNING *`,
         [newRunId, accountId, workspaceId],
+      );
+      // What they leave behind: their old runs keep counting them, and name this one (issue 43).
+      await c.query(
+        `INSERT INTO run_departures (run_id, document_id, status, error_code, error_message, next_run_id)
+         SELECT run_id, id, status, error_code, error_message, $2 FROM documents WHERE id = ANY($1::text[])`,
+        [docs.rows.map((d) => d.id), newRunId],
       );
       const moved = await c.query<DocumentRow>(
         `UPDATE documents SET run_id = $2, status = 'queued', stage = 'queued', attempts = 0,

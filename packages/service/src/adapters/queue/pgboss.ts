@@ -10,6 +10,7 @@ import {
 } from '../../domain/jobs.js';
 import type { EnqueueOptions, JobQueue, WorkerOptions } from '../../domain/ports.js';
 import { asUnavailable } from '../postgres/db.js';
+import { enqueuedWithTrace, inJobSpan } from '../tracing/jobs.js';
 
 const JOB_NAMES = Object.keys(JOBS) as JobName[];
 /** Most jobs one insert carries. */
@@ -25,6 +26,11 @@ export interface PgBossQueueOptions {
   namespace: string;
   pollIntervalSeconds: number;
   onError: (err: Error) => void;
+  /**
+   * Tracing is on (issue 43): jobs carry their enqueuer's `traceparent` and handlers run in a span
+   * of their own, its child (or linked to each, for a batch).
+   */
+  traced?: boolean;
 }
 
 /**
@@ -115,8 +121,9 @@ export class PgBossQueue implements JobQueue {
     // pg-boss takes jobs by priority first, then in the order they were created.
     const priority = options.ahead ? 1 : 0;
     let startsNow = false;
-    for (let i = 0; i < payloads.length; i += INSERT_ROWS) {
-      const rows = payloads.slice(i, i + INSERT_ROWS).map((data): PgBoss.JobInsert => {
+    const sent = this.options.traced ? enqueuedWithTrace(payloads) : payloads;
+    for (let i = 0; i < sent.length; i += INSERT_ROWS) {
+      const rows = sent.slice(i, i + INSERT_ROWS).map((data): PgBoss.JobInsert => {
         const wait = options.delaySeconds ?? startAfterSeconds(definition, data);
         if (!(wait > 0)) startsNow = true;
         const row = { name: definition.name, data, singletonKey: definition.singletonKey(data), priority };
@@ -152,7 +159,15 @@ export class PgBossQueue implements JobQueue {
           try {
             const payloads = this.payloadsOf(definition, jobs);
             // A job that is not batched is taken alone (batchSize 1).
-            if (payloads.length) await this.track(handler(batched ? payloads : payloads[0]));
+            if (!payloads.length) return;
+            const handle = () => this.track(handler(batched ? payloads : payloads[0]));
+            await (this.options.traced
+              ? inJobSpan(
+                  definition.name,
+                  jobs.map((j) => j.data),
+                  handle,
+                )
+              : handle());
           } finally {
             if (batched && id && this.localWorkers.get(definition.name)?.includes(id))
               this.boss.notifyWorker(id);

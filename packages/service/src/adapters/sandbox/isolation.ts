@@ -29,9 +29,19 @@ export interface IsolationProbe {
 /**
  * Runs the real sandbox once: bubblewrap when it works here, otherwise (only when isolation is not
  * required) plain processes, said loudly; throws ParserIsolationUnavailable when it is required.
+ * `process` skips bubblewrap altogether.
  */
 export async function chooseIsolation(probe: IsolationProbe): Promise<Isolation> {
   const { config, log } = probe;
+  if (config.isolation === 'process') {
+    // Chosen by the operator for a host where the sandbox cannot run (a Pod Security "restricted"
+    // namespace): still said at every start, since what a parser may reach is the worker's own.
+    log.warn(
+      { isolation: 'process', reason: 'PARSER_ISOLATION=process' },
+      'PARSERS ARE NOT ISOLATED (PARSER_ISOLATION=process): each document is parsed in a separate, resource-limited process without bubblewrap, which can read what the worker can (its files, its environment through /proc, its network).',
+    );
+    return runProcessProbe(probe);
+  }
   const reason = await probeBwrap(probe);
   if (reason === undefined) {
     log.info({ isolation: 'bwrap', profile: config.profile }, 'parsers run in the bubblewrap sandbox');
@@ -42,6 +52,10 @@ export async function chooseIsolation(probe: IsolationProbe): Promise<Isolation>
     { isolation: 'process', reason },
     `PARSERS ARE NOT ISOLATED: ${reason}. Each document is still parsed in a separate, resource-limited process, but that process can read this machine's files. Install bubblewrap (apt-get install bubblewrap) to isolate parsers, or set PARSER_ISOLATION=required to refuse to run without it.`,
   );
+  return runProcessProbe(probe);
+}
+
+async function runProcessProbe(probe: IsolationProbe): Promise<Isolation> {
   const failure = await runProbe(probe.process, probe.limits);
   if (failure !== undefined) throw new Error(`the parser process cannot start: ${failure}`);
   return 'process';

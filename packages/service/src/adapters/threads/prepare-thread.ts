@@ -9,16 +9,21 @@ import type { PrepareRequest } from '../../domain/ports.js';
 import { DocumentFailure } from '../../errors.js';
 import { prepareText } from '../../processing/prepare.js';
 import { EldDetector } from '../language/eld.js';
+import { BuiltLexicons } from '../lexicon/word-list.js';
 import type { PrepareAnswer, PrepareMessage } from './text-preparer.js';
 
 const port = parentPort!;
 const detector = (workerData as { detectLanguages: boolean }).detectLanguages ? new EldDetector() : undefined;
+// The word lists compounds are split by (German's: 16 MB, read on the thread's first German document).
+// Without the build's list a language's compounds stay whole, as before; the process's own lexicons
+// (deps.ts) log the missing list when they first need it.
+const lexicons = new BuiltLexicons(() => undefined);
 
 port.on('message', async ({ id, request }: PrepareMessage) => {
   let answer: PrepareAnswer;
   let transfer: ArrayBuffer[] = [];
   try {
-    const prepared = await prepareText(request as PrepareRequest, detector);
+    const prepared = await prepareText(request as PrepareRequest, detector, lexicons);
     // One buffer for every row's codes: one transfer, one allocation on the other side.
     const total = prepared.rows.reduce((n, r) => n + (r.wordCodes?.length ?? 0), 0);
     const codes = new Uint32Array(total);

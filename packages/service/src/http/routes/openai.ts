@@ -6,6 +6,7 @@ import { answerQuestion, answerStream } from '../../answers/answer.js';
 import type { AnswerCitation } from '../../answers/extractive.js';
 import { getWorkspace } from '../../documents/documents.js';
 import type { ChatMessage, ChatUsage } from '../../domain/ports.js';
+import { stopwatchFor } from '../../domain/stopwatch.js';
 import { QUOTAS } from '../../domain/types.js';
 import { AppError, errors } from '../../errors.js';
 import { randomToken } from '../../ids.js';
@@ -235,6 +236,8 @@ export function openAiRoutes(app: FastifyInstance, deps: AppDeps): void {
           q: last.content,
           topK: body.top_k ?? 8,
           history: turns.slice(0, -1) as ChatMessage[],
+          // Only the tracer reads the stages here: this API has no `timings`.
+          stopwatch: stopwatchFor(false, deps.tracer),
         };
         const id = `chatcmpl-${randomToken(12)}`;
         const created = Math.floor(Date.now() / 1000);
@@ -279,6 +282,7 @@ export function openAiRoutes(app: FastifyInstance, deps: AppDeps): void {
             next = await answer.next();
           }
           const a = next.value;
+          request.stopwatch?.lap(deps.chatModel ? 'model' : 'answer');
           const citations = a.citations.map((c) => AnswerCitationSchema.parse(c));
           chunk([{ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' }], {
             citations,

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { admitQuestion } from '../../accounts/quotas.js';
 import { answerQuestion, answerStream } from '../../answers/answer.js';
-import { Stopwatch } from '../../domain/stopwatch.js';
+import { stopwatchFor } from '../../domain/stopwatch.js';
 import { errors } from '../../errors.js';
 import { ID_SHAPE } from '../../ids.js';
 import { searchWorkspace } from '../../search/search.js';
@@ -126,9 +126,10 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
     async (req) => {
       checkLength(req.body.q);
       checkFilterValues(req.body.filters);
-      const stopwatch = req.query.timings === 'true' ? new Stopwatch() : undefined;
+      const asked = req.query.timings === 'true';
+      const stopwatch = stopwatchFor(asked, deps.tracer);
       const results = await searchWorkspace(deps, principalOf(req), { ...req.body, stopwatch });
-      return { results, ...(stopwatch ? { timings: stopwatch.read() } : {}) };
+      return { results, ...(asked && stopwatch ? { timings: stopwatch.read() } : {}) };
     },
   );
 
@@ -148,9 +149,10 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
     async (req) => {
       checkLength(req.query.q);
       const { timings, ...query } = req.query;
-      const stopwatch = timings === 'true' ? new Stopwatch() : undefined;
+      const asked = timings === 'true';
+      const stopwatch = stopwatchFor(asked, deps.tracer);
       const results = await searchWorkspace(deps, principalOf(req), { ...query, stopwatch });
-      return { results, ...(stopwatch ? { timings: stopwatch.read() } : {}) };
+      return { results, ...(asked && stopwatch ? { timings: stopwatch.read() } : {}) };
     },
   );
 
@@ -184,13 +186,14 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
       checkLength(req.body.q);
       checkFilterValues(req.body.filters);
       await admitQuestion(deps, principalOf(req));
-      const stopwatch = req.query.timings === 'true' ? new Stopwatch() : undefined;
+      const asked = req.query.timings === 'true';
+      const stopwatch = stopwatchFor(asked, deps.tracer);
       if (!req.body.stream) {
         const { answer, citations, kind } = await answerQuestion(deps, principalOf(req), {
           ...req.body,
           stopwatch,
         });
-        return { answer, citations, kind, ...(stopwatch ? { timings: stopwatch.read() } : {}) };
+        return { answer, citations, kind, ...(asked && stopwatch ? { timings: stopwatch.read() } : {}) };
       }
       const abort = new AbortController();
       reply.raw.once('close', () => abort.abort());
@@ -212,7 +215,7 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
           answer: text,
           citations,
           kind,
-          ...(stopwatch ? { timings: stopwatch.read() } : {}),
+          ...(asked && stopwatch ? { timings: stopwatch.read() } : {}),
         });
       } catch (err) {
         stream.fail(err);
