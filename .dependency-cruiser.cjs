@@ -79,6 +79,10 @@ const publicModules = {
     'grants.ts': "a request's grants turned into the access a document or workspace keeps",
     'principals.ts': 'principals from a key, a session, or a user acted for (the evaluation runner)',
   },
+  accounts: {
+    'quotas.ts':
+      "the account's quotas, checked by every operation that adds documents (uploads, syncs) or asks questions",
+  },
   answers: { 'answer.ts': 'answering a question (the evaluation runner asks them)' },
   evaluation: {
     'runner.ts': "running an evaluation: a job the worker's wiring (main/worker.ts) hands its consumers",

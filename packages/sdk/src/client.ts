@@ -8,6 +8,7 @@ import { Evaluations } from './resources/evaluations.js';
 import { Ingest, type IngestUrlsParams, type UploadParams } from './resources/ingest.js';
 import { Audit, Groups, Users } from './resources/people.js';
 import { QuestionSets } from './resources/question-sets.js';
+import { Quotas } from './resources/quotas.js';
 import { Runs, type WaitForRunOptions } from './resources/runs.js';
 import { type ChatParams, Search, type SearchParams } from './resources/search.js';
 import { type CreateSourceParams, Sources, type UpdateSourceParams } from './resources/sources.js';
@@ -56,6 +57,8 @@ export class DocSlurpClient {
   readonly groups: Groups;
   /** The account's audit log: `list({actor, action, target, since, until, cursor, limit})`. */
   readonly audit: Audit;
+  /** The account's quotas and their use: `get`, `getAccount`, and `set` (the operator only). */
+  readonly quotas: Quotas;
   /** A workspace's question sets, for evaluations: `create`, `list`, `get`, `delete`. */
   readonly questionSets: QuestionSets;
   /**
@@ -80,6 +83,7 @@ export class DocSlurpClient {
     this.users = new Users(api);
     this.groups = new Groups(api);
     this.audit = new Audit(api);
+    this.quotas = new Quotas(api);
     this.questionSets = new QuestionSets(api);
     this.evaluations = new Evaluations(api);
     this.ingest = new Ingest(api);

@@ -124,6 +124,26 @@ export class RateLimitError extends APIError {
   }
 }
 
+/**
+ * 403 or 429 `quota_exceeded`: the account is at one of its quotas (issue 43). 403 for what it holds
+ * (`documents`, `storedBytes`: delete documents or ask the operator), 429 for what it did today
+ * (`uploadsPerDay`, `questionsPerDay`: `retryAfterMs` is the time to midnight UTC; never retried).
+ */
+export class QuotaExceededError extends APIError {
+  readonly quota: string;
+  readonly limit: number;
+  readonly used: number;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(message: string, init: ResponseInit) {
+    super(message, init);
+    this.quota = typeof init.body?.quota === 'string' ? init.body.quota : '';
+    this.limit = typeof init.body?.limit === 'number' ? init.body.limit : 0;
+    this.used = typeof init.body?.used === 'number' ? init.body.used : 0;
+    this.retryAfterMs = parseRetryAfter(init.headers.get('retry-after'));
+  }
+}
+
 /** 5xx: the server failed or is unavailable. */
 export class ServerError extends APIError {}
 
@@ -295,6 +315,9 @@ export function errorFromResponse(
     (typeof body?.requestId === 'string' ? body.requestId : undefined) ??
     headers.get('x-request-id') ??
     sentRequestId;
-  const ErrorClass = byStatus[status] ?? (status >= 500 ? ServerError : APIError);
+  const ErrorClass =
+    code === 'quota_exceeded'
+      ? QuotaExceededError
+      : (byStatus[status] ?? (status >= 500 ? ServerError : APIError));
   return new ErrorClass(message, { status, code, requestId, headers, body });
 }

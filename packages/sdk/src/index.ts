@@ -13,6 +13,7 @@ export {
   NotFoundError,
   PayloadTooLargeError,
   PermissionDeniedError,
+  QuotaExceededError,
   RateLimitError,
   RequestTimeoutError,
   RunCancelledError,
@@ -43,6 +44,7 @@ export type {
   Users,
 } from './resources/people.js';
 export type { CreateQuestionSetParams, QuestionInput } from './resources/question-sets.js';
+export type { QuotaChanges } from './resources/quotas.js';
 export { DEFAULT_WAIT_TIMEOUT_MS, type WaitForRunOptions } from './resources/runs.js';
 export type { ChatParams, SearchParams } from './resources/search.js';
 export type { CreateSourceParams, UpdateSourceParams } from './resources/sources.js';
@@ -82,6 +84,7 @@ export type {
   Question,
   QuestionSet,
   QuestionSetSummary,
+  Quotas,
   RefusedFile,
   ReprocessResult,
   Role,

@@ -31,6 +31,8 @@ export type WorkspaceDeletion = Schemas['WorkspaceDeletion'];
 /** Number of documents in each state, plus the total. */
 export type DocumentCounts = Schemas['DocumentCounts'];
 export type WorkspaceSummary = Schemas['WorkspaceSummary'];
+/** Each quota's limit (null: unlimited) and use; the daily ones count UTC days (`resetsAt`). */
+export type Quotas = Schemas['Quotas'];
 
 export type Formats = Schemas['Formats'];
 /** A format the service reads; `full`: only where workers run WORKER_PROFILE=full (OCR, LibreOffice). */

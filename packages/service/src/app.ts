@@ -33,6 +33,7 @@ import { openAiRoutes } from './http/routes/openai.js';
 import { opsRoutes } from './http/routes/ops.js';
 import { overviewRoutes } from './http/routes/overview.js';
 import { peopleRoutes } from './http/routes/people.js';
+import { quotaRoutes } from './http/routes/quotas.js';
 import { runRoutes } from './http/routes/runs.js';
 import { searchRoutes } from './http/routes/search.js';
 import { sessionRoutes } from './http/routes/session.js';
@@ -264,6 +265,7 @@ export async function buildApp(
   keyRoutes(app, deps);
   peopleRoutes(app, deps);
   overviewRoutes(app, deps);
+  quotaRoutes(app, deps);
   webhookRoutes(app, deps);
   sourceRoutes(app, deps);
   evaluationRoutes(app, deps);

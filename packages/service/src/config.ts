@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { ConfigError, envSchema } from './config/environment.js';
 import { parseFolderRoots } from './config/folder-roots.js';
-import { embeddingsConfig, rerankConfig } from './config/models.js';
+import { embeddingsConfig, llmConfig, rerankConfig } from './config/models.js';
 import { type OidcConfig, oidcConfig } from './config/oidc.js';
+import { quotaDefaults } from './config/quotas.js';
 import type {
   EmbeddingsConfig,
   LlmConfig,
@@ -12,6 +13,7 @@ import type {
 } from './config/sections.js';
 import { type TracingConfig, tracingConfig } from './config/tracing.js';
 import { parseTrustedProxies } from './config/trusted-proxies.js';
+import type { QuotaLimits } from './domain/types.js';
 import { consoleDistDir } from './paths.js';
 import type { FolderRootGrant } from './sources/grants.js';
 import type { WebhookDeliverySettings } from './webhooks/dispatch.js';
@@ -198,6 +200,8 @@ export interface Config {
   };
   /** An OpenAI-compatible chat model for answers; extractive answers when unset. */
   llm: LlmConfig | undefined;
+  /** Every account's default quotas (ACCOUNT_MAX_*; null: unlimited); an operator overrides them per account. */
+  quotas: QuotaLimits;
 }
 
 export const DEFAULT_WORKFLOW_NAMESPACE = 'service';
@@ -249,23 +253,6 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
     throw new ConfigError('HTTP_BODY_TIMEOUT_SECONDS may not exceed HTTP_REQUEST_TIMEOUT_SECONDS');
   }
   const embeddings = embeddingsConfig(e, cwd);
-  if ((e.LLM_BASE_URL === undefined) !== (e.LLM_MODEL === undefined)) {
-    throw new ConfigError(
-      'LLM_BASE_URL and LLM_MODEL are set together (LLM_API_KEY when the server needs one)',
-    );
-  }
-  const llm: LlmConfig | undefined =
-    e.LLM_BASE_URL && e.LLM_MODEL
-      ? {
-          baseUrl: e.LLM_BASE_URL,
-          apiKey: e.LLM_API_KEY,
-          model: e.LLM_MODEL,
-          maxTokens: e.LLM_MAX_TOKENS,
-          temperature: e.LLM_TEMPERATURE,
-          timeoutMs: e.LLM_TIMEOUT_MS,
-          maxRetries: e.LLM_MAX_RETRIES,
-        }
-      : undefined;
   return {
     mode,
     production,
@@ -392,6 +379,7 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       proximityWeight: e.SEARCH_PROXIMITY_WEIGHT,
       coverageWeight: e.SEARCH_COVERAGE_WEIGHT,
     },
-    llm,
+    llm: llmConfig(e),
+    quotas: quotaDefaults(e),
   };
 }

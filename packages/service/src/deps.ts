@@ -473,6 +473,8 @@ export async function createDeps(
       ),
     ).preload(),
     authenticator: new Authenticator(repositories.accounts, repositories.users),
+    quotaDefaults: config.quotas,
+    operatorKey: config.bootstrapApiKey,
     secrets,
     tmpDir,
     identityProvider,

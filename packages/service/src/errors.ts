@@ -31,6 +31,7 @@ export const ERROR_STATUS = {
   permission_denied: 403,
   on_behalf_of_denied: 403,
   password_sign_in_disabled: 403,
+  quota_exceeded: 403,
   workspace_not_found: 404,
   run_not_found: 404,
   document_not_found: 404,
@@ -70,6 +71,8 @@ export const ERROR_STATUS = {
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+/** Codes also answered with another status: a daily quota passes by waiting (429, accounts/quotas.ts). */
+export const OTHER_STATUSES: Partial<Record<ErrorCode, readonly number[]>> = { quota_exceeded: [429] };
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
 /** A file an upload refused, and why (in the error's `files`). */
@@ -88,6 +91,10 @@ export interface ErrorDetails {
   supportedFormats?: string[];
   /** invalid_questions: every bad question of a set, by line (or place in the list), from 1. */
   problems?: { line: number; message: string }[];
+  /** quota_exceeded: which quota, its limit and what the account had used of it. */
+  quota?: string;
+  limit?: number;
+  used?: number;
 }
 
 /** An error the API answers with: its status follows from its code. */

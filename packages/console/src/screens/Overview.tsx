@@ -1,13 +1,80 @@
-import { consoleApi, sdk } from '../api';
+import { consoleApi, type Overview, sdk } from '../api';
 import { Details, ErrorNote, Loading, ProgressBar, Status, When } from '../components/common';
 import { Listing } from '../components/Listing';
 import { maySeeRuns, useUser } from '../lib/access';
 import { useLoad, useTitle } from '../lib/hooks';
+import { formatBytes } from '../lib/progress';
 import { runName } from '../lib/runs';
 import { workspaceLabel } from '../lib/workspaces';
 import { Link } from '../router';
 
 const STATES = ['ready', 'queued', 'processing', 'needs_ocr', 'failed', 'cancelled'] as const;
+
+type Quotas = NonNullable<Overview['quotas']>;
+type QuotaName = Exclude<keyof Quotas, 'resetsAt'>;
+
+/** How a quota's amounts read: "3 of 4 documents", "12 KB of 1.0 GB". */
+const counted = (one: string, many: string) => (used: number, limit?: number) =>
+  limit === undefined
+    ? `${used} ${used === 1 ? one : many}`
+    : `${used} of ${limit} ${limit === 1 ? one : many}`;
+const bytes = (used: number, limit?: number) =>
+  limit === undefined ? formatBytes(used) : `${formatBytes(used)} of ${formatBytes(limit)}`;
+
+const QUOTA_ROWS: {
+  name: QuotaName;
+  title: string;
+  amount: (used: number, limit?: number) => string;
+  daily?: boolean;
+}[] = [
+  { name: 'documents', title: 'Documents', amount: counted('document', 'documents') },
+  { name: 'storedBytes', title: 'Stored originals', amount: bytes },
+  { name: 'uploadsPerDay', title: 'Uploads today', amount: counted('file', 'files'), daily: true },
+  {
+    name: 'questionsPerDay',
+    title: 'Questions today',
+    amount: counted('question', 'questions'),
+    daily: true,
+  },
+];
+
+/** Use against each of the account's quotas: a meter with its words, or "no limit". */
+function QuotaCard({ quotas }: { quotas: Quotas }) {
+  return (
+    <article className="card" aria-labelledby="quotas-title">
+      <h2 id="quotas-title">Quotas</h2>
+      <ul className="plain" data-testid="quotas">
+        {QUOTA_ROWS.map(({ name, title, amount, daily }) => {
+          const { limit, used } = quotas[name];
+          const text = limit === null ? `${amount(used)} · no limit` : `${amount(used, limit)} used`;
+          return (
+            <li key={name} data-quota={name}>
+              <strong>{title}</strong> <span className="small">{text}</span>
+              {limit === null ? null : (
+                // The browser's meter: green while low, amber from 80 %, red at the limit (a limit of 0 is full).
+                <meter
+                  className="quota-meter"
+                  aria-label={`${title}: use of the quota`}
+                  min={0}
+                  max={Math.max(limit, 1)}
+                  low={limit * 0.8}
+                  high={Math.max(limit, 1) * 0.999}
+                  optimum={0}
+                  value={limit === 0 ? 1 : Math.min(used, limit)}
+                >
+                  {text}
+                </meter>
+              )}
+              {daily && limit !== null && used >= limit ? (
+                <span className="muted small">Starts again at midnight UTC.</span>
+              ) : null}
+            </li>
+          );
+        })}
+      </ul>
+    </article>
+  );
+}
 
 export function OverviewScreen() {
   const user = useUser();
@@ -72,6 +139,7 @@ export function OverviewScreen() {
             </ul>
           )}
         </article>
+        {overview.quotas ? <QuotaCard quotas={overview.quotas} /> : null}
       </div>
 
       <h2>Recent failures</h2>

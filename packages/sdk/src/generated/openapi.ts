@@ -588,7 +588,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account at a glance: documents by state, runs in progress, recent failures */
+        /** The account at a glance: documents by state, runs in progress, recent failures, quotas */
         get: operations["getOverview"];
         put?: never;
         post?: never;
@@ -596,6 +596,41 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's account: each quota's limit and what is used of it */
+        get: operations["getQuotas"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/accounts/{accountId}/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An account's quotas: its own for its owners and admins, any account's for the operator */
+        get: operations["getAccountQuotas"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Set an account's own limits (the operator only: SERVICE_BOOTSTRAP_API_KEY); null returns a quota to the server's default */
+        patch: operations["setAccountQuotas"];
         trace?: never;
     };
     "/v1/webhooks": {
@@ -984,6 +1019,13 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        QuotaChangesInput: {
+            documents?: (number | null) | "unlimited";
+            /** @description In bytes */
+            storedBytes?: (number | null) | "unlimited";
+            uploadsPerDay?: (number | null) | "unlimited";
+            questionsPerDay?: (number | null) | "unlimited";
+        };
         Question: {
             q: string;
             /** @description Strings a right answer contains (compared after NFKC, case and space folding) */
@@ -1432,6 +1474,15 @@ export interface components {
                     line: number;
                     message: string;
                 }[];
+                /**
+                 * @description quota_exceeded only: the quota exceeded (403 for documents and storedBytes, 429 for the daily ones)
+                 * @enum {string}
+                 */
+                quota?: "documents" | "storedBytes" | "uploadsPerDay" | "questionsPerDay";
+                /** @description quota_exceeded only: the quota's limit */
+                limit?: number;
+                /** @description quota_exceeded only: what the account had used of it */
+                used?: number;
             };
         };
         Workspace: {
@@ -1849,6 +1900,15 @@ export interface components {
                 /** @description DocSlurp's error code (docs/api.md) */
                 code: string;
                 request_id: string;
+                /**
+                 * @description quota_exceeded only: the quota exceeded
+                 * @enum {string}
+                 */
+                quota?: "documents" | "storedBytes" | "uploadsPerDay" | "questionsPerDay";
+                /** @description quota_exceeded only: the quota's limit */
+                limit?: number;
+                /** @description quota_exceeded only: what the account had used of it */
+                used?: number;
             };
         };
         ChatCompletion: {
@@ -1879,6 +1939,34 @@ export interface components {
             /** @description Extension: how the answer was made (extractive, model or declined) */
             kind: components["schemas"]["AnswerKind"];
         };
+        Quotas: {
+            documents: {
+                /** @description The limit; null: unlimited */
+                limit: number | null;
+                /** @description Documents the account holds (every state but deleted) */
+                used: number;
+            };
+            storedBytes: {
+                /** @description The limit; null: unlimited */
+                limit: number | null;
+                /** @description Bytes of those documents' originals */
+                used: number;
+            };
+            uploadsPerDay: {
+                /** @description The limit; null: unlimited */
+                limit: number | null;
+                /** @description Files and URLs uploaded or ingested today (UTC); a sync adds none */
+                used: number;
+            };
+            questionsPerDay: {
+                /** @description The limit; null: unlimited */
+                limit: number | null;
+                /** @description Questions answered today (UTC): chat, chat completions, MCP ask; searches are not counted */
+                used: number;
+            };
+            /** @description When the daily counts start again: the next midnight UTC */
+            resetsAt: string;
+        };
         Overview: {
             documents: components["schemas"]["DocumentCounts"];
             runsProcessing: number;
@@ -1905,6 +1993,8 @@ export interface components {
                 runId: string;
                 failedAt: string;
             }[];
+            /** @description Each quota's limit and use, for callers who see the whole account (keys, owners, admins); absent for other members */
+            quotas?: components["schemas"]["Quotas"];
         };
         User: {
             id: string;
@@ -5751,6 +5841,211 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Overview"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getQuotas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: The caller's account: each quota's limit and what is used of it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Quotas"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAccountQuotas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id or name */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK: An account's quotas: its own for its owners and admins, any account's for the operator */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Quotas"];
+                };
+            };
+            /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No credentials, or an API key or session that is not (or no longer) valid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credentials do not allow this: an API key without the scope it needs, or a session request without its CSRF token */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing with that id in this account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests: try again after the seconds in Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    setAccountQuotas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The account's id or name */
+                accountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuotaChangesInput"];
+            };
+        };
+        responses: {
+            /** @description OK: Set an account's own limits (the operator only: SERVICE_BOOTSTRAP_API_KEY); null returns a quota to the server's default */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Quotas"];
                 };
             };
             /** @description The request is not valid (a parameter, a field or the body); the error code and message say which */

@@ -100,6 +100,11 @@ export const envSchema = z.object({
   SEARCH_MAX_TOP_K: int(100, 1),
   RATE_LIMIT_PER_MINUTE: int(600, 0),
   READY_RATE_LIMIT_PER_MINUTE: int(300, 0),
+  // Unset: unlimited (config/quotas.ts parses them; the stored bytes take units such as 10GB).
+  ACCOUNT_MAX_DOCUMENTS: optionalString,
+  ACCOUNT_MAX_STORED_BYTES: optionalString,
+  ACCOUNT_MAX_UPLOADS_PER_DAY: optionalString,
+  ACCOUNT_MAX_QUESTIONS_PER_DAY: optionalString,
   URL_FETCH_ALLOW_HOSTS: optionalString,
   URL_FETCH_TIMEOUT_SECONDS: int(30, 1),
   URL_FETCH_MAX_REDIRECTS: int(5, 0),

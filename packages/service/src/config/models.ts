@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { ConfigError, type Environment } from './environment.js';
 import { MODEL_CATALOG } from './model-catalog.js';
-import type { EmbeddingsConfig, LocalModelSource, RerankConfig } from './sections.js';
+import type { EmbeddingsConfig, LlmConfig, LocalModelSource, RerankConfig } from './sections.js';
 
 /** The embedding and reranking settings: a provider, and for local models a folder or a pinned hub model. */
 
@@ -202,4 +202,24 @@ function localModelSource(
 /** A relative path inside a repository: no leading slash, no empty, `.` or `..` segments. */
 function isRepoPath(p: string): boolean {
   return p.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..' && !seg.includes('\\'));
+}
+
+/** An OpenAI-compatible chat model for answers (LLM_*); undefined: extractive answers. */
+export function llmConfig(e: Environment): LlmConfig | undefined {
+  if ((e.LLM_BASE_URL === undefined) !== (e.LLM_MODEL === undefined)) {
+    throw new ConfigError(
+      'LLM_BASE_URL and LLM_MODEL are set together (LLM_API_KEY when the server needs one)',
+    );
+  }
+  return e.LLM_BASE_URL && e.LLM_MODEL
+    ? {
+        baseUrl: e.LLM_BASE_URL,
+        apiKey: e.LLM_API_KEY,
+        model: e.LLM_MODEL,
+        maxTokens: e.LLM_MAX_TOKENS,
+        temperature: e.LLM_TEMPERATURE,
+        timeoutMs: e.LLM_TIMEOUT_MS,
+        maxRetries: e.LLM_MAX_RETRIES,
+      }
+    : undefined;
 }

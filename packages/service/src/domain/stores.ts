@@ -11,6 +11,9 @@ import type {
   DocumentStage,
   DocumentStatus,
   Group,
+  QuotaLimits,
+  QuotaName,
+  QuotaRefusal,
   Role,
   Run,
   RunFailure,
@@ -82,13 +85,18 @@ export interface NewUpload {
   /** Who of the workspace's readers may read the documents (all of them when null). */
   access: DocumentAccess;
   idempotency: { key: string; requestHash: string } | undefined;
+  /** The quota check, given what the account holds and uploaded today, read under the account's lock. */
+  admit?:
+    | ((use: Record<QuotaName, number>, overrides: Partial<QuotaLimits>) => QuotaRefusal | undefined)
+    | undefined;
 }
 
 export type UploadOutcome =
   | { kind: 'created'; workspace: Workspace; run: RunView; documents: DocumentRecord[] }
   | { kind: 'replayed'; workspace: Workspace; run: RunView; documents: DocumentRecord[] }
   | { kind: 'idempotency_conflict' }
-  | { kind: 'workspace_not_found' };
+  | { kind: 'workspace_not_found' }
+  | { kind: 'quota_exceeded'; refusal: QuotaRefusal };
 
 export interface FinishDocument {
   status: Extract<DocumentStatus, 'ready' | 'needs_ocr' | 'failed' | 'cancelled'>;

@@ -10,6 +10,22 @@ export type Scope = (typeof SCOPES)[number];
 export const ROLES = ['owner', 'admin', 'editor', 'reader'] as const;
 export type Role = (typeof ROLES)[number];
 
+/**
+ * What an account may hold and do (issue 43): documents and the bytes of their originals, files
+ * added per day (UTC) by uploads and URL ingestion, and questions answered per day.
+ */
+export const QUOTAS = ['documents', 'storedBytes', 'uploadsPerDay', 'questionsPerDay'] as const;
+export type QuotaName = (typeof QUOTAS)[number];
+/** A limit per quota; null: unlimited. */
+export type QuotaLimits = Record<QuotaName, number | null>;
+
+/** Why something was refused: the quota, its limit and what the account had used of it. */
+export interface QuotaRefusal {
+  quota: QuotaName;
+  limit: number;
+  used: number;
+}
+
 /** Users and groups, by id. */
 export interface Grants {
   users: string[];

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { actOnBehalfOf } from '../access/principals.js';
+import type { QuotaStore } from '../accounts/quotas.js';
 import type { Config } from '../config.js';
 import type { Authenticator } from '../domain/keys.js';
 import { requireAnyScope, requireScope } from '../domain/keys.js';
@@ -31,7 +32,7 @@ import type {
   WorkspaceStore,
 } from '../domain/stores.js';
 import type { Tracer } from '../domain/tracing.js';
-import type { Principal, Scope } from '../domain/types.js';
+import type { Principal, QuotaLimits, Scope } from '../domain/types.js';
 import { AppError, errors } from '../errors.js';
 import type { EvaluationStore, QuestionSetStore } from '../evaluation/store.js';
 import type { Logger } from '../logger.js';
@@ -108,6 +109,12 @@ export interface AppDeps {
   languages: LanguageDetector | undefined;
   /** The organisation's identity provider, when OIDC_ISSUER is set. */
   identityProvider: IdentityProvider | undefined;
+  /** Each account's own limits and what it used. */
+  quotas: QuotaStore;
+  /** The server's default quotas (ACCOUNT_MAX_*). */
+  quotaDefaults: QuotaLimits;
+  /** The operator's key (SERVICE_BOOTSTRAP_API_KEY), which alone may set accounts' quotas. */
+  operatorKey: string | undefined;
   /** Traces (OTEL_EXPORTER_OTLP_ENDPOINT): every request in a span, its stages in spans under it. */
   tracer?: Tracer | undefined;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CitationShape } from '../domain/shapes.js';
-import { DOCUMENT_STAGES, DOCUMENT_STATUSES, RUN_KINDS, RUN_STATUSES } from '../domain/types.js';
+import { DOCUMENT_STAGES, DOCUMENT_STATUSES, QUOTAS, RUN_KINDS, RUN_STATUSES } from '../domain/types.js';
 import { DocumentAccess, WorkspaceAccess } from './access-schemas.js';
 import { SyncChanges } from './source-views.js';
 
@@ -37,6 +37,14 @@ export const ErrorBody = z
         .describe(
           'invalid_questions only: the bad questions (up to 100), by line of the file or place in the list, from 1',
         ),
+      quota: z
+        .enum(QUOTAS)
+        .optional()
+        .describe(
+          'quota_exceeded only: the quota exceeded (403 for documents and storedBytes, 429 for the daily ones)',
+        ),
+      limit: z.number().int().optional().describe("quota_exceeded only: the quota's limit"),
+      used: z.number().int().optional().describe('quota_exceeded only: what the account had used of it'),
     }),
   })
   .meta({ id: 'Error' });

@@ -2,11 +2,19 @@ import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { requireEditOf } from '../access/checks.js';
 import { type GrantDeps, type GrantsInput, resolveDocumentAccess } from '../access/grants.js';
+import { effectiveLimits, quotaError, uploadRefusal } from '../accounts/quotas.js';
 import { artifactKeys } from '../domain/artifacts.js';
 import { sanitizeFilename } from '../domain/filenames.js';
 import type { JobQueue, ObjectStore, StorageSpace } from '../domain/ports.js';
 import type { StagedFile, WorkspaceStore } from '../domain/stores.js';
-import type { DocumentAccess, DocumentRecord, Principal, RunView, Workspace } from '../domain/types.js';
+import type {
+  DocumentAccess,
+  DocumentRecord,
+  Principal,
+  QuotaLimits,
+  RunView,
+  Workspace,
+} from '../domain/types.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
 import { type FileSample, Sampler } from '../parsing/upload-check.js';
@@ -198,6 +206,8 @@ export type UploadDeps = GrantDeps & {
   workspaces: Pick<WorkspaceStore, 'createUpload' | 'getWorkspace'>;
   jobs: Pick<JobQueue, 'enqueueMany'>;
   objects: ObjectStore;
+  /** The server's default quotas, checked with the account's own in the upload's transaction. */
+  quotaDefaults: QuotaLimits;
 };
 
 export async function createUpload(
@@ -233,6 +243,13 @@ export async function createUpload(
       idempotency: req.idempotencyKey
         ? { key: req.idempotencyKey, requestHash: uploadRequestHash(req) }
         : undefined,
+      // All or nothing: a request over a quota stores none of its files.
+      admit: (use, overrides) =>
+        uploadRefusal(effectiveLimits(deps.quotaDefaults, overrides), use, {
+          documents: req.files.length,
+          bytes: req.files.reduce((sum, f) => sum + (f.sizeBytes ?? 0), 0),
+          bytesLater: req.files.some((f) => f.sizeBytes === null),
+        }),
     })
     .catch(async (err: unknown) => {
       await discardStaged();
@@ -242,6 +259,9 @@ export async function createUpload(
     case 'workspace_not_found':
       await discardStaged();
       throw errors.workspaceNotFound(req.workspaceId ?? '');
+    case 'quota_exceeded':
+      await discardStaged();
+      throw quotaError(outcome.refusal);
     case 'idempotency_conflict':
       await discardStaged();
       throw errors.idempotencyConflict(req.idempotencyKey ?? '');

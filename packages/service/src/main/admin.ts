@@ -22,7 +22,7 @@ import { exportBucket, importBucket } from '../ops/bucket-transfer.js';
 import { type Databases, migrateAll, resolveDatabases } from './database.js';
 
 /** CLI commands that only need the database: attach to a running embedded server or start one briefly. */
-async function withDatabase<T>(
+export async function withDatabase<T>(
   config: Config,
   log: Logger,
   fn: (deps: Deps, dbs: Databases) => Promise<T>,
@@ -46,7 +46,7 @@ async function withDatabase<T>(
  * What a command changed, in the account's audit log like the same change made through the API: the
  * actor is the command line and the operating-system user who ran it (who has the database anyway).
  */
-function auditCli(
+export function auditCli(
   deps: Deps,
   accountId: string,
   entry: { action: string; targetType: string; targetId: string; details?: Record<string, unknown> },

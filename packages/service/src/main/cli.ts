@@ -15,45 +15,17 @@ import { observingStages } from '../domain/stopwatch.js';
 import { DependencyUnavailable } from '../errors.js';
 import { buildWorkerApp, probeConnectionCap } from '../http/worker-app.js';
 import { createLogger } from '../logger.js';
+import { accounts } from './accounts.js';
 import { bucket, groups, keys, secrets, users } from './admin.js';
 import { logAllocator } from './allocator.js';
 import { type Databases, migrateAll, resolveDatabases } from './database.js';
 import { openFilesLimit } from './descriptors.js';
-import { EVAL_USAGE, evaluate } from './eval.js';
+import { evaluate } from './eval.js';
 import { openApiDocument } from './openapi.js';
 import { ensureCanListen, listenFailure } from './port.js';
 import { resendUnfinished } from './reconciler.js';
+import { USAGE } from './usage.js';
 import { type RunningWorker, startWorker } from './worker.js';
-
-const USAGE = `Usage: docslurp <command> [options]
-
-Commands:
-  serve                  server and worker in one process; embedded PostgreSQL under DATA_DIR
-                         unless DATABASE_URL is set (migrations are applied first)
-  server                 the HTTP API only (needs DATABASE_URL)
-  worker                 the document worker only (needs DATABASE_URL)
-  migrate                apply database migrations and install the job engine's schema
-  keys create --scopes ingest,search,artifacts[,admin,act-as] [--user EMAIL] [--name NAME]
-              [--account ACCOUNT] [--json]
-                         --user: the key acts exactly as that user (its role, what it may see)
-  keys list [--account ACCOUNT] [--json]
-  keys revoke <key id or prefix>
-  users create --email EMAIL [--password PASSWORD | --password-stdin] [--role owner|admin|editor|reader]
-               [--name NAME] [--group GROUP ...] [--account ACCOUNT] [--json]
-                         role owner unless given; without a password, sign-in is through OIDC
-  users list [--account ACCOUNT] [--json]
-  groups create NAME | groups list | groups add-member GROUP EMAIL | groups remove-member GROUP EMAIL
-                         [--account ACCOUNT] [--json]
-  secrets rotate         re-encrypt stored credentials with ENCRYPTION_KEY (after moving the old key
-                         to ENCRYPTION_KEY_PREVIOUS; see docs/security.md)
-  bucket list            every object of the S3 bucket as JSON lines {"key","size"}
-  bucket export DIR      copy the whole bucket into the empty folder DIR (backups)
-  bucket import DIR      make the bucket an exact copy of DIR, creating it if missing (restores)
-${EVAL_USAGE}
-  openapi                print the API's OpenAPI document (as GET /openapi.json serves it; needs no
-                         database), e.g. to generate a client
-
-Configuration comes from environment variables; see the README's configuration table.`;
 
 type Stopper = () => Promise<void>;
 
@@ -344,7 +316,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
     process.exit(1);
   }
   // CLI commands keep their output readable: only warnings from the service's internals.
-  const interactive = ['keys', 'users', 'groups', 'secrets', 'bucket', 'eval'].includes(command);
+  const interactive = ['keys', 'users', 'groups', 'accounts', 'secrets', 'bucket', 'eval'].includes(command);
   // With tracing on, lines written inside a span (a worker's job, say) name it.
   const traceIds = config.tracing ? activeTraceIds : undefined;
   const log = createLogger(interactive ? 'warn' : config.logLevel, { traceIds });
@@ -364,6 +336,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void
         return await users(config, log, rest);
       case 'groups':
         return await groups(config, log, rest);
+      case 'accounts':
+        return await accounts(config, log, rest);
       case 'secrets':
         return await secrets(config, log, rest);
       case 'bucket':

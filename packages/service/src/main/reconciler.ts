@@ -1,3 +1,4 @@
+import type { QuotaStore } from '../accounts/quotas.js';
 import type { Log } from '../domain/log.js';
 import type { JobQueue, ObjectStore, SearchIndex } from '../domain/ports.js';
 import type { AuditStore, LeaseStore, WorkStore, WorkspaceDeletionStore } from '../domain/stores.js';
@@ -31,6 +32,8 @@ const JUST_QUEUED_SECONDS = 10;
 const TAKEN_UNCLAIMED_SECONDS = 60;
 /** The audit log's old events are removed at most this often (by the worker that reconciles). */
 const AUDIT_PURGE_INTERVAL_MS = 3600_000;
+/** Days of quota counts kept (account_daily_use), removed with the old audit events. */
+const DAILY_USE_KEPT_DAYS = 31;
 
 export interface ReconcilerDeps {
   work: WorkStore;
@@ -44,6 +47,8 @@ export interface ReconcilerDeps {
   embeddings?: EmbeddingService | undefined;
   audit: Pick<AuditStore, 'purgeOlderThan'>;
   auditRetentionDays: number;
+  /** The accounts' daily counts, whose old days are removed with the old audit events. */
+  quotas: Pick<QuotaStore, 'purgeDailyUse'>;
   leaseSeconds: number;
   reconcileIntervalSeconds: number;
   log: Log;
@@ -185,13 +190,15 @@ async function finishDeletions(
   }
 }
 
-/** The audit log's events older than `auditRetentionDays`, at most once an hour. */
+/** The audit log's events older than `auditRetentionDays`, at most once an hour, and old daily counts. */
 async function purgeAudit(
-  deps: Pick<ReconcilerDeps, 'audit' | 'auditRetentionDays' | 'log'>,
+  deps: Pick<ReconcilerDeps, 'audit' | 'auditRetentionDays' | 'quotas' | 'log'>,
   state: { purgedAt: number },
 ): Promise<void> {
   if (Date.now() - state.purgedAt <= AUDIT_PURGE_INTERVAL_MS) return;
   state.purgedAt = Date.now();
   const purged = await deps.audit.purgeOlderThan(deps.auditRetentionDays);
   if (purged > 0) deps.log.info({ purged, days: deps.auditRetentionDays }, 'old audit events removed');
+  // A month of each account's daily counts is kept, for an operator who looks back.
+  await deps.quotas.purgeDailyUse(DAILY_USE_KEPT_DAYS);
 }

@@ -1,8 +1,10 @@
 import { hostname } from 'node:os';
+import type { QuotaStore } from '../accounts/quotas.js';
 import type { JobHandlers } from '../domain/jobs.js';
 import type { Log } from '../domain/log.js';
 import type { JobQueue, SearchIndex, WebhookSender } from '../domain/ports.js';
 import type { AuditStore, LeaseStore, WebhookOutbox, WorkspaceDeletionStore } from '../domain/stores.js';
+import type { QuotaLimits } from '../domain/types.js';
 import { type EvaluationRunnerDeps, RUNNER_DEFAULTS, runEvaluation } from '../evaluation/runner.js';
 import { randomToken } from '../ids.js';
 import { maintenanceHandler } from '../processing/maintenance.js';
@@ -40,6 +42,9 @@ export interface WorkerDeps extends PipelineDeps, ReconcilerDeps {
   connectors: SourceConnectors;
   lister: SourceLister;
   folderGrants: readonly FolderRootGrant[];
+  /** The accounts' quotas, which a sync adds documents within. */
+  quotas: Pick<QuotaStore, 'quotaOverrides' | 'accountUse' | 'purgeDailyUse'>;
+  quotaDefaults: QuotaLimits;
   /** Counts and times each batch for the metrics. */
   measureBatch?: <T>(work: () => Promise<T>) => Promise<T>;
   /** The audit log, whose events older than `auditRetentionDays` the reconciler removes. */

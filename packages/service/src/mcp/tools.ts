@@ -8,6 +8,7 @@ import {
   type ResourceLink,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { admitQuestion, type QuotaDeps } from '../accounts/quotas.js';
 import { type AnswerDeps, answerQuestion } from '../answers/answer.js';
 import { listDocuments } from '../documents/documents.js';
 import { listDocumentPage, readDocumentText } from '../documents/reading.js';
@@ -25,7 +26,7 @@ import { searchPassages } from '../search/search.js';
  * over a domain operation; the caller (who, which workspace, where links point) is fixed per server.
  */
 
-export interface McpDeps extends AnswerDeps {
+export interface McpDeps extends AnswerDeps, QuotaDeps {
   workspaces: Pick<WorkspaceStore, 'searchContext' | 'getWorkspace'>;
   objects: ObjectStore;
   documents: DocumentStore;
@@ -360,6 +361,7 @@ export function workspaceMcp(deps: McpDeps, limits: McpLimits): (caller: McpCall
       },
       guarded(async (args: z.infer<typeof AskIn>) => {
         requireScope(principal, 'search');
+        await admitQuestion(deps, principal);
         const a = await answerQuestion(deps, principal, {
           workspaceId: workspace.id,
           q: args.question,

@@ -1,9 +1,10 @@
+import { effectiveLimits, type QuotaStore, syncRoom, syncSkipReason } from '../accounts/quotas.js';
 import { artifactKeys } from '../domain/artifacts.js';
 import type { JobHandlers } from '../domain/jobs.js';
 import type { Log } from '../domain/log.js';
 import type { JobQueue, ObjectStore, SearchIndex } from '../domain/ports.js';
 import type { SecretBox } from '../domain/secrets.js';
-import type { DocumentRecord } from '../domain/types.js';
+import type { DocumentRecord, QuotaLimits, SkippedItems } from '../domain/types.js';
 import { newId } from '../ids.js';
 import { type FolderRootGrant, rootsFor } from './grants.js';
 import {
@@ -16,7 +17,7 @@ import {
   type SourceRecord,
   sourceCredentialsContext,
 } from './model.js';
-import { exceedsDeletionLimit, planSync } from './plan.js';
+import { exceedsDeletionLimit, planSync, type SyncPlan } from './plan.js';
 import type { SyncStore } from './store.js';
 
 export interface SyncDeps {
@@ -35,6 +36,40 @@ export interface SyncDeps {
   leaseSeconds: number;
   /** Workers that may take up one sync (DOCUMENT_MAX_ATTEMPTS): a listing that kills each fails. */
   maxAttempts: number;
+  /** The account's quotas: a sync adds what fits in them. */
+  quotas: Pick<QuotaStore, 'quotaOverrides' | 'accountUse'>;
+  quotaDefaults: QuotaLimits;
+}
+
+/**
+ * The plan with only the new items that fit in the account's document and stored-bytes quotas; the
+ * rest are skipped with the quota's reason (on the run), kept out of the items recorded so that the
+ * next sync adds them once there is room. What the workspace holds is never removed for a quota.
+ * The use is read without a lock: an upload committing at the same moment can pass the quota by
+ * that upload's files.
+ */
+async function withinQuotas(deps: SyncDeps, accountId: string, plan: SyncPlan): Promise<SyncPlan> {
+  if (plan.added.length === 0) return plan;
+  const [overrides, use] = await Promise.all([
+    deps.quotas.quotaOverrides(accountId),
+    deps.quotas.accountUse(accountId),
+  ]);
+  const limits = effectiveLimits(deps.quotaDefaults, overrides);
+  const sizes = plan.added.map((item) => item.fingerprint.sizeBytes ?? null);
+  const { fits, refusal } = syncRoom(limits, use, sizes);
+  if (!refusal) return plan;
+  const over = plan.added.slice(fits);
+  const reason = {
+    reason: syncSkipReason(refusal),
+    count: over.length,
+    examples: over.slice(0, 5).map((i) => i.key),
+  };
+  const skipped: SkippedItems = {
+    total: (plan.skipped?.total ?? 0) + over.length,
+    reasons: [reason, ...(plan.skipped?.reasons ?? [])],
+  };
+  deps.log.warn({ accountId, ...refusal, skipped: over.length }, 'sync over quota: new items left out');
+  return { ...plan, added: plan.added.slice(0, fits), skipped };
 }
 
 /** The settings, decrypted credentials and granted folders a connector works with. */
@@ -184,12 +219,13 @@ export async function syncSource(deps: SyncDeps, sourceId: string, workerId: str
       await deps.syncs.failSync(sourceId, workerId, failure.code, failure.message);
       return { status: 'failed' };
     }
-    const plan = planSync(listed, previous);
-    if (!claim.force && exceedsDeletionLimit(plan, previous.size, source.maxDeleteShare)) {
-      const message = `The sync would delete ${plan.removed.length} of the source's ${previous.size} documents, more than its limit of ${Math.round(source.maxDeleteShare * 100)} %; sync with "force": true to delete them.`;
+    const listing = planSync(listed, previous);
+    if (!claim.force && exceedsDeletionLimit(listing, previous.size, source.maxDeleteShare)) {
+      const message = `The sync would delete ${listing.removed.length} of the source's ${previous.size} documents, more than its limit of ${Math.round(source.maxDeleteShare * 100)} %; sync with "force": true to delete them.`;
       await deps.syncs.failSync(sourceId, workerId, 'deletion_limit_exceeded', message);
       return { status: 'failed' };
     }
+    const plan = await withinQuotas(deps, source.accountId, listing);
     const applied = await deps.syncs.applySync(sourceId, workerId, plan, () => newId('doc'));
     if (!applied) return { status: 'not_held' };
     // After the commit: a lost enqueue is found by the reconciler (the documents are queued in the

@@ -34,7 +34,9 @@ type Kind =
   /** People, groups, audit: the admin scope, which only owners' and admins' roles allow. */
   | 'people'
   /** An evaluation: its creator's and the whole account's (the fixtures are the account key's). */
-  | 'own';
+  | 'own'
+  /** Setting quotas: the service's operator (SERVICE_BOOTSTRAP_API_KEY) only, no account's people. */
+  | 'operator';
 /** What a route is about, and so which fixture stands for a visible, read-only or hidden one. */
 type Target = 'workspace' | 'document' | 'run' | 'source' | 'questionSet' | 'evaluation' | 'none';
 
@@ -80,6 +82,9 @@ const MATRIX: Record<string, Row> = {
   'DELETE /v1/documents/{id}': row('ingest', 'edit', 'document', true),
   'POST /v1/documents/{id}/reprocess': row('ingest', 'edit', 'document'),
   'GET /v1/overview': row('artifacts', 'account', 'none'),
+  'GET /v1/quotas': row('artifacts', 'account', 'none'),
+  'GET /v1/accounts/{accountId}/quotas': row('admin', 'people', 'none'),
+  'PATCH /v1/accounts/{accountId}/quotas': row('admin', 'operator', 'none'),
   'POST /v1/workspaces/{workspaceId}/openai/chat/completions': row('search', 'read', 'workspace'),
   'GET /v1/workspaces/{workspaceId}/openai/models': row('search', 'read', 'workspace'),
   'POST /v1/workspaces/{workspaceId}/mcp': row(['search', 'artifacts'], 'read', 'workspace'),
@@ -149,6 +154,7 @@ type RequestBody = FormData | string;
 /** What the rules say a role may do with a route's target (independently of the service's code). */
 function expected(r: Row, role: Role, via: Via, place: Place | undefined): Expected {
   if (r.kind === 'keys') return via === 'session' && (role === 'owner' || role === 'admin') ? 'allowed' : 403;
+  if (r.kind === 'operator') return 403;
   if (!r.scopes.some((s) => ROLE_SCOPES[role].includes(s))) return 403;
   const manager = role === 'owner' || role === 'admin';
   if (manager) return 'allowed';
@@ -397,7 +403,8 @@ function requestOf(route: string, ids: Record<string, string>, place: Place | un
     .replace('{deliveryId}', fixed.delivery!)
     .replace('{sourceId}', ids.source ?? '')
     .replace('{userId}', fixed.user!)
-    .replace('{other}', ids.evaluation ?? '');
+    .replace('{other}', ids.evaluation ?? '')
+    .replace('{accountId}', accountId);
   if (route === 'GET /v1/search') path += `?workspaceId=${ids.workspace}&q=garden`;
   const n = ++unique;
   const bodies: Record<string, unknown> = {
@@ -405,6 +412,7 @@ function requestOf(route: string, ids: Record<string, string>, place: Place | un
     'POST /v1/search/chat': { workspaceId: ids.workspace, q: 'When does the garden gate open?' },
     'POST /v1/ingest/urls': { urls: ['http://127.0.0.1:9/'], workspaceId: ids.workspace },
     'POST /v1/keys': { scopes: ['search'] },
+    'PATCH /v1/accounts/{accountId}/quotas': { documents: 1000 },
     'POST /v1/workspaces': { name: 'Made in the matrix' },
     'PATCH /v1/workspaces/{id}': { name: `Renamed ${n}` },
     // The document keeps the access it has: a change here must not open it to later cases.

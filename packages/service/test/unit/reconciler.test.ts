@@ -24,6 +24,7 @@ function bench() {
   const jobs = new MemoryJobQueue();
   const leases = new OneLease();
   const purges: number[] = [];
+  const dailyPurges: number[] = [];
   const deletionsClaimed: number[] = [];
   const deps: ReconcilerDeps = {
     work,
@@ -47,11 +48,17 @@ function bench() {
       },
     },
     auditRetentionDays: 90,
+    quotas: {
+      purgeDailyUse: async (days: number) => {
+        dailyPurges.push(days);
+        return 0;
+      },
+    },
     leaseSeconds: 60,
     reconcileIntervalSeconds: 15,
     log: silentLog,
   };
-  return { deps, work, jobs, leases, purges, deletionsClaimed };
+  return { deps, work, jobs, leases, purges, dailyPurges, deletionsClaimed };
 }
 
 describe('the reconciler', () => {
@@ -64,7 +71,7 @@ describe('the reconciler', () => {
   });
 
   it('carries out each duty once a pass: lost jobs, due syncs, lost evaluations, runs, index, deletions, audit', async () => {
-    const { deps, work, jobs, purges, deletionsClaimed } = bench();
+    const { deps, work, jobs, purges, dailyPurges, deletionsClaimed } = bench();
     // A document whose job was lost: waiting an hour, while the engine holds no job for it.
     work.addDocument(documentRecord({ id: 'doc_lost', runId: 'run_lost' }));
     // A run whose one document failed, not settled yet.
@@ -79,6 +86,8 @@ describe('the reconciler', () => {
     expect(jobs.sent('runEvaluation').map((j) => j.payload)).toEqual([{ evaluationId: 'eval_lost' }]);
     expect(deletionsClaimed).toEqual([10]);
     expect(purges).toEqual([90]);
+    // With the audit log, the quotas' daily counts older than a month.
+    expect(dailyPurges).toEqual([31]);
     expect(work.runs.get('run_done')?.status).toBe('failed');
 
     // The next pass: the document was handed back once.

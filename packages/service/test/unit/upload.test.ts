@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { UNLIMITED } from '../../src/accounts/quotas.js';
 import { FsObjectStore } from '../../src/adapters/objects/fs.js';
 import { DiskSpace, freeBytes, unmeasuredSpace } from '../../src/adapters/objects/space.js';
 import type { Principal } from '../../src/domain/types.js';
@@ -43,6 +44,7 @@ beforeEach(async () => {
     limits,
     jobs,
     space: unmeasuredSpace,
+    quotaDefaults: UNLIMITED,
   };
 });
 

@@ -8,6 +8,7 @@ import { PgGroupRepository } from './groups.js';
 import { PgLeaseRepository } from './leases.js';
 import { PgOpsRepository } from './operations.js';
 import { PgQuestionSetRepository } from './question-sets.js';
+import { PgQuotaRepository } from './quotas.js';
 import { PgRunRepository } from './runs.js';
 import { PgSourceRepository } from './sources.js';
 import { PgUserRepository } from './users.js';
@@ -32,6 +33,7 @@ export interface Repositories {
   leases: PgLeaseRepository;
   questionSets: PgQuestionSetRepository;
   evaluations: PgEvaluationRepository;
+  quotas: PgQuotaRepository;
 }
 
 export function createRepositories(pool: Pool): Repositories {
@@ -51,5 +53,6 @@ export function createRepositories(pool: Pool): Repositories {
     leases: new PgLeaseRepository(pool),
     questionSets: new PgQuestionSetRepository(pool),
     evaluations: new PgEvaluationRepository(pool),
+    quotas: new PgQuotaRepository(pool),
   };
 }

@@ -12,6 +12,7 @@ import type { Audience, DocumentCounts, Workspace, WorkspaceAccess } from '../..
 import { LruMap } from '../../lru.js';
 import { inTransaction, type Pool, type Queryable } from './db.js';
 import { DELETION_CLAIM_SECONDS } from './deletions.js';
+import { accountUseOf, countUploads, quotaOverridesOf } from './quotas.js';
 import {
   countsFrom,
   type DocumentRow,
@@ -234,7 +235,7 @@ export class PgWorkspaceRepository implements WorkspaceStore {
           const prior = await this.replayOf(c, upload.accountId, upload.idempotency);
           if (prior) return prior;
         }
-        let workspace: Workspace;
+        let workspace: Workspace | undefined;
         if (upload.workspaceId) {
           const r = await c.query<WorkspaceRow>(
             'SELECT * FROM workspaces WHERE id = $1 AND account_id = $2 FOR SHARE',
@@ -242,7 +243,14 @@ export class PgWorkspaceRepository implements WorkspaceStore {
           );
           if (!r.rows[0]) return { kind: 'workspace_not_found' };
           workspace = toWorkspace(r.rows[0]);
-        } else {
+        }
+        // After the workspace's lock (the order a deletion takes them in), before anything is written.
+        if (upload.admit) {
+          const use = await accountUseOf(c, upload.accountId, true);
+          const refusal = upload.admit(use, await quotaOverridesOf(c, upload.accountId));
+          if (refusal) return { kind: 'quota_exceeded', refusal };
+        }
+        if (!workspace) {
           const r = await c.query<WorkspaceRow>(
             'INSERT INTO workspaces (id, account_id, name) VALUES ($1, $2, $3) RETURNING *',
             [upload.newWorkspaceId, upload.accountId, upload.newWorkspaceName ?? null],
@@ -281,6 +289,7 @@ export class PgWorkspaceRepository implements WorkspaceStore {
             upload.access ? [...upload.access.groups] : null,
           ],
         );
+        await countUploads(c, upload.accountId, f.length);
         if (upload.idempotency) {
           const ins = await c.query(
             `INSERT INTO idempotency_keys (account_id, key, request_hash, run_id) VALUES ($1, $2, $3, $4)

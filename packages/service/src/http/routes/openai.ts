@@ -1,11 +1,13 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { admitQuestion } from '../../accounts/quotas.js';
 import { answerQuestion, answerStream } from '../../answers/answer.js';
 import type { AnswerCitation } from '../../answers/extractive.js';
 import { getWorkspace } from '../../documents/documents.js';
 import type { ChatMessage, ChatUsage } from '../../domain/ports.js';
 import { stopwatchFor } from '../../domain/stopwatch.js';
+import { QUOTAS } from '../../domain/types.js';
 import { AppError, errors } from '../../errors.js';
 import { randomToken } from '../../ids.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
@@ -33,10 +35,13 @@ export function openAiError(e: AppError, requestId: string) {
   return {
     error: {
       message: e.message,
-      type: OPENAI_ERROR_TYPES[e.status] ?? 'api_error',
+      // OpenAI's own type for an exhausted quota, which its clients tell from a rate limit.
+      type:
+        e.code === 'quota_exceeded' ? 'insufficient_quota' : (OPENAI_ERROR_TYPES[e.status] ?? 'api_error'),
       param: null,
       code: e.code,
       request_id: requestId,
+      ...(e.details.quota ? { quota: e.details.quota, limit: e.details.limit, used: e.details.used } : {}),
     },
   };
 }
@@ -57,6 +62,9 @@ const OpenAiErrorBody = z
       param: z.string().nullable(),
       code: z.string().describe("DocSlurp's error code (docs/api.md)"),
       request_id: z.string(),
+      quota: z.enum(QUOTAS).optional().describe('quota_exceeded only: the quota exceeded'),
+      limit: z.number().int().optional().describe("quota_exceeded only: the quota's limit"),
+      used: z.number().int().optional().describe('quota_exceeded only: what the account had used of it'),
     }),
   })
   .meta({ id: 'OpenAiError' });
@@ -222,6 +230,7 @@ export function openAiRoutes(app: FastifyInstance, deps: AppDeps): void {
         if (last.content.length > deps.config.limits.maxQueryChars) {
           throw errors.queryTooLong(deps.config.limits.maxQueryChars);
         }
+        await admitQuestion(deps, principalOf(req));
         const request = {
           workspaceId: req.params.workspaceId,
           q: last.content,

@@ -6,6 +6,7 @@ import { RUN_KINDS, RUN_STATUSES } from '../../domain/types.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import { SECURITY } from '../openapi.js';
 import { DocumentCounts, errorResponses } from '../schemas.js';
+import { Quotas, quotasView } from './quotas.js';
 
 const Overview = z
   .object({
@@ -39,6 +40,9 @@ const Overview = z
         failedAt: z.string(),
       }),
     ),
+    quotas: Quotas.optional().describe(
+      "Each quota's limit and use, for callers who see the whole account (keys, owners, admins); absent for other members",
+    ),
   })
   .meta({ id: 'Overview' });
 
@@ -51,16 +55,17 @@ export function overviewRoutes(app: FastifyInstance, deps: AppDeps): void {
         operationId: 'getOverview',
         tags: ['workspaces'],
         security: SECURITY.read,
-        summary: 'The account at a glance: documents by state, runs in progress, recent failures',
+        summary: 'The account at a glance: documents by state, runs in progress, recent failures, quotas',
         response: { 200: Overview, ...errorResponses },
       },
     },
     async (req) => {
-      const o = await getOverview(deps.accounts, principalOf(req));
+      const { quotas, ...o } = await getOverview(deps, principalOf(req));
       return {
         ...o,
         activeRuns: o.activeRuns.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })),
         recentFailures: o.recentFailures.map((f) => ({ ...f, failedAt: f.failedAt.toISOString() })),
+        ...(quotas ? { quotas: quotasView(quotas) } : {}),
       };
     },
   );

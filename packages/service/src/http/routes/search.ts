@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { admitQuestion } from '../../accounts/quotas.js';
 import { answerQuestion, answerStream } from '../../answers/answer.js';
 import { stopwatchFor } from '../../domain/stopwatch.js';
 import { errors } from '../../errors.js';
@@ -184,6 +185,7 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
     async (req, reply) => {
       checkLength(req.body.q);
       checkFilterValues(req.body.filters);
+      await admitQuestion(deps, principalOf(req));
       const asked = req.query.timings === 'true';
       const stopwatch = stopwatchFor(asked, deps.tracer);
       if (!req.body.stream) {
