@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { fixedLexicons, SortedWordList } from '../../src/adapters/lexicon/word-list.js';
 import { answerQuestion } from '../../src/answers/answer.js';
-import type { Principal } from '../../src/domain/types.js';
 import { chunkText } from '../../src/processing/chunker.js';
 import { indexRowsOf } from '../../src/search/indexing.js';
 import { compoundParts, splitterFor } from '../../src/text/compounds.js';
 import { languageFor } from '../../src/text/language.js';
 import { MemorySearchIndex } from '../support/fake-index.js';
+import { keyPrincipal } from '../support/fakes.js';
 
 /** German compounds split into their parts, in the index and in questions (issue 41). */
 
@@ -61,14 +61,7 @@ describe('splitting a compound', () => {
   });
 });
 
-const principal: Principal = {
-  accountId: 'acc',
-  scopes: new Set(['search']),
-  keyId: 'key',
-  userId: undefined,
-  role: undefined,
-  actor: 'dsk_test',
-};
+const principal = keyPrincipal('acc', ['search'], 'key');
 
 /** A German workspace in memory, indexed as the worker indexes it, and the answer operation over it. */
 async function germanWorkspace(documents: Record<string, string>, withList: boolean) {

@@ -346,11 +346,6 @@ describe('the chart’s settings and the service’s configuration', () => {
     CONSOLE_DIR: 'the console is in the image',
     // Only checked (grpc is refused): spans go over OTLP/HTTP whatever it says, so nothing to choose.
     OTEL_EXPORTER_OTLP_PROTOCOL: 'a check of the SDK variable, with no choice to make',
-    // Issue 43's quotas reach the chart with its own change (the chart is not this change's to edit).
-    ACCOUNT_MAX_DOCUMENTS: 'not in the chart yet (issue 43)',
-    ACCOUNT_MAX_STORED_BYTES: 'not in the chart yet (issue 43)',
-    ACCOUNT_MAX_UPLOADS_PER_DAY: 'not in the chart yet (issue 43)',
-    ACCOUNT_MAX_QUESTIONS_PER_DAY: 'not in the chart yet (issue 43)',
   };
 
   // The OpenTelemetry SDK's own variables: the SDK reads them from the environment, whether or not
