@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashApiKey } from '../../src/domain/keys.js';
+import { DEFAULT_ACCOUNT, hashApiKey } from '../../src/domain/keys.js';
 import type { Scope } from '../../src/domain/types.js';
 import { client } from '../support/http.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -8,8 +8,11 @@ import { startTestService, type TestService } from '../support/service.js';
  * Every endpoint × every kind of caller. The list of endpoints comes from the served OpenAPI document,
  * so a new route without a row here fails this test instead of going unchecked.
  */
-/** The scope a route needs, or several of which any one will do. */
-type Need = Scope | Scope[] | 'session';
+/**
+ * The scope a route needs, or several of which any one will do; `operator`: the service's operator
+ * only (SERVICE_BOOTSTRAP_API_KEY), whatever scopes an account's key holds.
+ */
+type Need = Scope | Scope[] | 'session' | 'operator';
 const MATRIX: Record<string, Need> = {
   'POST /v1/ingest/bulk': 'ingest',
   'POST /v1/ingest/urls': 'ingest',
@@ -82,6 +85,9 @@ const MATRIX: Record<string, Need> = {
   'PUT /v1/groups/{id}/members/{userId}': 'admin',
   'DELETE /v1/groups/{id}/members/{userId}': 'admin',
   'GET /v1/audit': 'admin',
+  'GET /v1/quotas': 'artifacts',
+  'GET /v1/accounts/{accountId}/quotas': 'admin',
+  'PATCH /v1/accounts/{accountId}/quotas': 'operator',
 };
 /** Routes that anyone may call (they authenticate differently or not at all). */
 const OPEN = new Set([
@@ -195,7 +201,8 @@ function request(route: string) {
     .replace('{deliveryId}', ids.delivery)
     .replace('{sourceId}', ids.source)
     .replace('{userId}', ids.user)
-    .replace('{other}', ids.evaluation);
+    .replace('{other}', ids.evaluation)
+    .replace('{accountId}', DEFAULT_ACCOUNT);
   const bodies: Record<string, unknown> = {
     'POST /v1/search': { workspaceId: ids.workspace, q: 'owner text' },
     'POST /v1/search/chat': { workspaceId: ids.workspace, q: 'owner text' },
@@ -203,6 +210,7 @@ function request(route: string) {
     'POST /v1/keys': { scopes: ['search'] },
     'POST /v1/workspaces': { name: 'Matrix' },
     'PATCH /v1/documents/{id}': { access: null },
+    'PATCH /v1/accounts/{accountId}/quotas': { documents: 1000 },
     'POST /v1/workspaces/{id}/question-sets': { name: 'More', questions: [{ q: 'And this?' }] },
     'POST /v1/evaluations': { questionSetId: ids.questionSet, configurations: [{ answers: null }] },
     'POST /v1/users': { email: `u${Math.random().toString(36).slice(2)}@example.com`, role: 'reader' },
