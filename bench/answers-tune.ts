@@ -20,6 +20,7 @@ import { checkQuestion } from '../packages/service/src/evaluation/metrics.js';
 import { storedQuestion } from '../packages/service/src/evaluation/questions.js';
 import { chunkText } from '../packages/service/src/processing/chunker.js';
 import { indexRowsOf } from '../packages/service/src/search/indexing.js';
+import { Question } from '../packages/service/src/search/question.js';
 import { searchWorkspace } from '../packages/service/src/search/search.js';
 import { dataDir, loadSquad, sample, squadFile } from './lib/data.js';
 import { parseBenchArgs } from './lib/results.js';
@@ -113,7 +114,9 @@ for (const { label, options } of optionSets) {
   let declined = 0;
   let length = 0;
   for (const { q, hits, absentFromWorkspace } of cases) {
-    const a = composeExtractiveAnswer(q.question, hits, options, { lexicon, absentFromWorkspace });
+    const a = composeExtractiveAnswer(new Question(q.question, { lexicon }), hits, options, {
+      absentFromWorkspace,
+    });
     // Checked by the evaluation engine, as bench:answers is (gold compared SQuAD's way).
     const checks = checkQuestion({
       question: storedQuestion({

@@ -36,6 +36,7 @@ import type { Lexicons } from '../packages/service/src/domain/ports.js';
 import { parseBytes } from '../packages/service/src/parsing/parse.js';
 import { chunkText } from '../packages/service/src/processing/chunker.js';
 import { indexRowsOf } from '../packages/service/src/search/indexing.js';
+import { analyseQuestion } from '../packages/service/src/search/question.js';
 import { searchWorkspace } from '../packages/service/src/search/search.js';
 import { splitterFor } from '../packages/service/src/text/compounds.js';
 import { documentLanguage, questionLanguage } from '../packages/service/src/text/detection.js';
@@ -284,20 +285,20 @@ if (opts.debug) {
   const set = loadManualSet(name);
   const q = [...set.answerable, ...set.unanswerable].find((x) => x.id === opts.debug)!;
   const deps = depsOf(ws);
-  const language = await questionLanguage(q.q, await deps.workspaces.searchContext(), detector);
+  const question = await analyseQuestion(deps, q.q, await deps.workspaces.searchContext());
   const hits = await searchWorkspace(deps, principal, {
     workspaceId: 'ws',
     q: q.q,
     topK: 8,
     maxChunksPerDocument: 3,
-    language,
+    question,
   });
-  process.stdout.write(`question language ${language.code}\n`);
+  process.stdout.write(`question language ${question.language.code}\n`);
   for (const [i, h] of hits.entries())
     process.stdout.write(
       `--- [${i + 1}] ${h.citation.filename} ${h.language} score ${h.score.toFixed(3)}\n${h.text.slice(0, 400)}\n`,
     );
-  const { type, quotes } = rankQuotes(q.q, hits, DEFAULT_EXTRACTIVE, language);
+  const { type, quotes } = rankQuotes(question, hits, DEFAULT_EXTRACTIVE);
   process.stdout.write(`type ${type}\n`);
   for (const x of quotes.slice(0, 6))
     process.stdout.write(

@@ -27,6 +27,7 @@ import type { SearchHit } from '../packages/service/src/domain/types.js';
 import { parseBytes } from '../packages/service/src/parsing/parse.js';
 import { chunkText } from '../packages/service/src/processing/chunker.js';
 import { indexRowsOf } from '../packages/service/src/search/indexing.js';
+import { Question } from '../packages/service/src/search/question.js';
 import { searchWorkspace } from '../packages/service/src/search/search.js';
 import { repoRoot } from './lib/data.js';
 import { answerPattern, loadManualSet, manualPages } from './lib/manual-set.js';
@@ -93,7 +94,7 @@ const aidsFor = async (q: string, hits: SearchHit[]) => {
   const lookUp = wordsToLookUp(q, hits, lexicon);
   // Only whether any row holds each word counts here: a cap of one.
   const counted = await index.termCounts(ws, lookUp.map(countedTermOf), 1);
-  return { lexicon, absentFromWorkspace: wordsAbsentFromWorkspace(counted.rows, lookUp, counted.counts) };
+  return { absentFromWorkspace: wordsAbsentFromWorkspace(counted.rows, lookUp, counted.counts) };
 };
 
 // --option name=value overrides one of the answerer's options (DEFAULT_EXTRACTIVE).
@@ -120,12 +121,17 @@ for (const q of answerable) {
   const hits = await search(q.q, 8, 3);
   const firstWith = hits.findIndex((h) => pattern.test(h.text));
   if (firstWith >= 0) chatRank[Math.min(firstWith, 3)]!++;
-  const a = composeExtractiveAnswer(q.q, hits, answerOptions, await aidsFor(q.q, hits));
+  const a = composeExtractiveAnswer(
+    new Question(q.q, { lexicon }),
+    hits,
+    answerOptions,
+    await aidsFor(q.q, hits),
+  );
   const ok = pattern.test(a.answer);
   if (ok) contains++;
   if (opts.show === 'ok' && ok) fails.push(`OK ${q.id}`);
   if (opts.show === 'why' && !ok && firstWith >= 0) {
-    const { type, quotes } = rankQuotes(q.q, hits, answerOptions);
+    const { type, quotes } = rankQuotes(new Question(q.q), hits, answerOptions);
     const at = quotes.findIndex((x) => pattern.test(x.text));
     const fmt = (x: (typeof quotes)[number]) =>
       `[p${x.hitIndex + 1} s${x.score.toFixed(2)} c${x.coverage.toFixed(2)}${x.typed ? ' T' : ''}] ${x.text.slice(0, 160)}`;
@@ -152,7 +158,12 @@ if (opts.debug) {
 let declined = 0;
 for (const q of unanswerable) {
   const hits = await search(q.q, 8, 3);
-  const a = composeExtractiveAnswer(q.q, hits, answerOptions, await aidsFor(q.q, hits));
+  const a = composeExtractiveAnswer(
+    new Question(q.q, { lexicon }),
+    hits,
+    answerOptions,
+    await aidsFor(q.q, hits),
+  );
   if (a.answer === NOT_FOUND_ANSWER) declined++;
   else if (opts.show === 'undeclined') fails.push(`${q.id} | ${q.q}\n    ${a.answer.slice(0, 300)}`);
 }

@@ -15,6 +15,7 @@ import {
 } from '../packages/service/src/adapters/index/lancedb.js';
 import { EldDetector } from '../packages/service/src/adapters/language/eld.js';
 import { expandQuery } from '../packages/service/src/search/expansion.js';
+import { Question } from '../packages/service/src/search/question.js';
 import { searchPassages, searchWorkspace } from '../packages/service/src/search/search.js';
 import { ENGLISH } from '../packages/service/src/text/language.js';
 import { parseBenchArgs } from './lib/results.js';
@@ -71,7 +72,7 @@ const runs: Record<string, (q: string) => Promise<unknown>> = {
     }),
   'searchPassages (no snippets)': (q) => searchPassages(deps, principal, { workspaceId: ws, q, topK }),
   'searchWorkspace (language given)': (q) =>
-    searchWorkspace(deps, principal, { workspaceId: ws, q, topK, language: ENGLISH }),
+    searchWorkspace(deps, principal, { workspaceId: ws, q, topK, question: new Question(q) }),
   searchWorkspace: (q) => searchWorkspace(deps, principal, { workspaceId: ws, q, topK }),
 };
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { composeExtractiveAnswer } from '../../../service/src/answers/extractive.js';
 import type { SearchHit } from '../../../service/src/domain/types.js';
+import { Question } from '../../../service/src/search/question.js';
 import { quotesIn } from '../../src/lib/answers.js';
 
 function hit(n: number, text: string): SearchHit {
@@ -39,14 +40,17 @@ describe("an extractive answer's quotes", () => {
       'vacation days carried over until March and employee paid vacation per year',
       'How many vacation days do senior staff get?',
     ]) {
-      const a = composeExtractiveAnswer(q, hits);
+      const a = composeExtractiveAnswer(new Question(q), hits);
       expect(a.kind).toBe('extractive');
       const quotes = quotesIn(a.answer);
       expect(quotes.flatMap((x) => x.ns)).toEqual(a.citations.map((c) => c.n));
       // The quotes, each with its marker, are the whole answer.
       expect(quotes.map((x) => `${x.text} ${x.ns.map((n) => `[${n}]`).join('')}`).join(' ')).toBe(a.answer);
     }
-    const carried = composeExtractiveAnswer('Until when can unused vacation days be carried over?', hits);
+    const carried = composeExtractiveAnswer(
+      new Question('Until when can unused vacation days be carried over?'),
+      hits,
+    );
     expect(quotesIn(carried.answer)[0]?.text).toContain('until March (2) of');
   });
 

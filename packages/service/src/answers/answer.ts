@@ -2,18 +2,13 @@ import type { ChatMessage, ChatModel, ChatUsage, DocumentScope } from '../domain
 import type { Stopwatch } from '../domain/stopwatch.js';
 import type { Principal, SearchHit } from '../domain/types.js';
 import { errors } from '../errors.js';
+import { analyseQuestion, type Question } from '../search/question.js';
 import { scopeOf, searchContextOf } from '../search/scope.js';
 import { type SearchDeps, type SearchFilters, type SearchMode, searchPassages } from '../search/search.js';
-import { type CompoundSplitter, splitterFor, withCompounds } from '../text/compounds.js';
-import { questionLanguage } from '../text/detection.js';
+import type { CompoundSplitter } from '../text/compounds.js';
 import type { Language } from '../text/language.js';
 import { countedTermOf, wordsAbsentFromWorkspace, wordsToLookUp } from './absent.js';
-import {
-  type Answer,
-  composeExtractiveAnswer,
-  type ExtractiveOptions,
-  passageLanguage,
-} from './extractive.js';
+import { type Answer, composeExtractiveAnswer, type ExtractiveOptions } from './extractive.js';
 import { composeLlmAnswer, streamLlmAnswer } from './llm.js';
 import {
   questionTermsIn,
@@ -60,14 +55,17 @@ export interface AnswerResult extends Answer {
   usage: ChatUsage | undefined;
 }
 
-/** The question's language (it decides how the answer is read and declined), then its passages. */
+/**
+ * The question analysed (its language decides how the answer is read and declined), then its
+ * passages, found with the same analysis.
+ */
 async function retrieve(
   deps: AnswerDeps,
   principal: Principal,
   req: AnswerRequest,
-): Promise<{ hits: SearchHit[]; language: Language; scope: DocumentScope }> {
+): Promise<{ hits: SearchHit[]; question: Question; scope: DocumentScope }> {
   const context = await searchContextOf(deps, principal, req.workspaceId);
-  const language = await questionLanguage(req.q, context, deps.languages);
+  const question = await analyseQuestion(deps, req.q, context, true);
   const hits = await searchPassages(deps, principal, {
     workspaceId: req.workspaceId,
     q: req.q,
@@ -75,12 +73,12 @@ async function retrieve(
     filters: req.filters,
     mode: req.mode,
     maxChunksPerDocument: 3,
-    language,
+    question,
     context,
     stopwatch: req.stopwatch,
   });
   // The answerer's counts of the workspace's words are over what the caller may see, as its passages are.
-  return { hits, language, scope: scopeOf(undefined, context.visibility) };
+  return { hits, question, scope: scopeOf(undefined, context.visibility) };
 }
 
 /**
@@ -89,43 +87,37 @@ async function retrieve(
  */
 async function extractive(
   deps: AnswerDeps,
-  req: AnswerRequest,
+  workspaceId: string,
   hits: SearchHit[],
-  language: Language,
+  question: Question,
   scope: DocumentScope,
 ): Promise<Answer> {
-  const lexicon = await deps.lexicons?.forLanguage(language.code);
-  // The question and its language's passages read compounds alike (German), as retrieval did.
-  const split = splitterFor(language, lexicon);
-  const reading = split ? withCompounds(language, split) : language;
+  const { lexicon } = question;
   let absentFromWorkspace = new Set<string>();
   let stats: TermStats | undefined;
   if (hits.length > 0) {
     // Only WordNet tells nouns apart: the names of things are looked up in the workspace in English only.
-    const candidates = lexicon && language.code === 'en' ? wordsToLookUp(req.q, hits, lexicon) : [];
-    const languages = [
-      ...new Map(hits.map((h) => [h.language ?? 'en', passageLanguage(h, reading)])).values(),
-    ];
-    const wanted = questionTermsIn(req.q, languages);
+    const candidates =
+      lexicon && question.language.code === 'en' ? wordsToLookUp(question.text, hits, lexicon) : [];
+    const languages = [...new Set(hits.map((h) => question.readingOf(h.language)))];
+    const wanted = questionTermsIn(question, languages);
     const terms = [...new Set(wanted.values())];
     const { rows, counts } = await deps.index.termCounts(
-      req.workspaceId,
+      workspaceId,
       [...terms.map((term) => ({ term })), ...candidates.map(countedTermOf)],
       TERM_COUNT_CAP,
       scope,
     );
     const held = new Map(terms.map((t, i) => [t, counts[i]!]));
-    if (split) {
-      countInsideCompounds(held, hits, reading);
-      compoundsAsOneThing(held, req.q, hits, reading, split);
+    if (question.split) {
+      countInsideCompounds(held, hits, question.reading);
+      compoundsAsOneThing(held, hits, question.reading, question.split, question.text);
     }
     stats = termStatsOf(wanted, rows, held);
     absentFromWorkspace = wordsAbsentFromWorkspace(rows, candidates, counts.slice(terms.length));
   }
-  return composeExtractiveAnswer(req.q, hits, deps.extractive, {
-    lexicon,
+  return composeExtractiveAnswer(question, hits, deps.extractive, {
     absentFromWorkspace,
-    questionLanguage: reading,
     stats,
     relevance: deps.relevance,
   });
@@ -160,10 +152,10 @@ const PARTS_WINDOW = 3;
  */
 function compoundsAsOneThing(
   held: Map<string, number>,
-  question: string,
   hits: SearchHit[],
   reading: Language,
   split: CompoundSplitter,
+  question: string,
 ): void {
   const passages = hits
     .filter((h) => (h.language ?? 'en') === reading.code)
@@ -199,15 +191,19 @@ export async function answerQuestion(
   principal: Principal,
   req: AnswerRequest,
 ): Promise<AnswerResult> {
-  const { hits, language, scope } = await retrieve(deps, principal, req);
+  const { hits, question, scope } = await retrieve(deps, principal, req);
   if (!deps.chatModel) {
-    const answer = await extractive(deps, req, hits, language, scope);
+    const answer = await extractive(deps, req.workspaceId, hits, question, scope);
     req.stopwatch?.lap('answer');
     return { ...answer, usage: undefined };
   }
-  const answer = await composeLlmAnswer(deps.chatModel, req.q, hits, req.history ?? [], language).catch(
-    modelFailure,
-  );
+  const answer = await composeLlmAnswer(
+    deps.chatModel,
+    req.q,
+    hits,
+    req.history ?? [],
+    question.language,
+  ).catch(modelFailure);
   req.stopwatch?.lap('model');
   return answer;
 }
@@ -223,10 +219,10 @@ export async function answerStream(
   req: AnswerRequest,
   signal?: AbortSignal,
 ): Promise<AsyncGenerator<{ delta: string }, AnswerResult>> {
-  const { hits, language, scope } = await retrieve(deps, principal, req);
+  const { hits, question, scope } = await retrieve(deps, principal, req);
   const model = deps.chatModel;
   if (!model) {
-    const answer = await extractive(deps, req, hits, language, scope);
+    const answer = await extractive(deps, req.workspaceId, hits, question, scope);
     return (async function* () {
       // One delta per cited sentence; concatenated, the deltas are exactly the answer.
       for (const piece of piecesAfterMarkers(answer.answer)) yield { delta: piece };
@@ -235,7 +231,7 @@ export async function answerStream(
   }
   return (async function* () {
     try {
-      return yield* streamLlmAnswer(model, req.q, hits, req.history ?? [], language, signal);
+      return yield* streamLlmAnswer(model, req.q, hits, req.history ?? [], question.language, signal);
     } catch (err) {
       modelFailure(err);
     }

@@ -1,6 +1,6 @@
-import type { Lexicon } from '../domain/ports.js';
 import type { Citation, SearchHit } from '../domain/types.js';
-import { ENGLISH, type Language, languageFor } from '../text/language.js';
+import type { Question } from '../search/question.js';
+import { ENGLISH, type Language } from '../text/language.js';
 import { asksAboutSomethingAbsent, namesSomethingAbsent } from './absent.js';
 import { type AnswerType, expectedAnswer, satisfies } from './answer-types.js';
 import { neutraliseMarkers } from './markers.js';
@@ -152,33 +152,23 @@ function extend(
   return { ...q, units: parts, text: text(), terms };
 }
 
-/** What the answerer may consult beside the passages. */
+/**
+ * What the answerer may consult beside the passages. The question itself carries its language (its
+ * kind of answer and the decline are read in it) and its language's ordinary words: a question
+ * naming something else is checked against the passages.
+ */
 export interface AnswerAids {
-  /** The language the question is asked in: its kind of answer and the decline are read in it. */
-  questionLanguage?: Language | undefined;
   /** How often the question's terms occur in the workspace, for the relevance decision (relevance.ts). */
   stats?: TermStats | undefined;
   /** The decision's thresholds; DEFAULT_RELEVANCE when not given. */
   relevance?: RelevanceThresholds | undefined;
-  /** Ordinary words of the question's language: a question naming something else is checked against the passages. */
-  lexicon?: Lexicon | undefined;
   /** Ordinary words of the question that no passage of the workspace holds (absent.ts looks them up). */
   absentFromWorkspace?: ReadonlySet<string> | undefined;
 }
 
-/**
- * The language a hit's passage is written in (English for rows indexed before languages were): the
- * question's own reading of it when the passage is in the question's language (its compounds split
- * alike, text/compounds.ts).
- */
-export const passageLanguage = (hit: SearchHit, question?: Language): Language => {
-  const code = hit.language ?? 'en';
-  return question?.code === code ? question : languageFor(code);
-};
-
 /** The question's terms as each passage language reads them, and their weights among the passages' sentences. */
 interface QuestionTerms {
-  terms: string[];
+  terms: readonly string[];
   weight: Map<string, number>;
   total: number;
 }
@@ -189,19 +179,18 @@ interface QuestionTerms {
  * in the language it is written in; the kind of answer wanted is read in the question's language.
  */
 export function rankQuotes(
-  question: string,
+  question: Question,
   hits: SearchHit[],
   options: ExtractiveOptions = DEFAULT_EXTRACTIVE,
-  questionLanguage: Language = ENGLISH,
 ): { type: AnswerType; quotes: Quote[]; unitsByHit: Unit[][] } {
-  const type = expectedAnswer(question, questionLanguage);
-  const languages = hits.map((h) => passageLanguage(h, questionLanguage));
+  const type = expectedAnswer(question.text, question.reading);
+  const languages = hits.map((h) => question.readingOf(h.language));
   const unitsByHit = hits.map((h, i) => unitsOf(h.text, languages[i]!));
   const byLanguage = new Map<string, QuestionTerms>();
   for (const lang of languages) {
     if (byLanguage.has(lang.code)) continue;
-    let terms = [...new Set(lang.questionTerms(question))];
-    if (terms.length === 0) terms = [...new Set(lang.terms(question))];
+    let terms = question.distinctTerms(lang);
+    if (terms.length === 0) terms = [...new Set(lang.terms(question.text))];
     const units = unitsByHit.filter((_, k) => languages[k]!.code === lang.code).flat();
     const weight = new Map<string, number>();
     for (const t of terms) {
@@ -260,15 +249,14 @@ export function rankQuotes(
 
 /** The relevance signals of the best quote (relevance.ts). */
 function relevanceSignalsOf(
-  question: string,
+  question: Question,
   hits: SearchHit[],
   best: Quote,
   units: Unit[],
   stats: TermStats,
-  questionLanguage: Language,
 ): RelevanceSignals {
   const passageTerms = units.reduce((acc, u) => union(acc, u.terms), new Set<string>());
-  const language = passageLanguage(hits[best.hitIndex]!, questionLanguage);
+  const language = question.readingOf(hits[best.hitIndex]!.language);
   const others = hits.filter((_, i) => i !== best.hitIndex);
   const meanOther = others.reduce((a, h) => a + h.score, 0) / Math.max(1, others.length);
   return {
@@ -289,13 +277,13 @@ function relevanceSignalsOf(
  * best quote answers; the best quotes of other passages that cover nearly as much join it.
  */
 export function composeExtractiveAnswer(
-  question: string,
+  question: Question,
   hits: SearchHit[],
   options: ExtractiveOptions = DEFAULT_EXTRACTIVE,
   aids: AnswerAids = {},
 ): Answer {
-  const questionLanguage = aids.questionLanguage ?? ENGLISH;
-  const { type, quotes, unitsByHit } = rankQuotes(question, hits, options, questionLanguage);
+  const questionLanguage = question.reading;
+  const { type, quotes, unitsByHit } = rankQuotes(question, hits, options);
   if (quotes.length === 0) return declined(questionLanguage);
   const ranked = quotes;
   const best = ranked[0]!;
@@ -303,26 +291,26 @@ export function composeExtractiveAnswer(
     aids.stats ??
     statsOfPassages(
       question,
-      hits.map((h) => ({ text: h.text, language: passageLanguage(h, questionLanguage) })),
+      hits.map((h) => ({ text: h.text, language: question.readingOf(h.language) })),
     );
-  const signals = relevanceSignalsOf(
-    question,
-    hits,
-    best,
-    unitsByHit[best.hitIndex]!,
-    stats,
-    questionLanguage,
-  );
+  const signals = relevanceSignalsOf(question, hits, best, unitsByHit[best.hitIndex]!, stats);
   const decline = () => ({ ...declined(questionLanguage), signals });
   // WordNet holds every English lemma; the other languages' word lists have gaps, so a word their
   // workspace holds anywhere is no name there.
   const held = questionLanguage.code === 'en' ? undefined : (w: string) => workspaceHolds(stats, w);
   if (
-    aids.lexicon &&
-    asksAboutSomethingAbsent(question, hits, aids.lexicon, aids.absentFromWorkspace, questionLanguage, held)
+    question.lexicon &&
+    asksAboutSomethingAbsent(
+      question.text,
+      hits,
+      question.lexicon,
+      aids.absentFromWorkspace,
+      questionLanguage,
+      held,
+    )
   )
     return decline();
-  if (namesSomethingAbsent(question, hits, (w) => workspaceHolds(stats, w), questionLanguage))
+  if (namesSomethingAbsent(question.text, hits, (w) => workspaceHolds(stats, w), questionLanguage))
     return decline();
   if (!answersQuestion(signals, aids.relevance ?? DEFAULT_RELEVANCE)) return decline();
 
@@ -332,7 +320,7 @@ export function composeExtractiveAnswer(
       unitsByHit[best.hitIndex]!,
       type,
       options,
-      passageLanguage(hits[best.hitIndex]!, questionLanguage),
+      question.readingOf(hits[best.hitIndex]!.language),
     ),
   ];
   for (const q of ranked) {

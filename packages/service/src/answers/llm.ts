@@ -1,8 +1,8 @@
 import type { ChatMessage, ChatModel, ChatUsage } from '../domain/ports.js';
 import type { SearchHit } from '../domain/types.js';
 import { trimEndWhile } from '../strings.js';
-import { ENGLISH, type Language } from '../text/language.js';
-import { type Answer, type AnswerCitation, declined as declineIn, passageLanguage } from './extractive.js';
+import { ENGLISH, type Language, languageFor } from '../text/language.js';
+import { type Answer, type AnswerCitation, declined as declineIn } from './extractive.js';
 import { markerChecker, neutraliseMarkers } from './markers.js';
 
 /** What the model is told to reply, exactly, when the sources lack the answer. */
@@ -70,7 +70,7 @@ function saysNotInSources(text: string): boolean {
 const checkerFor = (hits: SearchHit[]) =>
   markerChecker(
     hits.map((h) => h.text),
-    hits.map((h) => passageLanguage(h)),
+    hits.map((h) => languageFor(h.language ?? 'en')),
   );
 
 /** The model's answer with checked markers, or the "not in the workspace" answer. */

@@ -1,3 +1,4 @@
+import type { Question } from '../search/question.js';
 import { type Language, languageFor } from '../text/language.js';
 
 /**
@@ -31,10 +32,10 @@ export const TERM_COUNT_CAP = 500;
 const key = (language: Language, term: string) => `${language.code}:${term}`;
 
 /** The terms of the question in each language it is compared in (by `language:term`), to be counted. */
-export function questionTermsIn(question: string, languages: Language[]): Map<string, string> {
+export function questionTermsIn(question: Question, languages: Language[]): Map<string, string> {
   const wanted = new Map<string, string>();
   for (const language of languages)
-    for (const term of language.questionTerms(question)) wanted.set(key(language, term), term);
+    for (const term of question.terms(language)) wanted.set(key(language, term), term);
   return wanted;
 }
 
@@ -50,13 +51,13 @@ export function termStatsOf(wanted: Map<string, string>, rows: number, held: Map
  * the passages stand in for the workspace (a term they lack counts as missing).
  */
 export function statsOfPassages(
-  question: string,
+  question: Question,
   passages: { text: string; language: Language }[],
 ): TermStats {
   const counts = new Map<string, number>();
   const languages = [...new Map(passages.map((p) => [p.language.code, p.language])).values()];
   for (const language of languages) {
-    const terms = new Set(language.questionTerms(question));
+    const terms = question.distinctTerms(language);
     const held = passages
       .filter((p) => p.language.code === language.code)
       .map((p) => new Set(language.contentTerms(p.text)));
@@ -109,8 +110,8 @@ export interface RelevanceSignals {
  * `window` content words of each other in `text`: "keyboard layout" asked, "keyboard layout" or
  * "layout of the keyboard" written, not "keyboard" in one sentence and "layout" in another.
  */
-export function pairShare(question: string, text: string, language: Language, window = 3): number {
-  const q = language.questionTerms(question);
+export function pairShare(question: Question, text: string, language: Language, window = 3): number {
+  const q = question.terms(language);
   const pairs: [string, string][] = [];
   for (let i = 0; i + 1 < q.length; i++) if (q[i] !== q[i + 1]) pairs.push([q[i]!, q[i + 1]!]);
   if (pairs.length === 0) return 0;
@@ -139,13 +140,13 @@ function rarity(stats: TermStats, language: Language, term: string): number {
  * holds `passageTerms`.
  */
 export function relevanceSignals(
-  question: string,
+  question: Question,
   language: Language,
   quoteTerms: ReadonlySet<string>,
   passageTerms: ReadonlySet<string>,
   stats: TermStats,
 ): RelevanceSignals {
-  const terms = [...new Set(language.questionTerms(question))];
+  const terms = question.distinctTerms(language);
   if (terms.length === 0 || stats.rows === 0) return { presence: 0, coverage: 0, passageCoverage: 0 };
   let total = 0;
   let present = 0;

@@ -17,7 +17,7 @@ export interface Snippet {
  */
 function queryWordsIn(
   passage: string,
-  queryTermSet: Set<string>,
+  queryTermSet: ReadonlySet<string>,
   codes: Uint32Array | undefined,
   language: Language,
 ): [number, number, number][] {
@@ -48,7 +48,7 @@ function queryWordsIn(
 export function snippetOf(
   passage: string,
   passageStart: number,
-  queryTermSet: Set<string>,
+  queryTermSet: ReadonlySet<string>,
   options: { maxChars?: number; codes?: Uint32Array | undefined; language?: Language | undefined } = {},
 ): Snippet {
   const maxChars = options.maxChars ?? 280;

@@ -1,6 +1,7 @@
 import type { IndexHit, IndexRow } from '../domain/ports.js';
 import { ENGLISH, type Language, languageFor } from '../text/language.js';
-import { type CodedQuery, codeCoverage, codedQuery, codeProximity, wordCodes } from './word-codes.js';
+import type { Question } from './question.js';
+import { codeCoverage, codeProximity, wordCodes } from './word-codes.js';
 
 /**
  * How search orders its candidates (search.ts asks): rank fusion of the lexical and vector lists,
@@ -30,32 +31,24 @@ export function fuse(lexical: IndexHit[], vector: IndexHit[], vectorWeight: numb
  */
 export function rescoreLexical(
   hits: IndexHit[],
-  q: string,
+  question: Question,
   proximityWeight: number,
   coverageWeight = 0,
 ): IndexHit[] {
   if ((proximityWeight <= 0 && coverageWeight <= 0) || hits.length === 0) return hits;
-  return hits.map(lexicalRescorer(q, proximityWeight, coverageWeight)).sort((a, b) => b.score - a.score);
+  return hits
+    .map(lexicalRescorer(question, proximityWeight, coverageWeight))
+    .sort((a, b) => b.score - a.score);
 }
 
 function lexicalRescorer(
-  q: string,
+  question: Question,
   proximityWeight: number,
   coverageWeight: number,
 ): (h: IndexHit) => IndexHit {
-  // The query read in each row's language, as its codes were.
-  const queries = new Map<string, CodedQuery>();
-  const queryFor = (row: IndexRow) => {
-    const language = rowLanguage(row);
-    let query = queries.get(language.code);
-    if (!query) {
-      query = codedQuery(q, language);
-      queries.set(language.code, query);
-    }
-    return query;
-  };
   return (h) => {
-    const query = queryFor(h.row);
+    // The query read in the row's language, as its codes were.
+    const query = question.coded(rowLanguage(h.row));
     const parts = [headingCodes(h.row.heading, rowLanguage(h.row)), codesOf(h.row)];
     const coverage = coverageWeight > 0 ? codeCoverage(query, parts) : 0;
     const near = proximityWeight > 0 ? codeProximity(query, parts) : 0;
@@ -98,15 +91,15 @@ function headingCodes(heading: string, language: Language): Uint32Array {
  */
 export function* rescoredInOrder(
   hits: IndexHit[],
-  q: string,
+  question: Question,
   proximityWeight: number,
   coverageWeight = 0,
 ): Generator<IndexHit> {
   // The bound needs scores that only grow when multiplied; anything else is rescored at once.
   if (proximityWeight <= 0 && coverageWeight <= 0) return yield* hits;
   if (hits.some((h) => !(h.score >= 0)))
-    return yield* rescoreLexical(hits, q, proximityWeight, coverageWeight);
-  const rescore = lexicalRescorer(q, proximityWeight, coverageWeight);
+    return yield* rescoreLexical(hits, question, proximityWeight, coverageWeight);
+  const rescore = lexicalRescorer(question, proximityWeight, coverageWeight);
   const maxFactor = 1 + proximityWeight * 1 + coverageWeight * 1;
   // bound[i]: the highest rescored score any of hits[i…] can reach.
   const bound = new Float64Array(hits.length + 1);

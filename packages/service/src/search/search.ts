@@ -4,11 +4,9 @@ import type { Stopwatch } from '../domain/stopwatch.js';
 import type { DocumentOrigin, DocumentStore, SearchContext, WorkspaceStore } from '../domain/stores.js';
 import type { Citation, Principal, SearchHit } from '../domain/types.js';
 import { errors } from '../errors.js';
-import { splitterFor } from '../text/compounds.js';
-import { questionLanguage } from '../text/detection.js';
-import type { Language } from '../text/language.js';
 import type { EmbeddingService } from './embeddings.js';
 import { type Snippet, snippetOf } from './passages.js';
+import { analyseQuestion, type Question } from './question.js';
 import {
   codesOf,
   fuse,
@@ -17,7 +15,7 @@ import {
   rowLanguage,
   withDocumentEvidence,
 } from './ranking.js';
-import { lexicalCandidates, readingsOf } from './readings.js';
+import { lexicalCandidates } from './readings.js';
 import { type RerankStage, rerankCandidates } from './rerank.js';
 import { scopeOf, searchContextOf } from './scope.js';
 import { DuplicateFilter } from './word-codes.js';
@@ -41,8 +39,8 @@ export interface SearchRequest {
   mode?: SearchMode | undefined;
   filters?: SearchFilters | undefined;
   maxChunksPerDocument?: number | undefined;
-  /** The question's language, when the caller has told it already (the answerer). */
-  language?: Language | undefined;
+  /** The query analysed, when the caller has done so already (the answerer); else analysed here. */
+  question?: Question | undefined;
   /** The workspace as the caller sees it, when the caller has read it already (the answerer). */
   context?: SearchContext | undefined;
   /** Records the time of each stage, when the caller asked for it. */
@@ -158,13 +156,9 @@ async function rankedRows(
   deps: SearchDeps,
   principal: Principal,
   req: SearchRequest,
-): Promise<{ hits: IndexHit[]; live: Map<string, DocumentOrigin> }> {
+): Promise<{ hits: IndexHit[]; live: Map<string, DocumentOrigin>; question: Question }> {
   const workspace = req.context ?? (await searchContextOf(deps, principal, req.workspaceId));
-  const language = req.language ?? (await questionLanguage(req.q, workspace, deps.languages));
-  const readings = readingsOf(language, workspace.languages);
-  const split = language.splitsCompounds
-    ? splitterFor(language, await deps.lexicons?.forLanguage(language.code))
-    : undefined;
+  const question = req.question ?? (await analyseQuestion(deps, req.q, workspace));
   const options = deps.searchOptions ?? DEFAULT_SEARCH;
   const filters: SearchFilters = { ...req.filters };
   let documentIds = filters.documentIds;
@@ -174,7 +168,7 @@ async function rankedRows(
   }
   const scope = scopeOf(documentIds, workspace.visibility);
   req.stopwatch?.lap('prepare');
-  if (scope.documentIds?.length === 0) return { hits: [], live: new Map() };
+  if (scope.documentIds?.length === 0) return { hits: [], live: new Map(), question };
 
   const vectors = req.mode === 'lexical' ? undefined : await deps.embeddings?.spaceForSearch(req.workspaceId);
   if (req.mode === 'vector' && !vectors) throw errors.vectorSearchUnavailable(req.workspaceId);
@@ -182,7 +176,7 @@ async function rankedRows(
   // Ask for more than needed: stale rows, duplicates and the per-document cap all thin the list.
   const limit = Math.max(60, req.topK * 2);
   const [lexical, near] = await Promise.all([
-    mode === 'vector' ? [] : lexicalCandidates(deps.index, req, readings, limit, scope, split),
+    mode === 'vector' ? [] : lexicalCandidates(deps.index, req.workspaceId, question, limit, scope),
     vectors && mode !== 'lexical'
       ? vectors.embedder
           .embedQuery(req.q)
@@ -207,21 +201,21 @@ async function rankedRows(
     ? lexical
     : mode === 'hybrid'
       ? fuse(
-          rescoreLexical(lexical, req.q, proximityWeight, coverageWeight),
+          rescoreLexical(lexical, question, proximityWeight, coverageWeight),
           near,
           options.hybridVectorWeight,
           options.rrfK,
         )
       : mode === 'vector'
         ? near
-        : rescoreLexical(lexical, req.q, proximityWeight, coverageWeight);
+        : rescoreLexical(lexical, question, proximityWeight, coverageWeight);
 
   const live = await deps.documents.liveDocuments(req.workspaceId, [
     ...new Set(ranked.map((h) => h.row.documentId)),
   ]);
   const liveHits = ranked.filter((h) => live.has(h.row.documentId));
   const ordered = lazy
-    ? rescoredInOrder(liveHits, req.q, proximityWeight, coverageWeight)
+    ? rescoredInOrder(liveHits, question, proximityWeight, coverageWeight)
     : withDocumentEvidence(liveHits, options.documentEvidence);
   // Lexical hits are rescored lazily, as the page is cut: the reranker's candidates are rescored in
   // its stage, the rest in ranking's.
@@ -230,7 +224,7 @@ async function rankedRows(
   const reranked = await rerankCandidates(deps.rerank, req.q, ordered, deps.log);
   const page = firstDistinct(reranked, req.topK, req.maxChunksPerDocument);
   req.stopwatch?.lap(deps.rerank ? 'rerank' : 'ranking');
-  return { hits: page, live };
+  return { hits: page, live, question };
 }
 
 function passageOf(h: IndexHit, live: Map<string, DocumentOrigin>): SearchHit {
@@ -258,21 +252,12 @@ export async function searchWorkspace(
   principal: Principal,
   req: SearchRequest,
 ): Promise<RankedHit[]> {
-  const { hits, live } = await rankedRows(deps, principal, req);
-  const termsBy = new Map<string, Set<string>>();
-  const termsIn = (l: Language) => {
-    let terms = termsBy.get(l.code);
-    if (!terms) {
-      terms = new Set(l.queryTerms(req.q));
-      termsBy.set(l.code, terms);
-    }
-    return terms;
-  };
+  const { hits, live, question } = await rankedRows(deps, principal, req);
   const ranked = hits.map((h) => {
     const rowLang = rowLanguage(h.row);
     return {
       ...passageOf(h, live),
-      snippet: snippetOf(h.row.text, h.row.charStart, termsIn(rowLang), {
+      snippet: snippetOf(h.row.text, h.row.charStart, question.queryTerms(rowLang), {
         codes: codesOf(h.row),
         language: rowLang,
       }),

@@ -10,6 +10,7 @@ import type { IndexRow } from '../../src/domain/ports.js';
 import { chunkText } from '../../src/processing/chunker.js';
 import { expandQuery } from '../../src/search/expansion.js';
 import { indexRowsOf, searchText } from '../../src/search/indexing.js';
+import { Question } from '../../src/search/question.js';
 import { rescoreLexical } from '../../src/search/ranking.js';
 import { wordCodes } from '../../src/search/word-codes.js';
 import { ENGLISH } from '../../src/text/language.js';
@@ -227,7 +228,7 @@ describe('the LanceDB search index', () => {
       for (const h of coded) expect(h.row.wordCodes).toEqual(wordCodes(h.row.text));
       // Same order and scores from the rescoring, whether it reads stored codes or codes the text.
       const ranked = (hits: typeof old) =>
-        rescoreLexical(hits, q, 0.2, 0.1).map((h) => [h.row.id, h.score.toFixed(6)]);
+        rescoreLexical(hits, new Question(q), 0.2, 0.1).map((h) => [h.row.id, h.score.toFixed(6)]);
       const withCodes = old.map((h) => ({ ...h, row: { ...h.row, wordCodes: wordCodes(h.row.text) } }));
       expect(ranked(old)).toEqual(ranked(withCodes));
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { composeExtractiveAnswer, NOT_FOUND_ANSWER } from '../../src/answers/extractive.js';
 import type { SearchHit } from '../../src/domain/types.js';
+import { Question } from '../../src/search/question.js';
 
 function hit(documentId: string, text: string, charStart = 100, page: number | null = 3): SearchHit {
   return {
@@ -32,7 +33,7 @@ describe('composeExtractiveAnswer', () => {
   ];
 
   it('answers with the sentence that covers the question and cites it', () => {
-    const a = composeExtractiveAnswer('How long does the warranty cover parts?', hits);
+    const a = composeExtractiveAnswer(new Question('How long does the warranty cover parts?'), hits);
     expect(a.answer).toBe('The warranty covers parts for two years. [1]');
     expect(a.citations).toHaveLength(1);
     const c = a.citations[0]!;
@@ -47,7 +48,7 @@ describe('composeExtractiveAnswer', () => {
   });
 
   it('combines sentences from different passages and numbers every citation', () => {
-    const a = composeExtractiveAnswer('warranty parts years and returns within days', hits);
+    const a = composeExtractiveAnswer(new Question('warranty parts years and returns within days'), hits);
     const markers = [...a.answer.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1]));
     expect(new Set(markers)).toEqual(new Set([1, 2]));
     for (const n of markers) expect(a.citations.find((c) => c.n === n)).toBeDefined();
@@ -55,9 +56,9 @@ describe('composeExtractiveAnswer', () => {
   });
 
   it('says so instead of answering when the passages do not cover the question', () => {
-    const a = composeExtractiveAnswer('What colour is the company logo?', hits);
+    const a = composeExtractiveAnswer(new Question('What colour is the company logo?'), hits);
     expect(a).toMatchObject({ answer: NOT_FOUND_ANSWER, citations: [], kind: 'declined' });
-    expect(composeExtractiveAnswer('anything', [])).toEqual({
+    expect(composeExtractiveAnswer(new Question('anything'), [])).toEqual({
       answer: NOT_FOUND_ANSWER,
       citations: [],
       kind: 'declined',
@@ -65,14 +66,14 @@ describe('composeExtractiveAnswer', () => {
   });
 
   it('never writes words that are not in the passages', () => {
-    const a = composeExtractiveAnswer('Are returns accepted with a receipt?', hits);
+    const a = composeExtractiveAnswer(new Question('Are returns accepted with a receipt?'), hits);
     const quoted = a.answer.replace(/\s*\[\d+\]/g, '');
     expect(hits.some((h) => h.text.includes(quoted))).toBe(true);
   });
 
   it('answers from the sentence right under a heading line (issue 16: it was skipped as part of the heading)', () => {
     const boats = hit('doc_md', '# Boats\nThe ferry to Lanmore leaves at nine.');
-    const a = composeExtractiveAnswer('When does the ferry to Lanmore leave?', [boats]);
+    const a = composeExtractiveAnswer(new Question('When does the ferry to Lanmore leave?'), [boats]);
     expect(a.answer).toBe('The ferry to Lanmore leaves at nine. [1]');
     expect(boats.text.slice(a.citations[0]!.charStart - 100, a.citations[0]!.charEnd - 100)).toBe(
       'The ferry to Lanmore leaves at nine.',
@@ -86,7 +87,7 @@ describe('composeExtractiveAnswer', () => {
         '# Warranty parts\n\nThe warranty covers parts. It covers parts for two years. Parts are covered worldwide.',
       ),
     ];
-    const a = composeExtractiveAnswer('warranty parts years worldwide', h);
+    const a = composeExtractiveAnswer(new Question('warranty parts years worldwide'), h);
     expect(a.answer).not.toContain('Warranty parts [');
     expect(a.citations).toHaveLength(1);
     // The quote is a span of the passage: its offsets cover exactly the sentences it quotes.
@@ -100,7 +101,10 @@ describe('composeExtractiveAnswer', () => {
       'doc_pg',
       'work_mem: Sets the base maximum amount of memory to be used by a query operation before writing to temporary disk files. The default value is four megabytes (4MB). Several running sessions could be doing such operations concurrently.',
     );
-    const a = composeExtractiveAnswer('What is the default amount of memory for a query operation?', [work]);
+    const a = composeExtractiveAnswer(
+      new Question('What is the default amount of memory for a query operation?'),
+      [work],
+    );
     expect(a.answer).toContain('The default value is four megabytes (4MB).');
     expect(a.answer).toContain('Sets the base maximum amount of memory');
   });
@@ -110,7 +114,7 @@ describe('composeExtractiveAnswer', () => {
       'doc_t',
       'Numeric types:\n\n| Name | Storage Size | Description |\n| --- | --- | --- |\n| smallint | 2 bytes | small-range integer |\n| bigint | 8 bytes | large-range integer |',
     );
-    const a = composeExtractiveAnswer('What is the storage size of a bigint?', [table]);
+    const a = composeExtractiveAnswer(new Question('What is the storage size of a bigint?'), [table]);
     expect(a.answer).toBe('Name: bigint; Storage Size: 8 bytes; Description: large-range integer [1]');
   });
 
@@ -120,7 +124,7 @@ describe('composeExtractiveAnswer', () => {
       'The sticky bit is a permission that is only useful in directories. It restricts deletion of files so that only their owner can delete them in a directory everyone can write to. Other bits exist.',
     );
     const a = composeExtractiveAnswer(
-      'How do I restrict deletion of files in a directory everyone can write to?',
+      new Question('How do I restrict deletion of files in a directory everyone can write to?'),
       [sticky],
     );
     expect(a.answer).toContain('The sticky bit is a permission');
@@ -128,7 +132,10 @@ describe('composeExtractiveAnswer', () => {
       'doc_n',
       'Once the file has been edited, the NFS server must be told to read the list of exports again with the following command:\n\n```\n# exportfs -ra\n```\n\nClients see the change at once.',
     );
-    const b = composeExtractiveAnswer('How do I make the NFS server read the list of exports again?', [nfs]);
+    const b = composeExtractiveAnswer(
+      new Question('How do I make the NFS server read the list of exports again?'),
+      [nfs],
+    );
     expect(b.answer).toContain('# exportfs -ra');
   });
 
@@ -142,19 +149,21 @@ describe('composeExtractiveAnswer', () => {
       'To set up a tunnel between two servers, the OpenVPN package provides everything needed.',
     );
     const asked = 'How do I set up a WireGuard tunnel between two servers?';
-    expect(composeExtractiveAnswer(asked, [vpn]).answer).not.toBe(NOT_FOUND_ANSWER);
-    expect(composeExtractiveAnswer(asked, [vpn], undefined, { lexicon })).toMatchObject({
+    expect(composeExtractiveAnswer(new Question(asked), [vpn]).answer).not.toBe(NOT_FOUND_ANSWER);
+    expect(composeExtractiveAnswer(new Question(asked, { lexicon }), [vpn])).toMatchObject({
       answer: NOT_FOUND_ANSWER,
       citations: [],
       kind: 'declined',
     });
     // Named in a passage: answered; and so is a name typed with a typo or without its accents.
     const wg = hit('doc_w', 'A WireGuard tunnel between two servers is set up with wg-quick.');
-    expect(composeExtractiveAnswer(asked, [wg], undefined, { lexicon }).answer).toContain('wg-quick');
+    expect(composeExtractiveAnswer(new Question(asked, { lexicon }), [wg]).answer).toContain('wg-quick');
     const typo = 'How do I set up a WireGaurd tunnel between two servers?';
-    expect(composeExtractiveAnswer(typo, [wg], undefined, { lexicon }).answer).toContain('wg-quick');
+    expect(composeExtractiveAnswer(new Question(typo, { lexicon }), [wg]).answer).toContain('wg-quick');
     const town = hit('doc_g', 'His father was a priest in Gospić, a town of the Lika region.');
-    const where = composeExtractiveAnswer('What was his father in Gospic?', [town], undefined, { lexicon });
+    const where = composeExtractiveAnswer(new Question('What was his father in Gospic?', { lexicon }), [
+      town,
+    ]);
     expect(where.answer).toContain('priest');
   });
 
@@ -164,7 +173,7 @@ describe('composeExtractiveAnswer', () => {
       hit('doc_b', 'On weekdays the library opens at nine, on Saturdays at ten.'),
       hit('doc_c', 'The cafeteria closes at three.'),
     ];
-    const a = composeExtractiveAnswer('When does the library open on weekdays?', h);
+    const a = composeExtractiveAnswer(new Question('When does the library open on weekdays?'), h);
     expect(a.citations.map((c) => c.documentId)).toEqual(['doc_a', 'doc_b']);
   });
 });

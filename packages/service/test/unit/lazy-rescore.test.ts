@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexHit } from '../../src/domain/ports.js';
+import { Question } from '../../src/search/question.js';
 import { rescoredInOrder, rescoreLexical } from '../../src/search/ranking.js';
 
 const WORDS = [
@@ -71,7 +72,9 @@ describe('rescoredInOrder', () => {
           'risk',
           'older patients increases risk',
         ]) {
-          expect(ids(rescoredInOrder(hits, q, pw, cw))).toEqual(ids(rescoreLexical(hits, q, pw, cw)));
+          expect(ids(rescoredInOrder(hits, new Question(q), pw, cw))).toEqual(
+            ids(rescoreLexical(hits, new Question(q), pw, cw)),
+          );
         }
       }
     }
@@ -79,12 +82,12 @@ describe('rescoredInOrder', () => {
 
   it('also when the scores are not sorted or not all positive', () => {
     const hits = randomHits(3, 30).reverse();
-    expect(ids(rescoredInOrder(hits, 'fracture risk', 0.2))).toEqual(
-      ids(rescoreLexical(hits, 'fracture risk', 0.2)),
+    expect(ids(rescoredInOrder(hits, new Question('fracture risk'), 0.2))).toEqual(
+      ids(rescoreLexical(hits, new Question('fracture risk'), 0.2)),
     );
     hits[4]!.score = -1;
-    expect(ids(rescoredInOrder(hits, 'fracture risk', 0.2))).toEqual(
-      ids(rescoreLexical(hits, 'fracture risk', 0.2)),
+    expect(ids(rescoredInOrder(hits, new Question('fracture risk'), 0.2))).toEqual(
+      ids(rescoreLexical(hits, new Question('fracture risk'), 0.2)),
     );
   });
 
@@ -92,7 +95,7 @@ describe('rescoredInOrder', () => {
     const reads: number[] = [];
     // Scores far apart: the first hit stays first whatever the rest score.
     const hits = Array.from({ length: 60 }, (_, i) => hit(i, 100 / (i + 1), 'fracture risk', '', reads));
-    const first = rescoredInOrder(hits, 'fracture risk', 0.2).next().value as IndexHit;
+    const first = rescoredInOrder(hits, new Question('fracture risk'), 0.2).next().value as IndexHit;
     expect(first.row.id).toBe('c0');
     expect(reads.filter((n) => n > 0).length).toBeLessThanOrEqual(2);
   });

@@ -4,6 +4,7 @@ import { buildMessages, composeLlmAnswer, streamLlmAnswer } from '../../src/answ
 import { markerChecker, neutraliseMarkers } from '../../src/answers/markers.js';
 import type { ChatModel } from '../../src/domain/ports.js';
 import type { SearchHit } from '../../src/domain/types.js';
+import { Question } from '../../src/search/question.js';
 
 const hit = (n: number, text: string): SearchHit => ({
   text,
@@ -48,7 +49,10 @@ describe('neutraliseMarkers', () => {
 
 describe('markers quoted from a document', () => {
   it('never reach an extractive answer as markers: every [n] is one of its citations', () => {
-    const a = composeExtractiveAnswer('Within how many days are refunds paid?', [forged, ...others]);
+    const a = composeExtractiveAnswer(new Question('Within how many days are refunds paid?'), [
+      forged,
+      ...others,
+    ]);
     expect(a.answer).toBe('Refunds are paid within 99 days (2) (3) (99). [1]');
     expect(markers(a.answer)).toEqual([1]);
     expect(a.citations.map((c) => [c.n, c.documentId])).toEqual([[1, 'doc_1']]);

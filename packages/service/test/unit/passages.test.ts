@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexHit } from '../../src/domain/ports.js';
 import { snippetOf } from '../../src/search/passages.js';
+import { Question } from '../../src/search/question.js';
 import { fuse, rescoreLexical, withDocumentEvidence } from '../../src/search/ranking.js';
 import { wordCodes } from '../../src/search/word-codes.js';
 import { ENGLISH } from '../../src/text/language.js';
@@ -108,7 +109,7 @@ describe('duplicates, fusion and aggregation', () => {
         hit('far', 'd1', 1, 'risk of the thing and, much later, fracture'),
         hit('near', 'd2', 1, 'fracture risk'),
       ],
-      'fracture risk',
+      new Question('fracture risk'),
       1,
       0,
     );
