@@ -95,6 +95,7 @@ const publicModules = {
   search: {
     'search.ts': "searching a workspace's passages (answers, evaluations)",
     'question.ts': 'a question analysed once, which search, the relevance decision and the answerer read',
+    'request.ts': "the search and answer request's shape, limits and defaults, which every face parses with",
     'scope.ts': 'what a principal may search, which an answer searches within',
     'indexing.ts': "a document's rows in the index, which the pipeline writes",
     'embeddings.ts': 'the embedding service the pipeline and the maintenance job embed with',

@@ -55,6 +55,7 @@ import type { DependencyCheck } from './ops/readiness.js';
 import { packageRoot } from './paths.js';
 import { EmbeddingService, type Embeddings, observedEmbeddings } from './search/embeddings.js';
 import type { RerankStage } from './search/rerank.js';
+import { DEFAULT_SEARCH } from './search/search.js';
 import type { FolderRootGrant } from './sources/grants.js';
 import { SourceItemReader } from './sources/items.js';
 import type { SourceLister } from './sources/model.js';
@@ -456,9 +457,10 @@ export async function createDeps(
     webhookDelivery: config.webhooks,
     embeddings,
     filters: new PgDocumentFilter(pool),
+    requestLimits: { maxQueryChars: config.limits.maxQueryChars, maxTopK: config.limits.maxTopK },
     searchOptions: {
+      ...DEFAULT_SEARCH,
       hybridVectorWeight: config.search.hybridVectorWeight,
-      rrfK: 60,
       documentEvidence: config.search.documentEvidence,
       proximityWeight: config.search.proximityWeight,
       coverageWeight: config.search.coverageWeight,

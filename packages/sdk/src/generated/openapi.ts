@@ -3009,11 +3009,11 @@ export interface operations {
                     q: string;
                     /** @default 10 */
                     topK?: number;
-                    /** @description Restrict the search to matching documents */
+                    /** @description Restrict to matching documents */
                     filters?: {
                         documentIds?: string[];
                         filenames?: string[];
-                        /** @description Detected media types; "text/*" matches a family */
+                        /** @description Detected media types, e.g. "application/pdf"; "text/*" matches a family */
                         mediaTypes?: string[];
                         /** @description Upload metadata: every key must match; an array lists alternatives (at most 100 a key, 1,000 in all) */
                         metadata?: {
@@ -3108,11 +3108,11 @@ export interface operations {
                      * @default 8
                      */
                     topK?: number;
-                    /** @description Restrict the search to matching documents */
+                    /** @description Restrict to matching documents */
                     filters?: {
                         documentIds?: string[];
                         filenames?: string[];
-                        /** @description Detected media types; "text/*" matches a family */
+                        /** @description Detected media types, e.g. "application/pdf"; "text/*" matches a family */
                         mediaTypes?: string[];
                         /** @description Upload metadata: every key must match; an array lists alternatives (at most 100 a key, 1,000 in all) */
                         metadata?: {

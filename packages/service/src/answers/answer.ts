@@ -1,8 +1,10 @@
+import { admitQuestion, type QuotaDeps } from '../accounts/quotas.js';
 import type { ChatMessage, ChatModel, ChatUsage, DocumentScope } from '../domain/ports.js';
 import type { Stopwatch } from '../domain/stopwatch.js';
 import type { Principal, SearchHit } from '../domain/types.js';
 import { errors } from '../errors.js';
 import { analyseQuestion, type Question } from '../search/question.js';
+import { checkRequest, REQUEST_DEFAULTS } from '../search/request.js';
 import { scopeOf, searchContextOf } from '../search/scope.js';
 import { type SearchDeps, type SearchFilters, type SearchMode, searchPassages } from '../search/search.js';
 import type { CompoundSplitter } from '../text/compounds.js';
@@ -21,7 +23,8 @@ import {
 export interface AnswerRequest {
   workspaceId: string;
   q: string;
-  topK: number;
+  /** Passages to draw the answer from (REQUEST_DEFAULTS.answerTopK when not given). */
+  topK?: number | undefined;
   filters?: SearchFilters | undefined;
   /** How passages are found: the search's default (hybrid when the workspace has vectors) unless given. */
   mode?: SearchMode | undefined;
@@ -29,9 +32,18 @@ export interface AnswerRequest {
   history?: ChatMessage[] | undefined;
   /** Records the time of each stage, when the caller asked for it. */
   stopwatch?: Stopwatch | undefined;
+  /**
+   * A question a person asked (chat, a chat completion, MCP's ask): counted against the account's
+   * daily quota once the request is found well-formed, or refused when the quota is spent. An
+   * evaluation's questions are not counted.
+   */
+  counted?: boolean | undefined;
 }
 
 export interface AnswerDeps extends SearchDeps {
+  /** The account quotas a counted question is admitted by (every face's deps have them). */
+  quotas?: QuotaDeps['quotas'] | undefined;
+  quotaDefaults?: QuotaDeps['quotaDefaults'] | undefined;
   chatModel?: ChatModel | undefined;
   /** Thresholds of the relevance decision and the answerer's options (tuning aids); the defaults otherwise. */
   relevance?: RelevanceThresholds | undefined;
@@ -64,15 +76,21 @@ async function retrieve(
   principal: Principal,
   req: AnswerRequest,
 ): Promise<{ hits: SearchHit[]; question: Question; scope: DocumentScope }> {
+  const topK = req.topK ?? REQUEST_DEFAULTS.answerTopK;
+  checkRequest({ ...req, topK }, deps.requestLimits);
+  if (req.counted) {
+    if (!deps.quotas || !deps.quotaDefaults) throw new Error('a counted question needs the quota store');
+    await admitQuestion({ quotas: deps.quotas, quotaDefaults: deps.quotaDefaults }, principal);
+  }
   const context = await searchContextOf(deps, principal, req.workspaceId);
   const question = await analyseQuestion(deps, req.q, context, true);
   const hits = await searchPassages(deps, principal, {
     workspaceId: req.workspaceId,
     q: req.q,
-    topK: req.topK,
+    topK,
     filters: req.filters,
     mode: req.mode,
-    maxChunksPerDocument: 3,
+    maxChunksPerDocument: REQUEST_DEFAULTS.answerPassagesPerDocument,
     question,
     context,
     stopwatch: req.stopwatch,

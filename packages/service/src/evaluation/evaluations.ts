@@ -3,6 +3,7 @@ import type { WorkspaceStore } from '../domain/stores.js';
 import type { Principal } from '../domain/types.js';
 import { errors } from '../errors.js';
 import { newId } from '../ids.js';
+import { REQUEST_DEFAULTS } from '../search/request.js';
 import type { SearchMode } from '../search/search.js';
 import { type Comparison, compareOutcomes } from './compare.js';
 import type {
@@ -83,7 +84,7 @@ export interface ConfigurationInput {
   answers?: { mode?: AnswerMode | undefined } | null | undefined;
 }
 
-export const EVALUATION_LIMITS = { configurations: 5, defaultTopK: 10 } as const;
+export const EVALUATION_LIMITS = { configurations: 5 } as const;
 
 /** Fills in the server's choices and refuses what it cannot do, naming what is missing. */
 export function resolveConfigurations(
@@ -120,7 +121,7 @@ export function resolveConfigurations(
         name,
         'answers by a model need a chat model (LLM_BASE_URL and LLM_MODEL), and this server has none',
       );
-    const topK = c.search?.topK ?? EVALUATION_LIMITS.defaultTopK;
+    const topK = c.search?.topK ?? REQUEST_DEFAULTS.searchTopK;
     if (topK > can.maxTopK)
       throw errors.invalidRequest(
         `topK is at most ${can.maxTopK}; configuration "${name}" asks for ${topK}.`,

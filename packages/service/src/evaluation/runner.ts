@@ -56,9 +56,6 @@ export const RUNNER_DEFAULTS: RunnerOptions = {
   concurrency: 2,
 };
 
-/** Passages the answer is drawn from, as chat's default. */
-export const ANSWER_TOP_K = 8;
-
 class OwnerGone extends Error {}
 
 /** Whose view the questions are asked with, as it is now (a user's role and groups are read afresh). */
@@ -112,7 +109,7 @@ async function ask(
     const a = await answerQuestion(deps, principal, {
       workspaceId: e.workspaceId,
       q: question.q,
-      topK: ANSWER_TOP_K,
+      // As chat draws its answer by default (REQUEST_DEFAULTS.answerTopK).
       mode: c.search.mode,
     });
     chatMs = performance.now() - t1;

@@ -39,6 +39,7 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../ops/metrics.js';
 import type { DependencyCheck } from '../ops/readiness.js';
 import type { EmbeddingService } from '../search/embeddings.js';
+import type { RequestLimits } from '../search/request.js';
 import type { RerankStage } from '../search/rerank.js';
 import type { DocumentFilterStore, SearchOptions } from '../search/search.js';
 import type { FolderRootGrant } from '../sources/grants.js';
@@ -98,6 +99,8 @@ export interface AppDeps {
   /** Vectors for hybrid search, when an embedding model is configured. */
   embeddings: EmbeddingService | undefined;
   filters: DocumentFilterStore;
+  /** QUERY_MAX_CHARS and SEARCH_MAX_TOP_K, which search and answer requests are checked against. */
+  requestLimits: RequestLimits;
   searchOptions: SearchOptions;
   /** A second stage that reorders the best candidates, when RERANK_PROVIDER is set. */
   rerank: RerankStage | undefined;

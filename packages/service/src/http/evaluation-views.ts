@@ -8,6 +8,7 @@ import type {
   QuestionSet as QuestionSetRecord,
   QuestionSetSummary as SummaryRecord,
 } from '../evaluation/store.js';
+import { MaxChunksPerDocumentShape, REQUEST_DEFAULTS } from '../search/request.js';
 
 /** A question as stored: every field present, defaults filled in. */
 export const Question = z
@@ -116,7 +117,12 @@ export const ConfigurationInputSchema = z
     name: z.string().trim().min(1).max(100).optional(),
     search: z
       .object({
-        topK: z.number().int().min(1).optional().describe('Passages retrieved and scored (default 10)'),
+        topK: z
+          .number()
+          .int()
+          .min(1)
+          .optional()
+          .describe(`Passages retrieved and scored (default ${REQUEST_DEFAULTS.searchTopK})`),
         mode: SearchMode.optional().describe(
           'Default: hybrid when the server has an embedding model, else lexical',
         ),
@@ -127,13 +133,9 @@ export const ConfigurationInputSchema = z
           .optional()
           .describe("The vector ranking's share in hybrid fusion"),
         rerank: z.boolean().optional().describe('Default: on when the server has a reranker'),
-        maxChunksPerDocument: z
-          .number()
-          .int()
-          .min(1)
-          .max(100)
-          .optional()
-          .describe('At most this many passages of one document (default: no limit)'),
+        maxChunksPerDocument: MaxChunksPerDocumentShape.optional().describe(
+          'At most this many passages of one document (default: no limit)',
+        ),
       })
       .strict()
       .optional(),

@@ -8,7 +8,7 @@ import {
   type ResourceLink,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { admitQuestion, type QuotaDeps } from '../accounts/quotas.js';
+import type { QuotaDeps } from '../accounts/quotas.js';
 import { type AnswerDeps, answerQuestion } from '../answers/answer.js';
 import { listDocuments } from '../documents/documents.js';
 import { listDocumentPage, readDocumentText } from '../documents/reading.js';
@@ -19,6 +19,7 @@ import type { DocumentStore, WorkspaceStore } from '../domain/stores.js';
 import { type Citation, DOCUMENT_STATUSES, type DocumentRecord, type Principal } from '../domain/types.js';
 import type { AppError } from '../errors.js';
 import { ID_SHAPE } from '../ids.js';
+import { REQUEST_DEFAULTS, type RequestLimits, SearchFiltersShape, topKShape } from '../search/request.js';
 import { searchPassages } from '../search/search.js';
 
 /**
@@ -26,15 +27,10 @@ import { searchPassages } from '../search/search.js';
  * over a domain operation; the caller (who, which workspace, where links point) is fixed per server.
  */
 
-export interface McpDeps extends AnswerDeps, QuotaDeps {
+export interface McpDeps extends Omit<AnswerDeps, keyof QuotaDeps>, QuotaDeps {
   workspaces: Pick<WorkspaceStore, 'searchContext' | 'getWorkspace'>;
   objects: ObjectStore;
   documents: DocumentStore;
-}
-
-export interface McpLimits {
-  maxQueryChars: number;
-  maxTopK: number;
 }
 
 export interface McpCaller {
@@ -114,42 +110,10 @@ const DocumentOut = z.object({
   resource: Resource,
 });
 
-const MAX_VALUES_PER_KEY = 100;
-const MAX_METADATA_VALUES = 1000;
-
-const Filters = z
-  .strictObject({
-    documentIds: z.array(z.string().max(100).regex(ID_SHAPE, 'not a document id')).max(1000).optional(),
-    filenames: z.array(z.string().max(1000)).max(1000).optional(),
-    mediaTypes: z
-      .array(z.string().max(200))
-      .max(100)
-      .optional()
-      .describe('Detected media types, e.g. "application/pdf"; "text/*" matches a family'),
-    metadata: z
-      .record(z.string().max(200), z.unknown())
-      .optional()
-      .describe('Upload metadata: every key must match; an array lists alternatives')
-      // Each value becomes a database parameter: bounded as on POST /v1/search.
-      .refine(
-        (m) => !m || Object.values(m).every((v) => !Array.isArray(v) || v.length <= MAX_VALUES_PER_KEY),
-        `at most ${MAX_VALUES_PER_KEY} values a key`,
-      )
-      .refine(
-        (m) =>
-          !m ||
-          Object.values(m).reduce<number>((n, v) => n + (Array.isArray(v) ? v.length : 1), 0) <=
-            MAX_METADATA_VALUES,
-        `at most ${MAX_METADATA_VALUES} values in all`,
-      ),
-  })
-  .optional()
-  .describe('Restrict to matching documents');
-
 const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 
 /** Builds the schemas once; the returned function makes the server for one request's caller. */
-export function workspaceMcp(deps: McpDeps, limits: McpLimits): (caller: McpCaller) => McpServer {
+export function workspaceMcp(deps: McpDeps, limits: RequestLimits): (caller: McpCaller) => McpServer {
   const Query = (what: string) =>
     z
       .string()
@@ -159,8 +123,8 @@ export function workspaceMcp(deps: McpDeps, limits: McpLimits): (caller: McpCall
       .describe(`${what}, at most ${limits.maxQueryChars} characters`);
   const SearchIn = z.strictObject({
     query: Query('What to look for, in natural language or keywords'),
-    topK: z.number().int().min(1).max(limits.maxTopK).default(10).describe('How many passages'),
-    filters: Filters,
+    topK: topKShape(limits, REQUEST_DEFAULTS.searchTopK).describe('How many passages'),
+    filters: SearchFiltersShape,
   });
   const SearchOut = z.object({
     results: z
@@ -169,8 +133,8 @@ export function workspaceMcp(deps: McpDeps, limits: McpLimits): (caller: McpCall
   });
   const AskIn = z.strictObject({
     question: Query('The question'),
-    topK: z.number().int().min(1).max(limits.maxTopK).default(8).describe('Passages to draw the answer from'),
-    filters: Filters,
+    topK: topKShape(limits, REQUEST_DEFAULTS.answerTopK).describe('Passages to draw the answer from'),
+    filters: SearchFiltersShape,
   });
   const AskOut = z.object({
     answer: z.string().describe('Every statement ends with [n] markers naming its citation'),
@@ -361,18 +325,18 @@ export function workspaceMcp(deps: McpDeps, limits: McpLimits): (caller: McpCall
       },
       guarded(async (args: z.infer<typeof AskIn>) => {
         requireScope(principal, 'search');
-        await admitQuestion(deps, principal);
         const a = await answerQuestion(deps, principal, {
           workspaceId: workspace.id,
           q: args.question,
           topK: args.topK,
           filters: args.filters,
+          counted: true,
         });
         return result(
           {
             answer: a.answer,
-            // Without a chat model the answer is sentences of the documents, chosen and cited.
-            quoted: deps.chatModel === undefined,
+            // The documents' own sentences, chosen and cited: not a model's words, nor a decline.
+            quoted: a.kind === 'extractive',
             citations: a.citations.map((c) => ({ ...citation(c), n: c.n, text: c.text })),
           },
           links(a.citations),

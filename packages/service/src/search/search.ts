@@ -16,20 +16,13 @@ import {
   withDocumentEvidence,
 } from './ranking.js';
 import { lexicalCandidates } from './readings.js';
+import { checkRequest, type RequestLimits, type SearchFilters } from './request.js';
 import { type RerankStage, rerankCandidates } from './rerank.js';
 import { scopeOf, searchContextOf } from './scope.js';
 import { DuplicateFilter } from './word-codes.js';
 
 export type SearchMode = 'lexical' | 'vector' | 'hybrid';
-
-export interface SearchFilters {
-  documentIds?: string[] | undefined;
-  filenames?: string[] | undefined;
-  /** Detected media types; `type/*` matches a whole family. */
-  mediaTypes?: string[] | undefined;
-  /** Upload metadata: every key must match; an array value lists alternatives. */
-  metadata?: Record<string, unknown> | undefined;
-}
+export type { SearchFilters };
 
 export interface SearchRequest {
   workspaceId: string;
@@ -75,6 +68,8 @@ export const DEFAULT_SEARCH: SearchOptions = {
 
 export interface SearchDeps {
   log?: Pick<Log, 'warn'> | undefined;
+  /** The service's limits, which every request is checked against (request.ts); every face's deps have them. */
+  requestLimits?: RequestLimits | undefined;
   workspaces: Pick<WorkspaceStore, 'searchContext'>;
   documents: Pick<DocumentStore, 'liveDocuments'>;
   index: SearchIndex;
@@ -157,6 +152,7 @@ async function rankedRows(
   principal: Principal,
   req: SearchRequest,
 ): Promise<{ hits: IndexHit[]; live: Map<string, DocumentOrigin>; question: Question }> {
+  checkRequest(req, deps.requestLimits);
   const workspace = req.context ?? (await searchContextOf(deps, principal, req.workspaceId));
   const question = req.question ?? (await analyseQuestion(deps, req.q, workspace));
   const options = deps.searchOptions ?? DEFAULT_SEARCH;

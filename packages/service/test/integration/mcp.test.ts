@@ -223,6 +223,9 @@ describe('MCP server of a workspace', () => {
     expect(citations[0]).toMatchObject({ n: 1, filename: 'handbook.pdf', page: 2 });
     expect(citations[0]!.text).toContain('25 days');
     expect(citations[0]!.link).toContain(`/documents/${pdfId}?view=pdf&page=2`);
+    // A decline is the service's own sentence, not a quote: `quoted` follows the answer's kind.
+    const declined = await call(c, 'ask', { question: 'Which submarine did the expedition of 1872 use?' });
+    expect(declined.structuredContent).toMatchObject({ quoted: false, citations: [] });
   });
 
   it('list_documents: pages through the documents with a cursor', async () => {
@@ -400,7 +403,6 @@ describe('MCP: keys, scopes and workspaces', () => {
       ['search', { query: 'x'.repeat(svc.config.limits.maxQueryChars + 1) }, /query/],
       ['search', { query: 'x', filters: { owner: 'me' } }, /owner/],
       ['search', { q: 'vacation' }, /query/],
-      ['search', { query: 'x', filters: { metadata: { team: Array(101).fill('hr') } } }, /at most 100/],
       ['ask', { question: '   ' }, /question/],
       ['list_documents', { limit: 1000 }, /limit/],
       ['read_document', { documentId: 'a b' }, /documentId/],
@@ -411,6 +413,19 @@ describe('MCP: keys, scopes and workspaces', () => {
       expect(error.message, `${name} ${JSON.stringify(args)}`).toMatch(pattern);
     }
     const refused: [string, Record<string, unknown>, string, RegExp][] = [
+      // Checked by the operation, as for every face: the same error as POST /v1/search gives.
+      [
+        'search',
+        { query: 'x', filters: { metadata: { team: Array(101).fill('hr') } } },
+        'too_many_filter_values',
+        /at most 100/,
+      ],
+      [
+        'ask',
+        { question: 'x', filters: { metadata: { team: Array(101).fill('hr') } } },
+        'too_many_filter_values',
+        /at most 100/,
+      ],
       ['read_document', { documentId: pdfId, pageStart: 9 }, 'invalid_request', /has 3 pages/],
       ['read_document', { documentId: pdfId, pageStart: 3, pageEnd: 2 }, 'invalid_request', /pageEnd/],
       ['read_document', { documentId: notesId, pageStart: 1 }, 'invalid_request', /has no pages/],

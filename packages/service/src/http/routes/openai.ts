@@ -1,7 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { admitQuestion } from '../../accounts/quotas.js';
 import { answerQuestion, answerStream } from '../../answers/answer.js';
 import type { AnswerCitation } from '../../answers/extractive.js';
 import { getWorkspace } from '../../documents/documents.js';
@@ -227,14 +226,11 @@ export function openAiRoutes(app: FastifyInstance, deps: AppDeps): void {
         if (last?.role !== 'user' || !last.content.trim()) {
           throw errors.invalidRequest('The last message must be a user message with the question.');
         }
-        if (last.content.length > deps.config.limits.maxQueryChars) {
-          throw errors.queryTooLong(deps.config.limits.maxQueryChars);
-        }
-        await admitQuestion(deps, principalOf(req));
         const request = {
           workspaceId: req.params.workspaceId,
           q: last.content,
-          topK: body.top_k ?? 8,
+          topK: body.top_k,
+          counted: true,
           history: turns.slice(0, -1) as ChatMessage[],
           // Only the tracer reads the stages here: this API has no `timings`.
           stopwatch: stopwatchFor(false, deps.tracer),

@@ -1,44 +1,25 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { admitQuestion } from '../../accounts/quotas.js';
 import { answerQuestion, answerStream } from '../../answers/answer.js';
 import { stopwatchFor } from '../../domain/stopwatch.js';
-import { errors } from '../../errors.js';
-import { ID_SHAPE } from '../../ids.js';
+import {
+  MaxChunksPerDocumentShape,
+  REQUEST_BOUNDS,
+  REQUEST_DEFAULTS,
+  SearchFiltersShape,
+  topKShape,
+} from '../../search/request.js';
 import { searchWorkspace } from '../../search/search.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import { SECURITY } from '../openapi.js';
 import { ChatResponse, errorResponses, SearchResponse } from '../schemas.js';
 import { EventStream } from '../sse.js';
 
-/** Alternatives one metadata filter key may list, and values all metadata filters may hold together. */
-const MAX_VALUES_PER_KEY = 100;
-const MAX_METADATA_VALUES = 1000;
-
 export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const { maxQueryChars, maxTopK } = deps.config.limits;
-
-  const Filters = z
-    .object({
-      documentIds: z.array(z.string().max(100).regex(ID_SHAPE, 'not a document id')).max(1000).optional(),
-      filenames: z.array(z.string().max(1000)).max(1000).optional(),
-      mediaTypes: z
-        .array(z.string().max(200))
-        .max(100)
-        .optional()
-        .describe('Detected media types; "text/*" matches a family'),
-      metadata: z
-        .record(z.string().max(200), z.unknown())
-        .optional()
-        .describe(
-          'Upload metadata: every key must match; an array lists alternatives (at most 100 a key, 1,000 in all)',
-        ),
-    })
-    .strict()
-    .optional()
-    .describe('Restrict the search to matching documents');
+  const limits = deps.config.limits;
+  const { maxQueryChars } = limits;
   const Mode = z
     .enum(['lexical', 'vector', 'hybrid'])
     .optional()
@@ -46,16 +27,10 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
   const SearchBody = z.object({
     workspaceId: z.string().min(1).max(100),
     q: z.string().min(1).describe(`Query text, at most ${maxQueryChars} characters`),
-    topK: z.number().int().min(1).max(maxTopK).default(10),
-    filters: Filters,
+    topK: topKShape(limits, REQUEST_DEFAULTS.searchTopK),
+    filters: SearchFiltersShape,
     mode: Mode,
-    maxChunksPerDocument: z
-      .number()
-      .int()
-      .min(1)
-      .max(100)
-      .optional()
-      .describe('At most this many passages of one document'),
+    maxChunksPerDocument: MaxChunksPerDocumentShape.optional(),
   });
   const TimingsQuery = z.object({
     timings: z
@@ -66,15 +41,15 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
   const SearchQuery = TimingsQuery.extend({
     workspaceId: z.string().min(1).max(100),
     q: z.string().min(1),
-    topK: z.coerce.number().int().min(1).max(maxTopK).default(10),
+    topK: topKShape(limits, REQUEST_DEFAULTS.searchTopK, true),
     mode: Mode,
-    maxChunksPerDocument: z.coerce.number().int().min(1).max(100).optional(),
+    maxChunksPerDocument: z.coerce.number().int().min(1).max(REQUEST_BOUNDS.maxChunksPerDocument).optional(),
   });
   const ChatBody = z.object({
     workspaceId: z.string().min(1).max(100),
     q: z.string().min(1).describe(`The question, at most ${maxQueryChars} characters`),
-    topK: z.number().int().min(1).max(maxTopK).default(8).describe('Passages to draw the answer from'),
-    filters: Filters,
+    topK: topKShape(limits, REQUEST_DEFAULTS.answerTopK).describe('Passages to draw the answer from'),
+    filters: SearchFiltersShape,
     history: z
       .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string().max(20_000) }))
       .max(50)
@@ -88,26 +63,6 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
       ),
   });
 
-  const checkLength = (q: string) => {
-    if (q.length > maxQueryChars) throw errors.queryTooLong(maxQueryChars);
-  };
-  // Each metadata value becomes a query parameter: unbounded, a filter would run into the database's
-  // limit on parameters and fail as if the database were down.
-  const checkFilterValues = (filters: { metadata?: Record<string, unknown> | undefined } | undefined) => {
-    let total = 0;
-    for (const [key, value] of Object.entries(filters?.metadata ?? {})) {
-      const count = Array.isArray(value) ? value.length : 1;
-      if (count > MAX_VALUES_PER_KEY)
-        throw errors.tooManyFilterValues(
-          `filters.metadata.${key} has ${count} values; at most ${MAX_VALUES_PER_KEY}`,
-        );
-      total += count;
-    }
-    if (total > MAX_METADATA_VALUES)
-      throw errors.tooManyFilterValues(
-        `filters.metadata has ${total} values; at most ${MAX_METADATA_VALUES} in all`,
-      );
-  };
   const common = { tags: ['search'], security: SECURITY.write };
 
   api.post(
@@ -124,8 +79,6 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (req) => {
-      checkLength(req.body.q);
-      checkFilterValues(req.body.filters);
       const asked = req.query.timings === 'true';
       const stopwatch = stopwatchFor(asked, deps.tracer);
       const results = await searchWorkspace(deps, principalOf(req), { ...req.body, stopwatch });
@@ -147,7 +100,6 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (req) => {
-      checkLength(req.query.q);
       const { timings, ...query } = req.query;
       const asked = timings === 'true';
       const stopwatch = stopwatchFor(asked, deps.tracer);
@@ -183,21 +135,24 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
       },
     },
     async (req, reply) => {
-      checkLength(req.body.q);
-      checkFilterValues(req.body.filters);
-      await admitQuestion(deps, principalOf(req));
       const asked = req.query.timings === 'true';
       const stopwatch = stopwatchFor(asked, deps.tracer);
       if (!req.body.stream) {
         const { answer, citations, kind } = await answerQuestion(deps, principalOf(req), {
           ...req.body,
           stopwatch,
+          counted: true,
         });
         return { answer, citations, kind, ...(asked && stopwatch ? { timings: stopwatch.read() } : {}) };
       }
       const abort = new AbortController();
       reply.raw.once('close', () => abort.abort());
-      const answer = await answerStream(deps, principalOf(req), { ...req.body, stopwatch }, abort.signal);
+      const answer = await answerStream(
+        deps,
+        principalOf(req),
+        { ...req.body, stopwatch, counted: true },
+        abort.signal,
+      );
       // The first piece is awaited before the stream opens, so that failures of retrieval or of the
       // model's first response still get a normal JSON error.
       let next = await answer.next();
