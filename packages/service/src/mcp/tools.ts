@@ -17,6 +17,7 @@ import type { ObjectStore } from '../domain/ports.js';
 import { CitationShape, citationView } from '../domain/shapes.js';
 import type { DocumentStore, WorkspaceStore } from '../domain/stores.js';
 import { type Citation, DOCUMENT_STATUSES, type DocumentRecord, type Principal } from '../domain/types.js';
+import { documentView, pick } from '../domain/views.js';
 import type { AppError } from '../errors.js';
 import { ID_SHAPE } from '../ids.js';
 import { REQUEST_DEFAULTS, type RequestLimits, SearchFiltersShape, topKShape } from '../search/request.js';
@@ -109,6 +110,22 @@ const DocumentOut = z.object({
   link: Link,
   resource: Resource,
 });
+
+/** What list_documents shows of the API's document view (DocumentOut above). */
+const DOCUMENT_FIELDS = [
+  'id',
+  'filename',
+  'sourceItem',
+  'sourceUrl',
+  'mediaType',
+  'status',
+  'pageCount',
+  'chunkCount',
+  'sizeBytes',
+  'metadata',
+  'error',
+  'createdAt',
+] as const;
 
 const READ_ONLY = { readOnlyHint: true, openWorldHint: false } as const;
 
@@ -214,18 +231,7 @@ export function workspaceMcp(deps: McpDeps, limits: RequestLimits): (caller: Mcp
       resource: documentUri(c.documentId),
     });
     const document = (d: DocumentRecord) => ({
-      id: d.id,
-      filename: d.filename,
-      sourceItem: d.sourceItem,
-      sourceUrl: d.sourceUrl,
-      mediaType: d.mediaType,
-      status: d.status,
-      pageCount: d.pageCount,
-      chunkCount: d.chunkCount,
-      sizeBytes: d.sizeBytes,
-      metadata: d.metadata,
-      error: d.errorCode ? { code: d.errorCode, message: d.errorMessage ?? '' } : null,
-      createdAt: d.createdAt.toISOString(),
+      ...pick(documentView(d), DOCUMENT_FIELDS),
       link: consoleLink(consoleOrigin, d.id),
       resource: documentUri(d.id),
     });

@@ -4,24 +4,6 @@ import type { RunStore, WorkspaceStore } from '../domain/stores.js';
 import type { DocumentRecord, Principal, RunView } from '../domain/types.js';
 import { errors } from '../errors.js';
 
-/**
- * Documents per second and the estimated seconds until the run is done, at the pace of its last
- * minute of work. Null when there is nothing to go by (nothing processed in that minute) or nothing
- * to estimate (a paused run); a finished run reports its overall pace and 0 seconds left.
- */
-export function runPace(run: RunView): { documentsPerSecond: number | null; etaSeconds: number | null } {
-  const a = run.activity;
-  if (run.status !== 'processing' && run.status !== 'paused') {
-    return { documentsPerSecond: a.busySeconds > 0 ? a.processed / a.busySeconds : null, etaSeconds: 0 };
-  }
-  if (run.status === 'paused' || a.recentlyProcessed === 0 || a.windowSeconds <= 0) {
-    return { documentsPerSecond: null, etaSeconds: null };
-  }
-  const documentsPerSecond = a.recentlyProcessed / a.windowSeconds;
-  const left = run.counts.queued + run.counts.processing;
-  return { documentsPerSecond, etaSeconds: Math.ceil(left / documentsPerSecond) };
-}
-
 export async function getRun(
   store: Pick<RunStore, 'getRun'>,
   principal: Principal,

@@ -5,6 +5,7 @@ import type {
   RunView,
   WebhookEventType,
 } from '../domain/types.js';
+import { documentView, pick, runView } from '../domain/views.js';
 import type { EvaluationRecord, EvaluationStatus } from '../evaluation/store.js';
 import { newId } from '../ids.js';
 
@@ -46,34 +47,39 @@ export function documentEventType(status: DocumentStatus): WebhookEventType | un
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
+/** What a run's and a document's events carry of the API's views: the outcome, not the whole record. */
+const RUN_EVENT_FIELDS = [
+  'id',
+  'workspaceId',
+  'status',
+  'createdAt',
+  'finishedAt',
+  'sourceId',
+  'error',
+  'counts',
+  'failures',
+] as const;
+const DOCUMENT_EVENT_FIELDS = [
+  'id',
+  'workspaceId',
+  'runId',
+  'filename',
+  'sourceUrl',
+  'mediaType',
+  'status',
+  'error',
+  'pageCount',
+  'chunkCount',
+  'finishedAt',
+] as const;
+
 export function runEventData(run: RunView) {
-  return {
-    id: run.id,
-    workspaceId: run.workspaceId,
-    status: run.status,
-    createdAt: run.createdAt.toISOString(),
-    finishedAt: iso(run.finishedAt),
-    sourceId: run.sourceId,
-    error: run.error,
-    counts: run.counts,
-    failures: run.failures.slice(0, EVENT_MAX_FAILURES),
-  };
+  const data = pick(runView(run), RUN_EVENT_FIELDS);
+  return { ...data, failures: data.failures.slice(0, EVENT_MAX_FAILURES) };
 }
 
 export function documentEventData(doc: DocumentRecord) {
-  return {
-    id: doc.id,
-    workspaceId: doc.workspaceId,
-    runId: doc.runId,
-    filename: doc.filename,
-    sourceUrl: doc.sourceUrl,
-    mediaType: doc.mediaType,
-    status: doc.status,
-    error: doc.errorCode ? { code: doc.errorCode, message: doc.errorMessage ?? '' } : null,
-    pageCount: doc.pageCount,
-    chunkCount: doc.chunkCount,
-    finishedAt: iso(doc.finishedAt),
-  };
+  return pick(documentView(doc), DOCUMENT_EVENT_FIELDS);
 }
 
 /** The envelope of Standard Webhooks: `type`, `timestamp` (of the event) and `data`, plus our id. */

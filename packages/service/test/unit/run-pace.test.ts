@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunActivity, RunStatus, RunView } from '../../src/domain/types.js';
-import { runPace } from '../../src/runs/runs.js';
+import { runPace } from '../../src/domain/views.js';
 
 function run(
   status: RunStatus,

@@ -10,13 +10,13 @@ import {
   listDocuments,
   setDocumentAccess,
 } from '../../documents/documents.js';
+import { documentView, runView } from '../../domain/views.js';
 import { mediaTypeOrNull } from '../../ingestion/upload.js';
 import { reprocessDocument } from '../../runs/reprocess.js';
 import { DocumentAccessInput } from '../access-schemas.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import { SECURITY } from '../openapi.js';
 import { Availability, Document, ErrorBody, errorResponses, ReprocessResponse } from '../schemas.js';
-import { documentView, runView } from '../views.js';
 
 const Params = z.object({ id: z.string().min(1).max(100) });
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { documentView, runView } from '../../domain/views.js';
 import { errors } from '../../errors.js';
 import { ingestForm } from '../../ingestion/form.js';
 import type { UploadResult } from '../../ingestion/upload.js';
@@ -13,7 +14,7 @@ import { type AppDeps, authorize, principalOf } from '../context.js';
 import { uploadForm } from '../multipart.js';
 import { SECURITY } from '../openapi.js';
 import { ErrorBody, errorResponses, Formats, UploadResponse } from '../schemas.js';
-import { documentView, runView, workspaceView } from '../views.js';
+import { workspaceView } from '../views.js';
 
 function uploadView(result: UploadResult) {
   return {

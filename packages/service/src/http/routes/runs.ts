@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { documentView, progressView, runView } from '../../domain/views.js';
 import { REPROCESSABLE, reprocessRun } from '../../runs/reprocess.js';
 import { cancelRun, getRun, getRunProgress, listRuns, pauseRun, resumeRun } from '../../runs/runs.js';
 import { type AppDeps, authorize, principalOf } from '../context.js';
 import { SECURITY } from '../openapi.js';
 import { ErrorBody, errorResponses, ReprocessResponse, Run, RunProgress } from '../schemas.js';
-import { documentView, progressView, runView } from '../views.js';
 
 const Params = z.object({ id: z.string().min(1).max(100) });
 

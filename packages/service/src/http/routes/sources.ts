@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { runView } from '../../domain/views.js';
 import {
   createSource,
   deleteSource,
@@ -14,7 +15,6 @@ import { type AppDeps, authorize, principalOf } from '../context.js';
 import { SECURITY } from '../openapi.js';
 import { errorResponses, Run } from '../schemas.js';
 import { Source, SourceCreate, SourceTypeOffer, SourceUpdate, sourceView } from '../source-views.js';
-import { runView } from '../views.js';
 
 const WorkspaceParams = z.object({ id: z.string().min(1).max(100) });
 const Params = WorkspaceParams.extend({ sourceId: z.string().min(1).max(100) });
