@@ -17,11 +17,14 @@
  * --scifact-files N (default all); --env KEY=VALUE (service setting, repeatable); --label NAME
  * (results file name, default ingest).
  */
+
+import { readFileSync } from 'node:fs';
 import { parseBytes } from '../packages/service/src/parsing/parse.js';
 import { chunkText } from '../packages/service/src/processing/chunker.js';
 import { makeDocx, makePdf } from '../packages/service/test/support/fixtures.js';
 import { client } from '../packages/service/test/support/http.js';
 import { embeddedDataDir, spawnServe, stopLeftoverPostgres } from '../packages/service/test/support/spawn.js';
+import { cpuSnapshot, cpuSpent } from './lib/cpu.js';
 import { dataDir, loadSciFact } from './lib/data.js';
 import { indexFootprint } from './lib/index-state.js';
 import { parseBenchArgs, writeResults } from './lib/results.js';
@@ -130,6 +133,8 @@ interface Measured {
   documentsPerSecond: number;
   documentsPerSecondFromFirstAnswer: number;
   worker: Awaited<ReturnType<typeof workerFigures>>;
+  /** CPU seconds from the first request to the end, by process and thread (Linux's /proc). */
+  cpu: ReturnType<typeof cpuSpent>;
   index: Awaited<ReturnType<typeof indexFootprint>>;
 }
 
@@ -155,6 +160,9 @@ async function measure(
     const serve = await spawnServe(dir, env);
     try {
       const api = client(serve.url, KEY);
+      const pid = serve.child.pid!;
+      const postmaster = Number(readFileSync(`${dir}/postgres/postmaster.pid`, 'utf8').split('\n')[0]);
+      const cpu0 = cpuSnapshot(pid, postmaster);
       const t0 = performance.now();
       let firstAnswer = 0;
       let firstSearchable: Promise<number> | undefined;
@@ -189,6 +197,7 @@ async function measure(
         failed += done.counts.failed;
       }
       const end = performance.now();
+      const cpu = cpuSpent(pid, cpu0, cpuSnapshot(pid, postmaster));
       const firstSearchableMs = await firstSearchable!;
       const worker = await workerFigures(serve.url);
       const index = await indexFootprint(`${dir}/index`, workspaceId!);
@@ -210,6 +219,7 @@ async function measure(
         documentsPerSecond: round(files.length / (totalMs / 1000)),
         documentsPerSecondFromFirstAnswer: round(files.length / (processMs / 1000)),
         worker,
+        cpu,
         index,
       };
     } finally {
@@ -302,6 +312,17 @@ async function main() {
     ...json.runs.map(
       (r) =>
         `| ${r.case} | ${r.workerDocConcurrency} | ${r.requests} | ${r.firstUploadMs} ms | ${r.firstSearchableMs} ms | ${r.processMs} ms | ${r.totalMs} ms | ${r.documentsPerSecond} | ${r.ratioToReference} / ${r.ratioToWarmReference} | ${r.worker.parsingSeconds} s / ${r.worker.indexingSeconds} s | ${r.worker.parserProcesses} | ${r.index.versions}, ${r.index.fragments}, ${r.index.files} |`,
+    ),
+    '',
+    "CPU seconds from the first request to the end (`/proc`): the service's main thread, its other threads by name, its parser processes, PostgreSQL.",
+    '',
+    ...json.runs.map(
+      (r) =>
+        `- ${r.case}, ${r.workerDocConcurrency}: ${r.cpu.total} s in all (${round((r.cpu.total / r.files) * 1000, 2)} ms a document): main thread ${r.cpu.mainThread} s; ${Object.entries(
+          r.cpu.threads,
+        )
+          .map(([k, v]) => `${k} ${v} s`)
+          .join(', ')}; parser processes ${r.cpu.parserProcesses} s; PostgreSQL ${r.cpu.postgres} s.`,
     ),
     '',
     `Cold and warm start of the service (data folder created, then reused): ${json.runs.map((r) => `${r.coldStartMs} / ${r.warmStartMs} ms`).join('; ')}.`,

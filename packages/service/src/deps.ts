@@ -30,7 +30,7 @@ import { PgBossQueue } from './adapters/queue/pgboss.js';
 import { sandboxLayout } from './adapters/sandbox/bwrap.js';
 import { SandboxedParser } from './adapters/sandbox/parser.js';
 import { createSourceAdapters } from './adapters/sources/connectors.js';
-import { ThreadPreparer } from './adapters/threads/text-preparer.js';
+import { INLINE_BELOW_CHARS, ThreadPreparer } from './adapters/threads/text-preparer.js';
 import { startTracing } from './adapters/tracing/otel.js';
 import { tracedWebhookSender } from './adapters/tracing/webhooks.js';
 import { AllowList } from './adapters/web/address-policy.js';
@@ -373,12 +373,21 @@ export async function createDeps(
     log,
     maxIdleProcesses: config.worker.docConcurrency,
   });
+  const languages = new EldDetector();
+  const lexicons = await new BuiltLexicons((code, err) =>
+    log.warn(
+      { err, language: code },
+      'no lexicon for this language (dist/): answers will not tell absent names apart',
+    ),
+  ).preload();
   const preparer = new ThreadPreparer({
     entry: path.join(packageRoot(), 'dist', 'prepare.js'),
     threads: config.worker.docConcurrency,
     memoryMb: config.worker.chunking.memoryMb,
     timeoutMs: config.worker.chunking.timeoutSeconds * 1000,
     detectLanguages: true,
+    // Small texts on the event loop, with the detector and word lists search uses too.
+    inline: { belowChars: INLINE_BELOW_CHARS, detector: languages, lexicons },
   });
   const metrics = new Metrics({
     documentCounts: () => ops.globalDocumentCounts(),
@@ -467,13 +476,8 @@ export async function createDeps(
     },
     rerank,
     chatModel: createChatModel(config),
-    languages: new EldDetector(),
-    lexicons: await new BuiltLexicons((code, err) =>
-      log.warn(
-        { err, language: code },
-        'no lexicon for this language (dist/): answers will not tell absent names apart',
-      ),
-    ).preload(),
+    languages,
+    lexicons,
     authenticator: new Authenticator(repositories.accounts, repositories.users),
     quotaDefaults: config.quotas,
     operatorKey: config.bootstrapApiKey,

@@ -119,4 +119,29 @@ describe('the text preparation threads', () => {
     const prepared = await Promise.all(texts.map((t) => preparer.prepare(t, never())));
     expect(prepared.map((p) => p.rows[0]!.documentId)).toEqual(texts.map((t) => t.document.id));
   });
+
+  it('prepare texts below the inline size on the caller’s thread, the same rows, and longer ones in a thread', async () => {
+    const lexicons = new BuiltLexicons(() => undefined);
+    const german = { detect: async () => ({ language: 'de', reliable: true }) };
+    // A thread that cannot start: whatever reaches it fails, so a text that succeeds ran inline.
+    const missing = path.resolve(import.meta.dirname, 'no-such-thread.js');
+    const inline = new ThreadPreparer({
+      entry: missing,
+      threads: 1,
+      memoryMb: 1024,
+      timeoutMs: 60_000,
+      detectLanguages: true,
+      inline: { belowChars: 200, detector: german, lexicons },
+    });
+    pools.push(inline);
+    const short = 'Mitarbeiter erhalten dreißig Tage Urlaub. Der Antrag geht an die Personalabteilung.';
+    const here = await inline.prepare(request(short), never());
+    const threaded = await pool().prepare(request(short), never());
+    expect(here.language).toBe('de');
+    expect(here.rows.map((r) => ({ ...r, wordCodes: [...(r.wordCodes ?? [])] }))).toEqual(
+      threaded.rows.map((r) => ({ ...r, wordCodes: [...(r.wordCodes ?? [])] })),
+    );
+    await expect(inline.prepare(request('x'.repeat(199)), never())).resolves.toBeDefined();
+    await expect(inline.prepare(request('x'.repeat(200)), never())).rejects.toThrow();
+  });
 });

@@ -1,6 +1,13 @@
 import { Worker } from 'node:worker_threads';
-import type { PreparedText, PrepareRequest, TextPreparer } from '../../domain/ports.js';
+import type {
+  LanguageDetector,
+  Lexicons,
+  PreparedText,
+  PrepareRequest,
+  TextPreparer,
+} from '../../domain/ports.js';
 import { DocumentFailure, type DocumentFailureCode, isDocumentFailureCode } from '../../errors.js';
+import { prepareText } from '../../processing/prepare.js';
 
 /** What the pool posts to a thread, and what the thread answers (prepare-thread.ts). */
 export interface PrepareMessage {
@@ -24,7 +31,23 @@ export interface ThreadPreparerOptions {
   detectLanguages: boolean;
   /** An idle thread is ended after this long, its memory given back; a busy worker keeps its caches warm. */
   idleMs?: number;
+  /**
+   * Texts shorter than `belowChars` are prepared on the caller's thread, with its detector and word
+   * lists; undefined: every text goes to a thread.
+   */
+  inline?: { belowChars: number; detector: LanguageDetector | undefined; lexicons: Lexicons };
 }
+
+/**
+ * Texts shorter than this are prepared where the caller is (the worker's event loop). Handing a
+ * small text to a thread and its rows back cost more than preparing it: for SciFact's 5,183
+ * abstracts (1.4 K characters each) the threads spent about 3.5 s of CPU more than the event loop
+ * had, and the loop's own time did not fall, as every hand-off woke a thread on a 2-core machine
+ * (bench/results/ingest-journal.md, 2026-12-03). Below this a text holds the loop about 5 ms at
+ * worst (Chinese without stops, the slowest per character, 1.3 µs a character; English 0.07), the
+ * batch's turn; 18 of SciFact's abstracts are longer and go to a thread.
+ */
+export const INLINE_BELOW_CHARS = 4 * 1024;
 
 const DEFAULT_IDLE_MS = 60_000;
 
@@ -33,7 +56,8 @@ const DEFAULT_IDLE_MS = 60_000;
  * text and making its rows, seconds of CPU, never holds the event loop of the worker, which in
  * embedded mode also answers the API and in a stack answers its liveness probe. Each thread has a
  * heap limit and each text a time budget; a text that breaks either fails its document alone, and
- * its thread is replaced. Threads are kept while there is work, so their caches stay warm.
+ * its thread is replaced. Threads are kept while there is work, so their caches stay warm. Small
+ * texts may be prepared where the caller is (`inline`): a thread costs them more than it saves.
  */
 export class ThreadPreparer implements TextPreparer {
   readonly detectsLanguages: boolean;
@@ -49,6 +73,9 @@ export class ThreadPreparer implements TextPreparer {
 
   async prepare(request: PrepareRequest, signal: AbortSignal): Promise<PreparedText> {
     signal.throwIfAborted();
+    const inline = this.options.inline;
+    if (inline && request.text.length < inline.belowChars)
+      return prepareText(request, inline.detector, inline.lexicons);
     const worker = await this.take();
     return this.run(worker, request, signal);
   }
