@@ -17,6 +17,7 @@ import { stopwords as turkish } from '@orama/stopwords/turkish';
 import { stopwords as ukrainian } from '@orama/stopwords/ukrainian';
 import { ENGLISH_STOP_WORDS } from './english.js';
 import type { ApostropheRule } from './tokens.js';
+import { type BaseForm, englishBaseForm } from './word-forms.js';
 
 /** How each language the service knows is read (text/language.ts makes a Language of each). */
 export interface LanguageSpec {
@@ -62,6 +63,12 @@ export interface LanguageSpec {
    * and answers holding the answer from 0.36 to 0.44 (decision 0014).
    */
   grammarWords?: RegExp;
+  /**
+   * A word form's base word where the stemmer keeps them apart ("longer" → "long", "went" → "go";
+   * text/word-forms.ts), for the terms a question and a sentence are compared by. The index and the
+   * query it is asked keep the stemmer's terms: a workspace indexed before needs no new index.
+   */
+  baseForm?: BaseForm;
 }
 
 // Particles, auxiliaries, pronouns and question words: the words of Japanese and Chinese sentences
@@ -81,6 +88,7 @@ export const SPECS: Record<string, LanguageSpec> = {
     stemmer: 'english',
     stopWords: ENGLISH_STOP_WORDS,
     indexStopsStems: true,
+    baseForm: englishBaseForm,
     // The index drops the usual English list of stop words, the one LanceDB's English analyser used
     // here before languages (NLTK's): it keeps "would", "may", "must", "within", "without"…, which the
     // answerer's longer list leaves out of the words a sentence must share with a question.

@@ -31,14 +31,19 @@ export interface Language {
   /** Every word of the text as its term, stop words included. */
   terms(text: string): string[];
   /**
-   * The content terms of a text in order: stop words dropped, each word as its term. With `split`, a
+   * The content terms of a text in order: stop words dropped, each word as its term, a word form as
+   * its base word's ("longer" as "long", "children" as "child": text/word-forms.ts). With `split`, a
    * compound's parts' terms follow its own (text/compounds.ts).
    */
   contentTerms(text: string, split?: CompoundSplitter): string[];
-  /** The terms a query is matched on: its content terms, or all of them when it has only stop words. */
+  /**
+   * The terms a query is matched on: its content terms as the index holds them (word forms as the
+   * stemmer reads them), or all of them when it has only stop words.
+   */
   queryTerms(query: string): string[];
   /**
-   * A question's content terms: also without the words that only ask ("how many", "combien"). With
+   * A question's content terms: also without the words that only ask ("how many", "combien"), word
+   * forms as their base words, as `contentTerms` reads a sentence. With
    * `split`, a compound is asked as its parts ("Druckerwarteschlange" → "druck", "warteschlang"), which
    * passages hold whether they join them or write them apart.
    */
@@ -153,17 +158,18 @@ class SpecLanguage implements Language {
   }
 
   contentTerms(text: string, split?: CompoundSplitter): string[] {
-    return this.termsWithout(text, this.stopWords, true, split && { split, whole: true });
+    return this.termsWithout(text, this.stopWords, true, split && { split, whole: true }, true);
   }
 
   queryTerms(query: string): string[] {
-    const content = this.contentTerms(query);
+    // Snippets mark a query's words by the index's word codes, which hold the stemmer's terms.
+    const content = this.termsWithout(query, this.stopWords, true);
     return content.length ? content : this.terms(query);
   }
 
   questionTerms(question: string, split?: CompoundSplitter): string[] {
     const text = question.replace(this.questions.asking, ' ');
-    return this.termsWithout(text, this.stopWords, true, split && { split, whole: false });
+    return this.termsWithout(text, this.stopWords, true, split && { split, whole: false }, true);
   }
 
   indexTerms(text: string): string[] {
@@ -183,21 +189,24 @@ class SpecLanguage implements Language {
 
   /**
    * Terms of the words that are not stop words (nor, for matching sentences, single Latin letters).
-   * `compounds`: each compound's parts' terms after its own (`whole`) or instead of it.
+   * `compounds`: each compound's parts' terms after its own (`whole`) or instead of it. `forms`: a
+   * word form as its base word's term.
    */
   private termsWithout(
     text: string,
     stop: ReadonlySet<string>,
     dropLetters: boolean,
     compounds?: { split: CompoundSplitter; whole: boolean },
+    forms = false,
   ): string[] {
     const out: string[] = [];
+    const base = forms ? this.spec.baseForm : undefined;
     for (const { word } of this.tokens(text)) {
       if (stop.has(word)) continue;
       if (dropLetters && word.length < 2 && /^[a-z]$/.test(word)) continue;
       if (dropLetters && this.spec.grammarWords?.test(word)) continue;
       const parts = compounds?.split(word);
-      if (!parts || compounds?.whole) out.push(this.term(word));
+      if (!parts || compounds?.whole) out.push(this.term(base?.(word) ?? word));
       if (parts) for (const part of parts) out.push(this.term(part));
     }
     return out;
