@@ -82,7 +82,7 @@ function ingestionFingerprint(serviceEnv: Record<string, string>): string {
     }
   };
   for (const root of [
-    'processing/worker.ts',
+    'main/worker.ts',
     'adapters/sandbox/child.ts',
     'parsing/parse.ts',
     'adapters/index/lancedb.ts',
