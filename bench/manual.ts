@@ -7,7 +7,7 @@
  * declines, and declines of the questions the manual cannot answer, per manual and split (tags).
  * Every run first checks that each answer pattern matches its page.
  *
- * Options: --manual debian-handbook|git-doc|all (default all), --split tune|holdout|all (default
+ * Options: --manual debian-handbook|git-doc|sqlite-tables|all (default all), --split tune|holdout|all (default
  * all), --label NAME (results file bench/results/manual-NAME.*, default "default"), --reuse (keep the
  * ingested workspace in node_modules/.cache/docslurp-bench-manual, keyed by manual, package version,
  * service environment and the ingestion code, and start every later run from a copy of it),
@@ -40,7 +40,7 @@ import { fixed, parseBenchArgs, writeResults } from './lib/results.js';
 import { describeMachine, startEmbeddedService } from './lib/service-process.js';
 
 const run = promisify(execFile);
-const MANUALS = ['debian-handbook', 'git-doc'];
+const MANUALS = ['debian-handbook', 'git-doc', 'sqlite-tables'];
 const SPLITS = ['tune', 'holdout'];
 
 const argv = process.argv.slice(2);
@@ -82,7 +82,7 @@ function ingestionFingerprint(serviceEnv: Record<string, string>): string {
     }
   };
   for (const root of [
-    'processing/worker.ts',
+    'main/worker.ts',
     'adapters/sandbox/child.ts',
     'parsing/parse.ts',
     'adapters/index/lancedb.ts',

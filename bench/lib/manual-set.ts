@@ -19,6 +19,8 @@ export interface ManualSet {
   recursive: boolean;
   /** Only pages whose names end so (a package of several translations: `.de.html`). */
   pageSuffix?: string;
+  /** Pages left out: ones with no text to extract (sqlite3-doc's copyright form is an image). */
+  skipPages?: string[];
   /** The language its pages and questions are written in (ISO 639-1); English when absent. */
   language?: string;
   answerable: AnswerableQuestion[];
@@ -95,7 +97,10 @@ export function manualPages(manual: Manual, set: ManualSet): ManualPage[] {
     )) {
       if (entry.isDirectory()) {
         if (set.recursive) walk(path.join(dir, entry.name), `${prefix}${entry.name}-`);
-      } else if (entry.name.endsWith(set.pageSuffix ?? '.html')) {
+      } else if (
+        entry.name.endsWith(set.pageSuffix ?? '.html') &&
+        !set.skipPages?.includes(`${prefix}${entry.name}`)
+      ) {
         pages.push({ name: `${prefix}${entry.name}`, file: path.join(dir, entry.name) });
       }
     }
