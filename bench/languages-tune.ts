@@ -41,7 +41,7 @@ import { searchWorkspace } from '../packages/service/src/search/search.js';
 import { splitterFor } from '../packages/service/src/text/compounds.js';
 import { documentLanguage, questionLanguage } from '../packages/service/src/text/detection.js';
 import { repoRoot } from './lib/data.js';
-import { answerPattern, loadManualSet, manualPages } from './lib/manual-set.js';
+import { answerPattern, loadManualSet, manualPages, manualSetFile } from './lib/manual-set.js';
 import { manualDir } from './lib/manuals.js';
 import { loadOffTopicSet, offTopicFiles } from './lib/offtopic-set.js';
 import { parseBenchArgs } from './lib/results.js';
@@ -60,11 +60,8 @@ const MANUALS = [
   'debian-reference-fr',
   'debian-reference-ja',
   'debian-reference-zh-cn',
-].filter((m) =>
-  existsSync(
-    path.join(repoRoot, `bench/${m.startsWith('debian-reference') ? 'languages' : 'manual'}/${m}.json`),
-  ),
-);
+  'debian-faq-zh-cn',
+].filter((m) => existsSync(manualSetFile(m)));
 const wholeCompounds = opts.compounds === 'false';
 const cacheRoot = path.join(
   repoRoot,

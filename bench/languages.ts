@@ -8,6 +8,8 @@
  *   questions (bench/languages/debian-reference-<lang>.json: answerable and unanswerable), and the
  *   German workspace also German questions that write its compounds apart or join what it writes
  *   apart (bench/languages/debian-reference-de-compounds.json, issue 41);
+ * - the Debian FAQ in Simplified Chinese (debian-faq-zh-cn, every HTML page), asked questions a reader
+ *   asks of a FAQ (bench/languages/debian-faq-zh-cn.json, issue 41);
  * - off-topic: the Debian handbook's questions asked of git's manual and git's asked of the handbook
  *   (bench/manual/), and questions of everyday life in six languages asked of four small workspaces of
  *   3 to 30 technical documents, with the questions those workspaces do answer
@@ -43,6 +45,8 @@ import { describeMachine, startEmbeddedService } from './lib/service-process.js'
 const LANGUAGES = ['en', 'de', 'fr', 'es', 'ja', 'zh-cn'];
 /** Further sets asked of a language's workspace: German compounds written apart or joined (issue 41). */
 const MORE_SETS: Record<string, string[]> = { de: ['debian-reference-de-compounds'] };
+/** Manuals of their own beside the Debian Reference: a Chinese FAQ, its questions its headings (issue 41). */
+const FAQS = ['debian-faq-zh-cn'];
 const { env, opts } = parseBenchArgs(process.argv.slice(2));
 const label = opts.label ?? 'default';
 const split = opts.split ?? 'all';
@@ -132,6 +136,18 @@ try {
         ...asked.unanswerable.filter(inSplit).map((q) => unanswerable(q, asked.language)),
       ]);
     }
+  }
+
+  for (const name of FAQS) {
+    const set = loadManualSet(name);
+    const manual = await manualDir(set.package);
+    versions[set.package] = manual.version;
+    verifyAnswers(set, manualPages(manual, set));
+    const ws = await workspace(set.name, pagesOf(set, manual));
+    await ask(set.name, ws, [
+      ...set.answerable.filter(inSplit).map((q) => answerable(q, set.language)),
+      ...set.unanswerable.filter(inSplit).map((q) => unanswerable(q, set.language)),
+    ]);
   }
 
   // Off-topic: one manual's questions asked of the other's workspace.

@@ -24,7 +24,7 @@ export function expectedAnswer(question: string, language: Language): AnswerType
  * are left out: "fine-grained" is English. Linear: every repetition is of a character class.
  */
 const IDENTIFIER =
-  /(?:^|[\s(“"'‘「『（])(?:~?\/[\w.@+-]+)+\/?|(?:^|\s)--?[a-zA-Z][\w-]*|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[a-z]+\d[\w-]*\b|\b[A-Z][A-Z0-9_]{3,}\b|\b\w+\(\)|\b\w+=\S+/;
+  /(?:^|[\s(“"'‘「『（])(?:~?\/[\w.@+-]+)+\/?|(?:^|\s)--?[a-zA-Z][\w-]*|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[a-z]+\d[\w-]*\b|\b[A-Z][A-Z0-9_]{3,}\b|\b\w+\(\)|\b\w+=\S+|\b[A-Za-z]\w*::[A-Za-z]/;
 
 const isWordChar = (c: string | undefined) => c !== undefined && /\w/.test(c);
 const isLower = (c: string | undefined) => c !== undefined && c >= 'a' && c <= 'z';

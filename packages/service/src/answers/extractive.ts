@@ -4,6 +4,7 @@ import { ENGLISH, type Language } from '../text/language.js';
 import { asksAboutSomethingAbsent, namesSomethingAbsent } from './absent.js';
 import { type AnswerType, expectedAnswer, satisfies } from './answer-types.js';
 import { neutraliseMarkers } from './markers.js';
+import { type CoverageOf, pairCoverage } from './pair-coverage.js';
 import {
   answersQuestion,
   pairShare,
@@ -120,6 +121,7 @@ function extend(
   type: AnswerType,
   options: ExtractiveOptions,
   language: Language,
+  asksWhy = false,
 ): Quote {
   let first = units.indexOf(q.units[0]!);
   let last = units.indexOf(q.units[q.units.length - 1]!);
@@ -128,6 +130,10 @@ function extend(
   // "It is especially used for…": the sentence before says what "it" is.
   if (language.questions.refersBack.test(parts[0]!.text) && first > 0) parts.unshift(units[--first]!);
   if (/[:：]$/.test(text()) && units[last + 1]) parts.push(units[++last]!);
+  // "Why not back up /proc?": the sentence that names the subject is followed by its reason, which
+  // points back at it ("不要备份 /proc…。它们是庞大且无用的数据。").
+  else if (asksWhy && units[last + 1] && language.questions.refersBack.test(units[last + 1]!.text))
+    parts.push(units[++last]!);
   if (type !== 'none') {
     // The sentences after a lead: the first one that holds the value or the thing to type, if near.
     const more: Unit[] = [];
@@ -171,6 +177,8 @@ interface QuestionTerms {
   terms: readonly string[];
   weight: Map<string, number>;
   total: number;
+  /** Japanese: coverage by the question's words rather than its character pairs (pair-coverage.ts). */
+  byWords: CoverageOf | undefined;
 }
 
 /**
@@ -197,7 +205,13 @@ export function rankQuotes(
       const df = units.filter((u) => u.terms.has(t)).length;
       weight.set(t, Math.log(1 + units.length / (df || 0.5)));
     }
-    byLanguage.set(lang.code, { terms, weight, total: [...weight.values()].reduce((x, y) => x + y, 0) });
+    const byWords = pairCoverage(question.text, lang, terms, units);
+    byLanguage.set(lang.code, {
+      terms,
+      weight,
+      total: [...weight.values()].reduce((x, y) => x + y, 0),
+      byWords,
+    });
   }
   if (unitsByHit.every((u) => u.length === 0) || [...byLanguage.values()].every((q) => q.terms.length === 0))
     return { type, quotes: [], unitsByHit };
@@ -209,7 +223,9 @@ export function rankQuotes(
     const q = byLanguage.get(lang.code)!;
     if (q.terms.length === 0) return;
     const coverageOf = (terms: Set<string>) =>
-      q.terms.filter((t) => terms.has(t)).reduce((a, t) => a + (q.weight.get(t) ?? 0), 0) / q.total;
+      q.byWords
+        ? q.byWords(terms)
+        : q.terms.filter((t) => terms.has(t)).reduce((a, t) => a + (q.weight.get(t) ?? 0), 0) / q.total;
     const relevance = topScore > 0 ? Math.max(0, hits[hitIndex]!.score) / topScore : 0;
     const add = (parts: Unit[]) => {
       const text = parts.map((u) => u.text).join(' ');
@@ -321,6 +337,7 @@ export function composeExtractiveAnswer(
       type,
       options,
       question.readingOf(hits[best.hitIndex]!.language),
+      questionLanguage.questions.why.test(question.text),
     ),
   ];
   for (const q of ranked) {

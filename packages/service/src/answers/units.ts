@@ -16,6 +16,19 @@ export interface Unit {
 /** Shortest quotable sentence: twelve characters, or four in Chinese and Japanese, which say more per character. */
 const minimumQuote = (language: Language) => (language.code === 'ja' || language.code === 'zh' ? 4 : 12);
 
+/**
+ * The question a FAQ's answer sits under: a heading or a sentence that asks ("## 7.14. 如何从源码包构建
+ * 二进制包？", "How do I …?"). It is not quoted (it asks, it does not answer), and the sentences and
+ * code after it, up to the next heading or question, are read with its words as well as their own: a
+ * FAQ's answer rarely repeats the words of its question, and the reader's question matched those.
+ */
+interface Asked {
+  terms: string[];
+}
+
+/** Ends with a question mark, its closing quotes or brackets aside. */
+const asks = (sentence: string) => /[?？][\s"'”’」』）)*]*$/.test(sentence);
+
 /** Strips Markdown structure (heading hashes, list bullets, emphasis) from a quoted sentence. */
 function clean(sentence: string): string {
   return sentence
@@ -60,12 +73,13 @@ function tableHeader(text: string, start: number): string[] | undefined {
  */
 export function unitsOf(text: string, language: Language): Unit[] {
   const units: Unit[] = [];
+  const asked: Asked = { terms: [] };
   // Code blocks are one unit each (a command to type is an answer); sentences are found around them.
   const fences = codeFences(text);
   let at = 0;
   for (const f of [...fences, undefined]) {
     const end = f ? f.index : text.length;
-    units.push(...sentenceUnits(text, at, end, language));
+    units.push(...sentenceUnits(text, at, end, language, asked));
     if (!f) break;
     const code = f.body.trim();
     if (code && code.length <= 300 && /\p{L}/u.test(code)) {
@@ -74,7 +88,7 @@ export function unitsOf(text: string, language: Language): Unit[] {
         start,
         end: start + f.body.trimEnd().length,
         text: joinLines(code),
-        terms: new Set(language.contentTerms(code)),
+        terms: new Set([...language.contentTerms(code), ...asked.terms]),
       });
     }
     at = f.end;
@@ -124,11 +138,18 @@ function joinLines(code: string): string {
   return pending ? `${out} ; ` : out;
 }
 
-function sentenceUnits(text: string, from: number, to: number, language: Language): Unit[] {
+function sentenceUnits(text: string, from: number, to: number, language: Language, asked: Asked): Unit[] {
   const units: Unit[] = [];
   for (const [start, end] of language.sentenceSpans(text, from, to)) {
     const raw = text.slice(start, end);
-    if (/^#{1,6}\s/.test(raw)) continue;
+    if (/^#{1,6}\s/.test(raw)) {
+      asked.terms = asks(raw) ? language.contentTerms(raw) : [];
+      continue;
+    }
+    if (asks(raw) && !raw.trimStart().startsWith('|')) {
+      asked.terms = language.contentTerms(raw);
+      continue;
+    }
     let quoted: string;
     let extra = '';
     if (raw.trimStart().startsWith('|')) {
@@ -151,7 +172,12 @@ function sentenceUnits(text: string, from: number, to: number, language: Languag
       quoted = clean(raw);
     }
     if (quoted.length < minimumQuote(language) || !/[\p{L}]/u.test(quoted)) continue;
-    units.push({ start, end, text: quoted, terms: new Set(language.contentTerms(`${quoted} ${extra}`)) });
+    units.push({
+      start,
+      end,
+      text: quoted,
+      terms: new Set([...language.contentTerms(`${quoted} ${extra}`), ...asked.terms]),
+    });
   }
   return units;
 }

@@ -22,6 +22,8 @@ export interface QuestionRules {
   namedThingOrder: 'name-first' | 'either' | 'unspaced';
   /** A sentence that starts by pointing back at the one before it ("It…", "Dies…", "これは…"). */
   refersBack: RegExp;
+  /** Questions that ask for a reason ("why", "warum", "为什么"): the answerer quotes what follows the subject. */
+  why: RegExp;
   /** The answer when the workspace holds no answer. */
   decline: string;
   /**
@@ -91,6 +93,7 @@ const english: QuestionRules = {
     ],
     true,
   ),
+  why: wordsOf(['why', 'how come']),
   decline: 'I could not find an answer to that in this workspace.',
   asking: /\bhow (?:many|much|long|often|far|soon|big|large|old|frequently)\b/gi,
 };
@@ -141,6 +144,7 @@ const german: QuestionRules = {
     ],
     true,
   ),
+  why: wordsOf(['warum', 'weshalb', 'wieso', 'weswegen']),
   decline: 'Dazu habe ich in diesem Arbeitsbereich keine Antwort gefunden.',
   asking: /(?<![\p{L}])(?:wie (?:viele?|lange|oft|weit|groß|gross)|wieviele?)(?![\p{L}])/giu,
 };
@@ -185,6 +189,7 @@ const french: QuestionRules = {
     ],
     true,
   ),
+  why: wordsOf(['pourquoi']),
   decline: "Je n'ai pas trouvé de réponse à cette question dans cet espace de travail.",
   asking: /(?<![\p{L}])combien(?: de| d['’])?(?![\p{L}])/giu,
 };
@@ -232,6 +237,7 @@ const spanish: QuestionRules = {
     ],
     true,
   ),
+  why: wordsOf(['por qu[eé]', 'porqu[eé]']),
   decline: 'No encontré una respuesta a eso en este espacio de trabajo.',
   asking: /(?<![\p{L}])cu[aá]nt[oa]s?(?![\p{L}])/giu,
 };
@@ -243,8 +249,11 @@ const japanese: QuestionRules = {
     'どのくらい|どれくらい|どれぐらい|どのぐらい|どの程度|どれだけ',
     'デフォルト|既定|初期値|最大|最小|上限|下限|サイズ|ポート番号|バージョン',
   ]),
+  // The things to type or look for when the question asks which one ("どのコマンド", "ファイル名は"): a
+  // bare "ファイル" is the topic of half the questions, and favoured sentences holding any path.
   identifier: phrasesOf([
-    'コマンド|ファイル|ディレクトリ|フォルダ|パス|オプション|パッケージ|プログラム|ツール|設定|変数|パラメータ',
+    '(?:どの|何の|なんの|どんな)(?:コマンド|ファイル|ディレクトリ|フォルダ|パス|オプション|パッケージ|プログラム|ツール|設定|変数|パラメータ)',
+    '(?:コマンド|ファイル|ディレクトリ|フォルダ|パス|オプション|パッケージ|プログラム|ツール|設定|変数|パラメータ)(?:名|の名前)?(?:は何|はどれ|はどこ)',
     'どこ|どうやって|どうすれば|どうしたら|どのように|方法|手順|名前|何という',
   ]),
   numberWords: phrasesOf(['[一二三四五六七八九十百千万億]', '毎日|毎週|毎月|毎時|毎年|半分|倍']),
@@ -260,6 +269,7 @@ const japanese: QuestionRules = {
   ],
   namedThingOrder: 'unspaced',
   refersBack: phrasesOf(['これ|それ|この|その|そのため|したがって|ただし|しかし|また'], true),
+  why: phrasesOf(['なぜ|何故|どうして|なんで']),
   decline: 'このワークスペースには、その質問への回答が見つかりませんでした。',
   asking: /どのくらい|どれくらい|どれぐらい|どのぐらい|どの程度|いくつ/gu,
 };
@@ -269,14 +279,17 @@ const chinese: QuestionRules = {
     '多少|几个|几天|几秒|几次|几种|多久|多长|多大|多少个|多频繁',
     '默认|缺省|最大|最小|上限|下限|大小|端口|版本|数量',
   ]),
+  // As in Japanese: the thing asked for ("哪个命令", "参数是什么"), not a bare "文件" that is the topic.
   identifier: phrasesOf([
-    '命令|文件|目录|文件夹|路径|选项|参数|变量|软件包|程序|工具|服务|按键|名字|名称|语法',
+    '(?:哪个|哪一个|哪些|哪种|什么|啥)(?:样的)?(?:命令|文件|目录|文件夹|路径|选项|参数|变量|软件包|程序|工具|服务|按键|名字|名称|语法)',
+    '(?:命令|文件|目录|文件夹|路径|选项|参数|变量|软件包|程序|工具|服务|按键|名字|名称|语法)(?:是|叫|在)(?:什么|哪个|哪里|哪儿)',
     '哪里|在哪|何处|怎么|如何|怎样|用什么|叫什么',
   ]),
   numberWords: phrasesOf(['[一二三四五六七八九十百千万亿两]', '每天|每周|每月|每小时|每年|一半|两倍']),
   namedThings: ['命令', '程序', '软件包', '选项', '文件', '工具', '服务', '守护进程'],
   namedThingOrder: 'unspaced',
   refersBack: phrasesOf(['这|它|此|该|因此|所以|但是|否则|然而'], true),
+  why: phrasesOf(['为什么|为何|为啥|何以']),
   decline: '在此工作区中找不到该问题的答案。',
   asking: /多少|多长时间|多久|几个/gu,
 };
@@ -289,6 +302,7 @@ const declineOnly = (decline: string): QuestionRules => ({
   namedThings: [],
   namedThingOrder: 'name-first',
   refersBack: /(?!)/,
+  why: /(?!)/,
   decline,
   asking: /(?!)/g,
 });

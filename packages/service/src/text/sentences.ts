@@ -51,7 +51,10 @@ export function sentenceSpans(
     }
     if (CJK_ENDS.has(c)) {
       let j = i + 1;
-      while (j < end && /[」』）)"”’]/.test(text[j]!)) j++;
+      while (j < end && /[」』）)”’]/.test(text[j]!)) j++;
+      // A straight quote is the same character open and closed: after the full stop it closes a
+      // quotation the sentence opened, or opens the next sentence's ("…いけません。"test" は…").
+      if (text[j] === '"' && closesQuote(text, s, j)) j++;
       push(s, j);
       s = j;
       i = j - 1;
@@ -78,4 +81,11 @@ export function sentenceSpans(
   }
   push(s, end);
   return spans;
+}
+
+/** Whether a straight double quote at `at` closes one opened in text[from, at): an odd count of them there. */
+function closesQuote(text: string, from: number, at: number): boolean {
+  let n = 0;
+  for (let k = text.indexOf('"', from); k >= 0 && k < at; k = text.indexOf('"', k + 1)) n++;
+  return n % 2 === 1;
 }

@@ -92,6 +92,7 @@ function builtPatterns(): [string, RegExp][] {
       identifier: q.identifier,
       numberWords: q.numberWords,
       refersBack: q.refersBack,
+      why: q.why,
       asking: q.asking,
       namedThing: namedThing(language),
     })) {
@@ -108,7 +109,7 @@ describe('patterns built at run time, on hostile text', () => {
   it('covers every language with question rules, and each of their roles', () => {
     const names = builtPatterns().map(([name]) => name);
     for (const code of Object.keys(QUESTION_RULES).filter((c) => QUESTION_RULES[c]!.namedThings.length))
-      for (const role of ['value', 'identifier', 'numberWords', 'refersBack', 'asking', 'namedThing'])
+      for (const role of ['value', 'identifier', 'numberWords', 'refersBack', 'why', 'asking', 'namedThing'])
         expect(names).toContain(`${code} ${role}`);
   });
 

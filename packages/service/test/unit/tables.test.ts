@@ -3,6 +3,7 @@ import { composeExtractiveAnswer } from '../../src/answers/extractive.js';
 import type { SearchHit } from '../../src/domain/types.js';
 import { parseBytes } from '../../src/parsing/parse.js';
 import { chunkText } from '../../src/processing/chunker.js';
+import { Question } from '../../src/search/question.js';
 
 /** A passage of a parsed document as search returns it: its text and where it lies in the document. */
 function hitOf(documentId: string, text: string, charStart: number): SearchHit {
@@ -46,7 +47,7 @@ describe('tables keep their header (issue 41)', () => {
   it('answers with the row, quoted with its header, and cites exactly that row', async () => {
     const doc = await parse(limits, 'security.html');
     const [chunk] = chunkText(doc.text, 'doc_l');
-    const a = composeExtractiveAnswer('What is the high-security value of LIMIT_ATTACH?', [
+    const a = composeExtractiveAnswer(new Question('What is the high-security value of LIMIT_ATTACH?'), [
       hitOf('doc_l', chunk!.text, chunk!.charStart),
     ]);
     expect(a.kind).toBe('extractive');
@@ -66,7 +67,7 @@ describe('tables keep their header (issue 41)', () => {
       '|  |  |\n| --- | --- |\n| %d | day of month: 00 |\n| %j | day of year: 001-366 |',
     );
     const [chunk] = chunkText(doc.text, 'doc_d');
-    const a = composeExtractiveAnswer('Which strftime substitution gives the day of month?', [
+    const a = composeExtractiveAnswer(new Question('Which strftime substitution gives the day of month?'), [
       hitOf('doc_d', chunk!.text, chunk!.charStart),
     ]);
     // Before, "%d" was taken for a header and every row read "%d: %j; day of month: 00: day of year…".
@@ -90,7 +91,7 @@ describe('tables keep their header (issue 41)', () => {
       '| SQLITE_DQS | Double-Quoted Strings Allowed In DDL | Double-Quoted Strings Allowed In DML | Remarks |\n| --- | --- | --- | --- |\n| 3 | yes | yes | default |',
     );
     const [chunk] = chunkText(doc.text, 'doc_c');
-    const a = composeExtractiveAnswer('Which SQLITE_DQS value is recommended?', [
+    const a = composeExtractiveAnswer(new Question('Which SQLITE_DQS value is recommended?'), [
       hitOf('doc_c', chunk!.text, chunk!.charStart),
     ]);
     expect(a.answer).toContain('SQLITE_DQS: 0;');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { composeExtractiveAnswer } from '../../src/answers/extractive.js';
 import type { SearchHit } from '../../src/domain/types.js';
+import { Question } from '../../src/search/question.js';
 import { ENGLISH_FORMS } from '../../src/text/english-forms-table.js';
 import { ENGLISH, languageFor } from '../../src/text/language.js';
 import { englishBaseForm, formsOf } from '../../src/text/word-forms.js';
@@ -82,7 +83,7 @@ describe('English word forms (text/word-forms.ts)', () => {
       'Economy class is booked for every flight under six hours. Business class is booked for longer ' +
         'flights, over six hours. Premium economy is offered on request.',
     );
-    const a = composeExtractiveAnswer('Which class is booked for long flights?', [page]);
+    const a = composeExtractiveAnswer(new Question('Which class is booked for long flights?'), [page]);
     expect(a.answer).toBe('Business class is booked for longer flights, over six hours. [1]');
     expect(a.citations[0]).toMatchObject({ documentId: 'travel-policy', charStart: 58 });
   });

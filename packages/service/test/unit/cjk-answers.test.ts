@@ -1,0 +1,143 @@
+import { describe, expect, it } from 'vitest';
+import { expectedAnswer } from '../../src/answers/answer-types.js';
+import { composeExtractiveAnswer } from '../../src/answers/extractive.js';
+import type { SearchHit } from '../../src/domain/types.js';
+import { Question } from '../../src/search/question.js';
+import { languageFor } from '../../src/text/language.js';
+
+/**
+ * Chinese and Japanese questions answered with the sentence that holds the answer (issue 41), from
+ * text written for these tests in the way a manual or a FAQ writes it. Each case failed before
+ * docs/decisions/0025-chinese-and-japanese-sentences.md: another sentence of the same passages won.
+ */
+
+const zh = languageFor('zh');
+const ja = languageFor('ja');
+
+function hit(documentId: string, text: string, language: string, score = 1): SearchHit {
+  return {
+    text,
+    score,
+    language,
+    citation: {
+      documentId,
+      filename: `${documentId}.html`,
+      sourceUrl: null,
+      mediaType: 'text/html',
+      page: null,
+      pageEnd: null,
+      charStart: 0,
+      charEnd: text.length,
+      chunkId: `${documentId}:0`,
+      headingPath: [],
+      score,
+      source: null,
+      sourceItem: null,
+      version: 1,
+    },
+  };
+}
+
+describe('Chinese answers', () => {
+  it('answers a why-question with the reason that follows the sentence naming the subject', () => {
+    const hits = [
+      hit(
+        'backup',
+        '备份工作可以用 cron 任务自动完成。\n\n' +
+          '不要备份 /proc 和 /sys 目录下的伪文件系统。它们是庞大且无用的数据，每次启动时由内核重新生成。\n\n' +
+          '备份的数据应该存放在另一块硬盘上。',
+        'zh',
+      ),
+    ];
+    const a = composeExtractiveAnswer(
+      new Question('为什么备份的时候不要备份/proc和/sys？', { language: zh }),
+      hits,
+    );
+    expect(a.kind).toBe('extractive');
+    expect(a.answer).toContain('它们是庞大且无用的数据');
+    // The same passage asked what to leave out, not why: the reason is not appended.
+    const what = composeExtractiveAnswer(
+      new Question('备份的时候哪些目录不要备份？', { language: zh }),
+      hits,
+    );
+    expect(what.answer).not.toContain('它们是庞大');
+  });
+
+  it('answers a FAQ question from the answer under it, which does not repeat its words', () => {
+    const faq = [
+      '## 9.3. 如何自动升级系统？',
+      '',
+      '可以使用 cron-apt 工具，它通过 cron 任务定期下载新的软件包。',
+      '',
+      '## 9.4. 如何删除不再需要的旧内核？',
+      '',
+      '先确认正在运行的版本，再执行 dpkg --purge linux-image-NNN 即可。',
+      '',
+      '## 9.5. 旧内核的文件放在哪里？',
+      '',
+      '旧内核的映像文件位于 /boot 目录，删除内核软件包时会一并删除。',
+    ].join('\n');
+    const a = composeExtractiveAnswer(new Question('旧的内核不想要了，怎么删除？', { language: zh }), [
+      hit('faq', faq, 'zh'),
+    ]);
+    expect(a.kind).toBe('extractive');
+    expect(a.answer).toContain('dpkg --purge linux-image-NNN');
+    // The FAQ's own question asks; it is never the quote.
+    expect(a.answer).not.toContain('如何删除不再需要的旧内核');
+  });
+
+  it('reads "which file" as asking for a name, and a file that is only the topic not', () => {
+    // A bare "文件" made every question about files want a path, and the sentence holding any path won.
+    expect(expectedAnswer('在/tmp这种所有人都能写的目录里，为什么别人删不掉我的文件？', zh)).toBe('none');
+    expect(expectedAnswer('安装软件包的历史记录保存在哪个文件里？', zh)).toBe('identifier');
+    expect(expectedAnswer('表示参数个数的变量是什么？', zh)).toBe('identifier');
+    expect(expectedAnswer('怎样让程序崩溃时生成core dump文件？', zh)).toBe('identifier');
+    expect(expectedAnswer('ファイルのctimeは作成時刻ですか？', ja)).toBe('none');
+    expect(expectedAnswer('どの設定項目を使いますか？', ja)).toBe('identifier');
+    expect(expectedAnswer('設定ファイルはどこですか？', ja)).toBe('identifier');
+  });
+
+  it('quotes the APT option below the sentence that leads up to it', () => {
+    const text =
+      '如果你想限制 APT 的下载带宽，你应该像下面那样设置 APT 的配置参数。\n\n' +
+      '```\nAPT::Acquire::http::Dl-Limit "800";\n```\n\n' +
+      'APT 也可以通过代理服务器下载软件包。';
+    const a = composeExtractiveAnswer(
+      new Question('想限制APT下载时占用的带宽，应该设置哪个参数？', { language: zh }),
+      [hit('apt', text, 'zh')],
+    );
+    expect(a.answer).toContain('APT::Acquire::http::Dl-Limit');
+  });
+});
+
+describe('Japanese answers', () => {
+  it('weighs a long katakana word as one word, not by its many character pairs', () => {
+    // "ネットワークインターフェース" is 13 pairs: counted one by one, the sentence naming it won over
+    // the one that says which of them the service manages.
+    const text =
+      'ネットワークインターフェースの名前は、起動のたびに同じ名前が付けられます。\n\n' +
+      '名前は udev の規則で決まります。\n\n' +
+      'NetworkManager は設定ファイルに書かれていないものだけを管理します。\n\n' +
+      '設定ファイルは /etc/network/interfaces です。';
+    const a = composeExtractiveAnswer(
+      new Question('NetworkManagerはどのネットワークインターフェースを管理しますか？', { language: ja }),
+      [hit('nm', text, 'ja')],
+    );
+    expect(a.kind).toBe('extractive');
+    expect(a.answer).toContain('書かれていないものだけを管理します');
+  });
+
+  it('keeps a quotation that opens the next sentence with it', () => {
+    const text = '"test" を実行可能なファイルの名前に用いてはいけません。"test" はシェルのビルトインです。';
+    expect(ja.sentenceSpans(text).map(([s, e]) => text.slice(s, e))).toEqual([
+      '"test" を実行可能なファイルの名前に用いてはいけません。',
+      '"test" はシェルのビルトインです。',
+    ]);
+    const closed = 'これは「テスト」です。"引用"。次の文です。';
+    expect(ja.sentenceSpans(closed).map(([s, e]) => closed.slice(s, e))).toEqual([
+      'これは「テスト」です。',
+      '"引用"。',
+      '次の文です。',
+    ]);
+  });
+});
