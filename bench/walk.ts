@@ -1,0 +1,95 @@
+/**
+ * The walk of a chat question through the service's code: how many of its modules (files) and
+ * functions one extractive answer passes through, and how many calls it makes, from the answer
+ * operation (`answerQuestion`, where every face hands a question over) to the answer. Counted with
+ * V8's precise coverage in this process, after a first question has loaded and warmed everything,
+ * so only the second question's calls count. A workspace of a few English documents in the memory
+ * index, with the real language detector and WordNet, as the answerer meets them.
+ *
+ * Run from a checkout: `npx tsx bench/walk.ts` (not bundled: coverage counts each source file on its
+ * own); prints one line of JSON. Issue 42 compared checkouts with it.
+ */
+import { Session } from 'node:inspector/promises';
+import { EldDetector } from '../packages/service/src/adapters/language/eld.js';
+import { BuiltLexicons } from '../packages/service/src/adapters/lexicon/word-list.js';
+import { answerQuestion } from '../packages/service/src/answers/answer.js';
+import { chunkText } from '../packages/service/src/processing/chunker.js';
+import { indexRowsOf } from '../packages/service/src/search/indexing.js';
+import { MemorySearchIndex } from '../packages/service/test/support/fake-index.js';
+import { keyPrincipal } from '../packages/service/test/support/fakes.js';
+
+const DOCUMENTS: Record<string, string> = {
+  leave:
+    '# Leave\n\nEmployees get 25 days of paid vacation per year. Unused days may be carried over until March 31 of the next year.\n\n## Sick leave\n\nA doctor’s note is needed from the third day of absence.',
+  travel:
+    '# Travel\n\nEconomy class is booked for flights under six hours. Business class is booked for longer flights. Receipts are submitted within 30 days.',
+  laptops:
+    '# Equipment\n\nEvery employee gets a laptop on the first day. Lost laptops are reported to the IT desk at once.',
+};
+
+const index = new MemorySearchIndex();
+for (const [id, text] of Object.entries(DOCUMENTS))
+  await index.replaceDocument(
+    'ws',
+    id,
+    indexRowsOf(
+      { id, filename: `${id}.md`, sourceUrl: null },
+      { mediaType: 'text/markdown', title: null },
+      chunkText(text, id),
+    ),
+  );
+const deps = {
+  workspaces: { searchContext: async () => ({ language: 'auto', languages: ['en'], visibility: undefined }) },
+  documents: {
+    liveDocuments: async (_w: string, ids: string[]) =>
+      new Map(ids.map((id) => [id, { source: null, sourceItem: null, version: 1 }])),
+  },
+  index,
+  languages: new EldDetector(),
+  lexicons: await new BuiltLexicons(() => {}).preload(),
+};
+const principal = keyPrincipal('acc', ['search'], 'key');
+const ask = (q: string) => answerQuestion(deps, principal, { workspaceId: 'ws', q, topK: 8 });
+
+const session = new Session();
+session.connect();
+await session.post('Profiler.enable');
+await session.post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
+await ask('How many vacation days do employees get?');
+// Taking the coverage resets the counts: what follows is the second question's alone.
+await session.post('Profiler.takePreciseCoverage');
+const answer = await ask('Until when can unused vacation days be carried over?');
+const { result } = await session.post('Profiler.takePreciseCoverage');
+await session.post('Profiler.stopPreciseCoverage');
+
+/** Where the question is read: each was made at several places before issue 42's Question value. */
+const ANALYSIS = [
+  'questionLanguage',
+  'questionTerms',
+  'indexTerms',
+  'queryTerms',
+  'codedQuery',
+  'expandQuery',
+  'compoundExpansions',
+  'expectedAnswer',
+];
+const analysis: Record<string, number> = Object.fromEntries(ANALYSIS.map((f) => [f, 0]));
+const files = new Set<string>();
+let functions = 0;
+let calls = 0;
+for (const script of result) {
+  const at = script.url.indexOf('/packages/service/src/');
+  if (at < 0) continue;
+  for (const f of script.functions) {
+    const count = f.ranges[0]?.count ?? 0;
+    // The module's own top level is the file being there, not a function it calls.
+    if (count === 0 || f.functionName === '') continue;
+    functions++;
+    calls += count;
+    if (f.functionName in analysis) analysis[f.functionName]! += count;
+    files.add(script.url.slice(at + '/packages/service/src/'.length));
+  }
+}
+process.stdout.write(
+  `${JSON.stringify({ answer: answer.answer, files: files.size, functions, calls, analysis, fileList: [...files].sort() })}\n`,
+);
