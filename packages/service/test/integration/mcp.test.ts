@@ -412,20 +412,11 @@ describe('MCP: keys, scopes and workspaces', () => {
       const error = toolError(await call(c, name, args));
       expect(error.message, `${name} ${JSON.stringify(args)}`).toMatch(pattern);
     }
+    const tooMany = { metadata: { team: Array(101).fill('hr') } };
     const refused: [string, Record<string, unknown>, string, RegExp][] = [
       // Checked by the operation, as for every face: the same error as POST /v1/search gives.
-      [
-        'search',
-        { query: 'x', filters: { metadata: { team: Array(101).fill('hr') } } },
-        'too_many_filter_values',
-        /at most 100/,
-      ],
-      [
-        'ask',
-        { question: 'x', filters: { metadata: { team: Array(101).fill('hr') } } },
-        'too_many_filter_values',
-        /at most 100/,
-      ],
+      ['search', { query: 'x', filters: tooMany }, 'too_many_filter_values', /at most 100/],
+      ['ask', { question: 'x', filters: tooMany }, 'too_many_filter_values', /at most 100/],
       ['read_document', { documentId: pdfId, pageStart: 9 }, 'invalid_request', /has 3 pages/],
       ['read_document', { documentId: pdfId, pageStart: 3, pageEnd: 2 }, 'invalid_request', /pageEnd/],
       ['read_document', { documentId: notesId, pageStart: 1 }, 'invalid_request', /has no pages/],
