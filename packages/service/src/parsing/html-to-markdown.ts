@@ -83,26 +83,18 @@ const MAX_SPAN = 50;
 /**
  * A table as GFM. Cells spanning several columns or rows are repeated in each position they cover,
  * so every row reads complete on its own (which is what a chunk cut out of the table needs).
- * The header row is what the table marks as one: its leading rows of header cells (`th`, or a
- * `thead`), several merged column by column ("Double-Quoted Strings Allowed In DDL"). A table without
- * one gets an empty header, so that its first row stays a row of data (issue 41: sqlite's strftime
- * table read every row under "%d | day of month: 00").
  */
 function tableToMarkdown(table: NodeLike): string {
   const grid: string[][] = [];
-  const heading: boolean[] = [];
   let row = 0;
-  const visit = (n: NodeLike, inHead: boolean) => {
+  const visit = (n: NodeLike) => {
     for (const c of children(n)) {
       if (c.nodeType !== 1) continue;
       if (c.nodeName === 'TR') {
         grid[row] ??= [];
         let col = 0;
-        const cells = children(c).filter(
-          (cell) => cell.nodeType === 1 && (cell.nodeName === 'TD' || cell.nodeName === 'TH'),
-        );
-        heading[row] = cells.length > 0 && (inHead || cells.every((cell) => cell.nodeName === 'TH'));
-        for (const cell of cells) {
+        for (const cell of children(c)) {
+          if (cell.nodeType !== 1 || (cell.nodeName !== 'TD' && cell.nodeName !== 'TH')) continue;
           while (grid[row]![col] !== undefined) col++;
           const text = escapeCell(blockText(cell));
           const colspan = Math.min(Math.max(Number(cell.getAttribute?.('colspan') ?? 1) || 1, 1), MAX_SPAN);
@@ -115,34 +107,19 @@ function tableToMarkdown(table: NodeLike): string {
         }
         row++;
       } else if (c.nodeName !== 'TABLE') {
-        visit(c, inHead || c.nodeName === 'THEAD');
+        visit(c);
       }
     }
   };
-  visit(table, false);
-  const rows = grid
-    .slice(0, row)
-    .map((r, i) => ({ cells: Array.from(r, (c) => c ?? ''), heading: heading[i] ?? false }))
-    .filter((r) => r.cells.some((c) => c !== ''));
-  if (rows.length === 0) return '';
-  const width = Math.max(...rows.map((r) => r.cells.length));
+  visit(table);
+  const rows = grid.slice(0, row).map((r) => Array.from(r, (c) => c ?? ''));
+  const nonEmpty = rows.filter((r) => r.some((c) => c !== ''));
+  if (nonEmpty.length === 0) return '';
+  const width = Math.max(...nonEmpty.map((r) => r.length));
   const pad = (r: string[]) => [...r, ...Array<string>(width - r.length).fill('')];
-  let lead = 0;
-  while (lead < rows.length - 1 && rows[lead]!.heading) lead++;
-  const headRows = rows.slice(0, lead).map((r) => pad(r.cells));
-  // A cell spanning several header rows, or a group name over its columns, is said once per column.
-  const head = Array.from({ length: width }, (_, i) =>
-    headRows
-      .map((r) => r[i]!)
-      .filter((c, k, all) => c !== '' && c !== all[k - 1])
-      .join(' '),
-  );
+  const [head, ...body] = nonEmpty.map(pad);
   const line = (r: string[]) => `| ${r.join(' | ')} |`;
-  return [
-    line(head),
-    line(Array<string>(width).fill('---')),
-    ...rows.slice(lead).map((r) => line(pad(r.cells))),
-  ].join('\n');
+  return [line(head!), line(Array<string>(width).fill('---')), ...body.map(line)].join('\n');
 }
 
 /** Text of a block's subtree flattened to one paragraph (used for table cells). */
