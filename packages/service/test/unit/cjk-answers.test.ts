@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { expectedAnswer } from '../../src/answers/answer-types.js';
 import { composeExtractiveAnswer } from '../../src/answers/extractive.js';
-import type { SearchHit } from '../../src/domain/types.js';
 import { Question } from '../../src/search/question.js';
 import { languageFor } from '../../src/text/language.js';
+import { searchHit } from '../support/hits.js';
+
+const cjkHit = (documentId: string, text: string, language: string, score = 1) =>
+  searchHit(documentId, text, { language, score, extension: 'html' });
 
 /**
  * Chinese and Japanese questions answered with the sentence that holds the answer (issue 41), from
@@ -14,34 +17,10 @@ import { languageFor } from '../../src/text/language.js';
 const zh = languageFor('zh');
 const ja = languageFor('ja');
 
-function hit(documentId: string, text: string, language: string, score = 1): SearchHit {
-  return {
-    text,
-    score,
-    language,
-    citation: {
-      documentId,
-      filename: `${documentId}.html`,
-      sourceUrl: null,
-      mediaType: 'text/html',
-      page: null,
-      pageEnd: null,
-      charStart: 0,
-      charEnd: text.length,
-      chunkId: `${documentId}:0`,
-      headingPath: [],
-      score,
-      source: null,
-      sourceItem: null,
-      version: 1,
-    },
-  };
-}
-
 describe('Chinese answers', () => {
   it('answers a why-question with the reason that follows the sentence naming the subject', () => {
     const hits = [
-      hit(
+      cjkHit(
         'backup',
         '备份工作可以用 cron 任务自动完成。\n\n' +
           '不要备份 /proc 和 /sys 目录下的伪文件系统。它们是庞大且无用的数据，每次启动时由内核重新生成。\n\n' +
@@ -78,7 +57,7 @@ describe('Chinese answers', () => {
       '旧内核的映像文件位于 /boot 目录，删除内核软件包时会一并删除。',
     ].join('\n');
     const a = composeExtractiveAnswer(new Question('旧的内核不想要了，怎么删除？', { language: zh }), [
-      hit('faq', faq, 'zh'),
+      cjkHit('faq', faq, 'zh'),
     ]);
     expect(a.kind).toBe('extractive');
     expect(a.answer).toContain('dpkg --purge linux-image-NNN');
@@ -104,7 +83,7 @@ describe('Chinese answers', () => {
       'APT 也可以通过代理服务器下载软件包。';
     const a = composeExtractiveAnswer(
       new Question('想限制APT下载时占用的带宽，应该设置哪个参数？', { language: zh }),
-      [hit('apt', text, 'zh')],
+      [cjkHit('apt', text, 'zh')],
     );
     expect(a.answer).toContain('APT::Acquire::http::Dl-Limit');
   });
@@ -121,7 +100,7 @@ describe('Japanese answers', () => {
       '設定ファイルは /etc/network/interfaces です。';
     const a = composeExtractiveAnswer(
       new Question('NetworkManagerはどのネットワークインターフェースを管理しますか？', { language: ja }),
-      [hit('nm', text, 'ja')],
+      [cjkHit('nm', text, 'ja')],
     );
     expect(a.kind).toBe('extractive');
     expect(a.answer).toContain('書かれていないものだけを管理します');

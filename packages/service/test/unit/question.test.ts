@@ -2,36 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { fixedLexicons, SortedWordList } from '../../src/adapters/lexicon/word-list.js';
 import { composeExtractiveAnswer } from '../../src/answers/extractive.js';
 import type { LanguageDetector } from '../../src/domain/ports.js';
-import type { SearchHit } from '../../src/domain/types.js';
 import { analyseQuestion, Question } from '../../src/search/question.js';
 import { splitterFor } from '../../src/text/compounds.js';
 import { ENGLISH, type Language, languageFor } from '../../src/text/language.js';
+import { searchHit } from '../support/hits.js';
 
 /** A question analysed once and read alike by every stage after it (issue 42 §4). */
-
-function hit(text: string, language = 'en'): SearchHit {
-  return {
-    text,
-    score: 1,
-    language,
-    citation: {
-      documentId: 'doc_a',
-      filename: 'a.md',
-      sourceUrl: null,
-      mediaType: 'text/markdown',
-      page: null,
-      pageEnd: null,
-      charStart: 0,
-      charEnd: text.length,
-      chunkId: 'doc_a:0',
-      headingPath: [],
-      score: 1,
-      source: null,
-      sourceItem: null,
-      version: 1,
-    },
-  };
-}
 
 /** English whose question terms are counted each time they are read. */
 function countingEnglish(): { language: Language; reads: () => number } {
@@ -52,8 +28,11 @@ describe('Question', () => {
     const { language, reads } = countingEnglish();
     const question = new Question('How long does the warranty cover parts?', { language });
     const a = composeExtractiveAnswer(question, [
-      hit('The warranty covers parts for two years. Labour is not covered after the first year.'),
-      hit('Returns are accepted within 30 days of purchase with a receipt.'),
+      searchHit(
+        'doc_a',
+        'The warranty covers parts for two years. Labour is not covered after the first year.',
+      ),
+      searchHit('doc_a', 'Returns are accepted within 30 days of purchase with a receipt.'),
     ]);
     expect(a.answer).toContain('two years');
     // Quote ranking, the passages' statistics, the signals and both pair shares each asked for them.

@@ -1,33 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { composeExtractiveAnswer } from '../../src/answers/extractive.js';
-import type { SearchHit } from '../../src/domain/types.js';
 import { parseBytes } from '../../src/parsing/parse.js';
 import { chunkText } from '../../src/processing/chunker.js';
 import { Question } from '../../src/search/question.js';
+import { searchHit } from '../support/hits.js';
 
 /** A passage of a parsed document as search returns it: its text and where it lies in the document. */
-function hitOf(documentId: string, text: string, charStart: number): SearchHit {
-  return {
-    text,
-    score: 1,
-    citation: {
-      documentId,
-      filename: `${documentId}.html`,
-      sourceUrl: null,
-      mediaType: 'text/html',
-      page: null,
-      pageEnd: null,
-      charStart,
-      charEnd: charStart + text.length,
-      chunkId: `${documentId}:0`,
-      headingPath: [],
-      score: 1,
-      source: null,
-      sourceItem: null,
-      version: 1,
-    },
-  };
-}
 
 const parse = (buf: Buffer, name: string) => parseBytes(buf, name, null);
 
@@ -48,7 +26,7 @@ describe('tables keep their header (issue 41)', () => {
     const doc = await parse(limits, 'security.html');
     const [chunk] = chunkText(doc.text, 'doc_l');
     const a = composeExtractiveAnswer(new Question('What is the high-security value of LIMIT_ATTACH?'), [
-      hitOf('doc_l', chunk!.text, chunk!.charStart),
+      searchHit('doc_l', chunk!.text, { charStart: chunk!.charStart, extension: 'html' }),
     ]);
     expect(a.kind).toBe('extractive');
     expect(a.answer).toBe('Limit Setting: LIMIT_ATTACH; Default Value: 10; High-security Value: 0 [1]');

@@ -1,33 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { composeExtractiveAnswer } from '../../src/answers/extractive.js';
-import type { SearchHit } from '../../src/domain/types.js';
 import { Question } from '../../src/search/question.js';
 import { ENGLISH_FORMS } from '../../src/text/english-forms-table.js';
 import { ENGLISH, languageFor } from '../../src/text/language.js';
 import { englishBaseForm, formsOf } from '../../src/text/word-forms.js';
-
-function hit(documentId: string, text: string): SearchHit {
-  return {
-    text,
-    score: 1,
-    citation: {
-      documentId,
-      filename: `${documentId}.md`,
-      sourceUrl: null,
-      mediaType: 'text/markdown',
-      page: null,
-      pageEnd: null,
-      charStart: 0,
-      charEnd: text.length,
-      chunkId: `${documentId}:0`,
-      headingPath: [],
-      score: 1,
-      source: null,
-      sourceItem: null,
-      version: 1,
-    },
-  };
-}
+import { searchHit } from '../support/hits.js';
 
 /** Whether every content term of the question is among the sentence's. */
 const matches = (question: string, sentence: string) => {
@@ -78,7 +55,7 @@ describe('English word forms (text/word-forms.ts)', () => {
   });
 
   it('answers the long-flights question with the business-class sentence (issue 41)', () => {
-    const page = hit(
+    const page = searchHit(
       'travel-policy',
       'Economy class is booked for every flight under six hours. Business class is booked for longer ' +
         'flights, over six hours. Premium economy is offered on request.',
