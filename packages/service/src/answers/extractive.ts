@@ -263,20 +263,36 @@ export function rankQuotes(
   return { type, quotes: quotes.sort((a, b) => b.score - a.score), unitsByHit };
 }
 
+/**
+ * The share of the question's rarity weight a first search hit must hold for the question not to be
+ * declined (issue 41: "a question whose first search hit holds most of its rare words must not be
+ * declined"). Three quarters: on the tune questions no unanswerable or off-topic question the model
+ * declines has a first hit holding more than 0.7 of it (docs/decisions/0027-false-declines.md).
+ */
+export const FIRST_HIT_HOLDS = 0.75;
+
+/** The terms of a passage's quotable sentences (and of the questions they sit under). */
+const termsOf = (units: Unit[]) => units.reduce((acc, u) => union(acc, u.terms), new Set<string>());
+
 /** The relevance signals of the best quote (relevance.ts). */
 function relevanceSignalsOf(
   question: Question,
   hits: SearchHit[],
   best: Quote,
-  units: Unit[],
+  unitsByHit: Unit[][],
   stats: TermStats,
 ): RelevanceSignals {
-  const passageTerms = units.reduce((acc, u) => union(acc, u.terms), new Set<string>());
+  const passageTerms = termsOf(unitsByHit[best.hitIndex]!);
   const language = question.readingOf(hits[best.hitIndex]!.language);
   const others = hits.filter((_, i) => i !== best.hitIndex);
   const meanOther = others.reduce((a, h) => a + h.score, 0) / Math.max(1, others.length);
+  const firstLanguage = question.readingOf(hits[0]!.language);
+  // The hit as searched: its headings too ("## Refund policy" over the paragraph that gives it).
+  const firstTerms = new Set(firstLanguage.contentTerms(hits[0]!.text));
+  const first = relevanceSignals(question, firstLanguage, firstTerms, firstTerms, stats);
   return {
     ...relevanceSignals(question, language, best.terms, passageTerms, stats),
+    firstPassageCoverage: first.passageCoverage,
     localCoverage: best.coverage,
     quotePairs: pairShare(question, best.text, language),
     passagePairs: pairShare(question, hits[best.hitIndex]!.text, language),
@@ -302,14 +318,13 @@ export function composeExtractiveAnswer(
   const { type, quotes, unitsByHit } = rankQuotes(question, hits, options);
   if (quotes.length === 0) return declined(questionLanguage);
   const ranked = quotes;
-  const best = ranked[0]!;
   const stats =
     aids.stats ??
     statsOfPassages(
       question,
       hits.map((h) => ({ text: h.text, language: question.readingOf(h.language) })),
     );
-  const signals = relevanceSignalsOf(question, hits, best, unitsByHit[best.hitIndex]!, stats);
+  const signals = relevanceSignalsOf(question, hits, ranked[0]!, unitsByHit, stats);
   const decline = () => ({ ...declined(questionLanguage), signals });
   // WordNet holds every English lemma; the other languages' word lists have gaps, so a word their
   // workspace holds anywhere is no name there.
@@ -328,7 +343,13 @@ export function composeExtractiveAnswer(
     return decline();
   if (namesSomethingAbsent(question.text, hits, (w) => workspaceHolds(stats, w), questionLanguage))
     return decline();
-  if (!answersQuestion(signals, aids.relevance ?? DEFAULT_RELEVANCE)) return decline();
+  // The model weighs the best quote; a first hit that holds most of what the question asks about
+  // answers it even where the model doubts (one word asked, no pairs to stand together, the word on
+  // every page of the workspace), and its own best quote is the answer then.
+  const modelAnswers = answersQuestion(signals, aids.relevance ?? DEFAULT_RELEVANCE);
+  const firstHolds = (signals.firstPassageCoverage ?? 0) >= FIRST_HIT_HOLDS;
+  if (!modelAnswers && !firstHolds) return decline();
+  const best = modelAnswers ? ranked[0]! : (ranked.find((q) => q.hitIndex === 0) ?? ranked[0]!);
 
   const chosen: Quote[] = [
     extend(

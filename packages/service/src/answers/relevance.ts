@@ -97,6 +97,8 @@ export interface RelevanceSignals {
   rarestInQuote?: number | undefined;
   /** The question's distinct content terms. */
   terms?: number | undefined;
+  /** Share of the rarity weight that the first search hit holds (extractive.ts: FIRST_HIT_HOLDS). */
+  firstPassageCoverage?: number | undefined;
   /**
    * How usual the question's words are in the workspace: the mean of log(1 + rows holding a term) over
    * log(1 + rows of the workspace), both capped. A question about the workspace's subject uses its
