@@ -3119,7 +3119,7 @@ export interface operations {
                             [key: string]: unknown;
                         };
                     };
-                    /** @description Earlier turns of the conversation, oldest first (used by a configured chat model) */
+                    /** @description Earlier turns of the conversation, oldest first: a follow-up question ("How do I enable it?") borrows the earlier user turns' words to find its passages; a configured chat model reads every turn */
                     history?: {
                         /** @enum {string} */
                         role: "user" | "assistant";

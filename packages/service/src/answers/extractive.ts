@@ -3,6 +3,7 @@ import type { Question } from '../search/question.js';
 import { ENGLISH, type Language } from '../text/language.js';
 import { asksAboutSomethingAbsent, namesSomethingAbsent } from './absent.js';
 import { type AnswerType, expectedAnswer, satisfies } from './answer-types.js';
+import { aboutFollowUp, borrowedShare } from './follow-ups.js';
 import { neutraliseMarkers } from './markers.js';
 import { type CoverageOf, pairCoverage } from './pair-coverage.js';
 import {
@@ -61,6 +62,8 @@ export interface ExtractiveOptions {
   rankWeight: number;
   /** Score for holding the kind of answer the question asks for (a value, a command, a path). */
   typeWeight: number;
+  /** A follow-up's: score for holding the words it borrowed (their share), a tie-break between quotes. */
+  contextWeight: number;
 }
 
 /**
@@ -95,6 +98,7 @@ export const DEFAULT_EXTRACTIVE: ExtractiveOptions = {
   relevanceWeight: 0.15,
   rankWeight: 0.02,
   typeWeight: 0.15,
+  contextWeight: 0.05,
 };
 
 /** One sentence, or a sentence and the one after it, from one passage. */
@@ -105,6 +109,9 @@ export interface Quote {
   terms: Set<string>;
   coverage: number;
   typed: boolean;
+  /** Shares of a follow-up's borrowed terms it holds and its passage holds (follow-ups.ts). */
+  context: number;
+  passageContext: number;
   score: number;
 }
 
@@ -122,6 +129,7 @@ function extend(
   options: ExtractiveOptions,
   language: Language,
   asksWhy = false,
+  related: (u: Unit) => boolean = () => true,
 ): Quote {
   let first = units.indexOf(q.units[0]!);
   let last = units.indexOf(q.units[q.units.length - 1]!);
@@ -138,6 +146,7 @@ function extend(
     // The sentences after a lead: the first one that holds the value or the thing to type, if near.
     const more: Unit[] = [];
     for (let k = last + 1; k < units.length && more.length < options.followSentences; k++) {
+      if (!related(units[k]!)) break; // a follow-up's quote stays on its subject (follow-ups.ts)
       more.push(units[k]!);
       if (
         satisfies(units[k]!.text, type, language) &&
@@ -222,6 +231,9 @@ export function rankQuotes(
     const lang = languages[hitIndex]!;
     const q = byLanguage.get(lang.code)!;
     if (q.terms.length === 0) return;
+    const about = aboutFollowUp(question, lang);
+    const shareOf = borrowedShare(question, lang);
+    const passageContext = shareOf(units.reduce((acc, u) => union(acc, u.terms), new Set<string>()));
     const coverageOf = (terms: Set<string>) =>
       q.byWords
         ? q.byWords(terms)
@@ -233,13 +245,15 @@ export function rankQuotes(
       const coverage = coverageOf(terms);
       const typed = type !== 'none' && satisfies(text, type, lang);
       const lengthPenalty = text.length > 600 ? 0.85 : 1;
+      const context = shareOf(terms);
       const score =
         coverage * lengthPenalty +
+        options.contextWeight * context +
         (typed ? options.typeWeight : 0) +
         options.relevanceWeight * relevance +
         options.rankWeight / (hitIndex + 1) -
         options.extraSentenceCost * (parts.length - 1);
-      quotes.push({ hitIndex, units: parts, text, terms, coverage, typed, score });
+      quotes.push({ hitIndex, units: parts, text, terms, coverage, typed, context, passageContext, score });
     };
     units.forEach((u, i) => {
       // A sentence, then longer quotes while each further sentence adds something the quote lacks.
@@ -254,7 +268,10 @@ export function rankQuotes(
         const addsTerms = q.terms.some((t) => next.terms.has(t) && !sofar.has(t));
         const sofarText = parts.map((x) => x.text).join(' ');
         const addsValue =
-          type !== 'none' && !satisfies(sofarText, type, lang) && satisfies(next.text, type, lang);
+          type !== 'none' &&
+          about(next) &&
+          !satisfies(sofarText, type, lang) &&
+          satisfies(next.text, type, lang);
         parts.push(next);
         if (addsTerms || addsValue) add([...parts]);
       }
@@ -306,7 +323,7 @@ export function composeExtractiveAnswer(
   const stats =
     aids.stats ??
     statsOfPassages(
-      question,
+      question.withSubject ?? question,
       hits.map((h) => ({ text: h.text, language: question.readingOf(h.language) })),
     );
   const signals = relevanceSignalsOf(question, hits, best, unitsByHit[best.hitIndex]!, stats);
@@ -328,16 +345,23 @@ export function composeExtractiveAnswer(
     return decline();
   if (namesSomethingAbsent(question.text, hits, (w) => workspaceHolds(stats, w), questionLanguage))
     return decline();
-  if (!answersQuestion(signals, aids.relevance ?? DEFAULT_RELEVANCE)) return decline();
+  const model = aids.relevance ?? DEFAULT_RELEVANCE;
+  // A follow-up's own words are too few to judge it by ("How do I enable it?"): read with the words
+  // it borrowed, as if it named its subject, it is answered when the passages answer that.
+  const subject = question.withSubject;
+  const asSubject = () => relevanceSignalsOf(subject!, hits, best, unitsByHit[best.hitIndex]!, stats);
+  if (!answersQuestion(signals, model) && !(subject && answersQuestion(asSubject(), model))) return decline();
 
+  const bestLanguage = question.readingOf(hits[best.hitIndex]!.language);
   const chosen: Quote[] = [
     extend(
       best,
       unitsByHit[best.hitIndex]!,
       type,
       options,
-      question.readingOf(hits[best.hitIndex]!.language),
+      bestLanguage,
       questionLanguage.questions.why.test(question.text),
+      aboutFollowUp(question, bestLanguage),
     ),
   ];
   for (const q of ranked) {
@@ -345,6 +369,8 @@ export function composeExtractiveAnswer(
     if (chosen.some((c) => c.hitIndex === q.hitIndex || c.text === q.text)) continue;
     if (q.coverage < best.coverage * options.companionCoverage) continue;
     if (best.typed && !q.typed) continue;
+    // A companion whose passage names none of what a follow-up is about, when the best one does, is off it.
+    if (best.passageContext > 0 && q.passageContext === 0) continue;
     chosen.push(q);
   }
   chosen.sort((a, b) => a.hitIndex - b.hitIndex);

@@ -31,11 +31,15 @@ export const TERM_COUNT_CAP = 500;
 
 const key = (language: Language, term: string) => `${language.code}:${term}`;
 
-/** The terms of the question in each language it is compared in (by `language:term`), to be counted. */
+/**
+ * The terms of the question in each language it is compared in (by `language:term`), to be counted:
+ * a follow-up's with those it borrowed, which the decision's second reading of it weighs.
+ */
 export function questionTermsIn(question: Question, languages: Language[]): Map<string, string> {
   const wanted = new Map<string, string>();
   for (const language of languages)
-    for (const term of question.terms(language)) wanted.set(key(language, term), term);
+    for (const term of (question.withSubject ?? question).terms(language))
+      wanted.set(key(language, term), term);
   return wanted;
 }
 

@@ -175,7 +175,8 @@ async function rankedRows(
     mode === 'vector' ? [] : lexicalCandidates(deps.index, req.workspaceId, question, limit, scope),
     vectors && mode !== 'lexical'
       ? vectors.embedder
-          .embedQuery(req.q)
+          // A follow-up's vector is its own words and those it borrowed (search/follow-up.ts).
+          .embedQuery(question.retrievalText)
           .then((vector) =>
             deps.index.vectorSearch(req.workspaceId, vectors.space, { vector, limit, ...scope }),
           )
@@ -217,7 +218,7 @@ async function rankedRows(
   // its stage, the rest in ranking's.
   if (deps.rerank) req.stopwatch?.lap('ranking');
   // Second stage (off unless configured): the best candidates reordered before the page is cut.
-  const reranked = await rerankCandidates(deps.rerank, req.q, ordered, deps.log);
+  const reranked = await rerankCandidates(deps.rerank, question.retrievalText, ordered, deps.log);
   const page = firstDistinct(reranked, req.topK, req.maxChunksPerDocument);
   req.stopwatch?.lap(deps.rerank ? 'rerank' : 'ranking');
   return { hits: page, live, question };
