@@ -1050,6 +1050,12 @@ export interface components {
             unanswerable: boolean;
             language: string | null;
             tags: string[];
+            /** @description Earlier turns of the conversation it is asked after, oldest first (a follow-up) */
+            history: {
+                /** @enum {string} */
+                role: "user" | "assistant";
+                content: string;
+            }[];
         };
         QuestionSetSummary: {
             id: string;
@@ -7157,6 +7163,12 @@ export interface operations {
                         language?: string | null;
                         /** @default [] */
                         tags?: string[];
+                        /** @default [] */
+                        history?: {
+                            /** @enum {string} */
+                            role: "user" | "assistant";
+                            content: string;
+                        }[];
                     }[];
                 };
                 "multipart/form-data": {

@@ -1,5 +1,5 @@
 import type { Log } from '../domain/log.js';
-import type { IndexHit, LanguageDetector, Lexicons, SearchIndex } from '../domain/ports.js';
+import type { ChatMessage, IndexHit, LanguageDetector, Lexicons, SearchIndex } from '../domain/ports.js';
 import type { Stopwatch } from '../domain/stopwatch.js';
 import type { DocumentOrigin, DocumentStore, SearchContext, WorkspaceStore } from '../domain/stores.js';
 import type { Citation, Principal, SearchHit } from '../domain/types.js';
@@ -34,6 +34,8 @@ export interface SearchRequest {
   maxChunksPerDocument?: number | undefined;
   /** The query analysed, when the caller has done so already (the answerer); else analysed here. */
   question?: Question | undefined;
+  /** Earlier turns of a conversation, which a follow-up borrows words from (an evaluation's questions). */
+  history?: readonly ChatMessage[] | undefined;
   /** The workspace as the caller sees it, when the caller has read it already (the answerer). */
   context?: SearchContext | undefined;
   /** Records the time of each stage, when the caller asked for it. */
@@ -154,7 +156,8 @@ async function rankedRows(
 ): Promise<{ hits: IndexHit[]; live: Map<string, DocumentOrigin>; question: Question }> {
   checkRequest(req, deps.requestLimits);
   const workspace = req.context ?? (await searchContextOf(deps, principal, req.workspaceId));
-  const question = req.question ?? (await analyseQuestion(deps, req.q, workspace));
+  const question =
+    req.question ?? (await analyseQuestion(deps, req.q, workspace, false, { history: req.history }));
   const options = deps.searchOptions ?? DEFAULT_SEARCH;
   const filters: SearchFilters = { ...req.filters };
   let documentIds = filters.documentIds;

@@ -44,11 +44,12 @@ const RULES: Record<string, ReferenceRules> = {
       '(?<!gibt )es',
       'dies',
       'diese[rsnm]?',
+      'er',
       'ihn',
       'ihm',
       'dessen',
       'deren',
-      'da(?:für|mit|zu|von|rin|rauf|bei|ran|rüber|gegen|hin)',
+      'da(?:für|mit|zu|von|rin|rauf|raus|bei|ran|rüber|gegen|hin|nach|vor)',
       'das(?=\\s*[?.!]*$)',
     ]),
     followsOn: opening(['und', 'auch', 'was ist mit', 'wie ist es mit', 'wie sieht es mit']),
@@ -65,11 +66,12 @@ const RULES: Record<string, ReferenceRules> = {
       'cet',
       'cette',
       'ces',
-      // "il" but not "y a-t-il" or "faut-il", which name nothing.
-      '(?<!a-t-|faut-)(?:il|elle|ils|elles)',
-      '(?:comment|puis-je|peut-on|dois-je|faut-il|je|on|ne) (?:le|la|les|en|y)',
+      'leurs?',
+      // "il" but not "y a-t-il", "faut-il" or "il y a", which name nothing.
+      '(?<!a-t-|faut-)(?:il|elle|ils|elles)(?! y a)',
+      '(?:comment|pourquoi|où|puis-je|peut-on|dois-je|faut-il|je|on|ne) (?:le|la|les|en|y)',
       // "l'" is followed by its verb without a space: "Comment l'activer ?".
-      "(?:comment|puis-je|peut-on|dois-je|faut-il|je|on|ne) l['’]\\p{L}+",
+      "(?:comment|pourquoi|où|puis-je|peut-on|dois-je|faut-il|je|on|ne) l['’]\\p{L}+",
     ]),
     followsOn: opening(['et', "qu['’]en est-il", 'quid']),
   },
@@ -82,6 +84,10 @@ const RULES: Record<string, ReferenceRules> = {
       'esta',
       'estos',
       'estas',
+      'ese',
+      'esa',
+      'esos',
+      'esas',
       'él',
       'ella',
       'ellos',
@@ -89,7 +95,7 @@ const RULES: Record<string, ReferenceRules> = {
       'sus?',
       // A pronoun attached to the verb: "activarlo", "configurarla", "instalarlos".
       '\\p{L}+(?:ar|er|ir)(?:lo|la|los|las|le|les)',
-      '(?:cómo|como|dónde|donde|cuándo|no|se) (?:lo|la|los|las)',
+      '(?:cómo|como|dónde|donde|cuándo|cuando|no|se) (?:lo|la|los|las)',
     ]),
     followsOn: opening(['y', 'también', 'qué hay de', 'qué pasa con']),
   },
@@ -154,7 +160,7 @@ const RULES: Record<string, ReferenceRules> = {
   },
   zh: {
     // "该" but not "应该" (should).
-    pointsBack: /它|这个|那个|这些|那些|这|那|其|(?<!应)该/u,
+    pointsBack: /它|这个|那个|这些|那些|这|那|其|此|(?<!应)该/u,
     followsOn: /^(?:那么|那|还有|另外)|呢[？?]?$/u,
   },
 };

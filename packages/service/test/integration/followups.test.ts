@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitForEvaluation } from '../support/evaluations.js';
 import { client } from '../support/http.js';
 import { runWithNode22 } from '../support/node22.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -124,4 +125,29 @@ describe('a follow-up question in the extractive answer', () => {
     expect(out.streamed).toBe(out.content);
     expect(out.alone).not.toBe(out.content);
   }, 400_000);
+
+  it('an evaluation asks a question with its history as chat does', async () => {
+    const followUp = { q: FOLLOW_UP, patterns: ['ufw enable as root'], expected: ['note.md'] };
+    const made = await api.post(`/v1/workspaces/${workspaceId}/question-sets`, {
+      name: 'Follow-ups',
+      questions: [
+        { ...followUp, history: [{ role: 'user', content: FIRST }], tags: ['with-history'] },
+        { ...followUp, tags: ['alone'] },
+      ],
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    expect(made.body.questions[0].history).toEqual([{ role: 'user', content: FIRST }]);
+    expect(made.body.questions[1].history).toEqual([]);
+    const started = await api.post('/v1/evaluations', { questionSetId: made.body.id });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const done = await waitForEvaluation(api, started.body.id);
+    expect(done.status, JSON.stringify(done.error)).toBe('completed');
+    const [result] = done.results;
+    expect(result.tags['with-history'].chatContains).toMatchObject({ value: 1, n: 1 });
+    // Alone, "it" is not the firewall: the chat route's answer without history is the baseline.
+    const alone = await api.post('/v1/search/chat', { workspaceId, q: FOLLOW_UP });
+    expect(result.tags.alone.chatContains.value).toBe(
+      alone.body.answer.includes('ufw enable as root') ? 1 : 0,
+    );
+  });
 });
