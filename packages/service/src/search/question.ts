@@ -99,6 +99,7 @@ export class Question {
    * what it is about ("firewall" for "How do I enable it?").
    */
   borrowedTerms(language: Language = this.reading): readonly string[] {
+    if (!this.borrowed) return [];
     return this.kept(language, 'borrowed', () => {
       const own = new Set(this.terms(language));
       return [...new Set(language.questionTerms(this.borrowed))].filter((t) => !own.has(t));
