@@ -1,3 +1,6 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForEvaluation } from '../support/evaluations.js';
 import { client } from '../support/http.js';
@@ -149,5 +152,26 @@ describe('a follow-up question in the extractive answer', () => {
     expect(result.tags.alone.chatContains.value).toBe(
       alone.body.answer.includes('ufw enable as root') ? 1 : 0,
     );
+  });
+
+  it("MCP's ask takes the conversation too", async () => {
+    const mcp = new Client({ name: 'docslurp-test', version: '1.0.0' });
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${svc.url}/v1/workspaces/${workspaceId}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${key}` } },
+      }),
+    );
+    try {
+      const asked = (await mcp.callTool({
+        name: 'ask',
+        arguments: { question: FOLLOW_UP, history: [{ role: 'user', content: FIRST }] },
+      })) as CallToolResult;
+      const out = asked.structuredContent as { answer: string; citations: Citation[] };
+      expect(out.answer).toContain('run ufw enable as root');
+      expect(out.answer).not.toContain(CUPS);
+      expect(citesFirewall(out.citations)).toBe(true);
+    } finally {
+      await mcp.close();
+    }
   });
 });
