@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDocSlurpClient } from '../../../sdk/src/index.js';
 import { waitForEvaluation } from '../support/evaluations.js';
 import { client } from '../support/http.js';
 import { runWithNode22 } from '../support/node22.js';
@@ -85,6 +86,11 @@ describe('a follow-up question in the extractive answer', () => {
     // The same question without the conversation is answered otherwise.
     const alone = await api.post('/v1/search/chat', { workspaceId, q: FOLLOW_UP });
     expect(alone.body.answer).not.toBe(r.body.answer);
+
+    // The SDK sends the history as chat's.
+    const sdk = createDocSlurpClient({ apiUrl: svc.url, apiKey: key });
+    const viaSdk = await sdk.chat({ workspaceId, q: FOLLOW_UP, history: [{ role: 'user', content: FIRST }] });
+    expect(viaSdk.answer).toBe(r.body.answer);
   });
 
   it('the official openai client: the messages before the last user message are the history', async () => {
