@@ -22,12 +22,9 @@ import { LanceSearchIndex } from '../packages/service/src/adapters/index/lancedb
 import { EldDetector } from '../packages/service/src/adapters/language/eld.js';
 import { BuiltLexicons } from '../packages/service/src/adapters/lexicon/word-list.js';
 import { answerQuestion } from '../packages/service/src/answers/answer.js';
+import { DEFAULT_EXTRACTIVE, rankQuotes } from '../packages/service/src/answers/extractive.js';
 import {
-  DEFAULT_EXTRACTIVE,
   DEFAULT_RELEVANCE,
-  rankQuotes,
-} from '../packages/service/src/answers/extractive.js';
-import {
   NEVER_DECLINE,
   type RelevanceSignals,
   type RelevanceThresholds,

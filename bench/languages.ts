@@ -7,7 +7,9 @@
  *   HTML page of its language, Debian packages debian-reference-<lang>), asked its own language's
  *   questions (bench/languages/debian-reference-<lang>.json: answerable and unanswerable), and the
  *   German workspace also German questions that write its compounds apart or join what it writes
- *   apart (bench/languages/debian-reference-de-compounds.json, issue 41);
+ *   apart (bench/languages/debian-reference-de-compounds.json, issue 41); and each language's
+ *   follow-ups (the sets' `followups`, issue 41): asked after their first turn (`… follow-ups`) and
+ *   without it (`… follow-ups alone`, what the answerer gave before it read the conversation);
  * - the Debian FAQ in Simplified Chinese (debian-faq-zh-cn, every HTML page), asked questions a reader
  *   asks of a FAQ (bench/languages/debian-faq-zh-cn.json, issue 41);
  * - off-topic: the Debian handbook's questions asked of git's manual and git's asked of the handbook
@@ -135,6 +137,23 @@ try {
         ...asked.answerable.filter(inSplit).map((q) => answerable(q, asked.language)),
         ...asked.unanswerable.filter(inSplit).map((q) => unanswerable(q, asked.language)),
       ]);
+    }
+    // Follow-ups (issue 41): each asked after its first turn, and alone (the baseline), as sets of their own.
+    const followups = (set.followups ?? []).filter(inSplit);
+    if (followups.length > 0) {
+      await ask(
+        `${set.name} follow-ups`,
+        ws,
+        followups.map((f) => ({
+          ...answerable(f, set.language),
+          history: f.history.map((content) => ({ role: 'user' as const, content })),
+        })),
+      );
+      await ask(
+        `${set.name} follow-ups alone`,
+        ws,
+        followups.map((f) => answerable(f, set.language)),
+      );
     }
   }
 

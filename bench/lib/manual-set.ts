@@ -25,6 +25,8 @@ export interface ManualSet {
   language?: string;
   answerable: AnswerableQuestion[];
   unanswerable: UnanswerableQuestion[];
+  /** Follow-up questions (issue 41): each asked after the user turns of its history. */
+  followups?: FollowUpQuestion[];
 }
 
 export type Split = 'tune' | 'holdout';
@@ -42,6 +44,22 @@ export interface AnswerableQuestion {
   split: Split;
   /** What kind of answer it asks for (a default, a number, a command, a how-to...). */
   kind: string;
+}
+
+/**
+ * A follow-up made of an answerable question (`of`): the first turn names the subject ("Was ist das
+ * Sticky-Bit?"), the question refers back to it ("Was bewirkt es bei … /tmp?") and asks the original's
+ * point, answered by the same page and pattern, in the original's split.
+ */
+export interface FollowUpQuestion {
+  id: string;
+  of: string;
+  /** The earlier user turns, oldest first. */
+  history: string[];
+  q: string;
+  page: string;
+  answer: string;
+  split: Split;
 }
 
 export interface UnanswerableQuestion {
@@ -82,6 +100,17 @@ export function loadManualSet(name: string): ManualSet {
     if (!q.page) problems.push(`${q.id}: no page`);
     const compiled = compilePattern(q.answer);
     if (typeof compiled === 'string') problems.push(`${q.id}: the answer pattern ${compiled}`);
+  }
+  const originals = new Map(set.answerable.map((q) => [q.id, q]));
+  for (const f of set.followups ?? []) {
+    if (ids.has(f.id)) problems.push(`${f.id}: duplicate id`);
+    ids.add(f.id);
+    const of = originals.get(f.of);
+    if (!of) problems.push(`${f.id}: follows no answerable question (${f.of})`);
+    else if (of.page !== f.page || of.answer !== f.answer || of.split !== f.split)
+      problems.push(`${f.id}: page, answer and split are not those of ${f.of}`);
+    if (!f.q?.trim() || !f.history?.length || f.history.some((h) => !h.trim()))
+      problems.push(`${f.id}: a follow-up needs a question and the turns before it`);
   }
   if (problems.length) throw new Error(`${manualSetFile(name)}:\n  ${problems.join('\n  ')}`);
   return { ...set, name };

@@ -1050,6 +1050,12 @@ export interface components {
             unanswerable: boolean;
             language: string | null;
             tags: string[];
+            /** @description Earlier turns of the conversation it is asked after, oldest first (a follow-up) */
+            history: {
+                /** @enum {string} */
+                role: "user" | "assistant";
+                content: string;
+            }[];
         };
         QuestionSetSummary: {
             id: string;
@@ -3119,7 +3125,7 @@ export interface operations {
                             [key: string]: unknown;
                         };
                     };
-                    /** @description Earlier turns of the conversation, oldest first (used by a configured chat model) */
+                    /** @description Earlier turns of the conversation, oldest first: a follow-up question ("How do I enable it?") borrows the earlier user turns' words to find its passages; a configured chat model reads every turn */
                     history?: {
                         /** @enum {string} */
                         role: "user" | "assistant";
@@ -7157,6 +7163,12 @@ export interface operations {
                         language?: string | null;
                         /** @default [] */
                         tags?: string[];
+                        /** @default [] */
+                        history?: {
+                            /** @enum {string} */
+                            role: "user" | "assistant";
+                            content: string;
+                        }[];
                     }[];
                 };
                 "multipart/form-data": {

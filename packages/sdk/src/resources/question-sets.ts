@@ -19,6 +19,8 @@ export interface QuestionInput {
   unanswerable?: boolean;
   language?: string | null;
   tags?: string[];
+  /** Earlier turns of the conversation, oldest first: the question is asked as a follow-up to them. */
+  history?: { role: 'user' | 'assistant'; content: string }[];
 }
 
 export type CreateQuestionSetParams =

@@ -17,6 +17,11 @@ export interface ChatParams {
   q: string;
   /** How many passages the answer may draw on (server default 8). */
   topK?: number;
+  /**
+   * Earlier turns of the conversation, oldest first: a follow-up ("How do I enable it?") borrows the
+   * user turns' words to find its passages; a chat model reads them all.
+   */
+  history?: { role: 'user' | 'assistant'; content: string }[];
   /** Answer as a stream of deltas (`for await`). */
   stream?: boolean;
 }

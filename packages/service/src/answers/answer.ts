@@ -28,7 +28,10 @@ export interface AnswerRequest {
   filters?: SearchFilters | undefined;
   /** How passages are found: the search's default (hybrid when the workspace has vectors) unless given. */
   mode?: SearchMode | undefined;
-  /** Earlier turns of the conversation (used by the chat model; the extractive answerer ignores them). */
+  /**
+   * Earlier turns of the conversation, oldest first: a follow-up question borrows the user turns'
+   * words for retrieval (search/follow-up.ts), and a chat model reads them all.
+   */
   history?: ChatMessage[] | undefined;
   /** Records the time of each stage, when the caller asked for it. */
   stopwatch?: Stopwatch | undefined;
@@ -83,7 +86,8 @@ async function retrieve(
     await admitQuestion({ quotas: deps.quotas, quotaDefaults: deps.quotaDefaults }, principal);
   }
   const context = await searchContextOf(deps, principal, req.workspaceId);
-  const question = await analyseQuestion(deps, req.q, context, true);
+  // A follow-up borrows the earlier user turns' words for retrieval (search/follow-up.ts).
+  const question = await analyseQuestion(deps, req.q, context, true, { history: req.history });
   const hits = await searchPassages(deps, principal, {
     workspaceId: req.workspaceId,
     q: req.q,

@@ -3,10 +3,12 @@ import type { Question } from '../search/question.js';
 import { ENGLISH, type Language } from '../text/language.js';
 import { asksAboutSomethingAbsent, namesSomethingAbsent } from './absent.js';
 import { type AnswerType, expectedAnswer, satisfies } from './answer-types.js';
+import { aboutFollowUp, borrowedShare } from './follow-ups.js';
 import { neutraliseMarkers } from './markers.js';
 import { type CoverageOf, pairCoverage } from './pair-coverage.js';
 import {
   answersQuestion,
+  DEFAULT_RELEVANCE,
   pairShare,
   type RelevanceSignals,
   type RelevanceThresholds,
@@ -61,29 +63,9 @@ export interface ExtractiveOptions {
   rankWeight: number;
   /** Score for holding the kind of answer the question asks for (a value, a command, a path). */
   typeWeight: number;
+  /** A follow-up's: score for holding the words it borrowed (their share), a tie-break between quotes. */
+  contextWeight: number;
 }
-
-/**
- * Fitted on the tune questions of every language and the off-topic set by
- * bench/languages-calibrate.ts (docs/decisions/0014-languages.md): the largest threshold at which
- * answers that hold the answer dropped by at most half a point. Refitted after the word lists and the
- * rule for Latin names in other scripts, it declined the same tune questions within one or two and one
- * more SQuAD question of 400, so these weights stayed.
- */
-export const DEFAULT_RELEVANCE: RelevanceThresholds = {
-  intercept: -7.356,
-  weights: {
-    presence: 3.311,
-    coverage: 2.535,
-    passageCoverage: 1.285,
-    localCoverage: 4.345,
-    passagePairs: 3.091,
-    logScoreLead: 1.029,
-    logTerms: 1.854,
-    familiarity: -5.132,
-  },
-  minProbability: 0.25,
-};
 
 export const DEFAULT_EXTRACTIVE: ExtractiveOptions = {
   maxQuotes: 3,
@@ -95,6 +77,7 @@ export const DEFAULT_EXTRACTIVE: ExtractiveOptions = {
   relevanceWeight: 0.15,
   rankWeight: 0.02,
   typeWeight: 0.15,
+  contextWeight: 0.05,
 };
 
 /** One sentence, or a sentence and the one after it, from one passage. */
@@ -105,6 +88,9 @@ export interface Quote {
   terms: Set<string>;
   coverage: number;
   typed: boolean;
+  /** Shares of a follow-up's borrowed terms it holds and its passage holds (follow-ups.ts). */
+  context: number;
+  passageContext: number;
   score: number;
 }
 
@@ -122,6 +108,7 @@ function extend(
   options: ExtractiveOptions,
   language: Language,
   asksWhy = false,
+  related: (u: Unit) => boolean = () => true,
 ): Quote {
   let first = units.indexOf(q.units[0]!);
   let last = units.indexOf(q.units[q.units.length - 1]!);
@@ -138,6 +125,7 @@ function extend(
     // The sentences after a lead: the first one that holds the value or the thing to type, if near.
     const more: Unit[] = [];
     for (let k = last + 1; k < units.length && more.length < options.followSentences; k++) {
+      if (!related(units[k]!)) break; // a follow-up's quote stays on its subject (follow-ups.ts)
       more.push(units[k]!);
       if (
         satisfies(units[k]!.text, type, language) &&
@@ -222,6 +210,9 @@ export function rankQuotes(
     const lang = languages[hitIndex]!;
     const q = byLanguage.get(lang.code)!;
     if (q.terms.length === 0) return;
+    const about = aboutFollowUp(question, lang);
+    const shareOf = borrowedShare(question, lang);
+    const passageContext = shareOf(units.reduce((acc, u) => union(acc, u.terms), new Set<string>()));
     const coverageOf = (terms: Set<string>) =>
       q.byWords
         ? q.byWords(terms)
@@ -233,13 +224,15 @@ export function rankQuotes(
       const coverage = coverageOf(terms);
       const typed = type !== 'none' && satisfies(text, type, lang);
       const lengthPenalty = text.length > 600 ? 0.85 : 1;
+      const context = shareOf(terms);
       const score =
         coverage * lengthPenalty +
+        options.contextWeight * context +
         (typed ? options.typeWeight : 0) +
         options.relevanceWeight * relevance +
         options.rankWeight / (hitIndex + 1) -
         options.extraSentenceCost * (parts.length - 1);
-      quotes.push({ hitIndex, units: parts, text, terms, coverage, typed, score });
+      quotes.push({ hitIndex, units: parts, text, terms, coverage, typed, context, passageContext, score });
     };
     units.forEach((u, i) => {
       // A sentence, then longer quotes while each further sentence adds something the quote lacks.
@@ -254,7 +247,10 @@ export function rankQuotes(
         const addsTerms = q.terms.some((t) => next.terms.has(t) && !sofar.has(t));
         const sofarText = parts.map((x) => x.text).join(' ');
         const addsValue =
-          type !== 'none' && !satisfies(sofarText, type, lang) && satisfies(next.text, type, lang);
+          type !== 'none' &&
+          about(next) &&
+          !satisfies(sofarText, type, lang) &&
+          satisfies(next.text, type, lang);
         parts.push(next);
         if (addsTerms || addsValue) add([...parts]);
       }
@@ -321,7 +317,7 @@ export function composeExtractiveAnswer(
   const stats =
     aids.stats ??
     statsOfPassages(
-      question,
+      question.withSubject ?? question,
       hits.map((h) => ({ text: h.text, language: question.readingOf(h.language) })),
     );
   const signals = relevanceSignalsOf(question, hits, ranked[0]!, unitsByHit, stats);
@@ -343,22 +339,30 @@ export function composeExtractiveAnswer(
     return decline();
   if (namesSomethingAbsent(question.text, hits, (w) => workspaceHolds(stats, w), questionLanguage))
     return decline();
-  // The model weighs the best quote; a first hit that holds most of what the question asks about
-  // answers it even where the model doubts (one word asked, no pairs to stand together, the word on
-  // every page of the workspace), and its own best quote is the answer then.
-  const modelAnswers = answersQuestion(signals, aids.relevance ?? DEFAULT_RELEVANCE);
+  const model = aids.relevance ?? DEFAULT_RELEVANCE;
+  // The model weighs the best quote. A follow-up's own words are too few to judge it by ("How do I
+  // enable it?"): read with the words it borrowed, as if it named its subject, it is answered when the
+  // passages answer that. And a first hit that holds most of what the question asks about answers it
+  // even where the model doubts (one word asked, no pairs to stand together, the word on every page
+  // of the workspace); its own best quote is the answer then.
+  const subject = question.withSubject;
+  const asSubject = () => relevanceSignalsOf(subject!, hits, ranked[0]!, unitsByHit, stats);
+  const modelAnswers =
+    answersQuestion(signals, model) || (subject !== undefined && answersQuestion(asSubject(), model));
   const firstHolds = (signals.firstPassageCoverage ?? 0) >= FIRST_HIT_HOLDS;
   if (!modelAnswers && !firstHolds) return decline();
   const best = modelAnswers ? ranked[0]! : (ranked.find((q) => q.hitIndex === 0) ?? ranked[0]!);
 
+  const bestLanguage = question.readingOf(hits[best.hitIndex]!.language);
   const chosen: Quote[] = [
     extend(
       best,
       unitsByHit[best.hitIndex]!,
       type,
       options,
-      question.readingOf(hits[best.hitIndex]!.language),
+      bestLanguage,
       questionLanguage.questions.why.test(question.text),
+      aboutFollowUp(question, bestLanguage),
     ),
   ];
   for (const q of ranked) {
@@ -366,6 +370,8 @@ export function composeExtractiveAnswer(
     if (chosen.some((c) => c.hitIndex === q.hitIndex || c.text === q.text)) continue;
     if (q.coverage < best.coverage * options.companionCoverage) continue;
     if (best.typed && !q.typed) continue;
+    // A companion whose passage names none of what a follow-up is about, when the best one does, is off it.
+    if (best.passageContext > 0 && q.passageContext === 0) continue;
     chosen.push(q);
   }
   chosen.sort((a, b) => a.hitIndex - b.hitIndex);

@@ -32,6 +32,11 @@ export interface Question {
   unanswerable: boolean;
   language: string | null;
   tags: string[];
+  /**
+   * Earlier turns of the conversation it is asked in, oldest first: a follow-up ("How do I enable
+   * it?") is asked with them, as chat asks it with its `history`.
+   */
+  history: { role: 'user' | 'assistant'; content: string }[];
 }
 
 /** What is wrong with one question: its line in the file (from 1), or its place in the JSON list. */
@@ -50,6 +55,8 @@ export const QUESTION_LIMITS = {
   expected: 50,
   tags: 20,
   tagChars: 64,
+  /** Earlier turns a question is asked after (chat takes up to 50). */
+  history: 50,
   /** More problems than this are summed up, not listed: the first ones show what is wrong. */
   problemsListed: 100,
 } as const;
@@ -99,6 +106,14 @@ export const QuestionInput = z
       .nullable()
       .default(null),
     tags: z.array(text(QUESTION_LIMITS.tagChars)).max(QUESTION_LIMITS.tags).default([]),
+    history: z
+      .array(
+        z
+          .object({ role: z.enum(['user', 'assistant']), content: text(QUESTION_LIMITS.questionChars) })
+          .strict(),
+      )
+      .max(QUESTION_LIMITS.history)
+      .default([]),
   })
   .strict()
   .superRefine((question, ctx) => {
@@ -376,5 +391,6 @@ export const storedQuestion = (q: Partial<Question> & Pick<Question, 'q'>): Ques
   unanswerable: false,
   language: null,
   tags: [],
+  history: [],
   ...q,
 });

@@ -96,6 +96,7 @@ async function ask(
   const hits = await searchPassages(deps, principal, {
     workspaceId: e.workspaceId,
     q: question.q,
+    history: question.history,
     topK: c.search.topK,
     mode: c.search.mode,
     maxChunksPerDocument: c.search.maxChunksPerDocument ?? undefined,
@@ -109,6 +110,7 @@ async function ask(
     const a = await answerQuestion(deps, principal, {
       workspaceId: e.workspaceId,
       q: question.q,
+      history: question.history,
       // As chat draws its answer by default (REQUEST_DEFAULTS.answerTopK).
       mode: c.search.mode,
     });

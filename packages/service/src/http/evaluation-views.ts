@@ -37,6 +37,9 @@ export const Question = z
     unanswerable: z.boolean().describe('The workspace holds no answer: a right answer declines'),
     language: z.string().nullable(),
     tags: z.array(z.string()),
+    history: z
+      .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string() }))
+      .describe('Earlier turns of the conversation it is asked after, oldest first (a follow-up)'),
   })
   .meta({ id: 'Question' });
 
@@ -48,7 +51,7 @@ export const QuestionSetCreate = z
       .array(z.unknown())
       .max(QUESTION_LIMITS.questions * 2)
       .describe(
-        'Questions: {q, answers?, patterns?, match?, expected?, unanswerable?, language?, tags?}; each bad one is named in invalid_questions',
+        'Questions: {q, answers?, patterns?, match?, expected?, unanswerable?, language?, tags?, history?}; each bad one is named in invalid_questions',
       ),
   })
   .strict();

@@ -152,6 +152,13 @@ export function workspaceMcp(deps: McpDeps, limits: RequestLimits): (caller: Mcp
     question: Query('The question'),
     topK: topKShape(limits, REQUEST_DEFAULTS.answerTopK).describe('Passages to draw the answer from'),
     filters: SearchFiltersShape,
+    history: z
+      .array(z.strictObject({ role: z.enum(['user', 'assistant']), content: z.string().max(20_000) }))
+      .max(50)
+      .optional()
+      .describe(
+        'Earlier turns, oldest first: a follow-up ("How do I enable it?") borrows the user turns\' words',
+      ),
   });
   const AskOut = z.object({
     answer: z.string().describe('Every statement ends with [n] markers naming its citation'),
@@ -336,6 +343,7 @@ export function workspaceMcp(deps: McpDeps, limits: RequestLimits): (caller: Mcp
           q: args.question,
           topK: args.topK,
           filters: args.filters,
+          history: args.history,
           counted: true,
         });
         return result(

@@ -1,8 +1,9 @@
-import type { LanguageDetector, Lexicon, Lexicons } from '../domain/ports.js';
+import type { ChatMessage, LanguageDetector, Lexicon, Lexicons } from '../domain/ports.js';
 import { type CompoundSplitter, splitterFor, withCompounds } from '../text/compounds.js';
 import { questionLanguage } from '../text/detection.js';
 import { ENGLISH, type Language, languageFor } from '../text/language.js';
 import { compoundExpansions, expandQuery } from './expansion.js';
+import { borrowedText } from './follow-up.js';
 import { type CodedQuery, codedQuery } from './word-codes.js';
 
 /**
@@ -10,6 +11,12 @@ import { type CodedQuery, codedQuery } from './word-codes.js';
  * after it: the index query, the rescoring, the snippets, the relevance decision and the extractive
  * answerer. Each of its readings' terms is made the first time one of them asks and kept for the
  * others, so no stage reads the question's words again, and all of them read them alike.
+ *
+ * A follow-up ("How do I enable it?") also carries the words it borrowed from the conversation's
+ * earlier user turns (search/follow-up.ts): retrieval reads them with its own (`indexTerms`, `coded`,
+ * the vector query), so the passages are about what "it" is; the answerer's terms (`terms`) stay the
+ * question's own, so it quotes what answers the new question, and reads the borrowed ones
+ * (`borrowedTerms`) only to choose between sentences that answer it equally.
  */
 export class Question {
   /**
@@ -25,7 +32,13 @@ export class Question {
   readonly split: CompoundSplitter | undefined;
   /** Its language's ordinary words, when the caller (the answerer) asked for them. */
   readonly lexicon: Lexicon | undefined;
+  /** What it borrowed from the conversation's earlier user turns: empty when it stands alone. */
+  readonly borrowed: string;
+  /** The text retrieval reads: the question, then what it borrowed. */
+  readonly retrievalText: string;
   private readonly memo = new Map<Language, Map<string, unknown>>();
+  private readonly workspaceLanguages: readonly string[];
+  private named: Question | undefined;
 
   constructor(
     readonly text: string,
@@ -35,13 +48,34 @@ export class Question {
       workspaceLanguages?: readonly string[] | undefined;
       split?: CompoundSplitter | undefined;
       lexicon?: Lexicon | undefined;
+      /** Text borrowed from earlier turns (search/follow-up.ts `borrowedText`). */
+      borrowed?: string | undefined;
     } = {},
   ) {
+    this.borrowed = analysis.borrowed?.trim() ?? '';
+    this.retrievalText = this.borrowed ? `${text}\n${this.borrowed}` : text;
     this.language = analysis.language ?? ENGLISH;
     this.split = analysis.split;
     this.lexicon = analysis.lexicon;
     this.reading = this.split ? withCompounds(this.language, this.split) : this.language;
-    this.readings = readingsOf(this.language, analysis.workspaceLanguages ?? []);
+    this.workspaceLanguages = analysis.workspaceLanguages ?? [];
+    this.readings = readingsOf(this.language, this.workspaceLanguages);
+  }
+
+  /**
+   * A follow-up read as one question with the words it borrowed, as if it named what it refers to
+   * ("How do I enable it? What does the firewall block by default?"): the relevance decision's second
+   * reading of it (answers/extractive.ts). Undefined for a question that stands alone.
+   */
+  get withSubject(): Question | undefined {
+    if (!this.borrowed) return undefined;
+    this.named ??= new Question(this.retrievalText, {
+      language: this.language,
+      workspaceLanguages: this.workspaceLanguages,
+      split: this.split,
+      lexicon: this.lexicon,
+    });
+    return this.named;
   }
 
   /** The language a passage written in `code` is compared in: the question's reading for its own. */
@@ -60,9 +94,21 @@ export class Question {
     return this.kept(language, 'distinct', () => [...new Set(this.terms(language))]);
   }
 
-  /** The terms the full-text index is asked for in `language`. */
+  /**
+   * Terms of what it borrowed that are not its own, in order without repeats: words that only say
+   * what it is about ("firewall" for "How do I enable it?").
+   */
+  borrowedTerms(language: Language = this.reading): readonly string[] {
+    if (!this.borrowed) return [];
+    return this.kept(language, 'borrowed', () => {
+      const own = new Set(this.terms(language));
+      return [...new Set(language.questionTerms(this.borrowed))].filter((t) => !own.has(t));
+    });
+  }
+
+  /** The terms the full-text index is asked for in `language` (with the borrowed ones). */
   indexTerms(language: Language): readonly string[] {
-    return this.kept(language, 'index', () => language.indexTerms(this.text));
+    return this.kept(language, 'index', () => language.indexTerms(this.retrievalText));
   }
 
   /** The terms a snippet marks in a passage of `language`. */
@@ -70,16 +116,16 @@ export class Question {
     return this.kept(language, 'query', () => new Set(language.queryTerms(this.text)));
   }
 
-  /** Its word codes in `language`, which the rescoring compares with a passage's stored codes. */
+  /** Its word codes in `language` (with the borrowed words'), which the rescoring compares with a passage's. */
   coded(language: Language): CodedQuery {
-    return this.kept(language, 'coded', () => codedQuery(this.text, language));
+    return this.kept(language, 'coded', () => codedQuery(this.retrievalText, language));
   }
 
   /** Index terms a passage may use for what it says in other words (joined words, compounds' parts). */
   expansions(): readonly string[] {
     return this.kept(this.language, 'expansions', () => [
-      ...expandQuery(this.text, this.language),
-      ...compoundExpansions(this.text, this.language, this.split),
+      ...expandQuery(this.retrievalText, this.language),
+      ...compoundExpansions(this.retrievalText, this.language, this.split),
     ]);
   }
 
@@ -117,13 +163,15 @@ export interface QuestionDeps {
 /**
  * Analyses a question asked of a workspace: its language (told by the caller, else detected, else the
  * workspace's), its readings, and its compound splitter. `withLexicon`: also keep its language's word
- * list (the answerer reads it to tell names of things absent from the workspace).
+ * list (the answerer reads it to tell names of things absent from the workspace). `history`: the
+ * conversation's earlier turns, oldest first, which a follow-up borrows words from (search/follow-up.ts).
  */
 export async function analyseQuestion(
   deps: QuestionDeps,
   text: string,
   workspace: { language: string; languages: string[] },
   withLexicon = false,
+  conversation: { history?: readonly ChatMessage[] | undefined } = {},
 ): Promise<Question> {
   const language = await questionLanguage(text, workspace, deps.languages);
   const lexicon =
@@ -133,5 +181,6 @@ export async function analyseQuestion(
     workspaceLanguages: workspace.languages,
     split: splitterFor(language, lexicon),
     lexicon: withLexicon ? lexicon : undefined,
+    borrowed: borrowedText(text, language, conversation.history),
   });
 }

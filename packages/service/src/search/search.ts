@@ -1,5 +1,5 @@
 import type { Log } from '../domain/log.js';
-import type { IndexHit, LanguageDetector, Lexicons, SearchIndex } from '../domain/ports.js';
+import type { ChatMessage, IndexHit, LanguageDetector, Lexicons, SearchIndex } from '../domain/ports.js';
 import type { Stopwatch } from '../domain/stopwatch.js';
 import type { DocumentOrigin, DocumentStore, SearchContext, WorkspaceStore } from '../domain/stores.js';
 import type { Citation, Principal, SearchHit } from '../domain/types.js';
@@ -34,6 +34,8 @@ export interface SearchRequest {
   maxChunksPerDocument?: number | undefined;
   /** The query analysed, when the caller has done so already (the answerer); else analysed here. */
   question?: Question | undefined;
+  /** Earlier turns of a conversation, which a follow-up borrows words from (an evaluation's questions). */
+  history?: readonly ChatMessage[] | undefined;
   /** The workspace as the caller sees it, when the caller has read it already (the answerer). */
   context?: SearchContext | undefined;
   /** Records the time of each stage, when the caller asked for it. */
@@ -154,7 +156,8 @@ async function rankedRows(
 ): Promise<{ hits: IndexHit[]; live: Map<string, DocumentOrigin>; question: Question }> {
   checkRequest(req, deps.requestLimits);
   const workspace = req.context ?? (await searchContextOf(deps, principal, req.workspaceId));
-  const question = req.question ?? (await analyseQuestion(deps, req.q, workspace));
+  const question =
+    req.question ?? (await analyseQuestion(deps, req.q, workspace, false, { history: req.history }));
   const options = deps.searchOptions ?? DEFAULT_SEARCH;
   const filters: SearchFilters = { ...req.filters };
   let documentIds = filters.documentIds;
@@ -175,7 +178,8 @@ async function rankedRows(
     mode === 'vector' ? [] : lexicalCandidates(deps.index, req.workspaceId, question, limit, scope),
     vectors && mode !== 'lexical'
       ? vectors.embedder
-          .embedQuery(req.q)
+          // A follow-up's vector is its own words and those it borrowed (search/follow-up.ts).
+          .embedQuery(question.retrievalText)
           .then((vector) =>
             deps.index.vectorSearch(req.workspaceId, vectors.space, { vector, limit, ...scope }),
           )
@@ -217,7 +221,7 @@ async function rankedRows(
   // its stage, the rest in ranking's.
   if (deps.rerank) req.stopwatch?.lap('ranking');
   // Second stage (off unless configured): the best candidates reordered before the page is cut.
-  const reranked = await rerankCandidates(deps.rerank, req.q, ordered, deps.log);
+  const reranked = await rerankCandidates(deps.rerank, question.retrievalText, ordered, deps.log);
   const page = firstDistinct(reranked, req.topK, req.maxChunksPerDocument);
   req.stopwatch?.lap(deps.rerank ? 'rerank' : 'ranking');
   return { hits: page, live, question };

@@ -6,6 +6,7 @@ import { type LanguageSpec, SPECS, SUPPORTED_LANGUAGES } from './language-specs.
 export { SUPPORTED_LANGUAGES };
 
 import { type QuestionRules, questionRules } from './questions.js';
+import { type ReferenceRules, referenceRules } from './references.js';
 import { type Span, sentenceSpans } from './sentences.js';
 import { type Token, type TokenizeOptions, tokenBounds, tokenize } from './tokens.js';
 
@@ -57,6 +58,8 @@ export interface Language {
   indexTerm(word: string): string | undefined;
   sentenceSpans(text: string, start?: number, end?: number): Span[];
   readonly questions: QuestionRules;
+  /** How a question points back at the turns before it (text/references.ts). */
+  readonly references: ReferenceRules;
   /** Whether adjacent words may be written as one ("file name" / "filename"; German compounds). */
   readonly joinsCompounds: boolean;
   /** Whether compounds are split into their parts where a word list allows (text/compounds.ts). */
@@ -81,6 +84,7 @@ const MAX_STEMMED_LENGTH = 40;
 
 class SpecLanguage implements Language {
   readonly questions: QuestionRules;
+  readonly references: ReferenceRules;
   readonly joinsCompounds: boolean;
   readonly splitsCompounds: boolean;
   private readonly stopWords: ReadonlySet<string>;
@@ -97,6 +101,7 @@ class SpecLanguage implements Language {
     private readonly spec: LanguageSpec,
   ) {
     this.questions = questionRules(code);
+    this.references = referenceRules(code);
     this.joinsCompounds = spec.joinsCompounds ?? false;
     this.splitsCompounds = spec.splitsCompounds ?? false;
     this.stopWords = new Set(spec.stopWords);

@@ -57,6 +57,7 @@ describe('question sets', () => {
       unanswerable: true,
       language: null,
       tags: ['off-topic'],
+      history: [],
     });
     const listed = await owner.get(`/v1/workspaces/${workspaceId}/question-sets`);
     expect(listed.body.questionSets).toEqual([

@@ -95,6 +95,9 @@ function builtPatterns(): [string, RegExp][] {
       why: q.why,
       asking: q.asking,
       namedThing: namedThing(language),
+      // What makes a question a follow-up (search/follow-up.ts).
+      pointsBack: language.references.pointsBack,
+      followsOn: language.references.followsOn,
     })) {
       const key = `${re.source}/${re.flags}`;
       if (seen.has(key)) continue;

@@ -12,7 +12,7 @@ describe('question files (issue 40)', () => {
     const file = [
       '{"q": "How long is the warranty?", "answers": ["two years"], "expected": ["handbook.pdf"]}',
       '',
-      '{"q": "Where is the reset button?", "expected": [{"document": "manual.pdf", "page": 4}, {"passage": "press and hold"}], "tags": ["hardware"], "language": "en"}',
+      '{"q": "Where is the reset button?", "expected": [{"document": "manual.pdf", "page": 4}, {"passage": "press and hold"}], "tags": ["hardware"], "language": "en", "history": [{"role": "user", "content": "Which manual covers the router?"}]}',
       '{"q": "Who won the 1998 World Cup?", "unanswerable": true}',
     ].join('\n');
     expect(await readQuestionFile('jsonl', file)).toEqual([
@@ -25,6 +25,7 @@ describe('question files (issue 40)', () => {
         unanswerable: false,
         language: null,
         tags: [],
+        history: [],
       },
       {
         q: 'Where is the reset button?',
@@ -35,6 +36,7 @@ describe('question files (issue 40)', () => {
         unanswerable: false,
         language: 'en',
         tags: ['hardware'],
+        history: [{ role: 'user', content: 'Which manual covers the router?' }],
       },
       {
         q: 'Who won the 1998 World Cup?',
@@ -45,6 +47,7 @@ describe('question files (issue 40)', () => {
         unanswerable: true,
         language: null,
         tags: [],
+        history: [],
       },
     ]);
   });
@@ -100,6 +103,7 @@ describe('question files (issue 40)', () => {
         unanswerable: false,
         language: null,
         tags: ['warranty', 'terms'],
+        history: [],
       },
       {
         q: 'A question\r\nover two lines',
@@ -110,6 +114,7 @@ describe('question files (issue 40)', () => {
         unanswerable: false,
         language: null,
         tags: [],
+        history: [],
       },
       {
         q: 'Is there a moon base?',
@@ -120,6 +125,7 @@ describe('question files (issue 40)', () => {
         unanswerable: true,
         language: null,
         tags: [],
+        history: [],
       },
     ]);
   });

@@ -54,7 +54,9 @@ export function searchRoutes(app: FastifyInstance, deps: AppDeps): void {
       .array(z.object({ role: z.enum(['user', 'assistant']), content: z.string().max(20_000) }))
       .max(50)
       .optional()
-      .describe('Earlier turns of the conversation, oldest first (used by a configured chat model)'),
+      .describe(
+        'Earlier turns of the conversation, oldest first: a follow-up question ("How do I enable it?") borrows the earlier user turns\' words to find its passages; a configured chat model reads every turn',
+      ),
     stream: z
       .boolean()
       .default(false)
