@@ -1,5 +1,5 @@
 import type { Log } from '../domain/log.js';
-import type { IndexHit, LanguageDetector, Lexicons, SearchIndex } from '../domain/ports.js';
+import type { Dictionaries, IndexHit, LanguageDetector, Lexicons, SearchIndex } from '../domain/ports.js';
 import type { Stopwatch } from '../domain/stopwatch.js';
 import type { DocumentOrigin, DocumentStore, SearchContext, WorkspaceStore } from '../domain/stores.js';
 import type { Citation, Principal, SearchHit } from '../domain/types.js';
@@ -85,6 +85,8 @@ export interface SearchDeps {
    * extractive answerer the ordinary words that tell when a question names something absent.
    */
   lexicons?: Lexicons | undefined;
+  /** Bilingual dictionaries a question is translated by for a workspace in other languages. */
+  dictionaries?: Dictionaries | undefined;
 }
 
 export interface RankedHit extends SearchHit {
