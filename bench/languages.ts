@@ -17,6 +17,12 @@
  *   3 to 30 technical documents, with the questions those workspaces do answer
  *   (bench/languages/off-topic.json).
  *
+ * - cross-language: the German set's questions (written as the English set's, number for number) asked
+ *   of the English workspace, with the English answers (issue 41), the German words translated with
+ *   FreeDict's German–English dictionary (Debian package dict-freedict-deu-eng, built into the
+ *   service's DICTIONARIES_DIR by packages/service/scripts/dictionaries.mjs, as at install time);
+ *   `--env DICTIONARIES_DIR=/nonexistent` asks them untranslated.
+ *
  * Each set of questions is stored as a question set and asked by an evaluation (issue 40: search
  * topK 5, answers as chat gives them by default; a `declined` answer is a decline), which scores it.
  * Reported per set and split (tune questions were used to tune, holdout questions never): answer
@@ -26,6 +32,7 @@
  * Options: --label NAME (bench/results/languages-NAME.*, default "default"), --split tune|holdout|all
  * (default all), --env KEY=VALUE.
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
@@ -33,6 +40,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Evaluation, EvaluationOutcome } from '../packages/sdk/src/types.js';
 import { stopLeftoverPostgres } from '../packages/service/test/support/spawn.js';
+import { repoRoot } from './lib/data.js';
 import { ServiceClient, type UploadFile } from './lib/driver.js';
 import { type BenchQuestion, evaluateThroughService, meanCheck, metricValue } from './lib/engine.js';
 import { waitForIndexed } from './lib/index-state.js';
@@ -66,6 +74,13 @@ interface Asked {
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'docslurp-languages-'));
 await chmod(dir, 0o755);
+/** The bilingual dictionaries, built where the service reads them by default (DATA_DIR/dictionaries). */
+const dictionary = await manualDir('dict-freedict-deu-eng');
+execFileSync(process.execPath, [
+  path.join(repoRoot, 'packages/service/scripts/dictionaries.mjs'),
+  path.join(dictionary.dir, 'usr/share/dictd'),
+  path.join(dir, 'dictionaries'),
+]);
 const svc = await startEmbeddedService(dir, KEY, env, (l) => log(`  [service] ${l}`));
 const client = new ServiceClient(svc.url, svc.key);
 const results: Asked[] = [];
@@ -123,7 +138,21 @@ const pagesOf = (set: ManualSet, manual: Awaited<ReturnType<typeof manualDir>>):
     type: 'text/html',
   }));
 
+/**
+ * The German set's questions asked of the English manual: its questions are the English set's,
+ * number for number ("drde-028" asks what "dren-028" asks), so each takes the English question's
+ * page, answer and split.
+ */
+function crossLanguage(english: ManualSet, german: ManualSet) {
+  const byNumber = new Map(english.answerable.map((q) => [q.id.slice(-3), q]));
+  return german.answerable.flatMap((q) => {
+    const en = byNumber.get(q.id.slice(-3));
+    return en ? [{ q: q.q, split: en.split, answer: en.answer }] : [];
+  });
+}
+
 const versions: Record<string, string> = {};
+versions[dictionary.package] = dictionary.version;
 try {
   for (const lang of LANGUAGES) {
     const set = loadManualSet(`debian-reference-${lang}`);
@@ -153,6 +182,14 @@ try {
         `${set.name} follow-ups alone`,
         ws,
         followups.map((f) => answerable(f, set.language)),
+      );
+    }
+    if (lang === 'en') {
+      const from = crossLanguage(set, loadManualSet('debian-reference-de'));
+      await ask(
+        'debian-reference-de-to-en',
+        ws,
+        from.filter(inSplit).map((q) => answerable(q, 'de')),
       );
     }
   }

@@ -189,6 +189,11 @@ export interface Config {
   parser: ParserConfig;
   /** Where models named by their Hugging Face id are downloaded from and kept. */
   models: ModelsConfig;
+  /**
+   * Bilingual dictionaries (`<from>-<to>.tsv`, built at install time by scripts/dictionaries.mjs) a
+   * question in a language the workspace's documents are not in is searched with (DICTIONARIES_DIR).
+   */
+  dictionariesDir: string;
   embeddings: EmbeddingsConfig;
   /** A second stage that reorders the best candidates of each search; off by default. */
   rerank: RerankConfig;
@@ -371,6 +376,9 @@ export function loadConfig(env: Record<string, string | undefined>, cwd = proces
       dir: e.MODELS_DIR ? path.resolve(cwd, e.MODELS_DIR) : path.join(dataDir, 'models'),
       retrySeconds: e.MODEL_DOWNLOAD_RETRY_SECONDS,
     },
+    dictionariesDir: e.DICTIONARIES_DIR
+      ? path.resolve(cwd, e.DICTIONARIES_DIR)
+      : path.join(dataDir, 'dictionaries'),
     embeddings,
     rerank: rerankConfig(e, cwd),
     search: {

@@ -8,6 +8,7 @@ import { MemoryRateLimiter } from './adapters/cache/memory.js';
 import { RedisRateLimiter } from './adapters/cache/redis.js';
 import { LanceSearchIndex } from './adapters/index/lancedb.js';
 import { EldDetector } from './adapters/language/eld.js';
+import { FolderDictionaries } from './adapters/lexicon/dictionaries.js';
 import { BuiltLexicons } from './adapters/lexicon/word-list.js';
 import { HttpReranker } from './adapters/models/http-reranker.js';
 import { ensureHubModel, verifiedModelFolder } from './adapters/models/hub-download.js';
@@ -478,6 +479,7 @@ export async function createDeps(
     chatModel: createChatModel(config),
     languages,
     lexicons,
+    dictionaries: new FolderDictionaries(config.dictionariesDir, log),
     authenticator: new Authenticator(repositories.accounts, repositories.users),
     quotaDefaults: config.quotas,
     operatorKey: config.bootstrapApiKey,

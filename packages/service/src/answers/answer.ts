@@ -111,9 +111,13 @@ async function extractive(
   deps: AnswerDeps,
   workspaceId: string,
   hits: SearchHit[],
-  question: Question,
+  asked: Question,
   scope: DocumentScope,
 ): Promise<Answer> {
+  // A translated question is weighed in the senses its passages use, not every sense it was searched with.
+  const question = asked.inSensesOf(
+    hits.map((h) => ({ text: h.text, language: asked.readingOf(h.language) })),
+  );
   const { lexicon } = question;
   let absentFromWorkspace = new Set<string>();
   let stats: TermStats | undefined;

@@ -158,6 +158,7 @@ export const envSchema = z.object({
   EMBEDDINGS_MAX_RETRIES: int(5, 0),
   MODEL_HUB_URL: optionalString.pipe(z.string().url().optional()),
   MODELS_DIR: optionalString,
+  DICTIONARIES_DIR: optionalString,
   MODEL_DOWNLOAD_RETRY_SECONDS: int(300, 0),
   RERANK_PROVIDER: z.enum(['none', 'local', 'http']).default('none'),
   RERANK_CANDIDATES: int(30, 2),

@@ -120,6 +120,16 @@ export interface Lexicons {
   forLanguage(code: string): Promise<Lexicon | undefined>;
 }
 
+/** A bilingual dictionary: the translations of the headwords whose key is `key`, first sense first. */
+export interface Dictionary {
+  translations(key: string): readonly string[];
+}
+
+/** The bilingual dictionaries installed; headwords are looked up by `keyOf` (the source language's term). */
+export interface Dictionaries {
+  forPair(from: string, to: string, keyOf: (word: string) => string): Promise<Dictionary | undefined>;
+}
+
 /** A chunk's vector in one model's vector space. */
 export interface VectorRow {
   id: string;

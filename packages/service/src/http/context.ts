@@ -6,6 +6,7 @@ import type { Authenticator } from '../domain/keys.js';
 import { requireAnyScope, requireScope } from '../domain/keys.js';
 import type {
   ChatModel,
+  Dictionaries,
   IdentityProvider,
   JobQueue,
   LanguageDetector,
@@ -108,6 +109,8 @@ export interface AppDeps {
   chatModel: ChatModel | undefined;
   /** Ordinary words of each language that has a lexicon (WordNet, word lists), for the extractive answerer. */
   lexicons: Lexicons | undefined;
+  /** Bilingual dictionaries (DICTIONARIES_DIR) a question is translated by for a workspace in other languages. */
+  dictionaries: Dictionaries | undefined;
   /** Tells the language a question is asked in. */
   languages: LanguageDetector | undefined;
   /** The organisation's identity provider, when OIDC_ISSUER is set. */

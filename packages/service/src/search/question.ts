@@ -1,4 +1,4 @@
-import type { ChatMessage, LanguageDetector, Lexicon, Lexicons } from '../domain/ports.js';
+import type { ChatMessage, Dictionaries, LanguageDetector, Lexicon, Lexicons } from '../domain/ports.js';
 import { type CompoundSplitter, splitterFor, withCompounds } from '../text/compounds.js';
 import { questionLanguage } from '../text/detection.js';
 import { ENGLISH, type Language, languageFor } from '../text/language.js';
@@ -36,9 +36,15 @@ export class Question {
   readonly borrowed: string;
   /** The text retrieval reads: the question, then what it borrowed. */
   readonly retrievalText: string;
-  private readonly memo = new Map<Language, Map<string, unknown>>();
   private readonly workspaceLanguages: readonly string[];
   private named: Question | undefined;
+  /**
+   * The question in each workspace language it was translated into: for each of its content words,
+   * the words it may be in that language (a dictionary's senses, or the word itself).
+   */
+  readonly translations: ReadonlyMap<string, Translation>;
+  private readonly memo = new Map<Language, Map<string, unknown>>();
+  private readonly analysis: ConstructorParameters<typeof Question>[1];
 
   constructor(
     readonly text: string,
@@ -50,11 +56,14 @@ export class Question {
       lexicon?: Lexicon | undefined;
       /** Text borrowed from earlier turns (search/follow-up.ts `borrowedText`). */
       borrowed?: string | undefined;
+      translations?: ReadonlyMap<string, Translation> | undefined;
     } = {},
   ) {
+    this.analysis = analysis;
     this.borrowed = analysis.borrowed?.trim() ?? '';
     this.retrievalText = this.borrowed ? `${text}\n${this.borrowed}` : text;
     this.language = analysis.language ?? ENGLISH;
+    this.translations = analysis.translations ?? new Map();
     this.split = analysis.split;
     this.lexicon = analysis.lexicon;
     this.reading = this.split ? withCompounds(this.language, this.split) : this.language;
@@ -74,6 +83,7 @@ export class Question {
       workspaceLanguages: this.workspaceLanguages,
       split: this.split,
       lexicon: this.lexicon,
+      translations: this.translations,
     });
     return this.named;
   }
@@ -84,9 +94,55 @@ export class Question {
     return language.code === this.language.code ? this.reading : language;
   }
 
+  /**
+   * What is read in `language`: the question itself, or in a language it is not asked in and was
+   * translated into, its translation (passages of that language are searched and quoted by it).
+   */
+  textIn(language: Language): string {
+    const translation =
+      language.code === this.language.code ? undefined : this.translations.get(language.code);
+    return translation ? translation.flat().join(' ') : this.text;
+  }
+
+  /**
+   * What retrieval reads in `language`: the question there (itself, or its translation), then what it
+   * borrowed from earlier turns (as written: a follow-up's borrowed words are not translated).
+   */
+  private retrievalTextIn(language: Language): string {
+    const own = this.textIn(language);
+    return this.borrowed ? `${own}\n${this.borrowed}` : own;
+  }
+
+  /**
+   * The same question with each translated word read in the sense the retrieved passages use: the
+   * senses any of them holds (every sense was searched for; "Befehl" asked for order, precept and
+   * command), else its first, which none holds and so counts as a word the workspace does not answer.
+   * What the answerer weighs a translated question by, so that the senses it was searched with do
+   * not all count as words it asks about.
+   */
+  inSensesOf(passages: readonly { text: string; language: Language }[]): Question {
+    if (this.translations.size === 0) return this;
+    const narrowed = new Map<string, Translation>();
+    for (const [code, words] of this.translations) {
+      const held = new Set(
+        passages.filter((p) => p.language.code === code).flatMap((p) => p.language.contentTerms(p.text)),
+      );
+      const language = languageFor(code);
+      const holds = (sense: string) => language.contentTerms(sense).every((t) => held.has(t));
+      narrowed.set(
+        code,
+        words.map((senses) => {
+          const used = senses.slice(0, SENSES_WEIGHED).filter(holds);
+          return used.length > 0 ? used : senses.slice(0, 1);
+        }),
+      );
+    }
+    return new Question(this.text, { ...this.analysis, translations: narrowed });
+  }
+
   /** Its content terms as `language` reads them, without the words that only ask (the answerer's). */
   terms(language: Language = this.reading): readonly string[] {
-    return this.kept(language, 'terms', () => language.questionTerms(this.text));
+    return this.kept(language, 'terms', () => language.questionTerms(this.textIn(language)));
   }
 
   /** The same without repeats, in order. */
@@ -108,17 +164,17 @@ export class Question {
 
   /** The terms the full-text index is asked for in `language` (with the borrowed ones). */
   indexTerms(language: Language): readonly string[] {
-    return this.kept(language, 'index', () => language.indexTerms(this.retrievalText));
+    return this.kept(language, 'index', () => language.indexTerms(this.retrievalTextIn(language)));
   }
 
   /** The terms a snippet marks in a passage of `language`. */
   queryTerms(language: Language): ReadonlySet<string> {
-    return this.kept(language, 'query', () => new Set(language.queryTerms(this.text)));
+    return this.kept(language, 'query', () => new Set(language.queryTerms(this.textIn(language))));
   }
 
   /** Its word codes in `language` (with the borrowed words'), which the rescoring compares with a passage's. */
   coded(language: Language): CodedQuery {
-    return this.kept(language, 'coded', () => codedQuery(this.retrievalText, language));
+    return this.kept(language, 'coded', () => codedQuery(this.retrievalTextIn(language), language));
   }
 
   /** Index terms a passage may use for what it says in other words (joined words, compounds' parts). */
@@ -153,11 +209,24 @@ function readingsOf(question: Language, workspaceLanguages: readonly string[]): 
   return [...out.values()];
 }
 
+/**
+ * How many of a translated word's senses, the dictionary's first first, the answerer takes as what
+ * the word may mean: a passage that uses only a word's fifth sense ("Befehl": order, ordinance,
+ * precept, fiat, mandamus, command) is weak evidence that it answers, and everyday questions asked
+ * of technical workspaces were answered on such senses (decision 0028).
+ */
+const SENSES_WEIGHED = 2;
+
+/** A question's content words in another language: each word's senses there, its first sense first. */
+export type Translation = readonly (readonly string[])[];
+
 export interface QuestionDeps {
   /** Tells the question's language; without one, questions are read in the workspace's languages. */
   languages?: LanguageDetector | undefined;
   /** Each language's words: the word list a question's compounds are split by (German). */
   lexicons?: Lexicons | undefined;
+  /** Bilingual dictionaries: a question in a language the workspace is not written in is translated. */
+  dictionaries?: Dictionaries | undefined;
 }
 
 /**
@@ -176,11 +245,57 @@ export async function analyseQuestion(
   const language = await questionLanguage(text, workspace, deps.languages);
   const lexicon =
     withLexicon || language.splitsCompounds ? await deps.lexicons?.forLanguage(language.code) : undefined;
+  const split = splitterFor(language, lexicon);
   return new Question(text, {
     language,
     workspaceLanguages: workspace.languages,
-    split: splitterFor(language, lexicon),
+    split,
     lexicon: withLexicon ? lexicon : undefined,
     borrowed: borrowedText(text, language, conversation.history),
+    translations: await translationsOf(deps.dictionaries, text, language, split, workspace.languages),
   });
+}
+
+/**
+ * Dictionary-based query translation: a question asked in a language none of the workspace's
+ * documents is written in (a German reader of English manuals) is also read, in each of those
+ * languages a dictionary leads to, as its content words' translations — every sense the dictionary
+ * gives, since the full-text query ranks the passages that hold the right ones, and a word the
+ * dictionary lacks as itself (names and commands are written alike: "ifconfig", "dpkg"). A compound
+ * the dictionary lacks is translated by its parts. A workspace in the question's language, or one
+ * with no languages recorded, is searched in the question's words alone.
+ */
+async function translationsOf(
+  dictionaries: Dictionaries | undefined,
+  text: string,
+  language: Language,
+  split: CompoundSplitter | undefined,
+  workspaceLanguages: readonly string[],
+): Promise<Map<string, Translation>> {
+  const out = new Map<string, Translation>();
+  if (!dictionaries || workspaceLanguages.length === 0 || workspaceLanguages.includes(language.code))
+    return out;
+  const keyOf = (word: string) => language.term(word.toLowerCase());
+  const asked = new Set(language.questionTerms(text));
+  for (const code of workspaceLanguages) {
+    const dictionary = await dictionaries.forPair(language.code, code, keyOf);
+    if (!dictionary) continue;
+    const words: string[][] = [];
+    for (const { word } of language.tokens(text)) {
+      // Its content words: not the stop words nor the words that only ask ("wie viele").
+      if (!asked.has(language.term(word))) continue;
+      const own = dictionary.translations(keyOf(word));
+      if (own.length > 0) {
+        words.push([...own]);
+        continue;
+      }
+      // A compound's parts are words of their own ("Urlaubs|tage": vacation, days).
+      const parts = (split?.(word) ?? []).map((p) => dictionary.translations(keyOf(p)));
+      if (parts.length > 0 && parts.every((senses) => senses.length > 0))
+        words.push(...parts.map((p) => [...p]));
+      else words.push([word]);
+    }
+    out.set(code, words);
+  }
+  return out;
 }

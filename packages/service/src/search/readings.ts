@@ -32,17 +32,19 @@ export async function lexicalCandidates(
   const own = new Set(question.indexTerms(readings[0]!));
   const lists = await Promise.all(
     readings.map(async (language, i) => {
-      const terms = question.indexTerms(language).filter((t) => i === 0 || own.has(t));
+      // A reading the question was translated into is the question in that language: all of its terms.
+      const whole = i === 0 || question.translations.has(language.code);
+      const terms = question.indexTerms(language).filter((t) => whole || own.has(t));
       if (terms.length === 0) return [];
       const hits = await index.search(workspaceId, {
-        text: question.text,
+        text: question.textIn(language),
         terms: terms.join(' '),
         limit,
         ...scope,
         expansions: i === 0 ? [...question.expansions()] : [],
         language: single ? undefined : language.code,
       });
-      const weight = i === 0 ? 1 : OTHER_READING_WEIGHT;
+      const weight = whole ? 1 : OTHER_READING_WEIGHT;
       return weight === 1 ? hits : hits.map((h) => ({ row: h.row, score: h.score * weight }));
     }),
   );

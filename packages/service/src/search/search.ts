@@ -1,5 +1,12 @@
 import type { Log } from '../domain/log.js';
-import type { ChatMessage, IndexHit, LanguageDetector, Lexicons, SearchIndex } from '../domain/ports.js';
+import type {
+  ChatMessage,
+  Dictionaries,
+  IndexHit,
+  LanguageDetector,
+  Lexicons,
+  SearchIndex,
+} from '../domain/ports.js';
 import type { Stopwatch } from '../domain/stopwatch.js';
 import type { DocumentOrigin, DocumentStore, SearchContext, WorkspaceStore } from '../domain/stores.js';
 import type { Citation, Principal, SearchHit } from '../domain/types.js';
@@ -87,6 +94,8 @@ export interface SearchDeps {
    * extractive answerer the ordinary words that tell when a question names something absent.
    */
   lexicons?: Lexicons | undefined;
+  /** Bilingual dictionaries a question is translated by for a workspace in other languages. */
+  dictionaries?: Dictionaries | undefined;
 }
 
 export interface RankedHit extends SearchHit {
