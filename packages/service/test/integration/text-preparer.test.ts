@@ -1,4 +1,7 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BuiltLexicons } from '../../src/adapters/lexicon/word-list.js';
 import { ThreadPreparer } from '../../src/adapters/threads/text-preparer.js';
@@ -13,9 +16,9 @@ import { inProcessPreparer } from '../../src/processing/prepare.js';
  */
 const entry = path.resolve(import.meta.dirname, '../../dist/prepare.js');
 const pools: ThreadPreparer[] = [];
-function pool(options: { memoryMb?: number; timeoutMs?: number; threads?: number } = {}) {
+function pool(options: { memoryMb?: number; timeoutMs?: number; threads?: number; entry?: string } = {}) {
   const p = new ThreadPreparer({
-    entry,
+    entry: options.entry ?? entry,
     threads: options.threads ?? 1,
     memoryMb: options.memoryMb ?? 1024,
     timeoutMs: options.timeoutMs ?? 60_000,
@@ -79,6 +82,26 @@ describe('the text preparation threads', () => {
     expect((outcome as Error).message).toContain('CHUNKING_TIMEOUT_SECONDS');
     const next = await preparer.prepare(request('A short note about parking.', 'doc_b'), never());
     expect(next.rows).toHaveLength(1);
+  });
+
+  it('count a text’s time from its thread’s start, not its creation', async () => {
+    // A thread that takes longer to start than the text's whole budget (a busy machine loading its
+    // modules): the text is prepared, not failed with chunking_timeout.
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'slow-thread-'));
+    const slow = path.join(dir, 'slow-start.mjs');
+    await writeFile(
+      slow,
+      `await new Promise((r) => setTimeout(r, 1500));\nawait import(${JSON.stringify(pathToFileURL(entry).href)});\n`,
+    );
+    try {
+      const prepared = await pool({ timeoutMs: 1000, entry: slow }).prepare(
+        request('A short note about parking.'),
+        never(),
+      );
+      expect(prepared.rows).toHaveLength(1);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('fail a text that outgrows the thread’s heap with chunking_out_of_memory, and prepare the next one', async () => {

@@ -44,3 +44,5 @@ port.on('message', async ({ id, request }: PrepareMessage) => {
   }
   port.postMessage(answer, transfer);
 });
+// Started: the pool counts a text's time from here, not from the thread's creation.
+port.postMessage({ ready: true });

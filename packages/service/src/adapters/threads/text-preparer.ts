@@ -59,6 +59,9 @@ const DEFAULT_IDLE_MS = 60_000;
  * its thread is replaced. Threads are kept while there is work, so their caches stay warm. Small
  * texts may be prepared where the caller is (`inline`): a thread costs them more than it saves.
  */
+/** How long a new thread may take to load its modules before its text is given up on. */
+const THREAD_START_MS = 30_000;
+
 export class ThreadPreparer implements TextPreparer {
   readonly detectsLanguages: boolean;
   private readonly idle: { worker: Worker; timer: NodeJS.Timeout }[] = [];
@@ -66,6 +69,8 @@ export class ThreadPreparer implements TextPreparer {
   private readonly waiting: ((worker: Worker) => void)[] = [];
   private sequence = 0;
   private closed = false;
+  /** Each thread's start: its modules loaded, it says so (prepare-thread.ts), and a text's time begins. */
+  private readonly started = new WeakMap<Worker, Promise<void>>();
 
   constructor(private readonly options: ThreadPreparerOptions) {
     this.detectsLanguages = options.detectLanguages;
@@ -106,6 +111,17 @@ export class ThreadPreparer implements TextPreparer {
     });
     // A thread never keeps the process alive: the worker's own handles do while it has work.
     worker.unref();
+    this.started.set(
+      worker,
+      new Promise((resolve) => {
+        const onReady = (message: { ready?: boolean }) => {
+          if (!message.ready) return;
+          worker.off('message', onReady);
+          resolve();
+        };
+        worker.on('message', onReady);
+      }),
+    );
     return worker;
   }
 
@@ -156,18 +172,18 @@ export class ThreadPreparer implements TextPreparer {
         else this.discard(worker);
         outcome();
       };
-      const timer = setTimeout(
-        () =>
-          finish(false, () =>
-            reject(
-              new DocumentFailure(
-                'chunking_timeout',
-                `Chunking the text and making its index rows took longer than ${Math.round(timeoutMs / 1000)} s (CHUNKING_TIMEOUT_SECONDS) and was stopped.`,
-              ),
+      // The text's time budget is its own: it begins once the thread has started (loading its modules
+      // took over a second on a busy machine, and failed a short note with chunking_timeout).
+      let timer: NodeJS.Timeout | undefined;
+      const outlasted = () =>
+        finish(false, () =>
+          reject(
+            new DocumentFailure(
+              'chunking_timeout',
+              `Chunking the text and making its index rows took longer than ${Math.round(timeoutMs / 1000)} s (CHUNKING_TIMEOUT_SECONDS) and was stopped.`,
             ),
           ),
-        timeoutMs,
-      );
+        );
       // The batch lost the document: its thread is ended rather than left computing for nobody.
       const onAbort = () => finish(!posted, () => reject(signal.reason));
       const onMessage = (answer: PrepareAnswer) => {
@@ -207,8 +223,20 @@ export class ThreadPreparer implements TextPreparer {
       worker.on('message', onMessage);
       worker.on('error', onError);
       worker.on('exit', onExit);
-      worker.postMessage({ id, request } satisfies PrepareMessage);
-      posted = true;
+      // A thread that does not start is no fault of the text's: a plain error, which is retried.
+      const startMs = Math.max(timeoutMs, THREAD_START_MS);
+      timer = setTimeout(
+        () =>
+          finish(false, () => reject(new Error(`the preparation thread did not start within ${startMs} ms`))),
+        startMs,
+      );
+      void this.started.get(worker)?.then(() => {
+        if (settled) return;
+        clearTimeout(timer);
+        timer = setTimeout(outlasted, timeoutMs);
+        worker.postMessage({ id, request } satisfies PrepareMessage);
+        posted = true;
+      });
     });
   }
 }
