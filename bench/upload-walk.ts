@@ -26,6 +26,7 @@ import { createDeps } from '../packages/service/src/deps.js';
 import { createApiKey } from '../packages/service/src/domain/keys.js';
 import { createLogger } from '../packages/service/src/logger.js';
 import { migrationsDir } from '../packages/service/src/paths.js';
+import { type Coverage, walkOf } from './lib/coverage.js';
 
 // The worker's start-up moved from processing/ to main/ (issue 42 §5): the walk runs in checkouts of both.
 const workerModule = new URL('../packages/service/src/main/worker.ts', import.meta.url);
@@ -110,33 +111,6 @@ async function upload(text: string, filename: string): Promise<number> {
     if (rows[0] && rows[0].status !== 'processing') throw new Error(`run ${body.run.id} ${rows[0].status}`);
     await new Promise((r) => setTimeout(r, 10));
   }
-}
-
-type Coverage = { url: string; functions: { functionName: string; ranges: { count: number }[] }[] }[];
-function walkOf(result: Coverage) {
-  const files = new Set<string>();
-  /** Functions and calls by the source folder they are in (the pipeline is `processing`). */
-  const byFolder: Record<string, { functions: number; calls: number }> = {};
-  let functions = 0;
-  let calls = 0;
-  for (const script of result) {
-    const at = script.url.indexOf('/packages/service/src/');
-    if (at < 0) continue;
-    for (const f of script.functions) {
-      const count = f.ranges[0]?.count ?? 0;
-      // The module's own top level is the file being there, not a function it calls.
-      if (count === 0 || f.functionName === '') continue;
-      functions++;
-      calls += count;
-      const file = script.url.slice(at + '/packages/service/src/'.length);
-      files.add(file);
-      const folder = file.includes('/') ? file.slice(0, file.indexOf('/')) : '(root)';
-      byFolder[folder] ??= { functions: 0, calls: 0 };
-      byFolder[folder].functions++;
-      byFolder[folder].calls += count;
-    }
-  }
-  return { files: files.size, functions, calls, byFolder, fileList: [...files].sort() };
 }
 
 const session = new Session();

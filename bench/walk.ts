@@ -13,10 +13,9 @@ import { Session } from 'node:inspector/promises';
 import { EldDetector } from '../packages/service/src/adapters/language/eld.js';
 import { BuiltLexicons } from '../packages/service/src/adapters/lexicon/word-list.js';
 import { answerQuestion } from '../packages/service/src/answers/answer.js';
-import { chunkText } from '../packages/service/src/processing/chunker.js';
-import { indexRowsOf } from '../packages/service/src/search/indexing.js';
-import { MemorySearchIndex } from '../packages/service/test/support/fake-index.js';
 import { keyPrincipal } from '../packages/service/test/support/fakes.js';
+import { memoryWorkspace } from '../packages/service/test/support/memory-workspace.js';
+import { type Coverage, walkOf } from './lib/coverage.js';
 
 const DOCUMENTS: Record<string, string> = {
   leave:
@@ -27,24 +26,8 @@ const DOCUMENTS: Record<string, string> = {
     '# Equipment\n\nEvery employee gets a laptop on the first day. Lost laptops are reported to the IT desk at once.',
 };
 
-const index = new MemorySearchIndex();
-for (const [id, text] of Object.entries(DOCUMENTS))
-  await index.replaceDocument(
-    'ws',
-    id,
-    indexRowsOf(
-      { id, filename: `${id}.md`, sourceUrl: null },
-      { mediaType: 'text/markdown', title: null },
-      chunkText(text, id),
-    ),
-  );
 const deps = {
-  workspaces: { searchContext: async () => ({ language: 'auto', languages: ['en'], visibility: undefined }) },
-  documents: {
-    liveDocuments: async (_w: string, ids: string[]) =>
-      new Map(ids.map((id) => [id, { source: null, sourceItem: null, version: 1 }])),
-  },
-  index,
+  ...(await memoryWorkspace(DOCUMENTS)),
   languages: new EldDetector(),
   lexicons: await new BuiltLexicons(() => {}).preload(),
 };
@@ -73,23 +56,7 @@ const ANALYSIS = [
   'compoundExpansions',
   'expectedAnswer',
 ];
-const analysis: Record<string, number> = Object.fromEntries(ANALYSIS.map((f) => [f, 0]));
-const files = new Set<string>();
-let functions = 0;
-let calls = 0;
-for (const script of result) {
-  const at = script.url.indexOf('/packages/service/src/');
-  if (at < 0) continue;
-  for (const f of script.functions) {
-    const count = f.ranges[0]?.count ?? 0;
-    // The module's own top level is the file being there, not a function it calls.
-    if (count === 0 || f.functionName === '') continue;
-    functions++;
-    calls += count;
-    if (f.functionName in analysis) analysis[f.functionName]! += count;
-    files.add(script.url.slice(at + '/packages/service/src/'.length));
-  }
-}
+const { files, functions, calls, callsOf: analysis, fileList } = walkOf(result as Coverage, ANALYSIS);
 process.stdout.write(
-  `${JSON.stringify({ answer: answer.answer, files: files.size, functions, calls, analysis, fileList: [...files].sort() })}\n`,
+  `${JSON.stringify({ answer: answer.answer, files, functions, calls, analysis, fileList })}\n`,
 );

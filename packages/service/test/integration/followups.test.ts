@@ -4,6 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDocSlurpClient } from '../../../sdk/src/index.js';
 import { waitForEvaluation } from '../support/evaluations.js';
+import { FIREWALL_AND_PRINTING } from '../support/follow-up-note.js';
 import { client } from '../support/http.js';
 import { runWithNode22 } from '../support/node22.js';
 import { startTestService, type TestService } from '../support/service.js';
@@ -19,17 +20,7 @@ let api: ReturnType<typeof client>;
 let key: string;
 let workspaceId: string;
 
-const NOTE = [
-  '# Firewall',
-  '',
-  'The firewall blocks all incoming connections by default. Outgoing connections are allowed. ' +
-    'To enable it, run ufw enable as root; it then starts at every boot.',
-  '',
-  '# Printing',
-  '',
-  'Printers are added in the CUPS web interface at port 631. The print queue is shown by lpstat.',
-  '',
-].join('\n');
+const NOTE = FIREWALL_AND_PRINTING;
 const CUPS = 'Printers are added in the CUPS web interface at port 631.';
 const FIRST = 'What does the firewall block by default?';
 const FOLLOW_UP = 'How do I enable it?';

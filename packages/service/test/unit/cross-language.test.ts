@@ -9,12 +9,10 @@ import { FolderDictionaries, TabularDictionary } from '../../src/adapters/lexico
 import { answerQuestion } from '../../src/answers/answer.js';
 import type { Dictionaries } from '../../src/domain/ports.js';
 import { packageRoot } from '../../src/paths.js';
-import { chunkText } from '../../src/processing/chunker.js';
-import { indexRowsOf } from '../../src/search/indexing.js';
 import { analyseQuestion } from '../../src/search/question.js';
 import { ENGLISH, languageFor } from '../../src/text/language.js';
-import { MemorySearchIndex } from '../support/fake-index.js';
 import { keyPrincipal } from '../support/fakes.js';
+import { memoryWorkspace } from '../support/memory-workspace.js';
 
 /**
  * A question in one language over documents in another (issue 41): its content words are translated
@@ -47,26 +45,8 @@ const DOCUMENTS: Record<string, string> = {
 };
 
 async function englishWorkspace(withDictionaries: Dictionaries | undefined) {
-  const index = new MemorySearchIndex();
-  for (const [id, text] of Object.entries(DOCUMENTS))
-    await index.replaceDocument(
-      'ws',
-      id,
-      indexRowsOf(
-        { id, filename: `${id}.md`, sourceUrl: null },
-        { mediaType: 'text/markdown', title: null },
-        chunkText(text, id),
-      ),
-    );
   const deps = {
-    workspaces: {
-      searchContext: async () => ({ language: 'auto', languages: ['en'], visibility: undefined }),
-    },
-    documents: {
-      liveDocuments: async (_w: string, ids: string[]) =>
-        new Map(ids.map((id) => [id, { source: null, sourceItem: null, version: 1 }])),
-    },
-    index,
+    ...(await memoryWorkspace(DOCUMENTS)),
     languages: new EldDetector(),
     dictionaries: withDictionaries,
   };

@@ -4,6 +4,7 @@ import type { ChatMessage } from '../../src/domain/ports.js';
 import { borrowedText, isFollowUp } from '../../src/search/follow-up.js';
 import { analyseQuestion } from '../../src/search/question.js';
 import { languageFor } from '../../src/text/language.js';
+import { FIREWALL_AND_PRINTING } from '../support/follow-up-note.js';
 import { searchHit } from '../support/hits.js';
 
 /**
@@ -27,16 +28,7 @@ const answer = async (
 ) => composeExtractiveAnswer(await asked(q, language, history), hits);
 
 // The reported case: one note, two sections, one passage.
-const NOTE = [
-  '# Firewall',
-  '',
-  'The firewall blocks all incoming connections by default. Outgoing connections are allowed. ' +
-    'To enable it, run ufw enable as root; it then starts at every boot.',
-  '',
-  '# Printing',
-  '',
-  'Printers are added in the CUPS web interface at port 631. The print queue is shown by lpstat.',
-].join('\n');
+const NOTE = FIREWALL_AND_PRINTING;
 const CUPS = 'Printers are added in the CUPS web interface at port 631.';
 const ENABLE = 'To enable it, run ufw enable as root';
 
