@@ -9,14 +9,14 @@ import { type CoverageOf, pairCoverage } from './pair-coverage.js';
 import {
   answersQuestion,
   DEFAULT_RELEVANCE,
-  pairShare,
   type RelevanceSignals,
   type RelevanceThresholds,
-  relevanceSignals,
+  signalsOfBestQuote,
   statsOfPassages,
   type TermStats,
   workspaceHolds,
 } from './relevance.js';
+import { documentFrequency, rowScore } from './rows.js';
 import { type Unit, unitsOf } from './units.js';
 
 /** The English decline; a question in another language is declined in its own (text/questions.ts). */
@@ -65,6 +65,9 @@ export interface ExtractiveOptions {
   typeWeight: number;
   /** A follow-up's: score for holding the words it borrowed (their share), a tie-break between quotes. */
   contextWeight: number;
+  /** A table row's scores (rows.ts): for naming the column asked about, and per cell given its value. */
+  rowWeight: number;
+  boundCellWeight: number;
 }
 
 export const DEFAULT_EXTRACTIVE: ExtractiveOptions = {
@@ -78,6 +81,8 @@ export const DEFAULT_EXTRACTIVE: ExtractiveOptions = {
   rankWeight: 0.02,
   typeWeight: 0.15,
   contextWeight: 0.05,
+  rowWeight: 0.15,
+  boundCellWeight: 0.1,
 };
 
 /** One sentence, or a sentence and the one after it, from one passage. */
@@ -121,8 +126,9 @@ function extend(
   // points back at it ("不要备份 /proc…。它们是庞大且无用的数据。").
   else if (asksWhy && units[last + 1] && language.questions.refersBack.test(units[last + 1]!.text))
     parts.push(units[++last]!);
-  if (type !== 'none') {
-    // The sentences after a lead: the first one that holds the value or the thing to type, if near.
+  // The sentences after a lead: the first one that holds the value or the thing to type, if near. A
+  // table row is whole: the next row is another thing, not the rest of its answer.
+  if (type !== 'none' && parts[parts.length - 1]!.header === undefined) {
     const more: Unit[] = [];
     for (let k = last + 1; k < units.length && more.length < options.followSentences; k++) {
       if (!related(units[k]!)) break; // a follow-up's quote stays on its subject (follow-ups.ts)
@@ -190,7 +196,7 @@ export function rankQuotes(
     const units = unitsByHit.filter((_, k) => languages[k]!.code === lang.code).flat();
     const weight = new Map<string, number>();
     for (const t of terms) {
-      const df = units.filter((u) => u.terms.has(t)).length;
+      const df = documentFrequency(t, units);
       weight.set(t, Math.log(1 + units.length / (df || 0.5)));
     }
     const byWords = pairCoverage(question.text, lang, terms, units);
@@ -226,6 +232,7 @@ export function rankQuotes(
       const lengthPenalty = text.length > 600 ? 0.85 : 1;
       const context = shareOf(terms);
       const score =
+        (parts.length === 1 ? rowScore(parts[0]!, question.text, q.terms, options) : 0) +
         coverage * lengthPenalty +
         options.contextWeight * context +
         (typed ? options.typeWeight : 0) +
@@ -267,35 +274,6 @@ export function rankQuotes(
  */
 export const FIRST_HIT_HOLDS = 0.75;
 
-/** The terms of a passage's quotable sentences (and of the questions they sit under). */
-const termsOf = (units: Unit[]) => units.reduce((acc, u) => union(acc, u.terms), new Set<string>());
-
-/** The relevance signals of the best quote (relevance.ts). */
-function relevanceSignalsOf(
-  question: Question,
-  hits: SearchHit[],
-  best: Quote,
-  unitsByHit: Unit[][],
-  stats: TermStats,
-): RelevanceSignals {
-  const passageTerms = termsOf(unitsByHit[best.hitIndex]!);
-  const language = question.readingOf(hits[best.hitIndex]!.language);
-  const others = hits.filter((_, i) => i !== best.hitIndex);
-  const meanOther = others.reduce((a, h) => a + h.score, 0) / Math.max(1, others.length);
-  const firstLanguage = question.readingOf(hits[0]!.language);
-  // The hit as searched: its headings too ("## Refund policy" over the paragraph that gives it).
-  const firstTerms = new Set(firstLanguage.contentTerms(hits[0]!.text));
-  const first = relevanceSignals(question, firstLanguage, firstTerms, firstTerms, stats);
-  return {
-    ...relevanceSignals(question, language, best.terms, passageTerms, stats),
-    firstPassageCoverage: first.passageCoverage,
-    localCoverage: best.coverage,
-    quotePairs: pairShare(question, best.text, language),
-    passagePairs: pairShare(question, hits[best.hitIndex]!.text, language),
-    scoreLead: meanOther > 0 ? hits[best.hitIndex]!.score / meanOther : 1,
-  };
-}
-
 /**
  * Builds an answer only from sentences of the retrieved passages: it never writes a word of its own
  * beyond the markers. Quotes are single sentences, or a sentence and the one after it when the second
@@ -313,14 +291,13 @@ export function composeExtractiveAnswer(
   const questionLanguage = question.reading;
   const { type, quotes, unitsByHit } = rankQuotes(question, hits, options);
   if (quotes.length === 0) return declined(questionLanguage);
-  const ranked = quotes;
   const stats =
     aids.stats ??
     statsOfPassages(
       question.withSubject ?? question,
       hits.map((h) => ({ text: h.text, language: question.readingOf(h.language) })),
     );
-  const signals = relevanceSignalsOf(question, hits, ranked[0]!, unitsByHit, stats);
+  const signals = signalsOfBestQuote(question, hits, quotes[0]!, unitsByHit, stats);
   const decline = () => ({ ...declined(questionLanguage), signals });
   // WordNet holds every English lemma; the other languages' word lists have gaps, so a word their
   // workspace holds anywhere is no name there.
@@ -346,12 +323,12 @@ export function composeExtractiveAnswer(
   // even where the model doubts (one word asked, no pairs to stand together, the word on every page
   // of the workspace); its own best quote is the answer then.
   const subject = question.withSubject;
-  const asSubject = () => relevanceSignalsOf(subject!, hits, ranked[0]!, unitsByHit, stats);
+  const asSubject = () => signalsOfBestQuote(subject!, hits, quotes[0]!, unitsByHit, stats);
   const modelAnswers =
     answersQuestion(signals, model) || (subject !== undefined && answersQuestion(asSubject(), model));
   const firstHolds = (signals.firstPassageCoverage ?? 0) >= FIRST_HIT_HOLDS;
   if (!modelAnswers && !firstHolds) return decline();
-  const best = modelAnswers ? ranked[0]! : (ranked.find((q) => q.hitIndex === 0) ?? ranked[0]!);
+  const best = modelAnswers ? quotes[0]! : (quotes.find((q) => q.hitIndex === 0) ?? quotes[0]!);
 
   const bestLanguage = question.readingOf(hits[best.hitIndex]!.language);
   const chosen: Quote[] = [
@@ -365,7 +342,7 @@ export function composeExtractiveAnswer(
       aboutFollowUp(question, bestLanguage),
     ),
   ];
-  for (const q of ranked) {
+  for (const q of quotes) {
     if (chosen.length >= options.maxQuotes) break;
     if (chosen.some((c) => c.hitIndex === q.hitIndex || c.text === q.text)) continue;
     if (q.coverage < best.coverage * options.companionCoverage) continue;

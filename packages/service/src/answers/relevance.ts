@@ -1,5 +1,7 @@
+import type { SearchHit } from '../domain/types.js';
 import type { Question } from '../search/question.js';
 import { type Language, languageFor } from '../text/language.js';
+import type { Unit } from './units.js';
 
 /**
  * Whether the passages answer the question at all, judged from the question's distinctive words:
@@ -261,3 +263,32 @@ export const DEFAULT_RELEVANCE: RelevanceThresholds = {
   },
   minProbability: 0.25,
 };
+
+/** The terms of a passage's quotable sentences (and of the questions they sit under). */
+const termsOf = (units: readonly Unit[]) => new Set(units.flatMap((u) => [...u.terms]));
+
+/** The relevance signals of the answerer's best quote, and of the first hit (extractive.ts). */
+export function signalsOfBestQuote(
+  question: Question,
+  hits: SearchHit[],
+  best: { hitIndex: number; terms: Set<string>; coverage: number; text: string },
+  unitsByHit: readonly Unit[][],
+  stats: TermStats,
+): RelevanceSignals {
+  const passageTerms = termsOf(unitsByHit[best.hitIndex]!);
+  const language = question.readingOf(hits[best.hitIndex]!.language);
+  const others = hits.filter((_, i) => i !== best.hitIndex);
+  const meanOther = others.reduce((a, h) => a + h.score, 0) / Math.max(1, others.length);
+  const firstLanguage = question.readingOf(hits[0]!.language);
+  // The hit as searched: its headings too ("## Refund policy" over the paragraph that gives it).
+  const firstTerms = new Set(firstLanguage.contentTerms(hits[0]!.text));
+  const first = relevanceSignals(question, firstLanguage, firstTerms, firstTerms, stats);
+  return {
+    ...relevanceSignals(question, language, best.terms, passageTerms, stats),
+    firstPassageCoverage: first.passageCoverage,
+    localCoverage: best.coverage,
+    quotePairs: pairShare(question, best.text, language),
+    passagePairs: pairShare(question, hits[best.hitIndex]!.text, language),
+    scoreLead: meanOther > 0 ? hits[best.hitIndex]!.score / meanOther : 1,
+  };
+}

@@ -1,4 +1,5 @@
 import type { Language } from '../text/language.js';
+import type { Span } from '../text/sentences.js';
 
 /**
  * The sentences of a passage the extractive answerer may quote (extractive.ts): sentences in the
@@ -11,6 +12,15 @@ export interface Unit {
   end: number;
   text: string;
   terms: Set<string>;
+  /**
+   * A table row's: the words of its table's header (one object for every row of a table) and its own
+   * cells' words. A header says its words once, however many rows it sits over: how rare a word is
+   * among the sentences counts it once for the table (extractive.ts).
+   */
+  header?: ReadonlySet<string>;
+  cells?: ReadonlySet<string>;
+  /** A table row's cells with the names of their columns, as written: ["SQLITE_TEMP_STORE", "2"]. */
+  columns?: readonly (readonly [column: string, value: string])[];
 }
 
 /** Shortest quotable sentence: twelve characters, or four in Chinese and Japanese, which say more per character. */
@@ -24,6 +34,11 @@ const minimumQuote = (language: Language) => (language.code === 'ja' || language
  */
 interface Asked {
   terms: string[];
+  /**
+   * Not the question's but carried the same way, from row to row: the header terms of the tables read
+   * so far, by the offset of their header row, so that every row of a table shares one set.
+   */
+  headers: Map<number, ReadonlySet<string>>;
 }
 
 /** Ends with a question mark, its closing quotes or brackets aside. */
@@ -51,18 +66,79 @@ const cells = (row: string) =>
  * line follows it. Undefined when the row is itself the header, or the passage holds no header (a
  * table cut across passages).
  */
-function tableHeader(text: string, start: number): string[] | undefined {
+function tableHeader(text: string, start: number): { at: number; cells: string[] } | undefined {
   const lines: { at: number; line: string }[] = [];
   let at = text.lastIndexOf('\n', start - 1) + 1;
   while (at > 0) {
     const prev = text.lastIndexOf('\n', at - 2) + 1;
-    const line = text.slice(prev, at - 1);
-    if (!line.trimStart().startsWith('|')) break;
+    const line = unquoted(text.slice(prev, at - 1));
+    if (!line.startsWith('|')) break;
     lines.unshift({ at: prev, line });
     at = prev;
   }
   if (lines.length < 2 || !SEPARATOR_ROW.test(lines[1]!.line.trim())) return undefined;
-  return cells(lines[0]!.line);
+  return { at: lines[0]!.at, cells: cells(lines[0]!.line) };
+}
+
+/**
+ * A line without its blockquote markers and indentation: a table inside a blockquote (sqlite's pages
+ * put most of theirs in one) is written "> | a | b |", and is a table all the same.
+ */
+const unquoted = (line: string) => line.replace(/^\s*(>\s?)+/, '').trimStart();
+
+const TABLE_ROW = /^\s{0,3}(>\s?)*\s*\|/;
+
+/**
+ * The longest row quoted whole: the longest quote the answerer makes (DEFAULT_EXTRACTIVE). A longer
+ * row is prose laid out in a table (a FAQ's answers in a column), read sentence by sentence.
+ */
+const LONGEST_ROW = 500;
+
+/**
+ * The sentence spans of `text[from, to)`, each row of a table of data one span: a cell may hold
+ * several sentences ("The database text encoding. A value of 1 means UTF-8. A value of 2 means
+ * UTF-16le."), and cut at its full stops the row's later sentences lost their column names and their
+ * row. A table of one row is a box around prose (the Debian Reference's notes are "| [Note] | Note |"
+ * over one row of paragraphs), and a row longer than a quote is paragraphs in a cell: their sentences
+ * are quoted one by one, as before.
+ */
+function rowAwareSpans(text: string, from: number, to: number, language: Language): Span[] {
+  const lines: { start: number; end: number; row: boolean }[] = [];
+  for (let at = from; at < to; ) {
+    let end = text.indexOf('\n', at);
+    if (end < 0 || end > to) end = to;
+    lines.push({ start: at, end, row: TABLE_ROW.test(text.slice(at, Math.min(end, at + 16))) });
+    at = end + 1;
+  }
+  const spans: Span[] = [];
+  let prose = from;
+  for (let i = 0; i < lines.length; ) {
+    if (!lines[i]!.row) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < lines.length && lines[j]!.row) j++;
+    // Header, separator and rows: at least two rows of data make a table of data.
+    if (j - i >= 4) {
+      if (prose < lines[i]!.start) spans.push(...language.sentenceSpans(text, prose, lines[i]!.start));
+      for (let k = i; k < j; k++) {
+        let a = lines[k]!.start;
+        let b = lines[k]!.end;
+        if (b - a > LONGEST_ROW) {
+          spans.push(...language.sentenceSpans(text, a, b));
+          continue;
+        }
+        while (a < b && /\s/.test(text[a]!)) a++;
+        while (b > a && /\s/.test(text[b - 1]!)) b--;
+        if (b > a) spans.push([a, b]);
+      }
+      prose = lines[j - 1]!.end;
+    }
+    i = j;
+  }
+  if (prose < to) spans.push(...language.sentenceSpans(text, prose, to));
+  return spans;
 }
 
 /**
@@ -73,7 +149,7 @@ function tableHeader(text: string, start: number): string[] | undefined {
  */
 export function unitsOf(text: string, language: Language): Unit[] {
   const units: Unit[] = [];
-  const asked: Asked = { terms: [] };
+  const asked: Asked = { terms: [], headers: new Map() };
   // Code blocks are one unit each (a command to type is an answer); sentences are found around them.
   const fences = codeFences(text);
   let at = 0;
@@ -140,34 +216,46 @@ function joinLines(code: string): string {
 
 function sentenceUnits(text: string, from: number, to: number, language: Language, asked: Asked): Unit[] {
   const units: Unit[] = [];
-  for (const [start, end] of language.sentenceSpans(text, from, to)) {
+  for (const [start, end] of rowAwareSpans(text, from, to, language)) {
     const raw = text.slice(start, end);
+    const row = TABLE_ROW.test(raw) ? unquoted(raw) : undefined;
     if (/^#{1,6}\s/.test(raw)) {
       asked.terms = asks(raw) ? language.contentTerms(raw) : [];
       continue;
     }
-    if (asks(raw) && !raw.trimStart().startsWith('|')) {
+    if (asks(raw) && row === undefined) {
       asked.terms = language.contentTerms(raw);
       continue;
     }
     let quoted: string;
     let extra = '';
-    if (raw.trimStart().startsWith('|')) {
-      if (SEPARATOR_ROW.test(raw.trim())) continue;
-      const row = cells(raw);
+    let table: Pick<Unit, 'header' | 'cells' | 'columns'> | undefined;
+    if (row !== undefined) {
+      if (SEPARATOR_ROW.test(row)) continue;
+      const values = cells(row);
       const next = text.slice(
         end + 1,
         text.indexOf('\n', end + 1) === -1 ? undefined : text.indexOf('\n', end + 1),
       );
-      if (SEPARATOR_ROW.test(next.trim())) continue; // the header row itself
-      const header = tableHeader(text, start);
+      if (SEPARATOR_ROW.test(unquoted(next).trim())) continue; // the header row itself
+      const found = tableHeader(text, start);
+      const header = found?.cells;
       quoted = header
-        ? row
+        ? values
             .map((v, i) => (header[i] && v ? `${header[i]}: ${v}` : v))
             .filter(Boolean)
             .join('; ')
-        : row.filter(Boolean).join('; ');
+        : values.filter(Boolean).join('; ');
       extra = header?.join(' ') ?? '';
+      if (found && !asked.headers.has(found.at))
+        asked.headers.set(found.at, new Set(language.contentTerms(extra)));
+      // A whole row (a box's first sentence is cut from the rest of its cell, and is prose).
+      if (row.trimEnd().endsWith('|'))
+        table = {
+          header: found ? asked.headers.get(found.at)! : new Set(),
+          cells: new Set(language.contentTerms(values.join(' '))),
+          columns: header ? values.flatMap((v, i) => (header[i] && v ? [[header[i]!, v] as const] : [])) : [],
+        };
     } else {
       quoted = clean(raw);
     }
@@ -177,6 +265,7 @@ function sentenceUnits(text: string, from: number, to: number, language: Languag
       end,
       text: quoted,
       terms: new Set([...language.contentTerms(`${quoted} ${extra}`), ...asked.terms]),
+      ...table,
     });
   }
   return units;
