@@ -166,19 +166,34 @@ function listToMarkdown(list: NodeLike, depth: number): string {
     if (item.nodeType !== 1 || item.nodeName !== 'LI') continue;
     const marker = ordered ? `${n++}.` : '-';
     const indent = '  '.repeat(depth);
-    const inline: NodeLike[] = [];
+    let inline: NodeLike[] = [];
     const nested: string[] = [];
+    let opened = false;
+    // The item's text up to here: its first line carries the marker, a later one (after a table) is
+    // indented under it.
+    const flush = () => {
+      const text = inline
+        .map((c) => (c.nodeType === 1 && BLOCK.has(c.nodeName) ? blockText(c) : inlineText(c)))
+        .join(' ')
+        .replace(/\s+/g, ' ')
+        .trim();
+      inline = [];
+      if (!text) return;
+      lines.push(opened ? `${indent}  ${text}` : `${indent}${marker} ${text}`);
+      opened = true;
+    };
     for (const c of children(item)) {
       if (c.nodeType === 1 && (c.nodeName === 'UL' || c.nodeName === 'OL'))
         nested.push(listToMarkdown(c, depth + 1));
-      else inline.push(c);
+      else if (c.nodeType === 1 && c.nodeName === 'TABLE' && !singleCell(c)) {
+        // A table of data in a list item stays a table: flattened, its cells ran together
+        // ("LIMIT_SQL_LENGTH1,000,000,000100,000" in sqlite's security advice).
+        flush();
+        const t = tableToMarkdown(c);
+        if (t) lines.push(t);
+      } else inline.push(c);
     }
-    const text = inline
-      .map((c) => (c.nodeType === 1 && BLOCK.has(c.nodeName) ? blockText(c) : inlineText(c)))
-      .join(' ')
-      .replace(/\s+/g, ' ')
-      .trim();
-    if (text) lines.push(`${indent}${marker} ${text}`);
+    flush();
     lines.push(...nested.filter(Boolean));
   }
   return lines.join('\n');

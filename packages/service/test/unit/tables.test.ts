@@ -35,6 +35,40 @@ describe('tables keep their header (issue 41)', () => {
     expect(doc.text.slice(c.charStart, c.charEnd)).toBe('| LIMIT_ATTACH | 10 | 0 |');
   });
 
+  it('keeps a table inside a list item a table, its cells apart', async () => {
+    const advice = page(`<ol>
+      <li><p>Set the defensive flag.</p></li>
+      <li><p>Reduce the limits that SQLite imposes on inputs. The table below provides suggestions:</p>
+        <table>
+          <tr><th>Limit Setting</th><th>Default Value</th><th>High-security Value</th></tr>
+          <tr><td>LIMIT_LENGTH</td><td>1,000,000,000</td><td>1,000,000</td></tr>
+          <tr><td>LIMIT_SQL_LENGTH</td><td>1,000,000,000</td><td>100,000</td></tr>
+        </table>
+        <p>Most applications can reduce limits dramatically.</p></li>
+      <li><p>Consider an authorizer.</p></li>
+    </ol>`);
+    const doc = await parse(advice, 'security.html');
+    // Flattened into the item's text, the cells ran together: "LIMIT_SQL_LENGTH1,000,000,000100,000".
+    expect(doc.text).toContain(
+      [
+        '2. Reduce the limits that SQLite imposes on inputs. The table below provides suggestions:',
+        '| Limit Setting | Default Value | High-security Value |',
+        '| --- | --- | --- |',
+        '| LIMIT_LENGTH | 1,000,000,000 | 1,000,000 |',
+        '| LIMIT_SQL_LENGTH | 1,000,000,000 | 100,000 |',
+        '  Most applications can reduce limits dramatically.',
+        '3. Consider an authorizer.',
+      ].join('\n'),
+    );
+    const [chunk] = chunkText(doc.text, 'doc_s');
+    const a = composeExtractiveAnswer(new Question('What is the high-security value of LIMIT_SQL_LENGTH?'), [
+      searchHit('doc_s', chunk!.text, { charStart: chunk!.charStart, extension: 'html' }),
+    ]);
+    expect(a.answer).toContain(
+      'Limit Setting: LIMIT_SQL_LENGTH; Default Value: 1,000,000,000; High-security Value: 100,000',
+    );
+  });
+
   it('quotes a row whole when a cell holds several sentences, and a table in a blockquote as a table', () => {
     const header = [
       '## Database header',
