@@ -175,11 +175,12 @@ async function ask(
   suite: string,
   set: string,
   ws: Workspace,
-  q: { id: string; q: string; split: string },
+  q: { id: string; q: string; split: string; history?: string[] },
   pattern?: string,
 ): Promise<void> {
   const deps = depsOf(ws);
-  const a = await answerQuestion(deps, principal, { workspaceId: 'ws', q: q.q, topK: 8 });
+  const history = q.history?.map((content) => ({ role: 'user' as const, content }));
+  const a = await answerQuestion(deps, principal, { workspaceId: 'ws', q: q.q, topK: 8, history });
   const declined = a.kind === 'declined';
   // For calibration: the answer the answerer would give with every decline rule off, and its signals.
   const open = opts.signals
@@ -203,7 +204,10 @@ async function ask(
     : undefined;
   let recalled: boolean | undefined;
   if (pattern) {
-    const top = await searchWorkspace(deps, principal, { workspaceId: 'ws', q: q.q, topK: 5 });
+    const question = history
+      ? await analyseQuestion(deps, q.q, await deps.workspaces.searchContext(), true, { history })
+      : undefined;
+    const top = await searchWorkspace(deps, principal, { workspaceId: 'ws', q: q.q, topK: 5, question });
     recalled = top.some((h) => answerPattern(pattern).test(h.text));
   }
   results.push({
@@ -250,6 +254,9 @@ if (suite === 'manuals' || suite === 'all') {
     const ws = await manualWorkspace(name);
     for (const q of set.answerable.filter(inSplit)) await ask('manuals', name, ws, q, q.answer);
     for (const q of set.unanswerable.filter(inSplit)) await ask('manuals', name, ws, q);
+    // Follow-ups (issue 41): asked after their first turn, as bench/languages.ts asks them.
+    for (const q of (set.followups ?? []).filter(inSplit))
+      await ask('manuals', `${name} follow-ups`, ws, q, q.answer);
   }
 }
 
