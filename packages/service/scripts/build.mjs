@@ -75,21 +75,34 @@ await writeFile(
 const WORD_LISTS = [
   { code: 'fr', pkg: 'an-array-of-french-words', file: 'index.json', maxLength: Infinity },
   { code: 'es', pkg: 'an-array-of-spanish-words', file: 'index.json', maxLength: Infinity },
-  { code: 'de', pkg: 'all-the-german-words', file: 'woerter.json', maxLength: 16 },
+  { code: 'de', pkg: 'all-the-german-words', file: 'woerter.json', maxLength: 16, lowerCase: true },
 ];
 const fold = (w) => w.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
-for (const { code, pkg, file, maxLength } of WORD_LISTS) {
+// German writes its nouns with a capital: the forms the list writes in lower case (verbs, adjectives,
+// adverbs, participles: "verlassen", "automatisch") go to a second list, which tells a question's
+// compound from a verb or adjective that merely splits into listed words (text/compounds.ts).
+for (const { code, pkg, file, maxLength, lowerCase } of WORD_LISTS) {
   const dir = path.dirname(createRequire(import.meta.url).resolve(`${pkg}/package.json`));
   const { version, license } = JSON.parse(await readFile(path.join(dir, 'package.json'), 'utf8'));
   const words = new Set();
+  const lower = new Set();
   for (const word of JSON.parse(await readFile(path.join(dir, file), 'utf8'))) {
     const w = fold(word);
-    if (w.length <= maxLength && /^\p{L}+$/u.test(w)) words.add(w);
+    if (w.length > maxLength || !/^\p{L}+$/u.test(w)) continue;
+    words.add(w);
+    if (lowerCase && /^\p{Ll}/u.test(word)) lower.add(w);
   }
+  const header = (what) =>
+    `# ${what} of npm package ${pkg} ${version} (licence: ${license}), lower case, accents removed${
+      Number.isFinite(maxLength) ? `, up to ${maxLength} letters` : ''
+    }.\n`;
   await writeFile(
     path.join(root, `dist/words-${code}.txt`),
-    `# Word forms of npm package ${pkg} ${version} (licence: ${license}), lower case, accents removed${
-      Number.isFinite(maxLength) ? `, up to ${maxLength} letters` : ''
-    }.\n${[...words].sort().join('\n')}\n`,
+    `${header('Word forms')}${[...words].sort().join('\n')}\n`,
   );
+  if (lowerCase)
+    await writeFile(
+      path.join(root, `dist/words-${code}-lower.txt`),
+      `${header('The word forms written in lower case')}${[...lower].sort().join('\n')}\n`,
+    );
 }

@@ -113,6 +113,8 @@ export interface Lexicon {
    * compound splitting builds on (text/compounds.ts). Lexicons that are no word list leave it out.
    */
   lists?(form: string): boolean;
+  /** Written in lower case by the list (accents ignored): in German a verb or adjective, no noun. */
+  writtenLowerCase?(form: string): boolean;
 }
 
 /** Each language's lexicon, where it has one (English: WordNet; German, French, Spanish: word lists). */

@@ -1,5 +1,5 @@
 import type { ChatMessage, Dictionaries, LanguageDetector, Lexicon, Lexicons } from '../domain/ports.js';
-import { type CompoundSplitter, splitterFor, withCompounds } from '../text/compounds.js';
+import { type CompoundSplitter, questionSplitter, splitterFor, withCompounds } from '../text/compounds.js';
 import { questionLanguage } from '../text/detection.js';
 import { ENGLISH, type Language, languageFor } from '../text/language.js';
 import { compoundExpansions, expandQuery } from './expansion.js';
@@ -28,7 +28,10 @@ export class Question {
   readonly language: Language;
   /** Each language the question is searched in: its own first, then each other of the workspace. */
   readonly readings: readonly Language[];
-  /** Splits its compounds, in its own language, where that language's word list allows. */
+  /**
+   * Splits its compounds, in its own language, where that language's word list allows; its verbs and
+   * adjectives stay whole (text/compounds.ts `questionSplitter`).
+   */
   readonly split: CompoundSplitter | undefined;
   /** Its language's ordinary words, when the caller (the answerer) asked for them. */
   readonly lexicon: Lexicon | undefined;
@@ -37,6 +40,8 @@ export class Question {
   /** The text retrieval reads: the question, then what it borrowed. */
   readonly retrievalText: string;
   private readonly workspaceLanguages: readonly string[];
+  /** Splits the compounds of its own language's passages (`split` is the question's). */
+  private readonly passageSplit: CompoundSplitter | undefined;
   private named: Question | undefined;
   /**
    * The question in each workspace language it was translated into: for each of its content words,
@@ -52,7 +57,10 @@ export class Question {
       language?: Language | undefined;
       /** The languages of the workspace's documents (English when it has none recorded). */
       workspaceLanguages?: readonly string[] | undefined;
+      /** Splits the compounds of its language's passages (and its own, unless `questionSplit` is given). */
       split?: CompoundSplitter | undefined;
+      /** Splits the question's own compounds. */
+      questionSplit?: CompoundSplitter | undefined;
       lexicon?: Lexicon | undefined;
       /** Text borrowed from earlier turns (search/follow-up.ts `borrowedText`). */
       borrowed?: string | undefined;
@@ -64,9 +72,10 @@ export class Question {
     this.retrievalText = this.borrowed ? `${text}\n${this.borrowed}` : text;
     this.language = analysis.language ?? ENGLISH;
     this.translations = analysis.translations ?? new Map();
-    this.split = analysis.split;
+    this.passageSplit = analysis.split;
+    this.split = analysis.questionSplit ?? analysis.split;
     this.lexicon = analysis.lexicon;
-    this.reading = this.split ? withCompounds(this.language, this.split) : this.language;
+    this.reading = analysis.split ? withCompounds(this.language, analysis.split, this.split) : this.language;
     this.workspaceLanguages = analysis.workspaceLanguages ?? [];
     this.readings = readingsOf(this.language, this.workspaceLanguages);
   }
@@ -81,7 +90,8 @@ export class Question {
     this.named ??= new Question(this.retrievalText, {
       language: this.language,
       workspaceLanguages: this.workspaceLanguages,
-      split: this.split,
+      split: this.passageSplit,
+      questionSplit: this.split,
       lexicon: this.lexicon,
       translations: this.translations,
     });
@@ -250,6 +260,7 @@ export async function analyseQuestion(
     language,
     workspaceLanguages: workspace.languages,
     split,
+    questionSplit: split && lexicon ? questionSplitter(split, lexicon) : undefined,
     lexicon: withLexicon ? lexicon : undefined,
     borrowed: borrowedText(text, language, conversation.history),
     translations: await translationsOf(deps.dictionaries, text, language, split, workspace.languages),

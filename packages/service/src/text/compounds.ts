@@ -112,6 +112,21 @@ export function splitterFor(
 }
 
 /**
+ * The splitter for a question's words: `split`, but a word its list writes in lower case (in German a
+ * verb, an adjective, an adverb or a participle) is asked as it is written. Such words split into
+ * listed words by accident ("verl·assen", "zuzug·reifen", "automat·isch"), and a question asked for
+ * those parts too, which matched passages about tyres for "zuzugreifen". Passages keep `split`, so
+ * a passage's "bereitgestellt" still holds the "bereit" of a question's "stellt … bereit".
+ */
+export function questionSplitter(
+  split: CompoundSplitter,
+  lexicon: { writtenLowerCase?(form: string): boolean },
+): CompoundSplitter {
+  const lower = lexicon.writtenLowerCase?.bind(lexicon);
+  return lower ? (word) => (lower(word) ? undefined : split(word)) : split;
+}
+
+/**
  * `language` reading compounds by `split`: its passages' sentences hold a compound's parts beside it,
  * and its questions ask for the parts of the compounds `questionSplit` splits (by default the same),
  * whether a passage joins the parts or writes them apart. Everything else is the language's own. For

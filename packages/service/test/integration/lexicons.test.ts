@@ -48,6 +48,14 @@ describe('the word lists the build writes', () => {
     }
   });
 
+  it("tell German's verbs and adjectives, which it writes in lower case, from its nouns", async () => {
+    const list = await loadWordList('de');
+    for (const w of ['verlassen', 'zuzugreifen', 'automatisch', 'tatsächlich'])
+      expect(list.writtenLowerCase(w), w).toBe(true);
+    for (const w of ['Benutzerkonto', 'Zuzug', 'Zeitzone', 'Druckerwarteschlange'])
+      expect(list.writtenLowerCase(w), w).toBe(false);
+  });
+
   it('are read on the first question in their language, and a language without one has none', async () => {
     const missing: string[] = [];
     const lexicons = new BuiltLexicons((code) => missing.push(code));

@@ -10,6 +10,10 @@ export const WORD_LIST_LANGUAGES = ['de', 'es', 'fr'] as const;
 /** Where the build writes a language's word list. */
 export const wordListFile = (code: string) => path.join(packageRoot(), 'dist', `words-${code}.txt`);
 
+/** Where the build writes the forms a language's list writes in lower case (German only). */
+export const lowerCaseListFile = (code: string) =>
+  path.join(packageRoot(), 'dist', `words-${code}-lower.txt`);
+
 const fold = (w: string) => w.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 
 /**
@@ -27,6 +31,8 @@ export class SortedWordList implements Lexicon {
   constructor(
     private readonly text: string,
     private readonly compounds = false,
+    /** The forms the list writes in lower case, when the list keeps case (German). */
+    private readonly lower?: SortedWordList,
   ) {
     const starts: number[] = [];
     for (let at = 0; at < text.length; at = text.indexOf('\n', at) + 1 || text.length) {
@@ -69,6 +75,10 @@ export class SortedWordList implements Lexicon {
     return this.has(fold(form));
   }
 
+  writtenLowerCase(form: string): boolean {
+    return this.lower?.has(fold(form)) ?? false;
+  }
+
   isWord(word: string): boolean {
     const w = fold(word);
     return this.has(w) || (this.compounds && this.splits(w, 3));
@@ -97,7 +107,9 @@ export class SortedWordList implements Lexicon {
 
 /** A word list the build wrote; a missing file is an error the caller reports. */
 export async function loadWordList(code: string, file = wordListFile(code)): Promise<SortedWordList> {
-  return new SortedWordList(await readFile(file, 'utf8'), code === 'de');
+  const german = code === 'de';
+  const lower = german ? new SortedWordList(await readFile(lowerCaseListFile(code), 'utf8')) : undefined;
+  return new SortedWordList(await readFile(file, 'utf8'), german, lower);
 }
 
 /**
