@@ -60,7 +60,9 @@ export function namedThing(language: Language): RegExp {
     const { namedThings, namedThingOrder } = language.questions;
     const things = namedThings.join('|');
     const gap = namedThingOrder === 'unspaced' ? '\\s*' : ' ';
-    const before = `(?<![\\w.-])[\\w.-]+${gap}(?:${things})(?![\\p{L}])`;
+    // Chinese and Japanese write the next word on: "用 devscripts 工具来演示" ends "工具" with "来".
+    const end = namedThingOrder === 'unspaced' ? '' : '(?![\\p{L}])';
+    const before = `(?<![\\w.-])[\\w.-]+${gap}(?:${things})${end}`;
     const after = `(?<![\\p{L}])(?:${things})${gap}[a-z][\\w.-]*`;
     re = !things
       ? /(?!)/

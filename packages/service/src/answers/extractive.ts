@@ -6,6 +6,7 @@ import { type AnswerType, expectedAnswer, satisfies } from './answer-types.js';
 import { aboutFollowUp, borrowedShare } from './follow-ups.js';
 import { neutraliseMarkers } from './markers.js';
 import { type CoverageOf, pairCoverage } from './pair-coverage.js';
+import { markQuotingUnits, markTerm, quotedMarks } from './quoted.js';
 import {
   answersQuestion,
   DEFAULT_RELEVANCE,
@@ -194,6 +195,9 @@ export function rankQuotes(
     let terms = question.distinctTerms(lang);
     if (terms.length === 0) terms = [...new Set(lang.terms(question.text))];
     const units = unitsByHit.filter((_, k) => languages[k]!.code === lang.code).flat();
+    const marks = quotedMarks(question.text, lang);
+    markQuotingUnits(units, marks);
+    if (marks.length > 0) terms = [...terms, ...marks.map(markTerm)];
     const weight = new Map<string, number>();
     for (const t of terms) {
       const df = documentFrequency(t, units);

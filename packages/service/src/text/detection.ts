@@ -52,17 +52,20 @@ export async function questionLanguage(
 
 const KANA = /[\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const HAN = /\p{Script=Han}/gu;
-const LETTER = /\p{L}/gu;
+/** A word written in letters other than Han characters ("init", "conffile"). */
+const OTHER_WORD = /(?:(?!\p{Script=Han})\p{L})+/gu;
 
 /**
  * Japanese or Chinese, told by the script, which the n-gram detector misses in a short question
  * that names something in Latin letters ("w3mという名前の由来は何ですか？" scored English): kana are
- * written only in Japanese; Han characters for half or more of the letters, without kana, are Chinese
- * (or Japanese, when that is what the workspace is written in and Chinese is not).
+ * written only in Japanese; without kana, two Han characters or more for each word in other letters
+ * are Chinese (or Japanese, when that is what the workspace is written in and Chinese is not). Words,
+ * not letters: a Han character is about a word's worth, and "conffile是什么？" or "System V
+ * init一共有几个运行级别？", counted by letters, read as English and lost their Chinese question.
  */
 function chineseOrJapanese(text: string, workspaceLanguages: readonly string[]): 'ja' | 'zh' | undefined {
   if (KANA.test(text)) return 'ja';
   const han = text.match(HAN)?.length ?? 0;
-  if (han < 2 || han * 2 < (text.match(LETTER)?.length ?? 0)) return undefined;
+  if (han < 2 || han < 2 * (text.match(OTHER_WORD)?.length ?? 0)) return undefined;
   return workspaceLanguages.includes('ja') && !workspaceLanguages.includes('zh') ? 'ja' : 'zh';
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectedAnswer } from '../../src/answers/answer-types.js';
+import { expectedAnswer, satisfies } from '../../src/answers/answer-types.js';
 import { composeExtractiveAnswer } from '../../src/answers/extractive.js';
 import { Question } from '../../src/search/question.js';
 import { languageFor } from '../../src/text/language.js';
@@ -74,6 +74,65 @@ describe('Chinese answers', () => {
     expect(expectedAnswer('ファイルのctimeは作成時刻ですか？', ja)).toBe('none');
     expect(expectedAnswer('どの設定項目を使いますか？', ja)).toBe('identifier');
     expect(expectedAnswer('設定ファイルはどこですか？', ja)).toBe('identifier');
+  });
+
+  it('answers a question about a quoted mark with the sentence that quotes it', () => {
+    // "u" and "*" are no terms: the question's other words chose a sentence about udeb in general
+    // (docs/decisions/0030-chinese-quoted-marks-and-question-kinds.md).
+    const udeb = [
+      '## udeb 软件包名字里的字母',
+      '',
+      '一个 udeb 软件包是从 deb 软件包中剥离了一些不必要的内容（例如文档），从而节省空间。',
+      '',
+      'debian-installer 使用 udeb 作为它的二进制软件包的文件扩展名。',
+      '',
+      'deb 和 udeb 软件包会共享相同的软件包结构。“u” 表示微小。dpkg 是最底层的工具。',
+    ].join('\n');
+    const a = composeExtractiveAnswer(new Question('udeb软件包名字里的“u”是什么意思？', { language: zh }), [
+      cjkHit('udeb', udeb, 'zh'),
+    ]);
+    expect(a.kind).toBe('extractive');
+    expect(a.answer).toContain('“u” 表示微小');
+    const shadow = [
+      '## /etc/shadow 里的密码字段',
+      '',
+      '在引入了 “/etc/shadow” 后，该项被用来说明密码形式。如 shadow(5) 中所述，这个文件中被 “:” 分隔的每项含义如下。',
+      '',
+      '- 登录名',
+      '- 加密后的密码（开头的 “$1$” 表示使用 MD5 加密。“*” 表示无法登录。）',
+      '- 最后一次修改密码的时间，其表示从 1970 年 1 月 1 日起的天数',
+      '- 密码最短使用期限（天数）',
+      '- 密码最长使用期限（天数）',
+    ].join('\n');
+    const star = composeExtractiveAnswer(
+      new Question('/etc/shadow里密码字段是“*”表示什么？', { language: zh }),
+      [
+        cjkHit('shadow', shadow, 'zh'),
+        cjkHit(
+          'passwd',
+          [
+            '“/etc/passwd” 里的密码字段是 “x”，真正的密码保存在 “/etc/shadow” 里。',
+            '',
+            '“/etc/gshadow” 为 “/etc/group” 提供了与 “/etc/shadow” 相似的功能。',
+            '',
+            '使用 passwd(1) 修改密码，它会更新 “/etc/shadow” 里的字段。',
+            '',
+            '只有 root 能读取 “/etc/shadow”，普通用户看不到加密后的密码。',
+          ].join('\n'),
+          'zh',
+          0.8,
+        ),
+      ],
+    );
+    expect(star.answer).toContain('“*” 表示无法登录');
+  });
+
+  it('reads "which package" as asking for a name, and a name before 工具 as one to type', () => {
+    expect(expectedAnswer('最基本的开发环境要装哪个包？', zh)).toBe('identifier');
+    expect(expectedAnswer('应该装哪一类软件包？', zh)).toBe('identifier');
+    // The word after 工具 is written on without a space; the name before it is still a name.
+    expect(satisfies('我们将用 devscripts 工具来演示如何操作。', 'identifier', zh)).toBe(true);
+    expect(satisfies('推荐的方式是使用各种包装器工具。', 'identifier', zh)).toBe(false);
   });
 
   it('quotes the APT option below the sentence that leads up to it', () => {

@@ -306,6 +306,18 @@ describe('Chinese and Japanese questions', () => {
     ).toBe('en');
   });
 
+  it('are Chinese when they name a thing in Latin letters longer than their Han characters', async () => {
+    // Counted by letters, "conffile" (8) outweighed "是什么" (3) and the question was read as English:
+    // declined in English, and its "几个" no longer asked for a number (docs/decisions/0030).
+    const workspace = { language: 'auto', languages: ['zh', 'en'] };
+    expect((await questionLanguage('conffile是什么？', workspace, detector)).code).toBe('zh');
+    expect((await questionLanguage('System V init一共有几个运行级别？', workspace, detector)).code).toBe(
+      'zh',
+    );
+    // Two Han characters among several Latin words are a quotation, not the question's language.
+    expect((await questionLanguage('How do I open 配置文件 in vim?', workspace, detector)).code).toBe('en');
+  });
+
   it('compare Japanese by its kanji and katakana pairs, not the hiragana of its grammar', () => {
     const terms = languageFor('ja').contentTerms('バックアップの設定を変更しますか？');
     expect(terms).toEqual(expect.arrayContaining(['バッ', 'ック', 'クア', 'アッ', 'ップ', '設定', '変更']));
