@@ -77,3 +77,23 @@ describe('HTML navigation of documentation sites', () => {
     expect(text).not.toContain('Share this page');
   });
 });
+
+describe("XHTML's self-closed elements", () => {
+  const page = (
+    prolog: string,
+  ) => `${prolog}<html xmlns="http://www.w3.org/1999/xhtml"><head><title>Archive</title></head><body>
+    <p>The Debian archive has three areas, each with its own rules for the software it holds.</p>
+    <div class="table"><a id="archive-areas"/><p class="title"><b>Table 2.1. Areas of the archive</b></p>
+    <table><tr><th>area</th><th>software</th></tr>
+      <tr><td>main</td><td>DFSG compliant, with no dependency to non-free</td></tr>
+      <tr><td>contrib</td><td>DFSG compliant but having dependency to non-free</td></tr>
+      <tr><td>non-free</td><td>not DFSG compliant</td></tr></table><br/></div>
+    <p>Use main only if you want a free system.</p></body></html>`;
+
+  it('closes an anchor written <a id="…"/> in a page that declares itself XHTML, so the table after it is read', () => {
+    // Read as HTML, the anchor opened a link holding the whole table, which was dropped as navigation.
+    const { text } = parseHtml(page('<?xml version="1.0" encoding="UTF-8"?>\n'));
+    expect(text).toContain('| contrib | DFSG compliant but having dependency to non-free |');
+    expect(text).toContain('Use main only if you want a free system.');
+  });
+});

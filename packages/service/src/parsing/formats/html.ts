@@ -31,7 +31,7 @@ const NOT_CONTENT = ['div', 'section', 'aside', 'footer', 'ul', 'ol', 'form']
  * (37 of the 170 answers of bench:manual's handbook questions), so it is no longer used (decision 0008).
  */
 export function parseHtml(html: string): { text: string; title: string | null } {
-  const page = asPage(html);
+  const page = asPage(closeSelfClosed(html));
   // Before linkedom builds the tree (it takes 15 s for 100,000 nested elements) and the converters
   // walk it recursively.
   refuseDeepNesting(page, false);
@@ -44,6 +44,25 @@ export function parseHtml(html: string): { text: string; title: string | null } 
   const navigation = findNavigation(main as never);
   if (navigation.remaining >= MIN_CONTENT_CHARS) for (const block of navigation.blocks) block.remove?.();
   return { text: htmlNodeToMarkdown(main as never), title };
+}
+
+/** Elements that never have content: written `<br/>` or `<br>`, they are the same in HTML and XHTML. */
+const VOID = new Set('area base br col embed hr img input link meta param source track wbr'.split(' '));
+
+/**
+ * XHTML's self-closed elements closed as XML closes them: `<a id="x"/>` becomes `<a id="x"></a>`. An
+ * HTML parser (linkedom, as a browser reading text/html) takes `<a id="x"/>` for an opened link that
+ * only the next `</a>` closes; DocBook writes such an anchor before every table, so each table of the
+ * Debian Reference became link text and was dropped as navigation (decision 0029). Only for a page
+ * that declares itself XHTML (an XML declaration or the XHTML namespace): in HTML the slash means
+ * nothing, and browsers ignore it. Each match stops at the next angle bracket: linear.
+ */
+function closeSelfClosed(html: string): string {
+  const head = html.slice(0, 2000);
+  if (!/^\s*<\?xml\s/.test(head) && !head.includes('http://www.w3.org/1999/xhtml')) return html;
+  return html.replace(/<([a-zA-Z][\w:-]*)(\s[^<>]*?)?\/>/g, (whole, name: string, attrs = '') =>
+    VOID.has(name.toLowerCase()) ? whole : `<${name}${attrs}></${name}>`,
+  );
 }
 
 /**
