@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseHtml } from '../../src/parsing/formats/html.js';
+import { parseBytes } from '../../src/parsing/parse.js';
+import { makeEpub } from '../support/fixtures.js';
 
 /** A page as documentation generators write them (DocBook's layout): banner, nav bars, content. */
 function docPage(content: string): string {
@@ -95,5 +97,19 @@ describe("XHTML's self-closed elements", () => {
     const { text } = parseHtml(page('<?xml version="1.0" encoding="UTF-8"?>\n'));
     expect(text).toContain('| contrib | DFSG compliant but having dependency to non-free |');
     expect(text).toContain('Use main only if you want a free system.');
+  });
+});
+
+describe("an e-book's XHTML chapters", () => {
+  it('close their self-closed anchors too, so a table after one stays a table', async () => {
+    const epub = makeEpub('Areas', [
+      {
+        file: 'c1.xhtml',
+        html: '<h1>Areas</h1><a id="t1"/><table><tr><th>area</th><th>software</th></tr><tr><td>main</td><td>free</td></tr><tr><td>contrib</td><td>free, needing non-free</td></tr></table><p>Pick main.</p>',
+      },
+    ]);
+    const doc = await parseBytes(epub, 'areas.epub', null);
+    // Read as HTML, the anchor held the table as link text, and it was flattened to one line.
+    expect(doc.text).toContain('| contrib | free, needing non-free |');
   });
 });

@@ -33,7 +33,8 @@ export function parseEpub(zip: ZipArchive): { text: string; title: string | null
     const xhtml = zip.text(item.href);
     if (!xhtml) continue;
     const bodyMatch = /<body[^>]*>([\s\S]*)<\/body>/i.exec(xhtml);
-    const md = htmlFragmentToMarkdown(bodyMatch ? bodyMatch[1]! : xhtml);
+    // An EPUB's chapters are XHTML, whether or not they say so.
+    const md = htmlFragmentToMarkdown(bodyMatch ? bodyMatch[1]! : xhtml, true);
     if (md.trim()) chapters.push(md);
   }
   return { text: chapters.join('\n\n'), title };

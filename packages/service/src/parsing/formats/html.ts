@@ -46,6 +46,11 @@ export function parseHtml(html: string): { text: string; title: string | null } 
   return { text: htmlNodeToMarkdown(main as never), title };
 }
 
+const isXhtml = (html: string) => {
+  const head = html.slice(0, 2000);
+  return /^\s*<\?xml\s/.test(head) || head.includes('http://www.w3.org/1999/xhtml');
+};
+
 /** Elements that never have content: written `<br/>` or `<br>`, they are the same in HTML and XHTML. */
 const VOID = new Set('area base br col embed hr img input link meta param source track wbr'.split(' '));
 
@@ -57,9 +62,8 @@ const VOID = new Set('area base br col embed hr img input link meta param source
  * that declares itself XHTML (an XML declaration or the XHTML namespace): in HTML the slash means
  * nothing, and browsers ignore it. Each match stops at the next angle bracket: linear.
  */
-function closeSelfClosed(html: string): string {
-  const head = html.slice(0, 2000);
-  if (!/^\s*<\?xml\s/.test(head) && !head.includes('http://www.w3.org/1999/xhtml')) return html;
+function closeSelfClosed(html: string, xhtml = isXhtml(html)): string {
+  if (!xhtml) return html;
   return html.replace(/<([a-zA-Z][\w:-]*)(\s[^<>]*?)?\/>/g, (whole, name: string, attrs = '') =>
     VOID.has(name.toLowerCase()) ? whole : `<${name}${attrs}></${name}>`,
   );
@@ -86,9 +90,12 @@ function asPage(html: string): string {
   return `<!doctype html><html>${head}<body>${body}</body></html>`;
 }
 
-/** HTML fragments produced by converters (mammoth) are all content: convert them whole. */
-export function htmlFragmentToMarkdown(html: string): string {
-  const page = `<!doctype html><html><body>${html}</body></html>`;
+/**
+ * HTML fragments produced by converters (mammoth) are all content: convert them whole. `xhtml`: the
+ * fragment is XHTML's (an e-book's chapter body), its self-closed elements closed as XML closes them.
+ */
+export function htmlFragmentToMarkdown(html: string, xhtml = false): string {
+  const page = `<!doctype html><html><body>${closeSelfClosed(html, xhtml)}</body></html>`;
   refuseDeepNesting(page, false);
   const { document } = parseHTML(page);
   return htmlNodeToMarkdown(document.body as never);
