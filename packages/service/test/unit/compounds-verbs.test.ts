@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fixedLexicons, SortedWordList } from '../../src/adapters/lexicon/word-list.js';
-import { answerQuestion } from '../../src/answers/answer.js';
-import { chunkText } from '../../src/processing/chunker.js';
-import { indexRowsOf } from '../../src/search/indexing.js';
 import { analyseQuestion } from '../../src/search/question.js';
-import { splitterFor } from '../../src/text/compounds.js';
-import { languageFor } from '../../src/text/language.js';
-import { MemorySearchIndex } from '../support/fake-index.js';
-import { keyPrincipal } from '../support/fakes.js';
+import { germanWorkspace } from '../support/german-workspace.js';
 
 /**
  * A German question's verbs and adjectives are not read as compounds (decision 0029): "zuzugreifen"
@@ -22,34 +16,7 @@ const list = new SortedWordList(
   true,
   new SortedWordList(sorted(LOWER)),
 );
-const german = languageFor('de');
-const principal = keyPrincipal('acc', ['search'], 'key');
 const context = { language: 'de', languages: ['de'] };
-
-async function germanWorkspace(documents: Record<string, string>) {
-  const index = new MemorySearchIndex();
-  const split = splitterFor(german, list);
-  for (const [name, text] of Object.entries(documents)) {
-    const rows = indexRowsOf(
-      { id: name, filename: `${name}.md`, sourceUrl: null },
-      { mediaType: 'text/markdown', title: null },
-      chunkText(text, name, german),
-      german,
-      split,
-    );
-    await index.replaceDocument('ws', name, rows);
-  }
-  const deps = {
-    workspaces: { searchContext: async () => ({ ...context, visibility: undefined }) },
-    documents: {
-      liveDocuments: async (_w: string, ids: string[]) =>
-        new Map(ids.map((id) => [id, { source: null, sourceItem: null, version: 1 }])),
-    },
-    index,
-    lexicons: fixedLexicons({ de: list }),
-  };
-  return (q: string) => answerQuestion(deps, principal, { workspaceId: 'ws', q, topK: 3 });
-}
 
 const QUESTION = 'Welche Gruppe braucht ein Benutzer, um auf das Modem zuzugreifen?';
 
@@ -69,10 +36,13 @@ describe("a German question's verbs", () => {
   });
 
   it('do not count twice in the answer: a sentence that only shares the verb is not quoted beside it', async () => {
-    const ask = await germanWorkspace({
-      gruppen: '# Gruppen\n\nDie Gruppe dialout braucht ein Benutzer für das Modem.',
-      netz: '# Netz\n\nWer auf ein Modem zuzugreifen versucht, fragt den Router.',
-    });
+    const ask = await germanWorkspace(
+      {
+        gruppen: '# Gruppen\n\nDie Gruppe dialout braucht ein Benutzer für das Modem.',
+        netz: '# Netz\n\nWer auf ein Modem zuzugreifen versucht, fragt den Router.',
+      },
+      list,
+    );
     const a = await ask(QUESTION);
     expect(a.citations[0]?.documentId).toBe('gruppen');
     expect(a.answer).toContain('dialout');

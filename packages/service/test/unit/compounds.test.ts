@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { fixedLexicons, SortedWordList } from '../../src/adapters/lexicon/word-list.js';
-import { answerQuestion } from '../../src/answers/answer.js';
-import { chunkText } from '../../src/processing/chunker.js';
-import { indexRowsOf } from '../../src/search/indexing.js';
+import { SortedWordList } from '../../src/adapters/lexicon/word-list.js';
 import { compoundParts, splitterFor } from '../../src/text/compounds.js';
 import { languageFor } from '../../src/text/language.js';
-import { MemorySearchIndex } from '../support/fake-index.js';
-import { keyPrincipal } from '../support/fakes.js';
+import { germanWorkspace } from '../support/german-workspace.js';
 
 /** German compounds split into their parts, in the index and in questions (issue 41). */
 
@@ -61,36 +57,6 @@ describe('splitting a compound', () => {
   });
 });
 
-const principal = keyPrincipal('acc', ['search'], 'key');
-
-/** A German workspace in memory, indexed as the worker indexes it, and the answer operation over it. */
-async function germanWorkspace(documents: Record<string, string>, withList: boolean) {
-  const index = new MemorySearchIndex();
-  const split = withList ? splitterFor(german, list) : undefined;
-  for (const [name, text] of Object.entries(documents)) {
-    const rows = indexRowsOf(
-      { id: name, filename: `${name}.md`, sourceUrl: null },
-      { mediaType: 'text/markdown', title: null },
-      chunkText(text, name, german),
-      german,
-      split,
-    );
-    await index.replaceDocument('ws', name, rows);
-  }
-  const deps = {
-    workspaces: {
-      searchContext: async () => ({ language: 'de', languages: ['de'], visibility: undefined }),
-    },
-    documents: {
-      liveDocuments: async (_w: string, ids: string[]) =>
-        new Map(ids.map((id) => [id, { source: null, sourceItem: null, version: 1 }])),
-    },
-    index,
-    lexicons: withList ? fixedLexicons({ de: list }) : undefined,
-  };
-  return (q: string) => answerQuestion(deps, principal, { workspaceId: 'ws', q, topK: 3 });
-}
-
 const MANUAL = {
   druck: '# Drucken\n\nAufträge in der Warteschlange des Druckers löschen Sie mit dem Befehl lprm.',
   konto: '# Konten\n\nEin Benutzerkonto sperren Sie mit dem Befehl usermod --lock.',
@@ -99,14 +65,14 @@ const MANUAL = {
 
 describe('a German question', () => {
   it('written as one compound finds the passage that writes its parts apart', async () => {
-    const ask = await germanWorkspace(MANUAL, true);
+    const ask = await germanWorkspace(MANUAL, list);
     const a = await ask('Wie lösche ich die Druckerwarteschlange?');
     expect(a.citations[0]?.documentId).toBe('druck');
     expect(a.answer).toContain('lprm');
   });
 
   it('written with the parts apart finds the passage that joins them', async () => {
-    const ask = await germanWorkspace(MANUAL, true);
+    const ask = await germanWorkspace(MANUAL, list);
     const a = await ask('Wie sperre ich das Konto eines Benutzers?');
     expect(a.citations[0]?.documentId).toBe('konto');
     expect(a.answer).toContain('usermod --lock');
@@ -115,7 +81,7 @@ describe('a German question', () => {
   it("counts a compound's parts as held by the workspace only where a passage holds them together", async () => {
     // The decision's presence signal: the share of the question's weight the workspace holds.
     const presence = async (text: string) => {
-      const ask = await germanWorkspace({ ...MANUAL, last: `# Last\n\n${text}` }, true);
+      const ask = await germanWorkspace({ ...MANUAL, last: `# Last\n\n${text}` }, list);
       return (await ask('Was bewirkt die Lastverteilung?')).signals?.presence;
     };
     const together = await presence(
@@ -130,7 +96,7 @@ describe('a German question', () => {
   });
 
   it('finds neither without the word list (the compounds stay whole)', async () => {
-    const ask = await germanWorkspace(MANUAL, false);
+    const ask = await germanWorkspace(MANUAL, undefined);
     const joined = await ask('Wie lösche ich die Druckerwarteschlange?');
     const apart = await ask('Wie sperre ich das Konto eines Benutzers?');
     expect(joined.citations.map((c) => c.documentId)).not.toContain('druck');
