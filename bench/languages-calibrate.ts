@@ -10,7 +10,12 @@
  * node bench/run.mjs languages-calibrate --signals FILE [--absent true]
  */
 import { readFileSync } from 'node:fs';
-import { RELEVANCE_FEATURES, relevanceFeatures } from '../packages/service/src/answers/relevance.js';
+import {
+  answerProbability,
+  DEFAULT_RELEVANCE,
+  RELEVANCE_FEATURES,
+  relevanceFeatures,
+} from '../packages/service/src/answers/relevance.js';
 import { parseBenchArgs } from './lib/results.js';
 
 const { opts } = parseBenchArgs(process.argv.slice(2));
@@ -75,16 +80,21 @@ process.stdout.write(
 process.stdout.write(
   'threshold | false declines | chat contains | unanswerable declined | off-topic declined\n',
 );
-for (let t = 0.05; t < 0.71; t += 0.05) {
-  const declined = rows.map((_, i) => before[i]! || p[i]! < t);
+/** What declining below `t` (on probabilities `ps`) does on the same questions, as a table line. */
+const line = (label: string, ps: number[], t: number) => {
+  const declined = rows.map((_, i) => before[i]! || ps[i]! < t);
   const share = (g: string, f: (i: number) => boolean) => {
     const idx = rows.map((r, i) => (group(r) === g ? i : -1)).filter((i) => i >= 0);
     return (idx.filter(f).length / idx.length).toFixed(3);
   };
-  process.stdout.write(
-    `${t.toFixed(2)} | ${share('answerable', (i) => declined[i]!)} | ${share('answerable', (i) => !declined[i] && rows[i]!.open.contains)} | ${share('unanswerable', (i) => declined[i]!)} | ${share('off-topic', (i) => declined[i]!)}\n`,
-  );
-}
+  return `${label} | ${share('answerable', (i) => declined[i]!)} | ${share('answerable', (i) => !declined[i] && rows[i]!.open.contains)} | ${share('unanswerable', (i) => declined[i]!)} | ${share('off-topic', (i) => declined[i]!)}\n`;
+};
+for (let t = 0.05; t < 0.71; t += 0.05) process.stdout.write(line(t.toFixed(2), p, t));
+// The decision the service ships, on the same questions: what a refit is compared with.
+const shipped = rows.map((r) => (r.signals ? answerProbability(r.signals, DEFAULT_RELEVANCE) : 0));
+process.stdout.write(
+  line(`shipped (${DEFAULT_RELEVANCE.minProbability})`, shipped, DEFAULT_RELEVANCE.minProbability),
+);
 
 function avg(v: number[]): number {
   return v.reduce((a, b) => a + b, 0) / Math.max(1, v.length);

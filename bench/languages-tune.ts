@@ -284,9 +284,18 @@ if (opts.debug) {
   const name = opts.manual ?? 'debian-handbook';
   const ws = await manualWorkspace(name);
   const set = loadManualSet(name);
-  const q = [...set.answerable, ...set.unanswerable].find((x) => x.id === opts.debug)!;
+  const q: { q: string; history?: string[] } = [
+    ...set.answerable,
+    ...set.unanswerable,
+    ...(set.followups ?? []),
+  ].find((x) => x.id === opts.debug)!;
   const deps = depsOf(ws);
-  const question = await analyseQuestion(deps, q.q, await deps.workspaces.searchContext());
+  const history = q.history?.map((content) => ({ role: 'user' as const, content }));
+  const question = await analyseQuestion(deps, q.q, await deps.workspaces.searchContext(), false, {
+    history,
+  });
+  if (question.borrowed) process.stdout.write(`borrowed: ${question.borrowed}\n`);
+  process.stdout.write(`index terms: ${question.indexTerms(question.language).join(' ')}\n`);
   const hits = await searchWorkspace(deps, principal, {
     workspaceId: 'ws',
     q: q.q,

@@ -172,9 +172,18 @@ export class Question {
     });
   }
 
-  /** The terms the full-text index is asked for in `language` (with the borrowed ones). */
+  /**
+   * The terms the full-text index is asked for in `language`: the question's, then the borrowed
+   * content words it does not have itself, each once. How the earlier turn asked ("À quoi sert",
+   * "Wie"), and words both turns use, would otherwise outweigh what it was about ("debsums").
+   */
   indexTerms(language: Language): readonly string[] {
-    return this.kept(language, 'index', () => language.indexTerms(this.retrievalTextIn(language)));
+    return this.kept(language, 'index', () => {
+      const own = language.indexTerms(this.textIn(language));
+      if (!this.borrowed) return own;
+      const have = new Set(own);
+      return [...own, ...new Set(language.queryTerms(this.borrowed).filter((t) => !have.has(t)))];
+    });
   }
 
   /** The terms a snippet marks in a passage of `language`. */

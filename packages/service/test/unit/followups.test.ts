@@ -65,6 +65,34 @@ describe('the firewall and printing note', () => {
   });
 });
 
+describe('what a follow-up asks the index for', () => {
+  it("the earlier turn's content words it lacks, each once, not how that turn asked", async () => {
+    const q = await asked('Which keys switch from the graphical desktop to it?', 'en', [
+      user('Is there a text login besides the graphical desktop?'),
+    ]);
+    const terms = q.indexTerms(q.language);
+    // Words both turns use count once, as in a question that named its subject itself.
+    expect(terms.filter((t) => t === 'desktop')).toHaveLength(1);
+    expect(terms.filter((t) => t === 'graphic')).toHaveLength(1);
+    expect(terms).toEqual(expect.arrayContaining(['text', 'login']));
+    // "Is there": the earlier turn's stop words, which say nothing of what it was about.
+    expect(terms).not.toContain('there');
+  });
+
+  it("in French: after the question's own terms, only debsums and its turn's content words", async () => {
+    const q = await asked(
+      'Est-ce que cela suffit pour savoir si un pirate a modifié mes fichiers système ?',
+      'fr',
+      [user('À quoi sert debsums ?')],
+    );
+    const own = q.language.indexTerms(q.text);
+    const terms = q.indexTerms(q.language);
+    expect(terms.slice(0, own.length)).toEqual(own);
+    // Not "à" (a stop word the index keeps: "a" after folding), nor a word the question has.
+    expect(terms.slice(own.length)).toEqual(['quoi', 'sert', 'debsum']);
+  });
+});
+
 // Two passages that both say how to enable something: the earlier question tells which is meant.
 const cases: {
   language: string;
