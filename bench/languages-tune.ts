@@ -151,7 +151,11 @@ function depsOf(ws: Workspace) {
   };
 }
 
+type Why = 'no passage' | 'no quote' | 'fewer words' | 'as many words';
+
 interface Asked {
+  /** --show why: for a quoted answer that missed, what the quote holding the answer lacked. */
+  why?: Why | undefined;
   suite: string;
   set: string;
   id: string;
@@ -210,7 +214,12 @@ async function ask(
     const top = await searchWorkspace(deps, principal, { workspaceId: 'ws', q: q.q, topK: 5, question });
     recalled = top.some((h) => answerPattern(pattern).test(h.text));
   }
+  const contains = !!pattern && !declined && answerPattern(pattern).test(a.answer);
   results.push({
+    why:
+      pattern && !contains && !declined && opts.show === 'why'
+        ? await whyMissed(deps, q, pattern, history)
+        : undefined,
     suite,
     set,
     id: q.id,
@@ -219,7 +228,7 @@ async function ask(
     answerable: pattern !== undefined,
     pattern,
     recalled,
-    contains: !!pattern && !declined && answerPattern(pattern).test(a.answer),
+    contains,
     declined,
     questionLanguage: (await questionLanguage(q.q, await deps.workspaces.searchContext(), detector)).code,
     signals: open?.signals ?? a.signals,
@@ -230,6 +239,35 @@ async function ask(
       absent: absent?.kind === 'declined',
     },
   });
+}
+
+/**
+ * --show why: what a quoted answer that missed lacked, as the answerer ranks the quotes of the passages
+ * it gets: none of them holds the answer, no quote does, or the quote that does holds less of the
+ * question's words (rarity-weighted coverage) than the one chosen, or as much or more.
+ */
+async function whyMissed(
+  deps: ReturnType<typeof depsOf>,
+  q: { q: string },
+  pattern: string,
+  history: { role: 'user'; content: string }[] | undefined,
+): Promise<Why> {
+  const re = answerPattern(pattern);
+  const question = await analyseQuestion(deps, q.q, await deps.workspaces.searchContext(), false, {
+    history,
+  });
+  const hits = await searchWorkspace(deps, principal, {
+    workspaceId: 'ws',
+    q: q.q,
+    topK: 8,
+    maxChunksPerDocument: 3,
+    question,
+  });
+  if (!hits.some((h) => re.test(h.text))) return 'no passage';
+  const { quotes } = rankQuotes(question, hits, DEFAULT_EXTRACTIVE);
+  const at = quotes.findIndex((x) => re.test(x.text));
+  if (at < 0) return 'no quote';
+  return quotes[at]!.coverage < quotes[0]!.coverage ? 'fewer words' : 'as many words';
 }
 
 const inSplit = (q: { split: string }) => split === 'all' || q.split === split;
@@ -329,6 +367,13 @@ for (const [set, rs] of bySet) {
       process.stdout.write(
         `${r.id} ${r.recalled ? 'recalled' : 'missed'} | ${r.q} => ${r.pattern}\n    ${r.answer.slice(0, 200)}\n`,
       );
+  if (opts.show === 'why') {
+    const counts = new Map<string, number>();
+    for (const r of a) if (r.why) counts.set(r.why, (counts.get(r.why) ?? 0) + 1);
+    process.stdout.write(
+      `${set} ${split}: quoted answers that missed, by what the quote holding the answer lacked: ${[...counts].map(([k, n]) => `${k} ${n}`).join(', ')}\n`,
+    );
+  }
   if (opts.show === 'undeclined')
     for (const r of u.filter((x) => !x.declined))
       process.stdout.write(`${r.id} | ${r.q}\n    ${r.answer.slice(0, 200)}\n`);

@@ -112,6 +112,8 @@ let falseDeclines = 0;
 // Rank of the first passage the answerer gets that holds the answer: 1, 2, 3, 4 or later.
 const chatRank = [0, 0, 0, 0];
 const fails: string[] = [];
+// --show why: the misses whose answer the passages hold, by what the quote holding it lacks.
+const whyCounts = { unquoted: 0, 'fewer words': 0, 'as many words': 0 };
 for (const q of answerable) {
   const pattern = answerPattern(q.answer);
   const top = await search(q.q, 5);
@@ -133,6 +135,10 @@ for (const q of answerable) {
   if (opts.show === 'why' && !ok && firstWith >= 0) {
     const { type, quotes } = rankQuotes(new Question(q.q), hits, answerOptions);
     const at = quotes.findIndex((x) => pattern.test(x.text));
+    // Whether a quote holding the answer holds as much of the question's words as the one chosen.
+    whyCounts[
+      at < 0 ? 'unquoted' : quotes[at]!.coverage < quotes[0]!.coverage ? 'fewer words' : 'as many words'
+    ]++;
     const fmt = (x: (typeof quotes)[number]) =>
       `[p${x.hitIndex + 1} s${x.score.toFixed(2)} c${x.coverage.toFixed(2)}${x.typed ? ' T' : ''}] ${x.text.slice(0, 160)}`;
     fails.push(
@@ -171,6 +177,10 @@ await index.close();
 process.stdout.write(`answer first in the answerer's passage 1/2/3/4+: ${chatRank.join('/')}\n`);
 const f = (x: number, n: number) => (n ? (x / n).toFixed(3) : '-');
 process.stdout.write(`${fails.join('\n')}\n`);
+if (opts.show === 'why')
+  process.stdout.write(
+    `misses whose passages hold the answer: no quote holds it ${whyCounts.unquoted}, its quote holds fewer of the question's words than the chosen ${whyCounts['fewer words']}, as many or more ${whyCounts['as many words']}\n`,
+  );
 process.stdout.write(
   `${manualName} ${split}: recall@5 ${f(recall, answerable.length)}, page hit@5 ${f(pageHit, answerable.length)}, chat contains ${f(contains, answerable.length)}, false declines ${falseDeclines}, unanswerable declined ${declined}/${unanswerable.length}\n`,
 );
