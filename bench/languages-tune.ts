@@ -42,6 +42,7 @@ import { answerPattern, loadManualSet, manualPages, manualSetFile } from './lib/
 import { manualDir } from './lib/manuals.js';
 import { loadOffTopicSet, offTopicFiles } from './lib/offtopic-set.js';
 import { parseBenchArgs } from './lib/results.js';
+import { type Why, whyMissed } from './lib/why-missed.js';
 
 const argv = process.argv.slice(2);
 const { opts } = parseBenchArgs(argv.filter((a) => a !== '--rebuild'));
@@ -83,6 +84,13 @@ const lexicons: Lexicons = {
 const relevance: RelevanceThresholds | undefined = opts['min-probability']
   ? { ...DEFAULT_RELEVANCE, minProbability: Number(opts['min-probability']) }
   : undefined;
+// --option name=value[,name=value] overrides the answerer's options (DEFAULT_EXTRACTIVE), as in manual-tune.
+const answerOptions = { ...DEFAULT_EXTRACTIVE };
+for (const o of (opts.option ?? '').split(',').filter(Boolean)) {
+  const [k, v] = o.split('=');
+  if (!(k! in answerOptions)) throw new Error(`--option ${k}: no such answerer option`);
+  (answerOptions as Record<string, number>)[k!] = Number(v);
+}
 const principal = {
   accountId: 'a',
   scopes: new Set(['search'] as const),
@@ -148,10 +156,9 @@ function depsOf(ws: Workspace) {
     lexicons,
     languages: detector,
     relevance,
+    extractive: answerOptions,
   };
 }
-
-type Why = 'no passage' | 'no quote' | 'fewer words' | 'as many words';
 
 interface Asked {
   /** --show why: for a quoted answer that missed, what the quote holding the answer lacked. */
@@ -218,7 +225,7 @@ async function ask(
   results.push({
     why:
       pattern && !contains && !declined && opts.show === 'why'
-        ? await whyMissed(deps, q, pattern, history)
+        ? await whyOf(deps, q, pattern, history)
         : undefined,
     suite,
     set,
@@ -241,21 +248,15 @@ async function ask(
   });
 }
 
-/**
- * --show why: what a quoted answer that missed lacked, as the answerer ranks the quotes of the passages
- * it gets: none of them holds the answer, no quote does, or the quote that does holds less of the
- * question's words (rarity-weighted coverage) than the one chosen, or as much or more.
- */
-async function whyMissed(
+/** --show why (bench/lib/why-missed.ts), on the passages the answerer gets; --why detail prints the ties. */
+async function whyOf(
   deps: ReturnType<typeof depsOf>,
   q: { q: string },
   pattern: string,
   history: { role: 'user'; content: string }[] | undefined,
 ): Promise<Why> {
-  const re = answerPattern(pattern);
-  const question = await analyseQuestion(deps, q.q, await deps.workspaces.searchContext(), false, {
-    history,
-  });
+  const context = await deps.workspaces.searchContext();
+  const question = await analyseQuestion(deps, q.q, context, false, { history });
   const hits = await searchWorkspace(deps, principal, {
     workspaceId: 'ws',
     q: q.q,
@@ -263,11 +264,9 @@ async function whyMissed(
     maxChunksPerDocument: 3,
     question,
   });
-  if (!hits.some((h) => re.test(h.text))) return 'no passage';
-  const { quotes } = rankQuotes(question, hits, DEFAULT_EXTRACTIVE);
-  const at = quotes.findIndex((x) => re.test(x.text));
-  if (at < 0) return 'no quote';
-  return quotes[at]!.coverage < quotes[0]!.coverage ? 'fewer words' : 'as many words';
+  const detail =
+    opts.why === 'detail' ? (t: string) => process.stdout.write(`${q.q} => ${pattern}\n${t}`) : undefined;
+  return whyMissed(question, hits, pattern, answerOptions, detail);
 }
 
 const inSplit = (q: { split: string }) => split === 'all' || q.split === split;
@@ -346,7 +345,7 @@ if (opts.debug) {
     process.stdout.write(
       `--- [${i + 1}] ${h.citation.filename} ${h.language} score ${h.score.toFixed(3)}\n${h.text.slice(0, 400)}\n`,
     );
-  const { type, quotes } = rankQuotes(question, hits, DEFAULT_EXTRACTIVE);
+  const { type, quotes } = rankQuotes(question, hits, answerOptions);
   process.stdout.write(`type ${type}\n`);
   for (const x of quotes.slice(0, 6))
     process.stdout.write(
@@ -357,6 +356,11 @@ if (opts.debug) {
 for (const ws of [...manualWorkspaces.values()]) await ws.index.close();
 
 const f = (x: number, n: number) => (n ? (x / n).toFixed(3) : '-');
+// The mean length of the answers given (not declined): a longer answer contains more, and reads longer.
+const meanChars = (rs: Asked[]) => {
+  const given = rs.filter((r) => !r.declined);
+  return given.length ? Math.round(given.reduce((n, r) => n + r.answer.length, 0) / given.length) : '-';
+};
 const bySet = new Map<string, Asked[]>();
 for (const r of results) bySet.set(r.set, [...(bySet.get(r.set) ?? []), r]);
 for (const [set, rs] of bySet) {
@@ -378,7 +382,7 @@ for (const [set, rs] of bySet) {
     for (const r of u.filter((x) => !x.declined))
       process.stdout.write(`${r.id} | ${r.q}\n    ${r.answer.slice(0, 200)}\n`);
   process.stdout.write(
-    `${set} ${split}: ${a.length ? `recall@5 ${f(a.filter((r) => r.recalled).length, a.length)}, chat contains ${f(a.filter((r) => r.contains).length, a.length)}, false declines ${a.filter((r) => r.declined).length}/${a.length}` : ''}${u.length ? `${a.length ? ', ' : ''}declined ${u.filter((r) => r.declined).length}/${u.length}` : ''}\n`,
+    `${set} ${split}: ${a.length ? `recall@5 ${f(a.filter((r) => r.recalled).length, a.length)}, chat contains ${f(a.filter((r) => r.contains).length, a.length)}, false declines ${a.filter((r) => r.declined).length}/${a.length}, answer chars ${meanChars(a)}` : ''}${u.length ? `${a.length ? ', ' : ''}declined ${u.filter((r) => r.declined).length}/${u.length}` : ''}\n`,
   );
 }
 if (opts.signals) writeFileSync(opts.signals, `${JSON.stringify(results, null, 1)}\n`);

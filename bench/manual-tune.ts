@@ -33,6 +33,7 @@ import { repoRoot } from './lib/data.js';
 import { answerPattern, loadManualSet, manualPages } from './lib/manual-set.js';
 import { manualDir } from './lib/manuals.js';
 import { parseBenchArgs } from './lib/results.js';
+import { formatQuote, type Why, whyMissed } from './lib/why-missed.js';
 
 const argv = process.argv.slice(2);
 const { opts } = parseBenchArgs(argv.filter((a) => a !== '--rebuild'));
@@ -113,7 +114,7 @@ let falseDeclines = 0;
 const chatRank = [0, 0, 0, 0];
 const fails: string[] = [];
 // --show why: the misses whose answer the passages hold, by what the quote holding it lacks.
-const whyCounts = { unquoted: 0, 'fewer words': 0, 'as many words': 0 };
+const whyCounts = new Map<Why, number>();
 for (const q of answerable) {
   const pattern = answerPattern(q.answer);
   const top = await search(q.q, 5);
@@ -133,16 +134,13 @@ for (const q of answerable) {
   if (ok) contains++;
   if (opts.show === 'ok' && ok) fails.push(`OK ${q.id}`);
   if (opts.show === 'why' && !ok && firstWith >= 0) {
-    const { type, quotes } = rankQuotes(new Question(q.q), hits, answerOptions);
+    const question = new Question(q.q);
+    const { type, quotes } = rankQuotes(question, hits, answerOptions);
     const at = quotes.findIndex((x) => pattern.test(x.text));
-    // Whether a quote holding the answer holds as much of the question's words as the one chosen.
-    whyCounts[
-      at < 0 ? 'unquoted' : quotes[at]!.coverage < quotes[0]!.coverage ? 'fewer words' : 'as many words'
-    ]++;
-    const fmt = (x: (typeof quotes)[number]) =>
-      `[p${x.hitIndex + 1} s${x.score.toFixed(2)} c${x.coverage.toFixed(2)}${x.typed ? ' T' : ''}] ${x.text.slice(0, 160)}`;
+    const why = whyMissed(question, hits, q.answer, answerOptions);
+    whyCounts.set(why, (whyCounts.get(why) ?? 0) + 1);
     fails.push(
-      `${q.id} ${q.kind}/${type} | ${q.q} => ${q.answer}\n    chosen ${fmt(quotes[0]!)}\n    answer #${at + 1} ${at >= 0 ? fmt(quotes[at]!) : '(no quote holds it)'}`,
+      `${q.id} ${q.kind}/${type} | ${q.q} => ${q.answer}\n    chosen ${formatQuote(quotes[0]!)}\n    answer #${at + 1} ${at >= 0 ? formatQuote(quotes[at]!) : '(no quote holds it)'}`,
     );
   }
   if (a.answer === NOT_FOUND_ANSWER) falseDeclines++;
@@ -179,7 +177,7 @@ const f = (x: number, n: number) => (n ? (x / n).toFixed(3) : '-');
 process.stdout.write(`${fails.join('\n')}\n`);
 if (opts.show === 'why')
   process.stdout.write(
-    `misses whose passages hold the answer: no quote holds it ${whyCounts.unquoted}, its quote holds fewer of the question's words than the chosen ${whyCounts['fewer words']}, as many or more ${whyCounts['as many words']}\n`,
+    `misses whose passages hold the answer, by what the quote holding the answer lacked: ${[...whyCounts].map(([k, n]) => `${k} ${n}`).join(', ')}\n`,
   );
 process.stdout.write(
   `${manualName} ${split}: recall@5 ${f(recall, answerable.length)}, page hit@5 ${f(pageHit, answerable.length)}, chat contains ${f(contains, answerable.length)}, false declines ${falseDeclines}, unanswerable declined ${declined}/${unanswerable.length}\n`,

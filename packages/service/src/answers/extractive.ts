@@ -107,6 +107,9 @@ const union = (a: Set<string>, b: Set<string>) => new Set([...a, ...b]);
  * giving it: it ends with a colon (the command or list comes next), or it lacks the value or the
  * identifier the question asks for and one of the next sentences has it.
  */
+/** The end of a sentence: its full stop, question or exclamation mark, closing quotes or brackets aside. */
+const ENDS_SENTENCE = /[.!?。！？…][\s"'”’」』）)\]]*$/;
+
 function extend(
   q: Quote,
   units: Unit[],
@@ -123,6 +126,9 @@ function extend(
   // "It is especially used for…": the sentence before says what "it" is.
   if (language.questions.refersBack.test(parts[0]!.text) && first > 0) parts.unshift(units[--first]!);
   if (/[:：]$/.test(text()) && units[last + 1]) parts.push(units[++last]!);
+  // "要显示默认目标，请执行" and the command under it: a sentence that runs into a code block without
+  // ending is the block's lead, as one ending with a colon is.
+  else if (units[last + 1]?.code && !ENDS_SENTENCE.test(text())) parts.push(units[++last]!);
   // "Why not back up /proc?": the sentence that names the subject is followed by its reason, which
   // points back at it ("不要备份 /proc…。它们是庞大且无用的数据。").
   else if (asksWhy && units[last + 1] && language.questions.refersBack.test(units[last + 1]!.text))

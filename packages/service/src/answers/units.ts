@@ -21,6 +21,8 @@ export interface Unit {
   cells?: ReadonlySet<string>;
   /** A table row's cells with the names of their columns, as written: ["SQLITE_TEMP_STORE", "2"]. */
   columns?: readonly (readonly [column: string, value: string])[];
+  /** A code block's: what it holds is to be typed, not read. */
+  code?: true;
 }
 
 /** Shortest quotable sentence: twelve characters, or four in Chinese and Japanese, which say more per character. */
@@ -165,6 +167,7 @@ export function unitsOf(text: string, language: Language): Unit[] {
         end: start + f.body.trimEnd().length,
         text: joinLines(code),
         terms: new Set([...language.contentTerms(code), ...asked.terms]),
+        code: true,
       });
     }
     at = f.end;

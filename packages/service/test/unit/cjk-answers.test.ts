@@ -146,6 +146,28 @@ describe('Chinese answers', () => {
     );
     expect(a.answer).toContain('APT::Acquire::http::Dl-Limit');
   });
+
+  it('quotes the command a sentence runs into without ending ("请执行" and the block under it)', () => {
+    // As the Debian FAQ's HTML reads: the sentence stops where its <pre> begins.
+    const text =
+      '## 11.5. Debian 系统是如何引导的？\n\n' +
+      'Debian 的引导以执行 init 程序为起点。Debian 系统默认使用 systemd 作为 init 的实现。\n\n' +
+      '为了控制服务启动的顺序，传统的 System-V 风格的 Unix 系统使用运行级别（runlevel）。' +
+      '这一概念在 systemd 中被目标（target）所取代。要显示系统引导时 systemd 的默认目标，请执行\n\n' +
+      '```\n\nsystemctl get-default\n```\n\n' +
+      '在引导过程中，systemd 会启动默认的目标文件里列出的服务。';
+    const a = composeExtractiveAnswer(new Question('怎么查看 systemd 引导时的默认目标？', { language: zh }), [
+      cjkHit('faq', text, 'zh'),
+    ]);
+    expect(a.answer).toContain('请执行 systemctl get-default');
+    // A sentence that ends before the block is not its lead: the block stays out.
+    const ended = text.replace('请执行', '请执行下面的命令。');
+    const b = composeExtractiveAnswer(new Question('systemd 用什么取代了运行级别？', { language: zh }), [
+      cjkHit('faq', ended, 'zh'),
+    ]);
+    expect(b.answer).toContain('目标');
+    expect(b.answer).not.toContain('systemctl get-default');
+  });
 });
 
 describe('Japanese answers', () => {
