@@ -102,14 +102,14 @@ export interface Quote {
 
 const union = (a: Set<string>, b: Set<string>) => new Set([...a, ...b]);
 
+/** The end of a sentence: its full stop, question or exclamation mark, closing quotes or brackets aside. */
+const ENDS_SENTENCE = /[.!?。！？…][\s"'”’」』）)\]]*$/;
+
 /**
  * The best quote continued with the sentences that follow it when it leads up to the answer without
  * giving it: it ends with a colon (the command or list comes next), or it lacks the value or the
  * identifier the question asks for and one of the next sentences has it.
  */
-/** The end of a sentence: its full stop, question or exclamation mark, closing quotes or brackets aside. */
-const ENDS_SENTENCE = /[.!?。！？…][\s"'”’」』）)\]]*$/;
-
 function extend(
   q: Quote,
   units: Unit[],
@@ -125,6 +125,11 @@ function extend(
   const text = () => parts.map((u) => u.text).join(' ');
   // "It is especially used for…": the sentence before says what "it" is.
   if (language.questions.refersBack.test(parts[0]!.text) && first > 0) parts.unshift(units[--first]!);
+  // "Why are GIF tools free now?": the sentence that matches a why-question restates what it asks
+  // about; its reason is written next to it, often just before ("The LZW patent has expired. GIF
+  // utilities … are now freely available"). A table row or a command before it is no reason.
+  else if (asksWhy && parts.length === 1 && first > 0 && !units[first - 1]!.header && !units[first - 1]!.code)
+    parts.unshift(units[--first]!);
   if (/[:：]$/.test(text()) && units[last + 1]) parts.push(units[++last]!);
   // "要显示默认目标，请执行" and the command under it: a sentence that runs into a code block without
   // ending is the block's lead, as one ending with a colon is.

@@ -139,6 +139,25 @@ describe('composeExtractiveAnswer', () => {
     expect(b.answer).toContain('# exportfs -ra');
   });
 
+  it('answers a why-question with the sentence before the one restating it, which gives the reason', () => {
+    const gif = hit(
+      'doc_g',
+      'Many image formats are supported. The Lempel-Ziv-Welch (LZW) lossless data compression patent has expired. Graphics Interchange Format (GIF) utilities which use the LZW compression method are now freely available on the Debian system.',
+    );
+    const why = composeExtractiveAnswer(
+      new Question('Why are GIF tools freely available in Debian nowadays?'),
+      [gif],
+    );
+    expect(why.answer).toContain('patent has expired. Graphics Interchange Format (GIF) utilities');
+    // Asked which, not why: the sentence alone.
+    const which = composeExtractiveAnswer(
+      new Question('Which GIF utilities are freely available in Debian?'),
+      [gif],
+    );
+    expect(which.answer).toContain('GIF) utilities which use the LZW');
+    expect(which.answer).not.toContain('patent');
+  });
+
   it('declines a question that names something no passage and no dictionary knows', () => {
     const lexicon = {
       isWord: (w: string) => ['set', 'tunnel', 'server', 'servers', 'two', 'between'].includes(w),
