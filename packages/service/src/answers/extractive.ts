@@ -106,9 +106,11 @@ const union = (a: Set<string>, b: Set<string>) => new Set([...a, ...b]);
 const ENDS_SENTENCE = /[.!?。！？…][\s"'”’」』）)\]]*$/;
 
 /**
- * The best quote continued with the sentences that follow it when it leads up to the answer without
- * giving it: it ends with a colon (the command or list comes next), or it lacks the value or the
- * identifier the question asks for and one of the next sentences has it.
+ * The best quote continued with the sentences around it that complete it: the one before when it
+ * refers back to it, or when it answers a why-question (the reason precedes what it restates); the
+ * one after when it leads up to it (a colon, or running into a code block without ending) or gives a
+ * why-question's reason pointing back; and the next ones up to the first that holds the value or the
+ * identifier the question asks for when the quote lacks it.
  */
 function extend(
   q: Quote,

@@ -174,8 +174,8 @@ export class Question {
 
   /**
    * The terms the full-text index is asked for in `language`: the question's, then the borrowed
-   * content words it does not have itself, each once. How the earlier turn asked ("À quoi sert",
-   * "Wie"), and words both turns use, would otherwise outweigh what it was about ("debsums").
+   * content words it does not have itself, each once. The earlier turn's stop words ("Is there", "À"),
+   * and the words both turns use, counted again, would outweigh what it was about ("debsums").
    */
   indexTerms(language: Language): readonly string[] {
     return this.kept(language, 'index', () => {
