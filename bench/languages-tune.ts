@@ -7,8 +7,13 @@
  * holdout` is for the final report and is never iterated on.
  *
  * node bench/run.mjs languages-tune [--suite manuals|offtopic|all] [--manual NAME] [--split tune]
- *   [--rebuild] [--show fails|undeclined|misses] [--debug ID] [--signals FILE]
- *   [--min-probability P] [--lexicons en,de,fr,es] [--compounds false]
+ *   [--rebuild] [--show fails|undeclined|why] [--why detail] [--debug ID] [--signals FILE]
+ *   [--option name=value,…] [--min-probability P] [--lexicons en,de,fr,es] [--compounds false]
+ *
+ * --show why counts each set's quoted misses by what the quote holding the answer lacked
+ * (bench/lib/why-missed.ts); --why detail prints those whose quote covers as much as the chosen one.
+ * --option overrides the answerer's options (DEFAULT_EXTRACTIVE). --debug ID prints one question's
+ * (or follow-up's) borrowed words, index terms, passages and ranked quotes.
  *
  * --compounds false keeps compounds whole (the lexicons without their word lists' exact forms), in
  * an index of its own (cached beside the other).
@@ -42,7 +47,7 @@ import { answerPattern, loadManualSet, manualPages, manualSetFile } from './lib/
 import { manualDir } from './lib/manuals.js';
 import { loadOffTopicSet, offTopicFiles } from './lib/offtopic-set.js';
 import { parseBenchArgs } from './lib/results.js';
-import { type Why, whyMissed } from './lib/why-missed.js';
+import { formatQuote, type Why, whyMissed } from './lib/why-missed.js';
 
 const argv = process.argv.slice(2);
 const { opts } = parseBenchArgs(argv.filter((a) => a !== '--rebuild'));
@@ -248,25 +253,37 @@ async function ask(
   });
 }
 
-/** --show why (bench/lib/why-missed.ts), on the passages the answerer gets; --why detail prints the ties. */
+/** The question as the answerer reads it (with its history) and the passages it gets (`answerQuestion`). */
+async function answererPassages(
+  deps: ReturnType<typeof depsOf>,
+  q: string,
+  history: { role: 'user'; content: string }[] | undefined,
+) {
+  const question = await analyseQuestion(deps, q, await deps.workspaces.searchContext(), false, {
+    history,
+  });
+  const hits = await searchWorkspace(deps, principal, {
+    workspaceId: 'ws',
+    q,
+    topK: 8,
+    maxChunksPerDocument: 3,
+    question,
+  });
+  return { question, hits };
+}
+
+/** --show why (bench/lib/why-missed.ts); --why detail prints the misses whose quote covers as much. */
 async function whyOf(
   deps: ReturnType<typeof depsOf>,
   q: { q: string },
   pattern: string,
   history: { role: 'user'; content: string }[] | undefined,
 ): Promise<Why> {
-  const context = await deps.workspaces.searchContext();
-  const question = await analyseQuestion(deps, q.q, context, false, { history });
-  const hits = await searchWorkspace(deps, principal, {
-    workspaceId: 'ws',
-    q: q.q,
-    topK: 8,
-    maxChunksPerDocument: 3,
-    question,
-  });
+  const { question, hits } = await answererPassages(deps, q.q, history);
+  const { quotes } = rankQuotes(question, hits, answerOptions);
   const detail =
     opts.why === 'detail' ? (t: string) => process.stdout.write(`${q.q} => ${pattern}\n${t}`) : undefined;
-  return whyMissed(question, hits, pattern, answerOptions, detail);
+  return whyMissed(hits, quotes, pattern, detail);
 }
 
 const inSplit = (q: { split: string }) => split === 'all' || q.split === split;
@@ -328,18 +345,9 @@ if (opts.debug) {
   ].find((x) => x.id === opts.debug)!;
   const deps = depsOf(ws);
   const history = q.history?.map((content) => ({ role: 'user' as const, content }));
-  const question = await analyseQuestion(deps, q.q, await deps.workspaces.searchContext(), false, {
-    history,
-  });
+  const { question, hits } = await answererPassages(deps, q.q, history);
   if (question.borrowed) process.stdout.write(`borrowed: ${question.borrowed}\n`);
   process.stdout.write(`index terms: ${question.indexTerms(question.language).join(' ')}\n`);
-  const hits = await searchWorkspace(deps, principal, {
-    workspaceId: 'ws',
-    q: q.q,
-    topK: 8,
-    maxChunksPerDocument: 3,
-    question,
-  });
   process.stdout.write(`question language ${question.language.code}\n`);
   for (const [i, h] of hits.entries())
     process.stdout.write(
@@ -347,10 +355,7 @@ if (opts.debug) {
     );
   const { type, quotes } = rankQuotes(question, hits, answerOptions);
   process.stdout.write(`type ${type}\n`);
-  for (const x of quotes.slice(0, 6))
-    process.stdout.write(
-      `[p${x.hitIndex + 1} s${x.score.toFixed(2)} c${x.coverage.toFixed(2)}${x.typed ? ' T' : ''}] ${x.text.slice(0, 200)}\n`,
-    );
+  for (const x of quotes.slice(0, 6)) process.stdout.write(`${formatQuote(x)}\n`);
 }
 
 for (const ws of [...manualWorkspaces.values()]) await ws.index.close();

@@ -5,7 +5,11 @@
  * seconds. The benchmark of record is bench/manual.ts, through the running service. Only the tune split
  * is used for tuning; `--split holdout` exists for the final report and is never iterated on.
  *
- * node bench/run.mjs manual-tune [--manual debian-handbook] [--split tune] [--rebuild] [--show fails]
+ * node bench/run.mjs manual-tune [--manual debian-handbook] [--split tune] [--rebuild]
+ *   [--show fails|why|ok|misses|undeclined] [--option name=value,…] [--debug ID]
+ *
+ * --show why: each miss whose passages hold the answer, the quote chosen and the one holding it, and
+ * the misses counted by what that quote lacked (bench/lib/why-missed.ts).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
@@ -137,7 +141,7 @@ for (const q of answerable) {
     const question = new Question(q.q);
     const { type, quotes } = rankQuotes(question, hits, answerOptions);
     const at = quotes.findIndex((x) => pattern.test(x.text));
-    const why = whyMissed(question, hits, q.answer, answerOptions);
+    const why = whyMissed(hits, quotes, q.answer);
     whyCounts.set(why, (whyCounts.get(why) ?? 0) + 1);
     fails.push(
       `${q.id} ${q.kind}/${type} | ${q.q} => ${q.answer}\n    chosen ${formatQuote(quotes[0]!)}\n    answer #${at + 1} ${at >= 0 ? formatQuote(quotes[at]!) : '(no quote holds it)'}`,

@@ -4,7 +4,6 @@ import {
   rankQuotes,
 } from '../../packages/service/src/answers/extractive.js';
 import type { SearchHit } from '../../packages/service/src/domain/types.js';
-import type { Question } from '../../packages/service/src/search/question.js';
 import { answerPattern } from './manual-set.js';
 
 /**
@@ -19,17 +18,18 @@ export type Why = 'no passage' | 'no quote' | 'fewer words' | 'as many words';
 export const formatQuote = (x: Quote) =>
   `[p${x.hitIndex + 1} s${x.score.toFixed(2)} c${x.coverage.toFixed(2)}${x.typed ? ' T' : ''}] ${x.text.slice(0, 160)}`;
 
-/** `detail` is told the chosen quote and the one holding the answer, when that one covers as much. */
+/**
+ * `quotes` are the answerer's quotes of `hits`, ranked (rankQuotes). `detail` is told the chosen quote
+ * and the one holding the answer, when that one covers as much.
+ */
 export function whyMissed(
-  question: Question,
   hits: SearchHit[],
+  quotes: Quote[],
   pattern: string,
-  options: ExtractiveOptions,
   detail?: (text: string) => void,
 ): Why {
   const re = answerPattern(pattern);
   if (!hits.some((h) => re.test(h.text))) return 'no passage';
-  const { quotes } = rankQuotes(question, hits, options);
   const at = quotes.findIndex((x) => re.test(x.text));
   if (at < 0) return 'no quote';
   if (quotes[at]!.coverage < quotes[0]!.coverage) return 'fewer words';

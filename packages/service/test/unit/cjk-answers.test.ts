@@ -160,12 +160,12 @@ describe('Chinese answers', () => {
       cjkHit('faq', text, 'zh'),
     ]);
     expect(a.answer).toContain('请执行 systemctl get-default');
-    // A sentence that ends before the block is not its lead: the block stays out.
-    const ended = text.replace('请执行', '请执行下面的命令。');
+    // A sentence that ends right before a block is not its lead: the block stays out.
+    const ended = text.replace('要显示系统引导时 systemd 的默认目标，请执行', '');
     const b = composeExtractiveAnswer(new Question('systemd 用什么取代了运行级别？', { language: zh }), [
       cjkHit('faq', ended, 'zh'),
     ]);
-    expect(b.answer).toContain('目标');
+    expect(b.answer).toContain('这一概念在 systemd 中被目标（target）所取代。');
     expect(b.answer).not.toContain('systemctl get-default');
   });
 });
